@@ -1,0 +1,171 @@
+"""What every model client returns or raises, and when a failed call is tried again.
+
+Retry decisions (RetryPolicy / classify_*):
+
+* retried, with exponential backoff plus jitter: HTTP 408, 429 and 5xx; timeouts
+  (connect, read, write, pool, and the client's overall per-attempt deadline); network
+  errors (connection refused or reset, the server closing without an answer);
+* a ``Retry-After`` header (seconds or an HTTP date) replaces the computed backoff, and
+  every wait is capped at ``max_wait_seconds`` (default 60 s);
+* retried at most ``malformed_retries`` times (default 2), on top of the overall
+  ``max_retries`` bound: a 200 response whose body is empty, is not JSON, or is not a
+  JSON object. Proxies and gateways in front of model servers do produce truncated or
+  HTML bodies under load, so one or two more tries are worth it; more would only burn
+  the submitter's quota on a server that is consistently broken;
+* never retried: any other 4xx (400, 401, 403, 404, 422...), a 3xx (redirects are not
+  followed, see arena.urlguard), a body larger than the client's cap, a URL the guard
+  refuses, and a well-formed answer that has no usable reply (empty ``choices``, no
+  message content): the same request would get the same answer.
+
+Secrets: a ModelCallError message is built from our own words plus short excerpts of
+what the server said; the client passes its API key to `redact` before building it, so
+neither the key nor an Authorization header can appear in str() or repr().
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import email.utils
+import random
+import time
+from datetime import timezone
+
+REDACTED = "[redacted]"
+
+
+@dataclasses.dataclass
+class ModelReply:
+    """One successful model call."""
+
+    text: str
+    reasoning: str = ""  # the provider's reasoning/thinking text, if it returned any
+    finish_reason: str | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    latency_ms: float = 0.0  # wall time of the attempt that succeeded
+    http_status: int | None = None
+    attempts: int = 1
+    # "" when the first attempt succeeded. When retries were needed the call still
+    # succeeded, and this holds what went wrong on the last failed attempt (a note for
+    # the episode log, not a failure).
+    error: str = ""
+
+
+class ModelCallError(Exception):
+    """A model call that failed for good (retries exhausted or not worth retrying).
+
+    `message` is meant for people (logs, the episode page); it never contains the API
+    key. `attempts` is how many HTTP requests were made, `http_status` the status of
+    the last response (None if none arrived), `retryable` whether the last failure
+    was of a kind that is normally retried (i.e. retries ran out).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        attempts: int,
+        http_status: int | None = None,
+        retryable: bool = False,
+        latency_ms: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.attempts = attempts
+        self.http_status = http_status
+        self.retryable = retryable
+        self.latency_ms = latency_ms
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return (
+            f"ModelCallError({self.message!r}, attempts={self.attempts}, "
+            f"http_status={self.http_status})"
+        )
+
+
+def redact(text: str, *secrets: str | None) -> str:
+    """`text` with every occurrence of each secret replaced by "[redacted]".
+
+    Secrets shorter than 4 characters are left alone (they would garble the text and
+    are not worth protecting); so is an empty one.
+    """
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait according to a Retry-After header, or None if absent/unusable.
+
+    Accepts delta-seconds ("120", also "1.5" which some servers send) and an HTTP date;
+    a date in the past gives 0.
+    """
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        pass
+    else:
+        if seconds != seconds or seconds in (float("inf"), float("-inf")):  # NaN / inf
+            return None
+        return max(0.0, seconds)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    now_ts = time.time() if now is None else now
+    return max(0.0, when.timestamp() - now_ts)
+
+
+RETRYABLE_STATUSES = frozenset({408, 429})
+
+
+def is_retryable_status(status: int) -> bool:
+    """429, 408 and every 5xx are worth another try; other statuses are not."""
+    return status in RETRYABLE_STATUSES or 500 <= status <= 599
+
+
+@dataclasses.dataclass
+class RetryPolicy:
+    """Bounded retries with exponential backoff and jitter.
+
+    The n-th retry (n = 1, 2, ...) waits ``backoff_base_seconds * 2**(n-1)`` scaled by a
+    random factor in [0.5, 1.0] ("equal jitter", so concurrent episodes that failed
+    together do not come back together), or what Retry-After asked for plus up to 10%
+    jitter; never more than ``max_wait_seconds``.
+    """
+
+    max_retries: int = 3
+    backoff_base_seconds: float = 1.0
+    max_wait_seconds: float = 60.0
+    malformed_retries: int = 2
+    rng: random.Random = dataclasses.field(default_factory=random.Random, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.max_retries < 0:
+            raise ValueError("max_retries must be >= 0")
+        if self.backoff_base_seconds < 0 or self.max_wait_seconds < 0:
+            raise ValueError("waits must be >= 0")
+
+    @property
+    def max_attempts(self) -> int:
+        return self.max_retries + 1
+
+    def delay(self, retry_number: int, retry_after: float | None = None) -> float:
+        """Seconds to sleep before retry number `retry_number` (1-based)."""
+        if retry_after is not None:
+            wait = retry_after + self.rng.uniform(0.0, 0.1 * retry_after)
+        else:
+            exponent = min(max(retry_number - 1, 0), 30)
+            wait = self.backoff_base_seconds * (2**exponent) * self.rng.uniform(0.5, 1.0)
+        return min(wait, self.max_wait_seconds)

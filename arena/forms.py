@@ -1,0 +1,58 @@
+from django import forms
+from django.conf import settings
+from django.contrib.auth.forms import UserCreationForm
+
+from arena.validation import (
+    MAX_DEMONSTRATIONS,
+    MAX_TOKENS_LIMIT,
+    parse_task_variant,
+    task_variant_choices,
+    validate_base_url,
+    validate_model_name,
+)
+
+
+class SignUpForm(UserCreationForm):
+    pass
+
+
+class SubmissionForm(forms.Form):
+    name = forms.CharField(max_length=100, help_text="Shown on the leaderboard.")
+    base_url = forms.CharField(
+        max_length=500,
+        label="Base URL",
+        help_text="OpenAI-compatible endpoint; the arena POSTs to BASE_URL/chat/completions.",
+    )
+    model = forms.CharField(max_length=200, required=False, help_text="Model name sent in each request.")
+    api_key = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        label="API key",
+        help_text="Stored encrypted and never shown again. Leave empty for endpoints without a key.",
+    )
+    temperature = forms.FloatField(initial=0.0, min_value=0.0, max_value=2.0)
+    max_tokens = forms.IntegerField(initial=2048, min_value=1, max_value=MAX_TOKENS_LIMIT, label="Max tokens")
+    num_demonstrations = forms.IntegerField(
+        initial=0, min_value=0, max_value=MAX_DEMONSTRATIONS, label="Demonstration episodes",
+        help_text="Expert episodes placed in the prompt (lmact.txt §2.3).",
+    )
+    show_legal_actions = forms.BooleanField(required=False, initial=True, label="Show legal actions")
+    chain_of_thought = forms.BooleanField(required=False, initial=False, label="Chain of thought")
+    tasks = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple, choices=())
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["tasks"].choices = task_variant_choices()
+        # The operator's limit is a setting, so the field is built here rather than above.
+        self.fields["episodes_per_task"] = forms.IntegerField(
+            initial=10, min_value=1, max_value=settings.ARENA_MAX_EPISODES_PER_TASK, label="Episodes per task"
+        )
+
+    def clean_base_url(self):
+        return validate_base_url(self.cleaned_data["base_url"])
+
+    def clean_model(self):
+        return validate_model_name(self.cleaned_data.get("model", ""))
+
+    def clean_tasks(self):
+        return [parse_task_variant(value) for value in self.cleaned_data["tasks"]]

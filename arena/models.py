@@ -1,0 +1,261 @@
+"""The write side's data: submissions, runs, episodes, steps and stored images.
+
+Leaderboard numbers are aggregates kept on `Run` and updated when an episode finishes
+(DESIGN §3 "Data volume"), so pages never scan steps.
+"""
+
+import math
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+from arena.crypto import decrypt_secret, encrypt_secret
+
+
+class Submission(models.Model):
+    """Who or what is evaluated: a model endpoint with its settings, or a baseline."""
+
+    KIND_MODEL = "model"
+    KIND_BASELINE = "baseline"
+    KIND_CHOICES = [(KIND_MODEL, "Model endpoint"), (KIND_BASELINE, "Built-in baseline")]
+
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=16, choices=KIND_CHOICES, default=KIND_MODEL)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    # Baselines: the envs policy name ("random", "expert").
+    policy = models.CharField(max_length=32, blank=True)
+    # Model endpoints (OpenAI-compatible chat completions).
+    base_url = models.URLField(max_length=500, blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    api_key_encrypted = models.TextField(blank=True, editable=False)
+    temperature = models.FloatField(default=0.0)
+    max_tokens = models.PositiveIntegerField(default=2048)
+    # Strategy (the LMAct prompt protocol, lmact.txt §2.3).
+    num_demonstrations = models.PositiveIntegerField(default=0)
+    show_legal_actions = models.BooleanField(default=True)
+    chain_of_thought = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["policy"], condition=models.Q(kind="baseline"), name="one_submission_per_baseline_policy"
+            )
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def is_baseline(self) -> bool:
+        return self.kind == self.KIND_BASELINE
+
+    def set_api_key(self, plaintext: str) -> None:
+        self.api_key_encrypted = encrypt_secret(plaintext)
+
+    def get_api_key(self) -> str:
+        return decrypt_secret(self.api_key_encrypted)
+
+    @property
+    def has_api_key(self) -> bool:
+        return bool(self.api_key_encrypted)
+
+    @property
+    def strategy_label(self) -> str:
+        if self.is_baseline:
+            return "baseline"
+        parts = [f"{self.num_demonstrations} demos"]
+        parts.append("legal actions" if self.show_legal_actions else "no legal actions")
+        if self.chain_of_thought:
+            parts.append("CoT")
+        return ", ".join(parts)
+
+    def get_absolute_url(self):
+        return reverse("arena:submission", args=[self.pk])
+
+
+class Run(models.Model):
+    """A submission × task × variant × set of seeds, with its aggregates."""
+
+    QUEUED, RUNNING, FINISHED, FAILED = "queued", "running", "finished", "failed"
+    STATUS_CHOICES = [(s, s) for s in (QUEUED, RUNNING, FINISHED, FAILED)]
+
+    submission = models.ForeignKey(Submission, related_name="runs", on_delete=models.CASCADE)
+    task = models.CharField(max_length=100, db_index=True)
+    # Observation format and the strategy settings in force (copied from the submission so
+    # a run stays interpretable): {"format", "num_demonstrations", "show_legal_actions",
+    # "chain_of_thought"}.
+    variant = models.JSONField(default=dict)
+    first_seed = models.BigIntegerField(default=0)
+    num_episodes = models.PositiveIntegerField()
+    status = models.CharField(max_length=16, choices=STATUS_CHOICES, default=QUEUED, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Aggregates, updated atomically by services.episode_finish.
+    episodes_done = models.PositiveIntegerField(default=0)
+    episodes_failed = models.PositiveIntegerField(default=0)
+    score_sum = models.FloatField(default=0.0)
+    score_sq_sum = models.FloatField(default=0.0)
+    steps_total = models.PositiveIntegerField(default=0)
+    illegal_total = models.PositiveIntegerField(default=0)
+    # Sum over finished episodes of each episode's illegal-step fraction (lmact.txt App. C.3
+    # plots the average per-episode percentage).
+    illegal_fraction_sum = models.FloatField(default=0.0)
+    tokens_in = models.BigIntegerField(default=0)
+    tokens_out = models.BigIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["task", "status"])]
+
+    def __str__(self):
+        return f"run {self.pk}: {self.submission} on {self.task} ({self.format})"
+
+    @property
+    def format(self) -> str:
+        return self.variant.get("format", "")
+
+    @property
+    def num_demonstrations(self) -> int:
+        return int(self.variant.get("num_demonstrations", 0))
+
+    @property
+    def progress(self) -> float:
+        if not self.num_episodes:
+            return 0.0
+        return 100.0 * (self.episodes_done + self.episodes_failed) / self.num_episodes
+
+    @property
+    def score_mean(self) -> float | None:
+        if not self.episodes_done:
+            return None
+        return self.score_sum / self.episodes_done
+
+    @property
+    def score_stderr(self) -> float | None:
+        n = self.episodes_done
+        if n < 2:
+            return None
+        mean = self.score_sum / n
+        variance = max(0.0, (self.score_sq_sum - n * mean * mean) / (n - 1))
+        return math.sqrt(variance / n)
+
+    @property
+    def illegal_rate(self) -> float | None:
+        """Mean over finished episodes of the fraction of illegal steps."""
+        if not self.episodes_done:
+            return None
+        return self.illegal_fraction_sum / self.episodes_done
+
+    def get_absolute_url(self):
+        return reverse("leaderboard:run", args=[self.pk])
+
+
+class Episode(models.Model):
+    """One seed of a run. Liveness (worker, heartbeat) lives on this row."""
+
+    QUEUED, RUNNING, FINISHED, FAILED = "queued", "running", "finished", "failed"
+    STATUS_CHOICES = [(s, s) for s in (QUEUED, RUNNING, FINISHED, FAILED)]
+
+    run = models.ForeignKey(Run, related_name="episodes", on_delete=models.CASCADE)
+    index = models.PositiveIntegerField()
+    seed = models.BigIntegerField()
+    status = models.CharField(max_length=16, choices=STATUS_CHOICES, default=QUEUED, db_index=True)
+    worker = models.CharField(max_length=100, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    score = models.FloatField(null=True, blank=True)
+    num_steps = models.PositiveIntegerField(default=0)
+    illegal_steps = models.PositiveIntegerField(default=0)
+    tokens_in = models.BigIntegerField(default=0)
+    tokens_out = models.BigIntegerField(default=0)
+    end_reason = models.CharField(max_length=200, blank=True)
+    error = models.TextField(blank=True)
+    # The frozen part of the prompt (preamble + demonstrations), identical at every step
+    # of the episode: a list of parts {"type": "text", "text"} / {"type": "image", "sha"}.
+    prompt_prefix = models.JSONField(default=list, blank=True)
+    # Seeds of the demonstrations drawn for this episode (for audit and reproduction).
+    demonstration_seeds = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["run", "index"]
+        constraints = [models.UniqueConstraint(fields=["run", "index"], name="unique_episode_index_per_run")]
+        indexes = [models.Index(fields=["status", "heartbeat_at"])]
+
+    def __str__(self):
+        return f"episode {self.pk} (run {self.run_id}, seed {self.seed})"
+
+    def get_absolute_url(self):
+        return reverse("leaderboard:episode", args=[self.pk])
+
+
+class StoredImage(models.Model):
+    """A PNG stored once under its SHA-256 (content-addressed)."""
+
+    sha256 = models.CharField(max_length=64, primary_key=True)
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+    size_bytes = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    @property
+    def relative_path(self) -> str:
+        return f"images/{self.sha256[:2]}/{self.sha256}.png"
+
+    @property
+    def url(self) -> str:
+        return "/" + settings.MEDIA_URL.strip("/") + "/" + self.relative_path
+
+    def __str__(self):
+        return self.sha256[:12]
+
+
+class Step(models.Model):
+    """One decision inside an episode; written once per (episode, index)."""
+
+    episode = models.ForeignKey(Episode, related_name="steps", on_delete=models.CASCADE)
+    index = models.PositiveIntegerField()
+    observation_text = models.TextField(null=True, blank=True)
+    observation_image = models.ForeignKey(StoredImage, null=True, blank=True, on_delete=models.PROTECT)
+    # What this step appended to the prompt (parts as in Episode.prompt_prefix); with the
+    # episode's prefix and the earlier steps' parts it rebuilds the exact prompt sent.
+    prompt_added = models.JSONField(default=list, blank=True)
+    completion = models.TextField(blank=True)
+    reasoning = models.TextField(blank=True)
+    parsed_action = models.TextField(null=True, blank=True)
+    executed_action = models.TextField()
+    legal = models.BooleanField()
+    reward = models.FloatField(default=0.0)
+    done = models.BooleanField(default=False)
+    end_reason = models.CharField(max_length=200, blank=True)
+    tokens_in = models.PositiveIntegerField(null=True, blank=True)
+    tokens_out = models.PositiveIntegerField(null=True, blank=True)
+    latency_ms = models.FloatField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["episode", "index"]
+        constraints = [models.UniqueConstraint(fields=["episode", "index"], name="unique_step_index_per_episode")]
+
+    def __str__(self):
+        return f"step {self.index} of episode {self.episode_id}"
+
+
+class Worker(models.Model):
+    """A worker process, for /healthz and for the run page's "why is it waiting" line."""
+
+    name = models.CharField(max_length=100, unique=True)
+    hostname = models.CharField(max_length=200)
+    pid = models.PositiveIntegerField()
+    started_at = models.DateTimeField(auto_now_add=True)
+    heartbeat_at = models.DateTimeField()
+    episodes_in_flight = models.PositiveIntegerField(default=0)
+
+    def __str__(self):
+        return self.name

@@ -1,0 +1,60 @@
+"""The task queue: Huey, behind this module's three functions.
+
+Embedded mode keeps the queue in a SQLite file (no extra server); scaled mode uses
+Redis (REDIS_URL). The unit of queued work is one episode. Our worker
+(`manage.py arena_worker`) pulls messages with `dequeue_episode` and plays many episodes
+concurrently on one asyncio loop; Huey's own consumer (`huey_consumer`) can execute the
+same task too, one episode per consumer thread, because the task body is the same runner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from django.conf import settings
+from huey import MemoryHuey, RedisHuey, SqliteHuey
+
+logger = logging.getLogger(__name__)
+
+
+def _make_huey():
+    if settings.ARENA_QUEUE == "redis":
+        return RedisHuey("arena", url=settings.REDIS_URL, results=False)
+    if settings.ARENA_QUEUE == "memory":
+        return MemoryHuey("arena", results=False)
+    return SqliteHuey("arena", filename=settings.ARENA_QUEUE_PATH, results=False)
+
+
+huey = _make_huey()
+
+
+@huey.task(name="play_episode")
+def play_episode(episode_id: int) -> None:
+    from arena.runner import EpisodeRunner
+
+    asyncio.run(EpisodeRunner(worker_name="huey-consumer").run(episode_id))
+
+
+def enqueue_episodes(episode_ids: list[int]) -> None:
+    for episode_id in episode_ids:
+        play_episode(episode_id)
+
+
+def dequeue_episode() -> int | None:
+    """Take the next queued episode id, or None when the queue is empty."""
+    task = huey.dequeue()
+    if task is None:
+        return None
+    if task.name != "play_episode" or not task.args:
+        logger.warning("dropping unexpected queue message %r", task.name)
+        return None
+    return int(task.args[0])
+
+
+def pending_count() -> int:
+    return huey.pending_count()
+
+
+def flush() -> None:
+    huey.flush()

@@ -1,0 +1,267 @@
+"""Writes of the arena (HackSoft style: views, serializers and the runner call these).
+
+Concurrency rules kept here:
+- an episode is claimed with a conditional UPDATE (queued → running), so two workers
+  handed the same queue message never both play it;
+- steps are unique on (episode, index) and a write happens only while the writer still
+  holds the episode (same worker, status running);
+- websocket pushes and queue messages are sent from `transaction.on_commit`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from datetime import timedelta
+from functools import partial
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from arena import live
+from arena.models import Episode, Run, Step, StoredImage, Submission, Worker
+
+logger = logging.getLogger(__name__)
+
+
+class LeaseLost(Exception):
+    """The episode was reaped or taken over; this worker must stop playing it."""
+
+
+# -- submissions and runs -----------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class RunSpec:
+    task: str
+    format: str
+    num_episodes: int
+    first_seed: int = 0
+
+
+def _enqueue_on_commit(episode_ids: list[int]) -> None:
+    from arena.queue import enqueue_episodes
+
+    transaction.on_commit(partial(enqueue_episodes, list(episode_ids)))
+
+
+def run_create(submission: Submission, spec: RunSpec) -> Run:
+    """Create a run with its episodes and queue them once the transaction commits."""
+    with transaction.atomic():
+        run = Run.objects.create(
+            submission=submission,
+            task=spec.task,
+            variant={
+                "format": spec.format,
+                "num_demonstrations": 0 if submission.is_baseline else submission.num_demonstrations,
+                "show_legal_actions": submission.show_legal_actions,
+                "chain_of_thought": submission.chain_of_thought,
+            },
+            first_seed=spec.first_seed,
+            num_episodes=spec.num_episodes,
+        )
+        Episode.objects.bulk_create(
+            Episode(run=run, index=i, seed=spec.first_seed + i) for i in range(spec.num_episodes)
+        )
+        _enqueue_on_commit(list(run.episodes.values_list("id", flat=True)))
+    return run
+
+
+def submission_create(*, owner, fields: dict, api_key: str, runs: list[RunSpec]) -> Submission:
+    """Create a model submission and its runs, all or nothing."""
+    with transaction.atomic():
+        submission = Submission(owner=owner, kind=Submission.KIND_MODEL, **fields)
+        submission.set_api_key(api_key)
+        submission.save()
+        for spec in runs:
+            run_create(submission, spec)
+    return submission
+
+
+def baseline_submission(policy: str, name: str) -> Submission:
+    submission, _ = Submission.objects.get_or_create(
+        kind=Submission.KIND_BASELINE, policy=policy, defaults={"name": name}
+    )
+    return submission
+
+
+# -- episodes -----------------------------------------------------------------------
+
+
+def episode_claim(episode_id: int, worker: str) -> bool:
+    """Take a queued episode for `worker`. False if someone else has it or it is done."""
+    now = timezone.now()
+    with transaction.atomic():
+        claimed = Episode.objects.filter(pk=episode_id, status=Episode.QUEUED).update(
+            status=Episode.RUNNING,
+            worker=worker,
+            heartbeat_at=now,
+            started_at=now,
+            attempts=F("attempts") + 1,
+        )
+        if claimed:
+            run_id = Episode.objects.values_list("run_id", flat=True).get(pk=episode_id)
+            Run.objects.filter(pk=run_id, status=Run.QUEUED).update(status=Run.RUNNING, started_at=now)
+    return bool(claimed)
+
+
+def episode_set_prefix(episode_id: int, worker: str, prefix: list, demonstration_seeds: list[int]) -> None:
+    held = Episode.objects.filter(pk=episode_id, worker=worker, status=Episode.RUNNING).update(
+        prompt_prefix=prefix, demonstration_seeds=demonstration_seeds, heartbeat_at=timezone.now()
+    )
+    if not held:
+        raise LeaseLost(episode_id)
+
+
+@dataclasses.dataclass
+class StepRecord:
+    index: int
+    observation_text: str | None
+    observation_image: StoredImage | None
+    prompt_added: list
+    completion: str
+    reasoning: str
+    parsed_action: str | None
+    executed_action: str
+    legal: bool
+    reward: float
+    done: bool
+    end_reason: str
+    tokens_in: int | None
+    tokens_out: int | None
+    latency_ms: float | None
+    error: str
+
+
+def step_record(episode_id: int, worker: str, record: StepRecord) -> bool:
+    """Store one step and beat the episode's heart, in one transaction.
+
+    Returns False when a step with this index already exists (a retried episode replays
+    the same step): the stored one is kept and nothing is pushed twice.
+    """
+    with transaction.atomic():
+        held = Episode.objects.filter(pk=episode_id, worker=worker, status=Episode.RUNNING).update(
+            heartbeat_at=timezone.now(),
+            num_steps=record.index + 1,
+            illegal_steps=F("illegal_steps") + (0 if record.legal else 1),
+            tokens_in=F("tokens_in") + (record.tokens_in or 0),
+            tokens_out=F("tokens_out") + (record.tokens_out or 0),
+        )
+        if not held:
+            raise LeaseLost(episode_id)
+        if Step.objects.filter(episode_id=episode_id, index=record.index).exists():
+            transaction.set_rollback(True)
+            return False
+        Step.objects.create(episode_id=episode_id, **{f.name: getattr(record, f.name) for f in dataclasses.fields(record)})
+        transaction.on_commit(partial(live.publish_step, episode_id, record.index))
+    return True
+
+
+def _finish_run_if_complete(run_id: int) -> None:
+    now = timezone.now()
+    Run.objects.filter(
+        pk=run_id, episodes_done__gt=0, status__in=[Run.QUEUED, Run.RUNNING]
+    ).filter(num_episodes__lte=F("episodes_done") + F("episodes_failed")).update(status=Run.FINISHED, finished_at=now)
+    Run.objects.filter(
+        pk=run_id, episodes_done=0, status__in=[Run.QUEUED, Run.RUNNING], num_episodes__lte=F("episodes_failed")
+    ).update(status=Run.FAILED, finished_at=now)
+
+
+def episode_finish(episode_id: int, worker: str, *, score: float, end_reason: str) -> None:
+    """Mark the episode finished and fold it into its run's aggregates."""
+    with transaction.atomic():
+        episode = Episode.objects.select_for_update().get(pk=episode_id)
+        if episode.worker != worker or episode.status != Episode.RUNNING:
+            raise LeaseLost(episode_id)
+        episode.status = Episode.FINISHED
+        episode.finished_at = timezone.now()
+        episode.score = score
+        episode.end_reason = end_reason
+        episode.error = ""
+        episode.save(update_fields=["status", "finished_at", "score", "end_reason", "error"])
+        steps = episode.num_steps
+        illegal_fraction = episode.illegal_steps / steps if steps else 0.0
+        Run.objects.filter(pk=episode.run_id).update(
+            episodes_done=F("episodes_done") + 1,
+            score_sum=F("score_sum") + score,
+            score_sq_sum=F("score_sq_sum") + score * score,
+            steps_total=F("steps_total") + steps,
+            illegal_total=F("illegal_total") + episode.illegal_steps,
+            illegal_fraction_sum=F("illegal_fraction_sum") + illegal_fraction,
+            tokens_in=F("tokens_in") + episode.tokens_in,
+            tokens_out=F("tokens_out") + episode.tokens_out,
+        )
+        _finish_run_if_complete(episode.run_id)
+        transaction.on_commit(partial(live.publish_end, episode_id))
+
+
+def episode_fail(episode_id: int, reason: str, *, worker: str | None = None) -> bool:
+    """Give up on an episode with a reason a person can read on the run page."""
+    with transaction.atomic():
+        filters = Q(pk=episode_id, status__in=[Episode.QUEUED, Episode.RUNNING])
+        if worker is not None:
+            filters &= Q(worker=worker)
+        episode = Episode.objects.select_for_update().filter(filters).first()
+        if episode is None:
+            return False
+        episode.status = Episode.FAILED
+        episode.finished_at = timezone.now()
+        episode.end_reason = "failed"
+        episode.error = reason[:2000]
+        episode.save(update_fields=["status", "finished_at", "end_reason", "error"])
+        Run.objects.filter(pk=episode.run_id).update(episodes_failed=F("episodes_failed") + 1)
+        _finish_run_if_complete(episode.run_id)
+        transaction.on_commit(partial(live.publish_end, episode_id))
+    return True
+
+
+def episodes_heartbeat(worker: str, episode_ids: list[int]) -> None:
+    """Beat for episodes waiting on a slow model call (steps beat on their own)."""
+    if episode_ids:
+        Episode.objects.filter(pk__in=episode_ids, worker=worker, status=Episode.RUNNING).update(
+            heartbeat_at=timezone.now()
+        )
+
+
+def reap_stale_episodes(now=None) -> dict[str, int]:
+    """Re-queue (or, past the attempt limit, fail) episodes whose worker went silent.
+
+    A re-queued episode resumes after its last stored step: the runner replays the
+    stored executed actions on a fresh environment with the same seed.
+    """
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.ARENA_HEARTBEAT_STALE_SECONDS)
+    stale = list(
+        Episode.objects.filter(status=Episode.RUNNING, heartbeat_at__lt=cutoff).values_list("id", "attempts", "worker")
+    )
+    requeued, failed = [], 0
+    for episode_id, attempts, worker in stale:
+        if attempts >= settings.ARENA_MAX_EPISODE_ATTEMPTS:
+            reason = (
+                f"worker {worker or '?'} stopped sending heartbeats and the episode already had "
+                f"{attempts} attempts; giving up"
+            )
+            failed += episode_fail(episode_id, reason)
+            continue
+        with transaction.atomic():
+            if Episode.objects.filter(pk=episode_id, status=Episode.RUNNING, heartbeat_at__lt=cutoff).update(
+                status=Episode.QUEUED, worker="", error=f"worker {worker or '?'} stopped sending heartbeats; re-queued"
+            ):
+                requeued.append(episode_id)
+                _enqueue_on_commit([episode_id])
+    if requeued or failed:
+        logger.warning("reaper: re-queued %d stale episodes, failed %d", len(requeued), failed)
+    return {"requeued": len(requeued), "failed": failed}
+
+
+def worker_heartbeat(name: str, hostname: str, pid: int, in_flight: int) -> None:
+    Worker.objects.update_or_create(
+        name=name,
+        defaults={"hostname": hostname, "pid": pid, "heartbeat_at": timezone.now(), "episodes_in_flight": in_flight},
+    )
+
+
+def worker_stopped(name: str) -> None:
+    Worker.objects.filter(name=name).delete()

@@ -1,0 +1,169 @@
+"""The LMAct prompt protocol (lmact.txt §2.3–2.4, App. B.3, Listings 1 and 2).
+
+The prompt has two parts:
+
+1. a *frozen prefix*, assembled once per episode and byte-identical at every step: a
+   generic decision-making preamble (no task rules, §2.3) followed by the expert
+   demonstration episodes, each step rendered as "Observation: … Action: …";
+2. the *current situation*: a separator, the evaluation trajectory so far with the
+   actions that were executed (§2.4 shows past actions), then optionally the list of
+   legal actions and optionally a chain-of-thought request, and the required answer
+   format.
+
+The wording below is the arena's own; the structure, the information given and the
+answer format ("Action: …", with "Reasoning: …" first under chain of thought) are the
+paper's. Parsing is deliberately strict (§2.4): only the text after the last "Action:"
+counts, with surrounding whitespace removed; anything else is an illegal action, which
+the task replaces by a random legal one.
+
+Parts are plain dicts so they can be stored as JSON on the episode and steps:
+{"type": "text", "text": str} or {"type": "image", "sha": str}; each trajectory part
+carries "section": "trajectory", the per-step tail "section": "instructions". The exact
+prompt of step k is prefix + every step's trajectory parts up to k + step k's tail
+(see `rebuild_prompt`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from envs.core import Observation
+
+PREAMBLE = (
+    "You are an agent that learns to act from examples. Study the demonstrations below, "
+    "work out the policy they follow, and apply that policy to a new situation.\n\n"
+)
+DEMONSTRATIONS_HEADER = "Demonstrations:\n\n"
+NO_DEMONSTRATIONS = "There are no demonstrations for this task; act as well as you can.\n\n"
+SEPARATOR = "This is the situation you are in now:\n\n"
+LEGAL_ACTIONS_HEADER = "\nThe legal actions in this situation are:\n"
+ANSWER_PLAIN = (
+    "\nUsing the demonstrations and the situation above, decide the next action. "
+    "Reply with the action only, in exactly this format:\n"
+    "Action: ...\n"
+)
+ANSWER_PLAIN_LEGAL = (
+    "\nUsing the demonstrations and the situation above, decide the next action; it must be "
+    "one of the legal actions. Reply with the action only, in exactly this format:\n"
+    "Action: ...\n"
+)
+ANSWER_COT = (
+    "\nUsing the demonstrations and the situation above, decide the next action. Reason "
+    "step by step and explain your choice in a few words, then give the action. Reply in "
+    "exactly this format:\n"
+    "Reasoning: ...\n"
+    "Action: ...\n"
+)
+ANSWER_COT_LEGAL = (
+    "\nUsing the demonstrations and the situation above, decide the next action; make sure "
+    "it is one of the legal actions. Reason step by step and explain your choice in a few "
+    "words, then give the action. Reply in exactly this format:\n"
+    "Reasoning: ...\n"
+    "Action: ...\n"
+)
+
+ACTION_KEYWORD = "Action:"
+
+Part = dict
+StoreImage = Callable[[object], str]  # PIL image -> sha256 of the stored PNG
+
+
+def parse_action(completion: str) -> str | None:
+    """The text after the last "Action:", stripped; None if the keyword is missing."""
+    position = completion.rfind(ACTION_KEYWORD)
+    if position < 0:
+        return None
+    return completion[position + len(ACTION_KEYWORD):].strip()
+
+
+def parse_reasoning(completion: str) -> str:
+    """What the model wrote before its final "Action:" (its chain of thought)."""
+    position = completion.rfind(ACTION_KEYWORD)
+    head = completion if position < 0 else completion[:position]
+    head = head.strip()
+    if head.startswith("Reasoning:"):
+        head = head[len("Reasoning:"):].strip()
+    return head
+
+
+def _observation_parts(observation: Observation, store_image: StoreImage) -> list[Part]:
+    if observation.image is not None:
+        return [{"type": "text", "text": "Observation: "}, {"type": "image", "sha": store_image(observation.image)}]
+    text = observation.text or ""
+    # Multi-line observations (grids, boards) start on their own line so they stay aligned.
+    if "\n" in text:
+        return [{"type": "text", "text": f"Observation:\n{text}\n"}]
+    return [{"type": "text", "text": f"Observation: {text}"}]
+
+
+def _action_text(action: str, observation: Observation) -> str:
+    multiline = observation.image is None and "\n" in (observation.text or "")
+    return f"Action: {action}\n" if multiline else f" Action: {action}\n"
+
+
+def merge_text(parts: Sequence[Part]) -> list[Part]:
+    """Join neighbouring text parts (fewer, larger parts; same bytes)."""
+    merged: list[Part] = []
+    for part in parts:
+        if part["type"] == "text" and merged and merged[-1]["type"] == "text" and merged[-1].get("section") == part.get(
+            "section"
+        ):
+            merged[-1] = {**merged[-1], "text": merged[-1]["text"] + part["text"]}
+        else:
+            merged.append(dict(part))
+    return merged
+
+
+def build_prefix(demonstrations, store_image: StoreImage) -> list[Part]:
+    """Listing 1: preamble, then each demonstration episode, one blank line between."""
+    parts: list[Part] = [{"type": "text", "text": PREAMBLE}]
+    if not demonstrations:
+        parts.append({"type": "text", "text": NO_DEMONSTRATIONS})
+        return merge_text(parts)
+    parts.append({"type": "text", "text": DEMONSTRATIONS_HEADER})
+    for demonstration in demonstrations:
+        for observation, action in demonstration.steps:
+            parts.extend(_observation_parts(observation, store_image))
+            parts.append({"type": "text", "text": _action_text(action, observation)})
+        parts.append({"type": "text", "text": "\n"})
+    return merge_text(parts)
+
+
+class LMActPrompter:
+    """Builds the per-step prompt additions for one episode."""
+
+    def __init__(self, *, show_legal_actions: bool, chain_of_thought: bool, store_image: StoreImage):
+        self.show_legal_actions = show_legal_actions
+        self.chain_of_thought = chain_of_thought
+        self.store_image = store_image
+        self._previous_observation: Observation | None = None
+
+    def trajectory_parts(self, index: int, observation: Observation, previous_action: str | None) -> list[Part]:
+        """What step `index` appends to the trajectory: the action that led here, then
+        the new observation (§2.4: "prepended with the action that produced it")."""
+        parts: list[Part] = []
+        if index == 0:
+            parts.append({"type": "text", "text": SEPARATOR})
+        elif previous_action is not None and self._previous_observation is not None:
+            parts.append({"type": "text", "text": _action_text(previous_action, self._previous_observation)})
+        parts.extend(_observation_parts(observation, self.store_image))
+        self._previous_observation = observation
+        return [{**part, "section": "trajectory"} for part in merge_text(parts)]
+
+    def tail_parts(self, legal_actions: Sequence[str]) -> list[Part]:
+        text = "\n"
+        if self.show_legal_actions:
+            text += LEGAL_ACTIONS_HEADER + ", ".join(legal_actions) + "\n"
+            answer = ANSWER_COT_LEGAL if self.chain_of_thought else ANSWER_PLAIN_LEGAL
+        else:
+            answer = ANSWER_COT if self.chain_of_thought else ANSWER_PLAIN
+        return [{"type": "text", "text": text + answer, "section": "instructions"}]
+
+
+def rebuild_prompt(prefix: Sequence[Part], steps_added: Sequence[Sequence[Part]]) -> list[Part]:
+    """The exact prompt of the last step in `steps_added` (each a step's prompt_added)."""
+    parts: list[Part] = [dict(p) for p in prefix]
+    for added in steps_added:
+        parts.extend(p for p in added if p.get("section") == "trajectory")
+    parts.extend(p for p in steps_added[-1] if p.get("section") == "instructions")
+    return merge_text([{k: v for k, v in p.items() if k != "section"} for p in parts])

@@ -1,0 +1,91 @@
+"""The worker process: pulls episodes from the queue and plays many at once.
+
+One asyncio loop, at most `concurrency` episodes in flight. Besides playing, it beats
+its own heart (Worker row, for /healthz), the hearts of episodes that are waiting on a
+slow model call, and runs the reaper that re-queues episodes of workers that died.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import uuid
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+
+from arena import queue, services
+from arena.models import Episode
+from arena.runner import EpisodeRunner
+
+logger = logging.getLogger(__name__)
+
+HEARTBEAT_SECONDS = 10.0
+REAP_SECONDS = 30.0
+IDLE_POLL_SECONDS = 0.2
+
+
+class Worker:
+    def __init__(self, concurrency: int | None = None, name: str | None = None, runner: EpisodeRunner | None = None):
+        self.concurrency = concurrency or settings.ARENA_WORKER_CONCURRENCY
+        self.name = name or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        self.runner = runner or EpisodeRunner(self.name)
+        self.in_flight: dict[int, asyncio.Task] = {}
+        self._stopping = asyncio.Event()
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    async def serve(self, *, until_idle: bool = False) -> None:
+        """Play episodes until stopped (or, with until_idle, until the queue is empty and
+        nothing is in flight — used by tests and benchmarks)."""
+        await sync_to_async(self._on_start)()
+        housekeeping = asyncio.create_task(self._housekeeping())
+        try:
+            while not self._stopping.is_set():
+                if len(self.in_flight) >= self.concurrency:
+                    await asyncio.wait(self.in_flight.values(), return_when=asyncio.FIRST_COMPLETED)
+                    continue
+                episode_id = await sync_to_async(queue.dequeue_episode, thread_sensitive=False)()
+                if episode_id is None:
+                    if until_idle and not self.in_flight:
+                        break
+                    await asyncio.sleep(IDLE_POLL_SECONDS)
+                    continue
+                task = asyncio.create_task(self.runner.run(episode_id))
+                self.in_flight[episode_id] = task
+                task.add_done_callback(lambda _t, eid=episode_id: self.in_flight.pop(eid, None))
+            if self.in_flight:
+                await asyncio.gather(*self.in_flight.values(), return_exceptions=True)
+        finally:
+            housekeeping.cancel()
+            await sync_to_async(services.worker_stopped)(self.name)
+
+    def _on_start(self) -> None:
+        services.worker_heartbeat(self.name, socket.gethostname(), os.getpid(), 0)
+        # Queued episodes whose queue message was lost (e.g. the queue file was removed)
+        # are queued again; a duplicate message is harmless because claiming is a
+        # conditional update.
+        if queue.pending_count() == 0:
+            orphans = list(Episode.objects.filter(status=Episode.QUEUED).values_list("id", flat=True))
+            if orphans:
+                logger.info("re-queueing %d queued episodes that had no queue message", len(orphans))
+                queue.enqueue_episodes(orphans)
+
+    async def _housekeeping(self) -> None:
+        since_reap = REAP_SECONDS
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            since_reap += HEARTBEAT_SECONDS
+            try:
+                await sync_to_async(services.worker_heartbeat)(
+                    self.name, socket.gethostname(), os.getpid(), len(self.in_flight)
+                )
+                await sync_to_async(services.episodes_heartbeat)(self.name, list(self.in_flight))
+                if since_reap >= REAP_SECONDS:
+                    since_reap = 0.0
+                    await sync_to_async(services.reap_stale_episodes)()
+            except Exception:
+                logger.exception("worker housekeeping failed; will retry")

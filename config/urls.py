@@ -1,0 +1,38 @@
+from django.conf import settings
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path, re_path
+from django.views.static import serve
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from rest_framework.authtoken.views import obtain_auth_token
+from rest_framework.routers import DefaultRouter
+
+from arena.views import healthz
+from leaderboard import api
+
+router = DefaultRouter()
+router.register("tasks", api.TaskViewSet, basename="task")
+router.register("submissions", api.SubmissionViewSet, basename="submission")
+router.register("runs", api.RunViewSet, basename="run")
+router.register("episodes", api.EpisodeViewSet, basename="episode")
+
+api_patterns = [
+    path("", include(router.urls)),
+    path("leaderboard/", api.leaderboard, name="leaderboard"),
+    path("token/", obtain_auth_token, name="token"),
+]
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("healthz", healthz, name="healthz"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
+    path("api/", include((api_patterns, "api"))),
+    # Stored images are content-addressed files; served by Django here (and by any
+    # static file server in front of it in production).
+    re_path(r"^media/(?P<path>images/[0-9a-f]{2}/[0-9a-f]{64}\.png)$", serve, {"document_root": settings.MEDIA_ROOT}),
+    path("", include("arena.urls")),
+    path("", include("leaderboard.urls")),
+]

@@ -1,0 +1,153 @@
+"""The game protocol every task of every suite honours (DESIGN §3, "The game protocol").
+
+A task is plain Python with no Django: `reset(seed)` gives the first observation,
+`step(action_text)` applies what the agent said and returns a `StepResult`. The task
+itself decides what happens to an action that is not legal, because the suites differ
+(LMAct substitutes a random legal action, BALROG a default one, AdventureGame aborts);
+whatever it decides is reported in `StepResult.legal` and `StepResult.executed_action`.
+
+Same seed ⇒ same episode: every source of randomness inside a task is a
+`random.Random` derived from the seed passed to `reset`.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import random
+from typing import ClassVar
+
+from PIL import Image
+
+
+@dataclasses.dataclass(frozen=True)
+class Observation:
+    """What the agent is shown: text for text formats, an RGB image for `rgb`."""
+
+    text: str | None = None
+    image: Image.Image | None = None
+
+    def __post_init__(self):
+        if self.text is None and self.image is None:
+            raise ValueError("an observation needs text, an image or both")
+
+
+@dataclasses.dataclass(frozen=True)
+class StepResult:
+    observation: Observation
+    reward: float
+    terminated: bool
+    truncated: bool
+    legal: bool
+    executed_action: str
+    # Why the episode ended, in words a person reads on the replay page
+    # ("won", "lost", "draw", "reached the target", "step limit"...); None while running.
+    end_reason: str | None = None
+    info: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def done(self) -> bool:
+        return self.terminated or self.truncated
+
+
+class Task(abc.ABC):
+    """One game of a suite with its fixed protocol.
+
+    Subclasses set the class attributes and implement the abstract methods. The
+    instance holds one episode at a time; `reset` starts a new one.
+    """
+
+    id: ClassVar[str]  # "lmact/tictactoe"
+    suite: ClassVar[str]  # "lmact"
+    title: ClassVar[str]  # "Tic-tac-toe"
+    formats: ClassVar[tuple[str, ...]]  # observation formats, first is the default
+    max_steps: ClassVar[int]
+    # Shown on the task page: what the task is, where its protocol comes from and
+    # any deviation from the paper.
+    description: ClassVar[str] = ""
+    # The suite's system prompt where the paper has one (LMAct has none: §2.3).
+    instructions: ClassVar[str] = ""
+    # Score range, for charts: (worst, best) summed reward of one episode.
+    score_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    # Task classes are passed to page templates; this stops Django calling them.
+    do_not_call_in_templates: ClassVar[bool] = True
+
+    def __init__(self, format: str | None = None):
+        fmt = format or self.formats[0]
+        if fmt not in self.formats:
+            raise ValueError(f"{self.id} has no observation format {fmt!r}; choose one of {', '.join(self.formats)}")
+        self.format = fmt
+        self.steps_taken = 0
+
+    # -- protocol ---------------------------------------------------------------
+    @abc.abstractmethod
+    def reset(self, seed: int) -> Observation: ...
+
+    @abc.abstractmethod
+    def step(self, action_text: str) -> StepResult: ...
+
+    @abc.abstractmethod
+    def legal_actions(self) -> list[str]:
+        """The actions the agent may take now, in a stable order."""
+
+    @abc.abstractmethod
+    def initial_state_key(self) -> str:
+        """A string that identifies the episode's initial state.
+
+        Two episodes with equal keys start from the same situation; demonstrations
+        must never share the evaluation episode's key (lmact.txt §2.4).
+        """
+
+    @abc.abstractmethod
+    def expert_action(self) -> str:
+        """The expert's action in the current state (lmact.txt §2.2)."""
+
+    def progress(self, total_reward: float) -> float:
+        """The episode's progress on the suite's 0–100 scale."""
+        low, high = self.score_range
+        if high == low:
+            return 0.0
+        return max(0.0, min(100.0, 100.0 * (total_reward - low) / (high - low)))
+
+
+class Policy(abc.ABC):
+    """A built-in baseline: chooses an action text from the task's state."""
+
+    name: ClassVar[str]
+
+    @abc.abstractmethod
+    def act(self, task: Task) -> str: ...
+
+
+class RandomLegalPolicy(Policy):
+    """Picks uniformly among the legal actions (the lower baseline of lmact.txt Fig. 2)."""
+
+    name = "random"
+
+    def __init__(self, seed: int):
+        self._rng = random.Random(f"random-policy:{seed}")
+
+    def act(self, task: Task) -> str:
+        return self._rng.choice(task.legal_actions())
+
+
+class ExpertPolicy(Policy):
+    """Asks the task for its expert's action (the upper baseline of lmact.txt Fig. 2)."""
+
+    name = "expert"
+
+    def __init__(self, seed: int):
+        self.seed = seed
+
+    def act(self, task: Task) -> str:
+        return task.expert_action()
+
+
+POLICIES: dict[str, type[Policy]] = {"random": RandomLegalPolicy, "expert": ExpertPolicy}
+
+
+def make_policy(name: str, seed: int) -> Policy:
+    try:
+        return POLICIES[name](seed)
+    except KeyError:
+        raise ValueError(f"unknown baseline policy {name!r}") from None

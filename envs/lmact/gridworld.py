@@ -1,0 +1,181 @@
+"""LMAct grid world (lmact.txt §2.2, App. B.2, Fig. A6).
+
+Positions are [row, column] in the 12×12 grid, counted from 0 at the top left;
+the outer ring of cells is wall, so the player and the target live on rows and
+columns 1–10.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+
+from PIL import Image
+
+from envs import render
+from envs.core import Observation, StepResult, Task
+from envs.registry import register
+
+SIZE = 12
+FREE_CELLS: tuple[tuple[int, int], ...] = tuple((row, col) for row in range(1, SIZE - 1) for col in range(1, SIZE - 1))
+ACTIONS = ("up", "down", "left", "right")
+MOVES = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
+TILE = 16  # pixels per cell in the rgb format
+
+LEGEND = "Legend: # wall, P player, T target, . floor"
+
+
+def is_wall(row: int, col: int) -> bool:
+    return row in (0, SIZE - 1) or col in (0, SIZE - 1)
+
+
+def moved(position: tuple[int, int], action: str) -> tuple[int, int]:
+    """Where `action` takes the player; a move into a wall leaves it in place."""
+    d_row, d_col = MOVES[action]
+    row, col = position[0] + d_row, position[1] + d_col
+    return position if is_wall(row, col) else (row, col)
+
+
+def expert_move(player: tuple[int, int], target: tuple[int, int]) -> str:
+    """One step along a shortest path: first close the row gap (up/down), then the column gap (left/right)."""
+    if player[0] > target[0]:
+        return "up"
+    if player[0] < target[0]:
+        return "down"
+    if player[1] > target[1]:
+        return "left"
+    if player[1] < target[1]:
+        return "right"
+    raise ValueError("the player is already on the target")
+
+
+def grid_text(player: tuple[int, int], target: tuple[int, int]) -> str:
+    lines = [LEGEND]
+    for row in range(SIZE):
+        symbols = []
+        for col in range(SIZE):
+            if is_wall(row, col):
+                symbols.append("#")
+            elif (row, col) == player:
+                symbols.append("P")
+            elif (row, col) == target:
+                symbols.append("T")
+            else:
+                symbols.append(".")
+        lines.append(" ".join(symbols))
+    return "\n".join(lines)
+
+
+def coords_text(player: tuple[int, int], target: tuple[int, int]) -> str:
+    return repr({"player": list(player), "target": list(target)})
+
+
+@functools.lru_cache(maxsize=1)
+def _background() -> Image.Image:
+    image = Image.new("RGB", (SIZE * TILE, SIZE * TILE), (0, 0, 0))
+    wall = render.brick_tile(TILE)
+    for row in range(SIZE):
+        for col in range(SIZE):
+            if is_wall(row, col):
+                image.paste(wall, (col * TILE, row * TILE))
+    return image
+
+
+def grid_image(player: tuple[int, int], target: tuple[int, int]) -> Image.Image:
+    image = _background().copy()
+    image.paste(render.target_sprite(TILE), (target[1] * TILE, target[0] * TILE))
+    image.paste(render.player_sprite(TILE), (player[1] * TILE, player[0] * TILE))
+    return image
+
+
+@register
+class GridWorld(Task):
+    id = "lmact/gridworld"
+    suite = "lmact"
+    title = "Grid world"
+    formats = ("ascii", "coords", "rgb")
+    max_steps = 25
+    score_range = (0.0, 1.0)
+    description = (
+        "Walk the player to the target in a 12×12 grid whose outer ring is wall, leaving a "
+        "10×10 open floor with no obstacles (protocol: lmact.txt §2.2, App. B.2). The player "
+        "and the target start on two different floor cells drawn at random. Actions are 'up', "
+        "'down', 'left' and 'right'; walking into a wall leaves the player where it is, and "
+        "any other text is replaced by a random one of the four and counted as illegal "
+        "(lmact.txt §2.4). Reaching the target scores 1 and ends the episode; otherwise it "
+        "stops after 25 steps with 0. Formats: 'ascii', the grid one symbol per cell under a "
+        "legend line; 'coords', {'player': [row, col], 'target': [row, col]} with rows and "
+        "columns counted from 0 at the top left of the 12×12 grid (walls included); 'rgb', a "
+        "192×192 image of 16-pixel tiles (brick walls, a little person, a bullseye target, "
+        "black floor). The sprites are drawn in code rather than taken from Crafter as in the "
+        "paper. The expert walks a shortest path, vertical moves first, so it needs at most "
+        "18 steps."
+    )
+
+    def __init__(self, format: str | None = None):
+        super().__init__(format)
+        self._player: tuple[int, int] | None = None
+
+    def reset(self, seed: int) -> Observation:
+        self.seed = seed
+        start, goal = random.Random(f"{self.id}/start:{seed}").sample(FREE_CELLS, 2)
+        self._start = start
+        self._player = start
+        self._target = goal
+        self._illegal_rng = random.Random(f"{self.id}/illegal:{seed}")
+        self.steps_taken = 0
+        self._finished = False
+        return self._observe()
+
+    def step(self, action_text: str) -> StepResult:
+        if self._player is None:
+            raise RuntimeError("call reset(seed) before step()")
+        if self._finished:
+            raise RuntimeError("the episode is over; call reset(seed) to start another")
+        action = action_text.strip()
+        legal = action in MOVES
+        executed = action if legal else self._illegal_rng.choice(ACTIONS)
+        self._player = moved(self._player, executed)
+        self.steps_taken += 1
+
+        terminated = self._player == self._target
+        truncated = not terminated and self.steps_taken >= self.max_steps
+        end_reason = "reached the target" if terminated else ("step limit" if truncated else None)
+        self._finished = terminated or truncated
+        return StepResult(
+            observation=self._observe(),
+            reward=1.0 if terminated else 0.0,
+            terminated=terminated,
+            truncated=truncated,
+            legal=legal,
+            executed_action=executed,
+            end_reason=end_reason,
+        )
+
+    def legal_actions(self) -> list[str]:
+        return list(ACTIONS)
+
+    def initial_state_key(self) -> str:
+        if self._player is None:
+            raise RuntimeError("call reset(seed) first")
+        return f"player={list(self._start)} target={list(self._target)}"
+
+    def expert_action(self) -> str:
+        if self._player is None:
+            raise RuntimeError("call reset(seed) first")
+        return expert_move(self._player, self._target)
+
+    @property
+    def player(self) -> tuple[int, int]:
+        return self._player
+
+    @property
+    def target(self) -> tuple[int, int]:
+        return self._target
+
+    def _observe(self) -> Observation:
+        if self.format == "rgb":
+            return Observation(image=grid_image(self._player, self._target))
+        if self.format == "coords":
+            return Observation(text=coords_text(self._player, self._target))
+        return Observation(text=grid_text(self._player, self._target))

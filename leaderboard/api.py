@@ -1,0 +1,175 @@
+"""REST API (DRF). Reads are public; writes need a token (or a logged-in session)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action, api_view
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.response import Response
+
+from arena import services
+from arena.models import Episode, Run, Submission
+from arena.validation import (
+    MAX_DEMONSTRATIONS,
+    MAX_TOKENS_LIMIT,
+    parse_task_variant,
+    validate_base_url,
+    validate_model_name,
+)
+from envs.registry import all_tasks
+from leaderboard.selectors import leaderboard_rows
+from leaderboard.serializers import EpisodeSerializer, RunSerializer, StepSerializer
+
+
+def _django_validator(func):
+    def run(value):
+        try:
+            return func(value)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from None
+
+    return run
+
+
+class TaskSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    suite = serializers.CharField()
+    title = serializers.CharField()
+    formats = serializers.ListField(child=serializers.CharField())
+    max_steps = serializers.IntegerField()
+    description = serializers.CharField()
+
+
+class SubmissionSerializer(serializers.ModelSerializer):
+    """A submission. `api_key` is write-only: it is stored encrypted and never returned."""
+
+    api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, default="", trim_whitespace=True)
+    tasks = serializers.ListField(
+        child=serializers.CharField(), write_only=True, min_length=1,
+        help_text='Task and observation format, e.g. ["lmact/gridworld:ascii", "lmact/tictactoe:rgb"].',
+    )
+    episodes_per_task = serializers.IntegerField(write_only=True, min_value=1, default=10)
+    temperature = serializers.FloatField(min_value=0.0, max_value=2.0, default=0.0)
+    max_tokens = serializers.IntegerField(min_value=1, max_value=MAX_TOKENS_LIMIT, default=2048)
+    num_demonstrations = serializers.IntegerField(min_value=0, max_value=MAX_DEMONSTRATIONS, default=0)
+    base_url = serializers.CharField(max_length=500)
+    model = serializers.CharField(max_length=200, allow_blank=True)
+    has_api_key = serializers.BooleanField(read_only=True)
+    runs = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+
+    class Meta:
+        model = Submission
+        fields = [
+            "id", "name", "kind", "policy", "base_url", "model", "api_key", "has_api_key", "temperature",
+            "max_tokens", "num_demonstrations", "show_legal_actions", "chain_of_thought", "strategy_label",
+            "tasks", "episodes_per_task", "runs", "created_at",
+        ]
+        read_only_fields = ["kind", "policy", "strategy_label", "created_at"]
+
+    def validate_base_url(self, value):
+        return _django_validator(validate_base_url)(value)
+
+    def validate_model(self, value):
+        return _django_validator(validate_model_name)(value)
+
+    def validate_tasks(self, value):
+        return [_django_validator(parse_task_variant)(v) for v in value]
+
+    def validate_episodes_per_task(self, value):
+        if value > settings.ARENA_MAX_EPISODES_PER_TASK:
+            raise serializers.ValidationError(f"At most {settings.ARENA_MAX_EPISODES_PER_TASK} episodes per task.")
+        return value
+
+    def create(self, validated):
+        api_key = validated.pop("api_key", "")
+        tasks = validated.pop("tasks")
+        episodes = validated.pop("episodes_per_task")
+        runs = [services.RunSpec(task=t, format=f, num_episodes=episodes) for t, f in tasks]
+        return services.submission_create(owner=self.context["request"].user, fields=validated, api_key=api_key, runs=runs)
+
+
+class TaskViewSet(viewsets.ViewSet):
+    """The tasks episodes can be played on, with their observation formats."""
+
+    serializer_class = TaskSerializer
+    pagination_class = None
+
+    def list(self, request):
+        items = [
+            {"id": cls.id, "suite": cls.suite, "title": cls.title, "formats": list(cls.formats),
+             "max_steps": cls.max_steps, "description": cls.description}
+            for _, cls in sorted(all_tasks().items())
+        ]
+        return Response(TaskSerializer(items, many=True).data)
+
+
+class SubmissionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    queryset = Submission.objects.prefetch_related("runs").order_by("-created_at")
+    serializer_class = SubmissionSerializer
+
+
+class RunViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = RunSerializer
+
+    def get_queryset(self):
+        runs = Run.objects.select_related("submission").order_by("-created_at")
+        params = self.request.query_params
+        if params.get("task"):
+            runs = runs.filter(task=params["task"])
+        if params.get("submission"):
+            runs = runs.filter(submission_id=params["submission"])
+        if params.get("status"):
+            runs = runs.filter(status=params["status"])
+        return runs
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("task", str, description="only runs of this task, e.g. lmact/gridworld"),
+            OpenApiParameter("submission", int), OpenApiParameter("status", str),
+        ]
+    )
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
+
+
+class StepPagination(PageNumberPagination):
+    page_size = 100
+    page_size_query_param = "page_size"
+    max_page_size = 500
+
+
+class EpisodeViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    queryset = Episode.objects.select_related("run__submission")
+    serializer_class = EpisodeSerializer
+
+    @extend_schema(responses=StepSerializer(many=True))
+    @action(detail=True, methods=["get"], url_path="steps", url_name="steps")
+    def steps(self, request, pk=None):
+        episode = self.get_object()
+        paginator = StepPagination()
+        page = paginator.paginate_queryset(episode.steps.order_by("index"), request, view=self)
+        return paginator.get_paginated_response(StepSerializer(page, many=True).data)
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(allow_null=True)
+    run = RunSerializer()
+
+
+@extend_schema(
+    parameters=[OpenApiParameter("task", str, required=True, description="e.g. lmact/tictactoe")],
+    responses=LeaderboardRowSerializer(many=True),
+)
+@api_view(["GET"])
+def leaderboard(request):
+    """Ranked rows of one task; baselines appear with rank null as reference rows."""
+    task_id = request.query_params.get("task", "")
+    if task_id not in all_tasks():
+        return Response(
+            {"task": [f"Unknown task {task_id!r}; see /api/tasks/."]}, status=status.HTTP_400_BAD_REQUEST
+        )
+    rows = leaderboard_rows(task_id)
+    return Response(LeaderboardRowSerializer(rows, many=True).data)

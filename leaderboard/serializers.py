@@ -1,0 +1,157 @@
+"""Read-side representations, shared by the REST API, the pages and the live channel."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from rest_framework import serializers
+
+from arena.models import Episode, Run, Step, Submission
+
+IMAGE_FORMATS = {"rgb"}
+
+
+def _part_for_client(part: dict) -> dict:
+    if part.get("type") == "image":
+        sha = part["sha"]
+        return {"type": "image", "url": f"/media/images/{sha[:2]}/{sha}.png", "section": part.get("section", "")}
+    return {"type": "text", "text": part.get("text", ""), "section": part.get("section", "")}
+
+
+class StepSerializer(serializers.ModelSerializer):
+    observation_image = serializers.SerializerMethodField()
+    prompt_added = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Step
+        fields = [
+            "index",
+            "observation_text",
+            "observation_image",
+            "prompt_added",
+            "completion",
+            "reasoning",
+            "parsed_action",
+            "executed_action",
+            "legal",
+            "reward",
+            "done",
+            "end_reason",
+            "tokens_in",
+            "tokens_out",
+            "latency_ms",
+            "error",
+            "created_at",
+        ]
+
+    def get_observation_image(self, step) -> str | None:
+        sha = step.observation_image_id
+        return f"/media/images/{sha[:2]}/{sha}.png" if sha else None
+
+    def get_prompt_added(self, step) -> list[dict]:
+        return [_part_for_client(p) for p in step.prompt_added]
+
+
+class SubmissionSummarySerializer(serializers.ModelSerializer):
+    is_baseline = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = Submission
+        fields = ["id", "name", "model", "kind", "is_baseline", "strategy_label"]
+
+
+class EpisodeSerializer(serializers.ModelSerializer):
+    task = serializers.CharField(source="run.task")
+    format = serializers.CharField(source="run.format")
+    submission = SubmissionSummarySerializer(source="run.submission")
+    renderer = serializers.SerializerMethodField()
+    steps_url = serializers.SerializerMethodField()
+    ws_path = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Episode
+        fields = [
+            "id",
+            "run",
+            "index",
+            "task",
+            "format",
+            "seed",
+            "status",
+            "score",
+            "num_steps",
+            "illegal_steps",
+            "tokens_in",
+            "tokens_out",
+            "end_reason",
+            "error",
+            "attempts",
+            "worker",
+            "heartbeat_at",
+            "started_at",
+            "finished_at",
+            "demonstration_seeds",
+            "renderer",
+            "submission",
+            "steps_url",
+            "ws_path",
+        ]
+
+    def get_renderer(self, episode) -> str:
+        return "image" if episode.run.format in IMAGE_FORMATS else "text"
+
+    def get_steps_url(self, episode) -> str:
+        return reverse("api:episode-steps", args=[episode.pk])
+
+    def get_ws_path(self, episode) -> str:
+        return f"/ws/episodes/{episode.pk}/"
+
+
+class RunSerializer(serializers.ModelSerializer):
+    submission = SubmissionSummarySerializer(read_only=True)
+    format = serializers.CharField(read_only=True)
+    episodes_total = serializers.IntegerField(source="num_episodes", read_only=True)
+    progress = serializers.FloatField(read_only=True)
+    score_mean = serializers.FloatField(read_only=True, allow_null=True)
+    score_stderr = serializers.FloatField(read_only=True, allow_null=True)
+    illegal_rate = serializers.FloatField(read_only=True, allow_null=True)
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Run
+        fields = [
+            "id",
+            "url",
+            "submission",
+            "task",
+            "format",
+            "variant",
+            "first_seed",
+            "status",
+            "episodes_total",
+            "episodes_done",
+            "episodes_failed",
+            "progress",
+            "score_mean",
+            "score_stderr",
+            "illegal_rate",
+            "steps_total",
+            "illegal_total",
+            "tokens_in",
+            "tokens_out",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+
+    def get_url(self, run) -> str:
+        return run.get_absolute_url()
+
+
+def episode_payload(episode_id: int) -> dict:
+    episode = Episode.objects.select_related("run__submission").get(pk=episode_id)
+    return EpisodeSerializer(episode).data
+
+
+def step_payloads_after(episode_id: int, after_index: int, limit: int = 500) -> list[dict]:
+    steps = Step.objects.filter(episode_id=episode_id, index__gt=after_index).order_by("index")[:limit]
+    return StepSerializer(steps, many=True).data

@@ -1,0 +1,12 @@
+from django.urls import path
+
+from leaderboard import views
+
+app_name = "leaderboard"
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("tasks/", views.tasks, name="tasks"),
+    path("tasks/<slug:suite>/<slug:name>/", views.task_detail, name="task"),
+    path("runs/<int:pk>/", views.run_detail, name="run"),
+    path("episodes/<int:pk>/", views.episode_detail, name="episode"),
+]

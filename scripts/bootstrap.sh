@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what the project needs on a fresh machine; safe to re-run (it skips what is
+# already there). Usage: scripts/bootstrap.sh [--test]   (--test adds the browser)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_test=0
+[ "${1:-}" = "--test" ] && want_test=1
+
+apt_packages=()
+if [ "$want_test" = 1 ] && [ ! -x /usr/bin/chromium ]; then
+  apt_packages+=(chromium)
+fi
+if [ ${#apt_packages[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi
+  echo "installing system packages: ${apt_packages[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${apt_packages[@]}" >/dev/null
+fi
+
+PYTHON=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+stamp=.venv/.requirements.sha256
+want=$(sha256sum requirements.txt | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  .venv/bin/pip install --quiet --upgrade pip
+  .venv/bin/pip install --quiet -r requirements.txt
+  echo "$want" > "$stamp"
+fi

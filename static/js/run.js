@@ -1,0 +1,148 @@
+/*
+ * Live progress on the run page.
+ *
+ * Reads <script type="application/json" id="run-data"> ({id, api_url,
+ * status, ...}) and, while the run is queued or running, polls api_url every
+ * 2 s to update #run-progress (.progress > .progress-bar), #run-progress-label,
+ * #run-status, #run-score and, if present, #run-illegal. When the run reaches
+ * finished/failed the page is reloaded once so the server-rendered episode
+ * table is complete.
+ */
+(function () {
+  "use strict";
+
+  var POLL_MS = 2000;
+  var HIDDEN_POLL_MS = 10000; // background tab: poll less often
+  var MAX_BACKOFF_MS = 30000;
+  var STATUSES = ["queued", "running", "finished", "failed"];
+
+  function byId(id) {
+    return document.getElementById(id);
+  }
+
+  var dataNode = byId("run-data");
+  if (!dataNode) {
+    return;
+  }
+  var run;
+  try {
+    run = JSON.parse(dataNode.textContent);
+  } catch (err) {
+    return;
+  }
+  if (!run || typeof run.api_url !== "string") {
+    return;
+  }
+
+  var ui = {
+    progress: byId("run-progress"),
+    label: byId("run-progress-label"),
+    status: byId("run-status"),
+    score: byId("run-score"),
+    illegal: byId("run-illegal"),
+  };
+  var bar = ui.progress ? ui.progress.querySelector(".progress-bar") : null;
+  var failures = 0;
+
+  function isActive(status) {
+    return status === "queued" || status === "running";
+  }
+
+  function isNum(x) {
+    return typeof x === "number" && isFinite(x);
+  }
+
+  function setText(node, text) {
+    if (node) {
+      node.textContent = String(text);
+    }
+  }
+
+  function update(data) {
+    var status = typeof data.status === "string" ? data.status : run.status;
+    var total = isNum(data.episodes_total) ? data.episodes_total : null;
+    var done = isNum(data.episodes_done) ? data.episodes_done : 0;
+    var failed = isNum(data.episodes_failed) ? data.episodes_failed : 0;
+    var pct = isNum(data.progress) ? data.progress : total ? (100 * done) / total : 0;
+    pct = Math.max(0, Math.min(100, pct));
+
+    if (bar) {
+      bar.style.width = pct.toFixed(1) + "%";
+      STATUSES.forEach(function (s) {
+        bar.classList.toggle("is-" + s, s === status);
+      });
+    }
+    if (ui.progress) {
+      ui.progress.setAttribute("role", "progressbar");
+      ui.progress.setAttribute("aria-valuemin", "0");
+      ui.progress.setAttribute("aria-valuemax", "100");
+      ui.progress.setAttribute("aria-valuenow", String(Math.round(pct)));
+    }
+    if (ui.label) {
+      // episodes_done counts finished episodes; failed ones are processed too.
+      var text = done + failed + " / " + (total === null ? "?" : total) + " episodes";
+      if (failed > 0) {
+        text += " (" + failed + " failed)";
+      }
+      setText(ui.label, text);
+    }
+    if (ui.status) {
+      STATUSES.forEach(function (s) {
+        ui.status.classList.remove("badge-" + s, "status-" + s);
+      });
+      if (STATUSES.indexOf(status) >= 0) {
+        ui.status.classList.add("status-" + status);
+      }
+      setText(ui.status, status);
+    }
+    if (ui.score) {
+      if (isNum(data.score_mean)) {
+        var score = data.score_mean.toFixed(3);
+        if (isNum(data.score_stderr)) {
+          score += " ± " + data.score_stderr.toFixed(3);
+        }
+        setText(ui.score, score);
+      } else {
+        setText(ui.score, "—");
+      }
+    }
+    if (ui.illegal) {
+      setText(ui.illegal, isNum(data.illegal_rate) ? (100 * data.illegal_rate).toFixed(1) + "%" : "—");
+    }
+    run.status = status;
+    document.documentElement.setAttribute("data-run-status", status);
+  }
+
+  function schedule(delay) {
+    window.setTimeout(poll, delay);
+  }
+
+  function poll() {
+    fetch(run.api_url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+      .then(function (res) {
+        if (!res.ok) {
+          throw new Error("HTTP " + res.status);
+        }
+        return res.json();
+      })
+      .then(function (data) {
+        failures = 0;
+        update(data || {});
+        if (isActive(run.status)) {
+          schedule(document.hidden ? HIDDEN_POLL_MS : POLL_MS);
+        } else {
+          // Finished or failed: reload once for the complete episode table.
+          window.location.reload();
+        }
+      })
+      .catch(function () {
+        failures += 1;
+        schedule(Math.min(MAX_BACKOFF_MS, POLL_MS * Math.pow(2, failures)));
+      });
+  }
+
+  // Only a run seen queued/running polls, so the reload cannot loop.
+  if (isActive(run.status)) {
+    schedule(POLL_MS);
+  }
+})();

@@ -1,0 +1,351 @@
+"""A small OpenAI-compatible chat server over real HTTP, for tests and benchmarks.
+
+    with FakeOpenAIServer() as server:
+        server.enqueue(Fault.status(429, retry_after=1), Fault.reply("Action: up"))
+        ... call server.base_url ...
+        server.requests[0].json["messages"]
+
+Queued faults are used one per request, in order; once the queue is empty every request
+gets the default answer from a "player" that picks the first legal move it finds in the
+last user message (a line mentioning "legal" followed by a line "a1, b2, c3"), or
+"Action: <default_action>" if there is no such list.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import itertools
+import json
+import socket
+import struct
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclasses.dataclass(frozen=True)
+class Fault:
+    """One scripted answer; build them with the class methods."""
+
+    kind: str
+    status_code: int = 200
+    retry_after: str | None = None
+    seconds: float = 0.0
+    nbytes: int = 0
+    text: str = ""
+    reasoning: str | None = None
+    body: Any = None
+    headers: tuple[tuple[str, str], ...] = ()
+    declare_length: bool = False
+
+    @classmethod
+    def status(
+        cls,
+        code: int,
+        retry_after: float | str | None = None,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+    ) -> Fault:
+        """Answer with HTTP `code` and an OpenAI-style error body (or `body`)."""
+        return cls(
+            "status",
+            status_code=code,
+            retry_after=None if retry_after is None else str(retry_after),
+            body=body,
+            headers=tuple((headers or {}).items()),
+        )
+
+    @classmethod
+    def delay(cls, seconds: float) -> Fault:
+        """Sleep, then give the default answer (a client with a shorter timeout gives up)."""
+        return cls("delay", seconds=seconds)
+
+    @classmethod
+    def malformed_json(cls) -> Fault:
+        return cls("malformed")
+
+    @classmethod
+    def empty_choices(cls) -> Fault:
+        return cls("empty_choices")
+
+    @classmethod
+    def reset(cls) -> Fault:
+        """Close the connection (with a TCP reset) without answering."""
+        return cls("reset")
+
+    @classmethod
+    def oversized(cls, nbytes: int, declare_length: bool = False) -> Fault:
+        """A 200 whose body is about `nbytes` long; without Content-Length by default,
+        so the client has to notice while reading."""
+        return cls("oversized", nbytes=nbytes, declare_length=declare_length)
+
+    @classmethod
+    def reply(cls, text: str, reasoning: str | None = None) -> Fault:
+        """A normal completion with this text (and reasoning_content, if given)."""
+        return cls("reply", text=text, reasoning=reasoning)
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]  # lower-cased names
+    json: Any  # the parsed body, or None if it was not JSON
+
+
+def message_text(message: dict) -> str:
+    """The text of a chat message whose content is a string or a list of parts."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            part.get("text", "")
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text"
+        )
+    return ""
+
+
+def legal_moves(text: str) -> list[str]:
+    """The moves listed on the line after the last line that mentions "legal"."""
+    lines = text.splitlines()
+    found: list[str] = []
+    for index, line in enumerate(lines):
+        if "legal" not in line.lower():
+            continue
+        following = next((nxt for nxt in lines[index + 1 :] if nxt.strip()), "")
+        moves = [move.strip() for move in following.split(",") if move.strip()]
+        if moves:
+            found = moves
+    return found
+
+
+class FakeOpenAIServer:
+    """A threaded HTTP server on 127.0.0.1 that speaks /v1/chat/completions."""
+
+    def __init__(self, default_action: str = "up", latency: float = 0.0, model: str = "fake-model"):
+        self.default_action = default_action
+        self.latency = latency
+        self.model = model
+        self._lock = threading.Lock()
+        self._faults: collections.deque[Fault] = collections.deque()
+        self._requests: list[RecordedRequest] = []
+        self._stopping = threading.Event()
+        self._ids = itertools.count(1)
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle ---------------------------------------------------------------------
+
+    def start(self) -> FakeOpenAIServer:
+        if self._httpd is not None:
+            return self
+        handler = type("Handler", (_Handler,), {"fake": self})
+        httpd = _Server(("127.0.0.1", 0), handler)
+        self._httpd = httpd
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        self._stopping.set()
+        httpd.shutdown()
+        httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("the fake server is not running")
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # --- scripting and inspection -------------------------------------------------------
+
+    def enqueue(self, *faults: Fault) -> None:
+        with self._lock:
+            self._faults.extend(faults)
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._requests)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._requests.clear()
+            self._faults.clear()
+
+    # --- used by the handler ------------------------------------------------------------
+
+    def _record(self, request: RecordedRequest) -> Fault | None:
+        with self._lock:
+            self._requests.append(request)
+            return self._faults.popleft() if self._faults else None
+
+    def _sleep(self, seconds: float) -> None:
+        if seconds > 0:
+            self._stopping.wait(seconds)
+
+    def completion(self, body: Any, text: str | None = None, reasoning: str | None = None) -> dict:
+        """The JSON answer to a chat request: `text`, or what the default player says."""
+        messages = body.get("messages", []) if isinstance(body, dict) else []
+        if text is None:
+            last_user = next(
+                (m for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "user"), {}
+            )
+            moves = legal_moves(message_text(last_user))
+            if moves:
+                text = f"Reasoning: picking the first legal move.\nAction: {moves[0]}"
+            else:
+                text = f"Action: {self.default_action}"
+        prompt_chars = sum(len(message_text(m)) for m in messages if isinstance(m, dict))
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if reasoning is not None:
+            message["reasoning_content"] = reasoning
+        usage = {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(text) // 4}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        return {
+            "id": f"chatcmpl-fake-{next(self._ids)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": (body.get("model") if isinstance(body, dict) else None) or self.model,
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": usage,
+        }
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 512  # benchmarks open many connections at once
+    allow_reuse_address = True
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeOpenAIServer  # set on the per-server subclass
+    protocol_version = "HTTP/1.1"  # keep-alive, like a real server
+    timeout = 60  # idle keep-alive connections are dropped after this
+
+    def log_message(self, format, *args) -> None:  # keep test output clean
+        pass
+
+    # --- plumbing ---------------------------------------------------------------------
+
+    def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(payload)
+        except OSError:  # the client went away (e.g. it timed out first)
+            self.close_connection = True
+
+    def _send_json(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+        self._send(status, json.dumps(data).encode("utf-8"), headers)
+
+    def _read_body(self) -> bytes:
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length > 0 else b""
+
+    # --- routes -----------------------------------------------------------------------
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/").endswith("/models"):
+            self._send_json(200, {"object": "list", "data": [{"id": self.fake.model, "object": "model"}]})
+        else:
+            self._send_json(404, {"error": {"message": "not found"}})
+
+    def do_POST(self) -> None:
+        raw = self._read_body()
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        fault = self.fake._record(
+            RecordedRequest(
+                method="POST",
+                path=self.path,
+                headers={name.lower(): value for name, value in self.headers.items()},
+                json=body,
+            )
+        )
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send_json(404, {"error": {"message": f"no route for {self.path}"}})
+            return
+        self.fake._sleep(self.fake.latency)
+        if fault is None:
+            self._send_json(200, self.fake.completion(body))
+            return
+        self._play(fault, body)
+
+    def _play(self, fault: Fault, body: Any) -> None:
+        fake = self.fake
+        if fault.kind == "status":
+            headers = dict(fault.headers)
+            if fault.retry_after is not None:
+                headers["Retry-After"] = fault.retry_after
+            payload = fault.body
+            if payload is None:
+                payload = {"error": {"message": f"fake error {fault.status_code}", "type": "fake"}}
+            if isinstance(payload, (bytes, str)):
+                raw = payload.encode("utf-8") if isinstance(payload, str) else payload
+                self._send(fault.status_code, raw, headers)
+            else:
+                self._send_json(fault.status_code, payload, headers)
+        elif fault.kind == "delay":
+            fake._sleep(fault.seconds)
+            self._send_json(200, fake.completion(body))
+        elif fault.kind == "malformed":
+            self._send(200, b'{"id": "chatcmpl-broken", "choices": [')
+        elif fault.kind == "empty_choices":
+            answer = fake.completion(body)
+            answer["choices"] = []
+            self._send_json(200, answer)
+        elif fault.kind == "reply":
+            self._send_json(200, fake.completion(body, fault.text, fault.reasoning))
+        elif fault.kind == "reset":
+            # SO_LINGER with a zero timeout makes close() send RST instead of FIN.
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+        elif fault.kind == "oversized":
+            self._send_oversized(fault)
+        else:  # pragma: no cover - a typo in a test
+            raise ValueError(f"unknown fault {fault.kind!r}")
+
+    def _send_oversized(self, fault: Fault) -> None:
+        filler = b"x" * max(0, fault.nbytes)
+        payload = b'{"choices": [{"index": 0, "message": {"role": "assistant", "content": "' + filler + b'"}}]}'
+        self.close_connection = True
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            if fault.declare_length:
+                self.send_header("Content-Length", str(len(payload)))
+            self.send_header("Connection", "close")  # no length: the body ends at close
+            self.end_headers()
+            view = memoryview(payload)
+            for start in range(0, len(payload), 64 * 1024):
+                self.wfile.write(view[start : start + 64 * 1024])
+        except OSError:  # the client stopped reading, as it should
+            pass
