@@ -74,6 +74,7 @@ class ModelAgent:
             timeout_seconds=settings.ARENA_MODEL_TIMEOUT_SECONDS,
             max_retries=settings.ARENA_MODEL_MAX_RETRIES,
             allow_loopback=settings.ARENA_ALLOW_LOOPBACK,
+            backoff_base_seconds=settings.ARENA_MODEL_BACKOFF_SECONDS,
         )
         self.prompter: lmact.LMActPrompter | None = None
         self._prefix_content: list[dict] = []
@@ -83,12 +84,12 @@ class ModelAgent:
     # -- prompt assembly (sync: stores images) ------------------------------------
     def begin(self, task: Task, observation: Observation, store_image: Callable) -> tuple[list, list[int]]:
         """Draw the demonstrations and assemble the frozen prefix, once per episode."""
-        from envs.demos import demonstration_pool, sample_demonstrations
-
         variant = self.run.variant
         k = int(variant.get("num_demonstrations", 0))
         demonstrations = []
         if k:
+            from envs.demos import demonstration_pool, sample_demonstrations
+
             pool = demonstration_pool(self.run.task, self.run.format)
             demonstrations = sample_demonstrations(pool, k, self.episode.seed, exclude_key=task.initial_state_key())
         self.prompter = lmact.LMActPrompter(

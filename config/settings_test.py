@@ -8,3 +8,4 @@ ARENA_QUEUE = "memory"
 MEDIA_ROOT = tempfile.mkdtemp(prefix="arena-test-media-")
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 ARENA_MODEL_TIMEOUT_SECONDS = 5.0
+ARENA_MODEL_BACKOFF_SECONDS = 0.05

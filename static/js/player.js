@@ -662,7 +662,7 @@
 
   function setPlaying(playing) {
     state.playing = playing;
-    setText(ui.play, playing ? "⏸ Pause" : "▶ Play");
+    setText(ui.play, playing ? "‖ Pause" : "▶ Play");
     ui.play.setAttribute("aria-pressed", playing ? "true" : "false");
     root.setAttribute("data-playing", playing ? "1" : "0");
     if (state.timer !== null) {

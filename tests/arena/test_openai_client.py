@@ -25,6 +25,7 @@ def server():
 
 
 def make_client(server: FakeOpenAIServer, **overrides) -> OpenAICompatibleClient:
+    base_url = overrides.pop("base_url", server.base_url)
     options = dict(
         api_key=KEY,
         model="fake-model",
@@ -36,7 +37,7 @@ def make_client(server: FakeOpenAIServer, **overrides) -> OpenAICompatibleClient
         rng=random.Random(7),
     )
     options.update(overrides)
-    return OpenAICompatibleClient(overrides.pop("base_url", server.base_url), **options)
+    return OpenAICompatibleClient(base_url, **options)
 
 
 def user(text: str) -> list[dict]:
@@ -393,3 +394,9 @@ def test_legal_moves_parser():
     assert legal_moves(PROMPT) == ["a1", "b2", "c3"]
     assert legal_moves("no list here") == []
     assert legal_moves("An illegal move loses.\nLegal actions:\n\nleft, right") == ["left", "right"]
+    arena_tail = (
+        "\nThe legal actions in this situation are:\nb1, c2, d3\n"
+        "\nDecide the next action; it must be one of the legal actions. Reply in this format:\n"
+        "Action: ...\n"
+    )
+    assert legal_moves(arena_tail) == ["b1", "c2", "d3"]

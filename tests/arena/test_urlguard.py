@@ -309,3 +309,109 @@ async def test_transport_unresolvable_host_is_a_connect_error(fake_dns):
     async with httpx.AsyncClient(transport=GuardedTransport()) as client:
         with pytest.raises(httpx.ConnectError, match="Could not resolve gone.example"):
             await client.get("http://gone.example/")
+
+
+# --- TLS: the certificate is verified for the original name, not the pinned IP -----------
+
+
+def _self_signed(tmp_path, name: str) -> tuple[str, str]:
+    """A throwaway certificate for `name` (also its own trust anchor): (cert, key) paths."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = tmp_path / f"{name}.pem", tmp_path / f"{name}.key"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return str(cert_path), str(key_path)
+
+
+@pytest.fixture
+def tls_server(tmp_path):
+    """An HTTPS server on 127.0.0.1 presenting a certificate for model.test; it records
+    the SNI names clients send."""
+    import ssl
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    pytest.importorskip("cryptography")
+    cert, key = _self_signed(tmp_path, "model.test")
+    sni_seen: list[str | None] = []
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    context.sni_callback = lambda sslsock, name, ctx: sni_seen.append(name)
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            payload = self.headers.get("Host", "").encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+    class TLSServer(ThreadingHTTPServer):
+        daemon_threads = True
+
+        def get_request(self):
+            sock, address = super().get_request()
+            return context.wrap_socket(sock, server_side=True), address
+
+        def handle_error(self, request, client_address):
+            pass  # failed handshakes are expected in the negative test
+
+    httpd = TLSServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield httpd.server_address[1], cert, sni_seen
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.mark.asyncio
+async def test_tls_verifies_the_original_host_name(fake_dns, tls_server):
+    import ssl
+
+    port, cert, sni_seen = tls_server
+    fake_dns("model.test", ["127.0.0.1"])
+    fake_dns("other.test", ["127.0.0.1"])
+    trust = ssl.create_default_context(cafile=cert)
+
+    transport = GuardedTransport(allow_loopback=True, verify=trust)
+    async with httpx.AsyncClient(transport=transport) as client:
+        response = await client.get(f"https://model.test:{port}/")
+        assert response.status_code == 200
+        assert response.text == f"model.test:{port}"  # the Host header the server saw
+        assert sni_seen[-1] == "model.test"
+
+        # Same IP, but the certificate is not valid for this name: refused.
+        with pytest.raises(httpx.ConnectError, match="(?i)certificate|hostname"):
+            await client.get(f"https://other.test:{port}/")

@@ -110,13 +110,19 @@ def message_text(message: dict) -> str:
 
 
 def legal_moves(text: str) -> list[str]:
-    """The moves listed on the line after the last line that mentions "legal"."""
+    """The moves listed on the line after the last line that mentions "legal".
+
+    A following line with a colon in it ("Action: ...") is an instruction, not a list of
+    moves, so it does not count.
+    """
     lines = text.splitlines()
     found: list[str] = []
     for index, line in enumerate(lines):
         if "legal" not in line.lower():
             continue
         following = next((nxt for nxt in lines[index + 1 :] if nxt.strip()), "")
+        if ":" in following:
+            continue
         moves = [move.strip() for move in following.split(",") if move.strip()]
         if moves:
             found = moves

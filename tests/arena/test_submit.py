@@ -1,0 +1,97 @@
+"""The submission form, sign-up and the pages a submitter sees."""
+
+import pytest
+from django.contrib.auth.models import User
+
+from arena.models import Episode, Run, Submission
+
+pytestmark = pytest.mark.django_db
+
+CANARY = "sk-form-canary-777"
+
+
+@pytest.fixture
+def user_client(client):
+    user = User.objects.create_user("alice", password="correct horse battery")
+    client.force_login(user)
+    return client
+
+
+def _form(**overrides):
+    data = {
+        "name": "Local llama",
+        "base_url": "http://127.0.0.1:8080/v1",
+        "model": "llama",
+        "api_key": CANARY,
+        "temperature": "0",
+        "max_tokens": "256",
+        "num_demonstrations": "1",
+        "show_legal_actions": "on",
+        "tasks": ["lmact/gridworld:coords"],
+        "episodes_per_task": "2",
+    }
+    data.update(overrides)
+    return data
+
+
+def test_anonymous_users_browse_but_must_log_in_to_submit(client):
+    assert client.get("/").status_code == 200
+    response = client.get("/submit/")
+    assert response.status_code == 302 and "/login/" in response["Location"]
+
+
+def test_it_signs_up_and_lands_on_the_form(client):
+    response = client.post(
+        "/signup/", {"username": "bob", "password1": "a quite long passphrase", "password2": "a quite long passphrase"}
+    )
+    assert response.status_code == 302 and response["Location"] == "/submit/"
+    assert User.objects.filter(username="bob").exists()
+
+
+def test_a_valid_form_creates_the_submission_and_queues_its_runs(user_client, settings):
+    settings.ARENA_ALLOW_LOOPBACK = True
+    response = user_client.post("/submit/", _form())
+    submission = Submission.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/submissions/{submission.pk}/"
+    assert submission.get_api_key() == CANARY
+    run = Run.objects.get()
+    assert (run.task, run.format, run.num_episodes, run.num_demonstrations) == ("lmact/gridworld", "coords", 2, 1)
+    assert Episode.objects.filter(run=run, status="queued").count() == 2
+    page = user_client.get(response["Location"]).content.decode()
+    assert CANARY not in page and "set (write-only)" in page
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"base_url": "file:///etc/passwd"}, "Only http and https"),
+        ({"base_url": "http://192.168.1.10/v1"}, "private"),
+        ({"base_url": "http://127.0.0.1:8080/v1"}, "127.0.0.1"),
+        ({"model": "  "}, "Enter the model name"),
+        ({"max_tokens": "-1"}, "greater than or equal to 1"),
+        ({"tasks": []}, "This field is required"),
+        ({"num_demonstrations": "9999"}, "less than or equal to 512"),
+    ],
+)
+def test_bad_input_is_explained_next_to_the_field_and_creates_nothing(user_client, overrides, message):
+    response = user_client.post("/submit/", _form(**overrides))
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert not Submission.objects.exists() and not Run.objects.exists()
+    # What the user typed is kept (except the key, which is never echoed back).
+    assert CANARY not in response.content.decode()
+
+
+def test_pages_carry_a_strict_content_security_policy(client):
+    response = client.get("/")
+    assert "script-src 'self'" in response["Content-Security-Policy"]
+
+
+def test_healthz_reports_database_and_workers(client):
+    from arena import services
+
+    body = client.get("/healthz").json()
+    assert body["database"] == "ok" and body["worker"] == "no live worker"
+    services.worker_heartbeat("w1", "host", 123, 4)
+    body = client.get("/healthz").json()
+    assert body["worker"] == "ok" and body["workers"][0]["episodes_in_flight"] == 4

@@ -1,0 +1,62 @@
+import pytest
+from asgiref.sync import async_to_sync
+
+from arena import services
+from arena.models import Submission
+from arena.runner import EpisodeRunner
+from tests.support.fake_openai import FakeOpenAIServer
+
+
+@pytest.fixture
+def fake_model():
+    with FakeOpenAIServer() as server:
+        yield server
+
+
+@pytest.fixture
+def allow_loopback(settings):
+    settings.ARENA_ALLOW_LOOPBACK = True
+
+
+@pytest.fixture
+def make_model_submission(db, allow_loopback, fake_model):
+    def make(**overrides):
+        fields = {
+            "name": "Fake model",
+            "base_url": fake_model.base_url,
+            "model": "fake-model",
+            "temperature": 0.0,
+            "max_tokens": 64,
+            "num_demonstrations": 0,
+            "show_legal_actions": True,
+            "chain_of_thought": False,
+        }
+        api_key = overrides.pop("api_key", "sk-test-canary-0123456789")
+        fields.update(overrides)
+        return services.submission_create(owner=None, fields=fields, api_key=api_key, runs=[])
+
+    return make
+
+
+@pytest.fixture
+def play():
+    """Play episodes synchronously, as a worker would (real runner, real HTTP)."""
+
+    def play(*episode_ids, worker="test-worker"):
+        runner = EpisodeRunner(worker)
+        for episode_id in episode_ids:
+            async_to_sync(runner.run)(episode_id)
+
+    return play
+
+
+@pytest.fixture
+def baseline(db):
+    def make(policy="expert"):
+        return services.baseline_submission(policy, policy.title())
+
+    return make
+
+
+def new_run(submission: Submission, task="lmact/gridworld", fmt="ascii", episodes=1, first_seed=0):
+    return services.run_create(submission, services.RunSpec(task=task, format=fmt, num_episodes=episodes, first_seed=first_seed))
