@@ -82,7 +82,7 @@ class ModelAgent:
         self._data_urls: dict[str, str] = {}
 
     # -- prompt assembly (sync: stores images) ------------------------------------
-    def begin(self, task: Task, observation: Observation, store_image: Callable) -> tuple[list, list[int]]:
+    def begin(self, task: Task, observation: Observation, store_image: Callable[[object], str]) -> tuple[list, list[int]]:
         """Draw the demonstrations and assemble the frozen prefix, once per episode."""
         variant = self.run.variant
         k = int(variant.get("num_demonstrations", 0))

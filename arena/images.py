@@ -1,5 +1,13 @@
-"""Content-addressed PNG storage: each distinct image is written once (DESIGN §3)."""
+"""Content-addressed PNG storage: each distinct image is written once (DESIGN §3).
 
+Writing the file and recording the `StoredImage` row are separate: the file is written
+as soon as an observation is rendered (so prompts and demonstrations can refer to it by
+hash), the row is created in the transaction of the step that shows it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
 import hashlib
 import io
 import os
@@ -10,38 +18,51 @@ from PIL import Image
 
 from arena.models import StoredImage
 
-# SHA-256 values known to be stored, so repeated frames cost no query.
-_known: set[str] = set()
+# Hashes whose file is known to exist, so repeated frames cost no stat().
+_files: set[str] = set()
+
+
+@dataclasses.dataclass(frozen=True)
+class ImageRef:
+    sha256: str
+    width: int
+    height: int
+    size_bytes: int
 
 
 def encode_png(image: Image.Image) -> bytes:
     buffer = io.BytesIO()
-    # No optimisation pass and no metadata: the same pixels give the same bytes.
+    # No metadata: the same pixels always give the same bytes, hence the same hash.
     image.convert("RGB").save(buffer, format="PNG", compress_level=6)
     return buffer.getvalue()
 
 
-def store_png_bytes(data: bytes, width: int, height: int) -> StoredImage:
+def image_path(sha256: str) -> Path:
+    return Path(settings.MEDIA_ROOT) / f"images/{sha256[:2]}/{sha256}.png"
+
+
+def write_png(image: Image.Image) -> ImageRef:
+    data = encode_png(image)
     sha = hashlib.sha256(data).hexdigest()
-    stored = StoredImage(sha256=sha, width=width, height=height, size_bytes=len(data))
-    path = Path(settings.MEDIA_ROOT) / stored.relative_path
-    if sha in _known and path.exists():
-        return stored
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    stored, _ = StoredImage.objects.get_or_create(
-        sha256=sha, defaults={"width": width, "height": height, "size_bytes": len(data)}
+    if sha not in _files:
+        path = image_path(sha)
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+        _files.add(sha)
+    return ImageRef(sha, image.width, image.height, len(data))
+
+
+def ensure_row(ref: ImageRef) -> None:
+    """Record the image in the database (inside the caller's transaction); one
+    INSERT that does nothing when the row exists."""
+    StoredImage.objects.bulk_create(
+        [StoredImage(sha256=ref.sha256, width=ref.width, height=ref.height, size_bytes=ref.size_bytes)],
+        ignore_conflicts=True,
     )
-    _known.add(sha)
-    return stored
-
-
-def store_image(image: Image.Image) -> StoredImage:
-    return store_png_bytes(encode_png(image), image.width, image.height)
 
 
 def read_png(sha256: str) -> bytes:
-    return (Path(settings.MEDIA_ROOT) / f"images/{sha256[:2]}/{sha256}.png").read_bytes()
+    return image_path(sha256).read_bytes()

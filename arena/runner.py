@@ -1,8 +1,8 @@
 """The episode runner: plays one episode between an `envs` task and an agent.
 
 Many runners share one asyncio loop in a worker (arena.worker); model calls are awaited,
-so one process keeps dozens of episodes in flight. Database work goes through
-`sync_to_async` (Django's ORM is synchronous) and every step is committed before it is
+so one process keeps dozens of episodes in flight. Database work goes to the worker's
+database thread (arena.dbthread) and every step is committed before it is
 published (arena.services.step_record).
 
 Resuming: if an episode was re-queued after its worker died, the stored steps are
@@ -13,13 +13,15 @@ stored index. Nothing is written twice.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
-from asgiref.sync import sync_to_async
 
-from arena import services
+from arena import live, services
+from arena.dbthread import db
+from arena.stepwriter import StepWriter
 from arena.agents import EndpointFailed, make_agent
-from arena.images import store_image
+from arena.images import ImageRef, write_png
 from arena.models import Episode, Step
 from envs.core import Observation
 from envs.registry import make
@@ -28,45 +30,48 @@ logger = logging.getLogger(__name__)
 
 
 class _ObservationImages:
-    """Stores each observation's image once, even when both the replay record and the
+    """Writes each observation's PNG once, even when both the step record and the
     prompt refer to it."""
 
     def __init__(self):
-        self._last: tuple[int, object] | None = None
+        self._last: tuple[int, ImageRef] | None = None
 
-    def store(self, image):
+    def write(self, image) -> ImageRef:
         if self._last is not None and self._last[0] == id(image):
             return self._last[1]
-        stored = store_image(image)
-        self._last = (id(image), stored)
-        return stored
+        ref = write_png(image)
+        self._last = (id(image), ref)
+        return ref
 
     def sha(self, image) -> str:
-        return self.store(image).sha256
+        return self.write(image).sha256
 
 
 class EpisodeRunner:
-    def __init__(self, worker_name: str, agent_factory=make_agent):
+    def __init__(self, worker_name: str, agent_factory=make_agent, writer: StepWriter | None = None):
         self.worker_name = worker_name
         self.agent_factory = agent_factory
+        self.writer = writer or StepWriter()
 
     async def run(self, episode_id: int) -> None:
-        if not await sync_to_async(services.episode_claim)(episode_id, self.worker_name):
+        live.bind_loop(asyncio.get_running_loop())
+        loaded = await db(_claim_and_load, episode_id, self.worker_name)
+        if loaded is None:
             return
         agent = None
         try:
-            episode, run, submission, stored_steps = await sync_to_async(_load)(episode_id)
+            episode, run, submission, stored_steps = loaded
             agent = self.agent_factory(submission, run, episode)
             await self._play(episode, run, agent, stored_steps)
         except services.LeaseLost:
             logger.warning("episode %s was taken away from %s; stopping", episode_id, self.worker_name)
         except EndpointFailed as exc:
-            await sync_to_async(services.episode_fail)(
+            await db(services.episode_fail, 
                 episode_id, f"model endpoint failed: {exc}", worker=self.worker_name
             )
         except Exception as exc:  # a bug or a broken simulator must not take the worker down
             logger.exception("episode %s crashed", episode_id)
-            await sync_to_async(services.episode_fail)(
+            await db(services.episode_fail, 
                 episode_id, f"internal error while playing: {type(exc).__name__}: {exc}", worker=self.worker_name
             )
         finally:
@@ -77,9 +82,10 @@ class EpisodeRunner:
         task = make(run.task, run.format)
         images = _ObservationImages()
         observation = task.reset(episode.seed)
-        prefix, demo_seeds = await sync_to_async(agent.begin)(task, observation, images.sha)
-        if not episode.prompt_prefix:
-            await sync_to_async(services.episode_set_prefix)(episode.pk, self.worker_name, prefix, demo_seeds)
+        # Drawing demonstrations may build a pool (CPU work, no database): off the loop.
+        prefix, demo_seeds = await asyncio.to_thread(agent.begin, task, observation, images.sha)
+        if prefix and not episode.prompt_prefix:
+            await db(services.episode_set_prefix, episode.pk, self.worker_name, prefix, demo_seeds)
 
         total_reward = 0.0
         previous_action: str | None = None
@@ -87,7 +93,7 @@ class EpisodeRunner:
         index = 0
         # Replay what an earlier attempt already stored.
         for stored in stored_steps:
-            await sync_to_async(agent.prepare)(index, observation, previous_action, task.legal_actions())
+            agent.prepare(index, observation, previous_action, task.legal_actions())
             result = task.step(stored.executed_action)
             total_reward += result.reward
             previous_action = result.executed_action
@@ -99,9 +105,8 @@ class EpisodeRunner:
         else:
             while index < task.max_steps:
                 legal = task.legal_actions()
-                prompt_added, stored_image = await sync_to_async(self._prepare)(
-                    agent, images, index, observation, previous_action, legal
-                )
+                image = images.write(observation.image) if observation.image is not None else None
+                prompt_added = agent.prepare(index, observation, previous_action, legal)
                 decision = await agent.decide(task, index, prompt_added)
                 result = task.step(decision.parsed_action if decision.parsed_action is not None else "")
                 total_reward += result.reward
@@ -109,7 +114,7 @@ class EpisodeRunner:
                 record = services.StepRecord(
                     index=index,
                     observation_text=observation.text,
-                    observation_image=stored_image,
+                    observation_image=image,
                     prompt_added=prompt_added,
                     completion=decision.completion,
                     reasoning=decision.reasoning,
@@ -124,23 +129,20 @@ class EpisodeRunner:
                     latency_ms=decision.latency_ms,
                     error=decision.error,
                 )
-                await sync_to_async(services.step_record)(episode.pk, self.worker_name, record)
+                await self.writer.write(episode.pk, self.worker_name, record)
                 previous_action = result.executed_action
                 observation = result.observation
                 index += 1
                 if result.done:
                     break
-        await sync_to_async(services.episode_finish)(
+        await db(services.episode_finish, 
             episode.pk, self.worker_name, score=total_reward, end_reason=end_reason or "step limit"
         )
 
-    @staticmethod
-    def _prepare(agent, images: _ObservationImages, index: int, observation: Observation, previous_action, legal):
-        stored_image = images.store(observation.image) if observation.image is not None else None
-        return agent.prepare(index, observation, previous_action, legal), stored_image
 
-
-def _load(episode_id: int):
+def _claim_and_load(episode_id: int, worker: str):
+    if not services.episode_claim(episode_id, worker):
+        return None
     episode = Episode.objects.select_related("run__submission").get(pk=episode_id)
     steps = list(episode.steps.order_by("index").only("index", "executed_action"))
     return episode, episode.run, episode.run.submission, steps

@@ -16,12 +16,14 @@ from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F, Q
+from django.db import connections, transaction
+from django.db.models import Count, F, Q, Sum
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from arena import live
-from arena.models import Episode, Run, Step, StoredImage, Submission, Worker
+from arena import images, live
+from arena.images import ImageRef
+from arena.models import Episode, Run, Step, Submission, Worker
 
 logger = logging.getLogger(__name__)
 
@@ -119,7 +121,7 @@ def episode_set_prefix(episode_id: int, worker: str, prefix: list, demonstration
 class StepRecord:
     index: int
     observation_text: str | None
-    observation_image: StoredImage | None
+    observation_image: ImageRef | None
     prompt_added: list
     completion: str
     reasoning: str
@@ -135,28 +137,85 @@ class StepRecord:
     error: str
 
 
-def step_record(episode_id: int, worker: str, record: StepRecord) -> bool:
-    """Store one step and beat the episode's heart, in one transaction.
+def steps_record(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
+    """Store a batch of steps (possibly of many episodes) in one transaction.
 
-    Returns False when a step with this index already exists (a retried episode replays
-    the same step): the stored one is kept and nothing is pushed twice.
+    For each (episode_id, worker, record): beat the episode's heart and insert the
+    step, unless the worker no longer holds the episode (then False for that item and
+    nothing is written for it). The insert does nothing if (episode, index) already
+    exists, so a replayed step is never stored twice. One commit for the whole batch
+    is what keeps a busy worker's per-step cost low (group commit); every step is
+    published after that commit.
     """
+    connection = connections[Episode.objects.db]
+    sql = _StepSQL.for_connection(connection)
+    now = timezone.now()
+    stored = []
     with transaction.atomic():
-        held = Episode.objects.filter(pk=episode_id, worker=worker, status=Episode.RUNNING).update(
-            heartbeat_at=timezone.now(),
-            num_steps=record.index + 1,
-            illegal_steps=F("illegal_steps") + (0 if record.legal else 1),
-            tokens_in=F("tokens_in") + (record.tokens_in or 0),
-            tokens_out=F("tokens_out") + (record.tokens_out or 0),
+        with connection.cursor() as cursor:
+            for episode_id, worker, record in batch:
+                cursor.execute(sql.heartbeat, sql.heartbeat_params(now, record.index, episode_id, worker))
+                if cursor.rowcount != 1:
+                    stored.append(False)
+                    continue
+                fields = {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
+                image = fields.pop("observation_image")
+                fields["observation_image_id"] = image.sha256 if image else None
+                if image is not None:
+                    images.ensure_row(image)
+                cursor.execute(sql.insert, sql.insert_params(episode_id, now, fields))
+                transaction.on_commit(partial(live.publish_step, episode_id, record.index))
+                stored.append(True)
+    return stored
+
+
+def step_record(episode_id: int, worker: str, record: StepRecord) -> None:
+    """Store one step (see `steps_record`); LeaseLost if the worker lost the episode."""
+    if not steps_record([(episode_id, worker, record)])[0]:
+        raise LeaseLost(episode_id)
+
+
+class _StepSQL:
+    """The two statements of `step_record`, built once per database connection.
+
+    `INSERT … ON CONFLICT DO NOTHING` reads the same in SQLite and PostgreSQL; values
+    are prepared by the model fields themselves, so JSON and datetimes are stored
+    exactly as the ORM would store them.
+    """
+
+    _cache: dict[str, "_StepSQL"] = {}
+
+    def __init__(self, connection):
+        self.connection = connection
+        quote = connection.ops.quote_name
+        episode_fields = {f.name: f for f in Episode._meta.concrete_fields}
+        self.heartbeat_at = episode_fields["heartbeat_at"]
+        self.heartbeat = (
+            f"UPDATE {quote(Episode._meta.db_table)} SET {quote('heartbeat_at')} = %s, {quote('num_steps')} = %s "
+            f"WHERE {quote('id')} = %s AND {quote('worker')} = %s AND {quote('status')} = %s"
         )
-        if not held:
-            raise LeaseLost(episode_id)
-        if Step.objects.filter(episode_id=episode_id, index=record.index).exists():
-            transaction.set_rollback(True)
-            return False
-        Step.objects.create(episode_id=episode_id, **{f.name: getattr(record, f.name) for f in dataclasses.fields(record)})
-        transaction.on_commit(partial(live.publish_step, episode_id, record.index))
-    return True
+        self.step_fields = [f for f in Step._meta.concrete_fields if not f.primary_key]
+        columns = ", ".join(quote(f.column) for f in self.step_fields)
+        placeholders = ", ".join(["%s"] * len(self.step_fields))
+        self.insert = (
+            f"INSERT INTO {quote(Step._meta.db_table)} ({columns}) VALUES ({placeholders}) "
+            f"ON CONFLICT ({quote('episode_id')}, {quote('index')}) DO NOTHING"
+        )
+
+    @classmethod
+    def for_connection(cls, connection) -> "_StepSQL":
+        cached = cls._cache.get(connection.alias)
+        if cached is None or cached.connection.vendor != connection.vendor:
+            cached = cls._cache[connection.alias] = cls(connection)
+        return cached
+
+    def heartbeat_params(self, now, index: int, episode_id: int, worker: str) -> list:
+        prepared_now = self.heartbeat_at.get_db_prep_value(now, self.connection)
+        return [prepared_now, index + 1, episode_id, worker, Episode.RUNNING]
+
+    def insert_params(self, episode_id: int, now, fields: dict) -> list:
+        values = {**fields, "episode_id": episode_id, "created_at": now}
+        return [f.get_db_prep_save(values[f.attname], self.connection) for f in self.step_fields]
 
 
 def _finish_run_if_complete(run_id: int) -> None:
@@ -172,15 +231,34 @@ def _finish_run_if_complete(run_id: int) -> None:
 def episode_finish(episode_id: int, worker: str, *, score: float, end_reason: str) -> None:
     """Mark the episode finished and fold it into its run's aggregates."""
     with transaction.atomic():
-        episode = Episode.objects.select_for_update().get(pk=episode_id)
+        episode = (
+            Episode.objects.select_for_update()
+            .only("id", "run_id", "worker", "status", "num_steps", "illegal_steps", "tokens_in", "tokens_out")
+            .get(pk=episode_id)
+        )
         if episode.worker != worker or episode.status != Episode.RUNNING:
             raise LeaseLost(episode_id)
+        totals = episode.steps.aggregate(
+            steps=Count("id"),
+            illegal=Count("id", filter=Q(legal=False)),
+            tokens_in=Coalesce(Sum("tokens_in"), 0),
+            tokens_out=Coalesce(Sum("tokens_out"), 0),
+        )
         episode.status = Episode.FINISHED
         episode.finished_at = timezone.now()
         episode.score = score
         episode.end_reason = end_reason
         episode.error = ""
-        episode.save(update_fields=["status", "finished_at", "score", "end_reason", "error"])
+        episode.num_steps = totals["steps"]
+        episode.illegal_steps = totals["illegal"]
+        episode.tokens_in = totals["tokens_in"]
+        episode.tokens_out = totals["tokens_out"]
+        episode.save(
+            update_fields=[
+                "status", "finished_at", "score", "end_reason", "error",
+                "num_steps", "illegal_steps", "tokens_in", "tokens_out",
+            ]
+        )
         steps = episode.num_steps
         illegal_fraction = episode.illegal_steps / steps if steps else 0.0
         Run.objects.filter(pk=episode.run_id).update(

@@ -9,3 +9,7 @@ MEDIA_ROOT = tempfile.mkdtemp(prefix="arena-test-media-")
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 ARENA_MODEL_TIMEOUT_SECONDS = 5.0
 ARENA_MODEL_BACKOFF_SECONDS = 0.05
+# A file (not the shared-cache in-memory database): the worker's database thread uses its
+# own connection, and file databases give it proper locking with a busy timeout.
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": str(Path(tempfile.mkdtemp(prefix="arena-test-db-")) / "test.sqlite3")}  # noqa: F405

@@ -65,6 +65,7 @@ class EpisodeSerializer(serializers.ModelSerializer):
     submission = SubmissionSummarySerializer(source="run.submission")
     renderer = serializers.SerializerMethodField()
     steps_url = serializers.SerializerMethodField()
+    api_url = serializers.SerializerMethodField()
     ws_path = serializers.SerializerMethodField()
 
     class Meta:
@@ -93,6 +94,7 @@ class EpisodeSerializer(serializers.ModelSerializer):
             "renderer",
             "submission",
             "steps_url",
+            "api_url",
             "ws_path",
         ]
 
@@ -101,6 +103,9 @@ class EpisodeSerializer(serializers.ModelSerializer):
 
     def get_steps_url(self, episode) -> str:
         return reverse("api:episode-steps", args=[episode.pk])
+
+    def get_api_url(self, episode) -> str:
+        return reverse("api:episode-detail", args=[episode.pk])
 
     def get_ws_path(self, episode) -> str:
         return f"/ws/episodes/{episode.pk}/"
@@ -115,12 +120,14 @@ class RunSerializer(serializers.ModelSerializer):
     score_stderr = serializers.FloatField(read_only=True, allow_null=True)
     illegal_rate = serializers.FloatField(read_only=True, allow_null=True)
     url = serializers.SerializerMethodField()
+    api_url = serializers.SerializerMethodField()
 
     class Meta:
         model = Run
         fields = [
             "id",
             "url",
+            "api_url",
             "submission",
             "task",
             "format",
@@ -145,6 +152,9 @@ class RunSerializer(serializers.ModelSerializer):
 
     def get_url(self, run) -> str:
         return run.get_absolute_url()
+
+    def get_api_url(self, run) -> str:
+        return reverse("api:run-detail", args=[run.pk])
 
 
 def episode_payload(episode_id: int) -> dict:

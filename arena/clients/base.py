@@ -1,6 +1,6 @@
 """What every model client returns or raises, and when a failed call is tried again.
 
-Retry decisions (RetryPolicy / classify_*):
+Retry decisions (RetryPolicy, is_retryable_status; applied in openai_compat):
 
 * retried, with exponential backoff plus jitter: HTTP 408, 429 and 5xx; timeouts
   (connect, read, write, pool, and the client's overall per-attempt deadline); network
@@ -8,10 +8,11 @@ Retry decisions (RetryPolicy / classify_*):
 * a ``Retry-After`` header (seconds or an HTTP date) replaces the computed backoff, and
   every wait is capped at ``max_wait_seconds`` (default 60 s);
 * retried at most ``malformed_retries`` times (default 2), on top of the overall
-  ``max_retries`` bound: a 200 response whose body is empty, is not JSON, or is not a
-  JSON object. Proxies and gateways in front of model servers do produce truncated or
-  HTML bodies under load, so one or two more tries are worth it; more would only burn
-  the submitter's quota on a server that is consistently broken;
+  ``max_retries`` bound: a 200 response whose body is empty, is not JSON, is not a JSON
+  object, or carries an ``error`` object instead of choices. Proxies and gateways in
+  front of model servers do produce truncated or HTML bodies under load, so one or two
+  more tries are worth it; more would only burn the submitter's quota on a server that
+  is consistently broken;
 * never retried: any other 4xx (400, 401, 403, 404, 422...), a 3xx (redirects are not
   followed, see arena.urlguard), a body larger than the client's cap, a URL the guard
   refuses, and a well-formed answer that has no usable reply (empty ``choices``, no
@@ -79,11 +80,23 @@ class ModelCallError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def __reduce__(self):  # picklable despite the keyword-only arguments
+        return (
+            _rebuild_model_call_error,
+            (self.message, self.attempts, self.http_status, self.retryable, self.latency_ms),
+        )
+
     def __repr__(self) -> str:
         return (
             f"ModelCallError({self.message!r}, attempts={self.attempts}, "
             f"http_status={self.http_status})"
         )
+
+
+def _rebuild_model_call_error(message, attempts, http_status, retryable, latency_ms) -> ModelCallError:
+    return ModelCallError(
+        message, attempts=attempts, http_status=http_status, retryable=retryable, latency_ms=latency_ms
+    )
 
 
 def redact(text: str, *secrets: str | None) -> str:

@@ -256,6 +256,14 @@
       return 0;
     }
     recomputeCumulative(firstChanged);
+    if (state.live && !state.ended) {
+      // The episode row's counters only settle at the end; count what we have.
+      episode.num_steps = state.steps.length;
+      episode.illegal_steps = state.steps.filter(function (s) {
+        return s.legal === false;
+      }).length;
+      updateHeader();
+    }
     afterStepsChanged();
     return added;
   }
@@ -321,7 +329,9 @@
     }
     state.requested = null;
     var pos = positionForIndex(wanted);
-    state.following = !state.live ? true : pos === lastPos();
+    // A deep-linked step stays put in live mode, even if it is the newest
+    // one so far (the catch-up may still be streaming); "Jump to live" resumes.
+    state.following = !state.live;
     select(pos, { auto: true });
   }
 

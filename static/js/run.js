@@ -2,8 +2,9 @@
  * Live progress on the run page.
  *
  * Reads <script type="application/json" id="run-data"> ({id, api_url,
- * status, ...}) and, while the run is queued or running, polls api_url every
- * 2 s to update #run-progress (.progress > .progress-bar), #run-progress-label,
+ * status, ...}; without api_url it uses /api/runs/<id>/) and, while the run
+ * is queued or running, polls that URL every 2 s to update #run-progress
+ * (.progress > .progress-bar), #run-progress-label,
  * #run-status, #run-score and, if present, #run-illegal. When the run reaches
  * finished/failed the page is reloaded once so the server-rendered episode
  * table is complete.
@@ -30,7 +31,14 @@
   } catch (err) {
     return;
   }
-  if (!run || typeof run.api_url !== "string") {
+  if (!run || typeof run !== "object") {
+    return;
+  }
+  var apiUrl = typeof run.api_url === "string" && run.api_url ? run.api_url : null;
+  if (!apiUrl && Number.isInteger(run.id)) {
+    apiUrl = "/api/runs/" + run.id + "/"; // the REST route when run_data has no api_url
+  }
+  if (!apiUrl) {
     return;
   }
 
@@ -118,7 +126,7 @@
   }
 
   function poll() {
-    fetch(run.api_url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+    fetch(apiUrl, { headers: { Accept: "application/json" }, credentials: "same-origin" })
       .then(function (res) {
         if (!res.ok) {
           throw new Error("HTTP " + res.status);

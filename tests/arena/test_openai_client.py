@@ -385,6 +385,22 @@ def test_retry_policy_backoff_jitter_and_cap():
     assert policy.max_attempts == 6
 
 
+def test_model_call_error_survives_pickling():
+    import pickle
+
+    error = pickle.loads(pickle.dumps(ModelCallError("HTTP 500", attempts=3, http_status=500, retryable=True)))
+    assert (str(error), error.attempts, error.http_status, error.retryable) == ("HTTP 500", 3, 500, True)
+
+
+def test_fake_server_can_restart():
+    server = FakeOpenAIServer(latency=0.01)
+    with server:
+        first_port = server.port
+    with server:
+        assert server.port  # a fresh ephemeral port, serving again
+    assert first_port
+
+
 def test_redact():
     assert redact(f"key={KEY}!", KEY) == "key=[redacted]!"
     assert redact("abc", "") == "abc"

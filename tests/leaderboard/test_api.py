@@ -118,6 +118,7 @@ def test_loopback_is_accepted_when_the_operator_allows_it(client_with_token, set
     assert response.status_code == 201, response.content
 
 
+@pytest.mark.django_db(transaction=True)
 def test_episode_steps_are_paged_in_index_order(baseline, play):
     run = new_run(baseline("expert"), task="lmact/gridworld", episodes=1, first_seed=3)
     episode = run.episodes.get()

@@ -149,6 +149,7 @@ class FakeOpenAIServer:
     def start(self) -> FakeOpenAIServer:
         if self._httpd is not None:
             return self
+        self._stopping.clear()
         handler = type("Handler", (_Handler,), {"fake": self})
         httpd = _Server(("127.0.0.1", 0), handler)
         self._httpd = httpd

@@ -1,0 +1,56 @@
+"""Group commit for the steps of all episodes a worker is playing.
+
+Every runner hands its step to the writer and waits until it is committed (a step is
+never published or built upon before that). The writer takes whatever steps are
+waiting — one, or dozens when many episodes are in flight — and commits them in one
+transaction on the database thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from arena import services
+from arena.dbthread import db
+
+MAX_BATCH = 128
+
+
+class StepWriter:
+    def __init__(self):
+        self._queue: asyncio.Queue | None = None
+        self._task: asyncio.Task | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def _ensure_started(self) -> asyncio.Queue:
+        loop = asyncio.get_running_loop()
+        if self._task is None or self._task.done() or self._loop is not loop:
+            self._loop = loop
+            self._queue = asyncio.Queue()
+            self._task = loop.create_task(self._drain())
+        return self._queue
+
+    async def write(self, episode_id: int, worker: str, record: services.StepRecord) -> None:
+        future = asyncio.get_running_loop().create_future()
+        self._ensure_started().put_nowait((episode_id, worker, record, future))
+        if not await future:
+            raise services.LeaseLost(episode_id)
+
+    async def _drain(self) -> None:
+        queue = self._queue
+        while True:
+            batch = [await queue.get()]
+            while len(batch) < MAX_BATCH and not queue.empty():
+                batch.append(queue.get_nowait())
+            try:
+                results = await db(services.steps_record, [item[:3] for item in batch])
+            except BaseException as exc:
+                for *_, future in batch:
+                    if not future.done():
+                        future.set_exception(exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
+                if not isinstance(exc, Exception):
+                    raise
+                continue
+            for (*_, future), stored in zip(batch, results):
+                if not future.done():
+                    future.set_result(stored)
