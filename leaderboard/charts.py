@@ -27,9 +27,9 @@ def _layout(title: str, y_title: str, xs: list[float]) -> dict:
             "ticktext": ["0" if t == 0.5 else str(int(t)) for t in ticks],
         },
         "yaxis": {"title": {"text": y_title}},
-        "legend": {"orientation": "h"},
-        "margin": {"t": 50, "l": 60, "r": 20, "b": 50},
-        "height": 360,
+        "legend": {"orientation": "h", "y": -0.3},
+        "margin": {"t": 50, "l": 60, "r": 20, "b": 90},
+        "height": 400,
     }
 
 
