@@ -154,6 +154,27 @@ class Run(models.Model):
         return reverse("leaderboard:run", args=[self.pk])
 
 
+class StoredImage(models.Model):
+    """A PNG stored once under its SHA-256 (content-addressed)."""
+
+    sha256 = models.CharField(max_length=64, primary_key=True)
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+    size_bytes = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    @property
+    def relative_path(self) -> str:
+        return f"images/{self.sha256[:2]}/{self.sha256}.png"
+
+    @property
+    def url(self) -> str:
+        return "/" + settings.MEDIA_URL.strip("/") + "/" + self.relative_path
+
+    def __str__(self):
+        return self.sha256[:12]
+
+
 class Episode(models.Model):
     """One seed of a run. Liveness (worker, heartbeat) lives on this row."""
 
@@ -176,6 +197,12 @@ class Episode(models.Model):
     tokens_out = models.BigIntegerField(default=0)
     end_reason = models.CharField(max_length=200, blank=True)
     error = models.TextField(blank=True)
+    # The state after the last action (steps store what the agent saw *before* acting),
+    # so the replay can show how the game ended.
+    final_observation_text = models.TextField(null=True, blank=True)
+    final_observation_image = models.ForeignKey(
+        StoredImage, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     # The frozen part of the prompt (preamble + demonstrations), identical at every step
     # of the episode: a list of parts {"type": "text", "text"} / {"type": "image", "sha"}.
     prompt_prefix = models.JSONField(default=list, blank=True)
@@ -192,27 +219,6 @@ class Episode(models.Model):
 
     def get_absolute_url(self):
         return reverse("leaderboard:episode", args=[self.pk])
-
-
-class StoredImage(models.Model):
-    """A PNG stored once under its SHA-256 (content-addressed)."""
-
-    sha256 = models.CharField(max_length=64, primary_key=True)
-    width = models.PositiveIntegerField()
-    height = models.PositiveIntegerField()
-    size_bytes = models.PositiveIntegerField()
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    @property
-    def relative_path(self) -> str:
-        return f"images/{self.sha256[:2]}/{self.sha256}.png"
-
-    @property
-    def url(self) -> str:
-        return "/" + settings.MEDIA_URL.strip("/") + "/" + self.relative_path
-
-    def __str__(self):
-        return self.sha256[:12]
 
 
 class Step(models.Model):

@@ -66,12 +66,14 @@ class EpisodeRunner:
         except services.LeaseLost:
             logger.warning("episode %s was taken away from %s; stopping", episode_id, self.worker_name)
         except EndpointFailed as exc:
-            await db(services.episode_fail, 
+            await db(
+                services.episode_fail,
                 episode_id, f"model endpoint failed: {exc}", worker=self.worker_name
             )
         except Exception as exc:  # a bug or a broken simulator must not take the worker down
             logger.exception("episode %s crashed", episode_id)
-            await db(services.episode_fail, 
+            await db(
+                services.episode_fail,
                 episode_id, f"internal error while playing: {type(exc).__name__}: {exc}", worker=self.worker_name
             )
         finally:
@@ -135,8 +137,15 @@ class EpisodeRunner:
                 index += 1
                 if result.done:
                     break
-        await db(services.episode_finish, 
-            episode.pk, self.worker_name, score=total_reward, end_reason=end_reason or "step limit"
+        final_image = images.write(observation.image) if observation.image is not None else None
+        await db(
+            services.episode_finish,
+            episode.pk,
+            self.worker_name,
+            score=total_reward,
+            end_reason=end_reason or "step limit",
+            final_text=observation.text,
+            final_image=final_image,
         )
 
 

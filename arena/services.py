@@ -228,7 +228,15 @@ def _finish_run_if_complete(run_id: int) -> None:
     ).update(status=Run.FAILED, finished_at=now)
 
 
-def episode_finish(episode_id: int, worker: str, *, score: float, end_reason: str) -> None:
+def episode_finish(
+    episode_id: int,
+    worker: str,
+    *,
+    score: float,
+    end_reason: str,
+    final_text: str | None = None,
+    final_image: ImageRef | None = None,
+) -> None:
     """Mark the episode finished and fold it into its run's aggregates."""
     with transaction.atomic():
         episode = (
@@ -253,10 +261,14 @@ def episode_finish(episode_id: int, worker: str, *, score: float, end_reason: st
         episode.illegal_steps = totals["illegal"]
         episode.tokens_in = totals["tokens_in"]
         episode.tokens_out = totals["tokens_out"]
+        episode.final_observation_text = final_text
+        if final_image is not None:
+            images.ensure_row(final_image)
+        episode.final_observation_image_id = final_image.sha256 if final_image else None
         episode.save(
             update_fields=[
-                "status", "finished_at", "score", "end_reason", "error",
-                "num_steps", "illegal_steps", "tokens_in", "tokens_out",
+                "status", "finished_at", "score", "end_reason", "error", "num_steps", "illegal_steps",
+                "tokens_in", "tokens_out", "final_observation_text", "final_observation_image",
             ]
         )
         steps = episode.num_steps

@@ -10,10 +10,13 @@ from arena.models import Episode, Run, Step, Submission
 IMAGE_FORMATS = {"rgb"}
 
 
+def _image_url(sha: str) -> str:
+    return f"/media/images/{sha[:2]}/{sha}.png"
+
+
 def _part_for_client(part: dict) -> dict:
     if part.get("type") == "image":
-        sha = part["sha"]
-        return {"type": "image", "url": f"/media/images/{sha[:2]}/{sha}.png", "section": part.get("section", "")}
+        return {"type": "image", "url": _image_url(part["sha"]), "section": part.get("section", "")}
     return {"type": "text", "text": part.get("text", ""), "section": part.get("section", "")}
 
 
@@ -45,7 +48,7 @@ class StepSerializer(serializers.ModelSerializer):
 
     def get_observation_image(self, step) -> str | None:
         sha = step.observation_image_id
-        return f"/media/images/{sha[:2]}/{sha}.png" if sha else None
+        return _image_url(sha) if sha else None
 
     def get_prompt_added(self, step) -> list[dict]:
         return [_part_for_client(p) for p in step.prompt_added]
@@ -64,6 +67,7 @@ class EpisodeSerializer(serializers.ModelSerializer):
     format = serializers.CharField(source="run.format")
     submission = SubmissionSummarySerializer(source="run.submission")
     renderer = serializers.SerializerMethodField()
+    final_observation = serializers.SerializerMethodField()
     steps_url = serializers.SerializerMethodField()
     api_url = serializers.SerializerMethodField()
     ws_path = serializers.SerializerMethodField()
@@ -92,6 +96,7 @@ class EpisodeSerializer(serializers.ModelSerializer):
             "finished_at",
             "demonstration_seeds",
             "renderer",
+            "final_observation",
             "submission",
             "steps_url",
             "api_url",
@@ -100,6 +105,16 @@ class EpisodeSerializer(serializers.ModelSerializer):
 
     def get_renderer(self, episode) -> str:
         return "image" if episode.run.format in IMAGE_FORMATS else "text"
+
+    def get_final_observation(self, episode) -> dict | None:
+        """The state after the last action, in the shape of a step's observation."""
+        sha = episode.final_observation_image_id
+        if episode.final_observation_text is None and not sha:
+            return None
+        return {
+            "observation_text": episode.final_observation_text,
+            "observation_image": _image_url(sha) if sha else None,
+        }
 
     def get_steps_url(self, episode) -> str:
         return reverse("api:episode-steps", args=[episode.pk])

@@ -513,6 +513,17 @@
     if (failed && reason && episode.error && reason !== episode.error) {
       box.appendChild(el("span", "muted end-reason-extra", " (" + reason + ")"));
     }
+    // Steps show what the agent saw before acting; the state after the last action
+    // comes with the episode.
+    var final = episode.final_observation;
+    if (final && window.ArenaRenderers) {
+      var finalBox = el("div", "final-observation");
+      finalBox.appendChild(el("div", "muted final-observation-label", "Final state"));
+      var target = el("div", "observation");
+      finalBox.appendChild(target);
+      box.appendChild(finalBox);
+      window.ArenaRenderers.render(target, final, episode, { position: state.pos, steps: state.steps, final: true });
+    }
     box.hidden = false;
   }
 
