@@ -102,6 +102,12 @@ class Task(abc.ABC):
     def expert_action(self) -> str:
         """The expert's action in the current state (lmact.txt §2.2)."""
 
+    def episode_metrics(self) -> dict:
+        """Suite-specific per-episode metrics, read when the episode ends (e.g.
+        infogather's steps to sufficient information, AdventureGame's goal success
+        rate). JSON-serialisable; empty for suites whose score is the summed reward."""
+        return {}
+
     def progress(self, total_reward: float) -> float:
         """The episode's progress on the suite's 0–100 scale."""
         low, high = self.score_range

@@ -7,10 +7,13 @@ cd "$(dirname "$0")/.."
 want_test=0
 [ "${1:-}" = "--test" ] && want_test=1
 
+# Debian packages listed in scripts/apt-packages*.txt that are not installed yet.
+lists=(scripts/apt-packages.txt)
+[ "$want_test" = 1 ] && lists+=(scripts/apt-packages-test.txt)
 apt_packages=()
-if [ "$want_test" = 1 ] && [ ! -x /usr/bin/chromium ]; then
-  apt_packages+=(chromium)
-fi
+for package in $(grep -hv '^\s*#' "${lists[@]}" | tr -s ' \t' '\n' | sed '/^$/d'); do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || apt_packages+=("$package")
+done
 if [ ${#apt_packages[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi
   echo "installing system packages: ${apt_packages[*]}"
