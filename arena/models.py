@@ -106,6 +106,8 @@ class Run(models.Model):
     illegal_fraction_sum = models.FloatField(default=0.0)
     tokens_in = models.BigIntegerField(default=0)
     tokens_out = models.BigIntegerField(default=0)
+    # Sums of the suite's per-episode metrics (see arena.metrics.fold).
+    metric_sums = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -117,6 +119,10 @@ class Run(models.Model):
     @property
     def format(self) -> str:
         return self.variant.get("format", "")
+
+    @property
+    def options(self) -> dict:
+        return self.variant.get("options", {})
 
     @property
     def num_demonstrations(self) -> int:
@@ -203,6 +209,9 @@ class Episode(models.Model):
     final_observation_image = models.ForeignKey(
         StoredImage, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
+    # The suite's per-episode metrics (Task.episode_metrics), e.g. steps to sufficient
+    # information or the goal success rate.
+    metrics = models.JSONField(default=dict, blank=True)
     # The frozen part of the prompt (preamble + demonstrations), identical at every step
     # of the episode: a list of parts {"type": "text", "text"} / {"type": "image", "sha"}.
     prompt_prefix = models.JSONField(default=list, blank=True)

@@ -81,7 +81,7 @@ class EpisodeRunner:
                 await agent.aclose()
 
     async def _play(self, episode: Episode, run, agent, stored_steps: list[Step]) -> None:
-        task = make(run.task, run.format)
+        task = make(run.task, run.format, **run.options)
         images = _ObservationImages()
         observation = task.reset(episode.seed)
         # Drawing demonstrations may build a pool (CPU work, no database): off the loop.
@@ -146,6 +146,7 @@ class EpisodeRunner:
             end_reason=end_reason or "step limit",
             final_text=observation.text,
             final_image=final_image,
+            metrics=task.episode_metrics(),
         )
 
 

@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from arena import images, live
 from arena.images import ImageRef
+from arena.metrics import fold as fold_metrics
 from arena.models import Episode, Run, Step, Submission, Worker
 
 logger = logging.getLogger(__name__)
@@ -41,6 +42,7 @@ class RunSpec:
     format: str
     num_episodes: int
     first_seed: int = 0
+    options: dict = dataclasses.field(default_factory=dict)
 
 
 def _enqueue_on_commit(episode_ids: list[int]) -> None:
@@ -57,6 +59,7 @@ def run_create(submission: Submission, spec: RunSpec) -> Run:
             task=spec.task,
             variant={
                 "format": spec.format,
+                "options": dict(spec.options),
                 "num_demonstrations": 0 if submission.is_baseline else submission.num_demonstrations,
                 "show_legal_actions": submission.show_legal_actions,
                 "chain_of_thought": submission.chain_of_thought,
@@ -236,12 +239,13 @@ def episode_finish(
     end_reason: str,
     final_text: str | None = None,
     final_image: ImageRef | None = None,
+    metrics: dict | None = None,
 ) -> None:
     """Mark the episode finished and fold it into its run's aggregates."""
     with transaction.atomic():
         episode = (
             Episode.objects.select_for_update()
-            .only("id", "run_id", "worker", "status", "num_steps", "illegal_steps", "tokens_in", "tokens_out")
+            .only("id", "run_id", "worker", "status")
             .get(pk=episode_id)
         )
         if episode.worker != worker or episode.status != Episode.RUNNING:
@@ -262,13 +266,14 @@ def episode_finish(
         episode.tokens_in = totals["tokens_in"]
         episode.tokens_out = totals["tokens_out"]
         episode.final_observation_text = final_text
+        episode.metrics = metrics or {}
         if final_image is not None:
             images.ensure_row(final_image)
         episode.final_observation_image_id = final_image.sha256 if final_image else None
         episode.save(
             update_fields=[
                 "status", "finished_at", "score", "end_reason", "error", "num_steps", "illegal_steps",
-                "tokens_in", "tokens_out", "final_observation_text", "final_observation_image",
+                "tokens_in", "tokens_out", "final_observation_text", "final_observation_image", "metrics",
             ]
         )
         steps = episode.num_steps
@@ -283,6 +288,9 @@ def episode_finish(
             tokens_in=F("tokens_in") + episode.tokens_in,
             tokens_out=F("tokens_out") + episode.tokens_out,
         )
+        if metrics:
+            run = Run.objects.select_for_update().only("metric_sums").get(pk=episode.run_id)
+            Run.objects.filter(pk=episode.run_id).update(metric_sums=fold_metrics(run.metric_sums, metrics))
         _finish_run_if_complete(episode.run_id)
         transaction.on_commit(partial(live.publish_end, episode_id))
 

@@ -69,6 +69,12 @@ class Task(abc.ABC):
     instructions: ClassVar[str] = ""
     # Score range, for charts: (worst, best) summed reward of one episode.
     score_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    # Options besides the format that change what is played (e.g. infogather's number
+    # of colours): name -> allowed values; the first value is the default. Applied with
+    # `configure(**options)` before `reset`.
+    variant_options: ClassVar[dict[str, tuple]] = {}
+    # Built-in baselines that can play this task: policy name -> Policy class.
+    baselines: ClassVar[dict[str, type["Policy"]]] = {}
     # Task classes are passed to page templates; this stops Django calling them.
     do_not_call_in_templates: ClassVar[bool] = True
 
@@ -78,6 +84,16 @@ class Task(abc.ABC):
             raise ValueError(f"{self.id} has no observation format {fmt!r}; choose one of {', '.join(self.formats)}")
         self.format = fmt
         self.steps_taken = 0
+
+    def configure(self, **options) -> None:
+        """Apply variant options; tasks with options override this (and call it for
+        validation)."""
+        for name, value in options.items():
+            allowed = self.variant_options.get(name)
+            if allowed is None:
+                raise ValueError(f"{self.id} has no option {name!r}")
+            if value not in allowed:
+                raise ValueError(f"{self.id}: {name} must be one of {', '.join(map(str, allowed))}; got {value!r}")
 
     # -- protocol ---------------------------------------------------------------
     @abc.abstractmethod
@@ -102,6 +118,13 @@ class Task(abc.ABC):
     def expert_action(self) -> str:
         """The expert's action in the current state (lmact.txt §2.2)."""
 
+    @classmethod
+    def extract_action(cls, completion: str) -> str | None:
+        """The action text in a model's reply, for suites that talk in turns (the
+        arena's chat strategy). By default the whole reply; the task's `step` decides
+        whether it is legal. LMAct has its own strict parser (arena.strategies.lmact)."""
+        return completion.strip()
+
     def episode_metrics(self) -> dict:
         """Suite-specific per-episode metrics, read when the episode ends (e.g.
         infogather's steps to sufficient information, AdventureGame's goal success
@@ -120,6 +143,7 @@ class Policy(abc.ABC):
     """A built-in baseline: chooses an action text from the task's state."""
 
     name: ClassVar[str]
+    title: ClassVar[str]  # shown on the leaderboard
 
     @abc.abstractmethod
     def act(self, task: Task) -> str: ...
@@ -129,6 +153,7 @@ class RandomLegalPolicy(Policy):
     """Picks uniformly among the legal actions (the lower baseline of lmact.txt Fig. 2)."""
 
     name = "random"
+    title = "Random legal actions"
 
     def __init__(self, seed: int):
         self._rng = random.Random(f"random-policy:{seed}")
@@ -141,6 +166,7 @@ class ExpertPolicy(Policy):
     """Asks the task for its expert's action (the upper baseline of lmact.txt Fig. 2)."""
 
     name = "expert"
+    title = "Expert"
 
     def __init__(self, seed: int):
         self.seed = seed
@@ -149,11 +175,16 @@ class ExpertPolicy(Policy):
         return task.expert_action()
 
 
-POLICIES: dict[str, type[Policy]] = {"random": RandomLegalPolicy, "expert": ExpertPolicy}
+DEFAULT_BASELINES: dict[str, type[Policy]] = {"random": RandomLegalPolicy, "expert": ExpertPolicy}
 
 
-def make_policy(name: str, seed: int) -> Policy:
+def baselines_of(task_cls: type[Task]) -> dict[str, type[Policy]]:
+    """The baselines a task offers: its own, or random and expert."""
+    return task_cls.baselines or DEFAULT_BASELINES
+
+
+def make_policy(task_cls: type[Task], name: str, seed: int) -> Policy:
     try:
-        return POLICIES[name](seed)
+        return baselines_of(task_cls)[name](seed)
     except KeyError:
-        raise ValueError(f"unknown baseline policy {name!r}") from None
+        raise ValueError(f"{task_cls.id} has no baseline policy {name!r}") from None

@@ -33,5 +33,8 @@ def get_task_class(task_id: str) -> type[Task]:
         raise KeyError(f"unknown task {task_id!r}") from None
 
 
-def make(task_id: str, format: str | None = None) -> Task:
-    return get_task_class(task_id)(format)
+def make(task_id: str, format: str | None = None, **options) -> Task:
+    task = get_task_class(task_id)(format)
+    if options:
+        task.configure(**options)
+    return task

@@ -1,6 +1,6 @@
 """What every model client returns or raises, and when a failed call is tried again.
 
-Retry decisions (RetryPolicy, is_retryable_status; applied in openai_compat):
+Retry decisions (RetryPolicy, is_retryable_status; applied in arena.clients.http):
 
 * retried, with exponential backoff plus jitter: HTTP 408, 429 and 5xx; timeouts
   (connect, read, write, pool, and the client's overall per-attempt deadline); network
@@ -50,6 +50,12 @@ class ModelReply:
     # succeeded, and this holds what went wrong on the last failed attempt (a note for
     # the episode log, not a failure).
     error: str = ""
+    # Token counts are normalised across providers: tokens_in counts the whole prompt,
+    # cached part included; cached_tokens_in is the part of tokens_in the provider
+    # served from its prompt cache; tokens_out counts everything generated, reasoning
+    # included; reasoning_tokens is the reasoning part of tokens_out. None = not reported.
+    cached_tokens_in: int | None = None
+    reasoning_tokens: int | None = None
 
 
 class ModelCallError(Exception):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from arena.strategies.base import ContentConverter, as_message_content
 from envs.core import Observation
 
 PREAMBLE = (
@@ -167,3 +168,54 @@ def rebuild_prompt(prefix: Sequence[Part], steps_added: Sequence[Sequence[Part]]
         parts.extend(p for p in added if p.get("section") == "trajectory")
     parts.extend(p for p in steps_added[-1] if p.get("section") == "instructions")
     return merge_text([{k: v for k, v in p.items() if k != "section"} for p in parts])
+
+
+class LMActStrategy:
+    """One user message per step: frozen prefix + trajectory + instructions (§2.3)."""
+
+    def __init__(self, run, episode):
+        self.run = run
+        self.episode = episode
+        variant = run.variant
+        self.num_demonstrations = int(variant.get("num_demonstrations", 0))
+        self.show_legal_actions = bool(variant.get("show_legal_actions", True))
+        self.chain_of_thought = bool(variant.get("chain_of_thought", False))
+        self.prompter: LMActPrompter | None = None
+        self._converter = ContentConverter()
+        self._prefix_content: list[dict] = []
+        self._trajectory_content: list[dict] = []
+
+    def begin(self, task, observation, store_image) -> tuple[list, list[int]]:
+        """Draw the demonstrations and assemble the frozen prefix, once per episode."""
+        demonstrations = []
+        if self.num_demonstrations:
+            from envs.demos import demonstration_pool, sample_demonstrations
+
+            pool = demonstration_pool(self.run.task, self.run.format)
+            demonstrations = sample_demonstrations(
+                pool, self.num_demonstrations, self.episode.seed, exclude_key=task.initial_state_key()
+            )
+        self.prompter = LMActPrompter(
+            show_legal_actions=self.show_legal_actions,
+            chain_of_thought=self.chain_of_thought,
+            store_image=store_image,
+        )
+        prefix = build_prefix(demonstrations, store_image)
+        self._prefix_content = self._converter.convert(prefix)
+        return prefix, [d.seed for d in demonstrations]
+
+    def prepare(self, index, observation, previous_action, legal) -> list:
+        trajectory = self.prompter.trajectory_parts(index, observation, previous_action)
+        self._trajectory_content.extend(self._converter.convert(trajectory))
+        return trajectory + self.prompter.tail_parts(legal)
+
+    def messages(self, prompt_added: list) -> list[dict]:
+        tail = self._converter.convert([p for p in prompt_added if p.get("section") == "instructions"])
+        content = self._prefix_content + self._trajectory_content + tail
+        return [{"role": "user", "content": as_message_content(content)}]
+
+    def parse(self, completion: str) -> tuple[str | None, str]:
+        return parse_action(completion), parse_reasoning(completion)
+
+    def record(self, completion: str, action: str) -> None:
+        return None

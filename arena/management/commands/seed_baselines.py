@@ -1,28 +1,44 @@
+import itertools
+
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from arena import services
 from arena.models import Run
+from envs.core import baselines_of
 from envs.registry import all_tasks
 
-BASELINES = [("expert", "Expert"), ("random", "Random legal actions")]
+
+def option_combinations(task_cls) -> list[dict]:
+    """Every combination of the task's variant options ([{}] for tasks without)."""
+    names = list(task_cls.variant_options)
+    values = [task_cls.variant_options[name] for name in names]
+    return [dict(zip(names, combo)) for combo in itertools.product(*values)]
 
 
 class Command(BaseCommand):
     help = "Create the built-in baseline submissions and queue their runs (safe to re-run)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--episodes", type=int, default=None, help="episodes per task and format")
+        parser.add_argument("--episodes", type=int, default=None, help="episodes per task, format and option")
+        parser.add_argument("--task", action="append", default=None, help="only these task ids (repeatable)")
 
-    def handle(self, *args, episodes=None, **options):
+    def handle(self, *args, episodes=None, task=None, **options):
         episodes = episodes or settings.ARENA_BASELINE_EPISODES
         created = 0
-        for policy, name in BASELINES:
-            submission = services.baseline_submission(policy, name)
-            for task_id, cls in sorted(all_tasks().items()):
+        for task_id, cls in sorted(all_tasks().items()):
+            if task and task_id not in task:
+                continue
+            for policy, policy_cls in baselines_of(cls).items():
+                submission = services.baseline_submission(policy, policy_cls.title)
                 for fmt in cls.formats:
-                    if Run.objects.filter(submission=submission, task=task_id, variant__format=fmt).exists():
-                        continue
-                    services.run_create(submission, services.RunSpec(task=task_id, format=fmt, num_episodes=episodes))
-                    created += 1
+                    for combo in option_combinations(cls):
+                        existing = Run.objects.filter(
+                            submission=submission, task=task_id, variant__format=fmt, num_episodes=episodes
+                        )
+                        if any(run.options == combo for run in existing):
+                            continue
+                        spec = services.RunSpec(task=task_id, format=fmt, num_episodes=episodes, options=combo)
+                        services.run_create(submission, spec)
+                        created += 1
         self.stdout.write(f"baseline runs queued: {created} new")

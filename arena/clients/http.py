@@ -1,0 +1,443 @@
+"""The provider-independent half of every HTTP model client.
+
+`HTTPModelClient` owns what does not depend on the wire format:
+
+* one `httpx.AsyncClient` per client instance (a shared connection pool for all the
+  episodes that play one model), sending through `arena.urlguard.GuardedTransport`
+  unless a test injects a transport, never following redirects, ignoring environment
+  proxies, asking for an uncompressed body;
+* the retry loop (see `arena.clients.base` for what is retried, the backoff, jitter
+  and Retry-After rules) and the per-attempt deadline (`total_timeout_seconds`) that
+  cuts a server trickling its answer a byte at a time;
+* reading the body with a size cap, and the wording of every transport error;
+* redaction: each secret the subclass registers is removed from every error message.
+
+A provider client subclasses it, builds the request body, and implements `_parse`
+(body bytes of a 2xx answer -> ModelReply, or raise AttemptFailed via `_malformed` /
+`_unusable`). Optional hooks: `_attempt_headers` (per-attempt headers, e.g. a fresh
+signature), `_status_hint`, `_status_failure`, `_retry_after`.
+
+The module also holds small helpers for reading OpenAI-style chat messages, which the
+non-OpenAI clients convert into their own formats.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import httpx
+
+from arena.clients.base import (
+    ModelCallError,
+    ModelReply,
+    RetryPolicy,
+    is_retryable_status,
+    parse_retry_after,
+    redact,
+)
+from arena.urlguard import GuardedTransport, UnsafeURL, parse_url
+
+DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+EXCERPT_CHARS = 300
+
+
+class AttemptFailed(Exception):
+    """One attempt went wrong; the retry loop decides what happens next.
+
+    `malformed` marks a 2xx answer whose body could not be read as the provider's
+    format; those are retried at most `RetryPolicy.malformed_retries` times.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool,
+        status: int | None = None,
+        retry_after: float | None = None,
+        malformed: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+        self.malformed = malformed
+
+
+# --- text helpers ----------------------------------------------------------------------
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """`text` on one line, cut to `limit` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def error_excerpt(body: bytes) -> str:
+    """The useful part of an error body.
+
+    OpenAI, Anthropic and Gemini all put a human-readable text in ``error.message``;
+    FastAPI-style servers use ``detail``, others a top-level ``message``.
+    """
+    text = body.decode("utf-8", errors="replace")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return excerpt(text) if text.strip() else "(empty body)"
+    if isinstance(data, dict):
+        error = data.get("error", data.get("detail", data.get("message")))
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return excerpt(error["message"])
+        if isinstance(error, str):
+            return excerpt(error)
+    return excerpt(text)
+
+
+def int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def sum_or_none(*values: Any) -> int | None:
+    """The sum of the values that are ints; None if none of them is."""
+    ints = [v for v in (int_or_none(value) for value in values) if v is not None]
+    return sum(ints) if ints else None
+
+
+# --- OpenAI-style chat messages --------------------------------------------------------
+
+
+def content_text(content: Any) -> str | None:
+    """A message's content as text: a string, or the text parts of a list joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            part.get("text", "")
+            for part in content
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
+        ]
+        return "".join(parts) if parts else None
+    return None
+
+
+def content_parts(content: Any) -> list[dict]:
+    """A message's content as a list of OpenAI-style parts (a string becomes one
+    text part). Raises ValueError for anything else."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list) and all(isinstance(part, dict) for part in content):
+        return content
+    if content is None:
+        return []
+    raise ValueError("message content must be a string or a list of parts")
+
+
+def image_url_of(part: Mapping) -> str:
+    """The URL of an ``image_url`` part (either ``{"url": ...}`` or a bare string)."""
+    value = part.get("image_url")
+    url = value.get("url") if isinstance(value, dict) else value
+    if not isinstance(url, str) or not url:
+        raise ValueError("an image_url part has no URL")
+    return url
+
+
+def split_data_url(url: str) -> tuple[str, str] | None:
+    """(media type, base64 data) of a ``data:<type>;base64,<data>`` URL; None if `url`
+    is not a data URL. ValueError for a data URL that is not base64."""
+    if not url.startswith("data:"):
+        return None
+    header, sep, data = url[5:].partition(",")
+    if not sep:
+        raise ValueError("a data: URL without a comma")
+    fields = header.split(";")
+    if "base64" not in (field.strip().lower() for field in fields[1:]):
+        raise ValueError("only base64 data: URLs are supported for images")
+    media_type = fields[0].strip().lower() or "application/octet-stream"
+    return media_type, data.strip()
+
+
+def check_base_url(base_url: str, secrets: Iterable[str | None] = (), what: str = "model base URL") -> str:
+    """`base_url` stripped, or ValueError("Invalid <what>: ...") if it is not an http(s)
+    URL the arena could call (the DNS part of the check happens at connect time)."""
+    base_url = (base_url or "").strip()
+    try:
+        parse_url(base_url)
+    except UnsafeURL as exc:
+        raise ValueError(f"Invalid {what}: {redact(str(exc), *secrets)}") from None
+    return base_url
+
+
+# --- the client ------------------------------------------------------------------------
+
+
+class HTTPModelClient:
+    """A POST-JSON-get-JSON client with retries; subclasses speak one provider's format.
+
+    `timeout_seconds` is the connect and read (and write/pool) timeout; the whole of one
+    attempt is also bounded by `total_timeout_seconds` (default twice
+    `timeout_seconds`) so a server that trickles bytes cannot hold an episode forever.
+    `secrets` are redacted from every error message; `headers` are sent with every
+    request (put credentials there, never in the URL).
+    """
+
+    #: How error messages name the other side ("The model endpoint answered HTTP 500").
+    endpoint_label = "model endpoint"
+    #: Appended to the "response too large" message.
+    too_big_hint = " (is max_tokens very large?)"
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        secrets: Iterable[str | None] = (),
+        timeout_seconds: float = 60.0,
+        total_timeout_seconds: float | None = None,
+        max_retries: int = 3,
+        backoff_base_seconds: float = 1.0,
+        max_wait_seconds: float = 60.0,
+        malformed_retries: int = 2,
+        allow_loopback: bool = False,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        transport: httpx.AsyncBaseTransport | None = None,
+        max_connections: int = 256,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.url = url
+        self._secrets = tuple(secret for secret in secrets if secret)
+        self.timeout_seconds = timeout_seconds
+        self.total_timeout_seconds = total_timeout_seconds or 2 * timeout_seconds
+        self.max_response_bytes = max_response_bytes
+        self.policy = RetryPolicy(
+            max_retries=max_retries,
+            backoff_base_seconds=backoff_base_seconds,
+            max_wait_seconds=max_wait_seconds,
+            malformed_retries=malformed_retries,
+            rng=rng or random.Random(),
+        )
+        limits = httpx.Limits(
+            max_connections=max_connections,
+            max_keepalive_connections=max(1, max_connections // 4),
+            keepalive_expiry=30.0,
+        )
+        if transport is None:
+            transport = GuardedTransport(allow_loopback, limits=limits)
+        all_headers = {
+            "Accept": "application/json",
+            # Ask for an uncompressed body so the size cap counts what is really read.
+            "Accept-Encoding": "identity",
+            "User-Agent": "the-arena/1",
+        }
+        all_headers.update(headers or {})
+        self._http = httpx.AsyncClient(
+            transport=transport,
+            headers=all_headers,
+            timeout=httpx.Timeout(timeout_seconds),
+            follow_redirects=False,  # every hop must be checked; see arena.urlguard
+            trust_env=False,  # environment proxies would bypass the guard
+        )
+
+    def __repr__(self) -> str:  # no secret here, ever
+        model = getattr(self, "model", None)
+        shown = f", model={model!r}" if model is not None else ""
+        return f"{type(self).__name__}(url={self.url!r}{shown})"
+
+    # --- lifecycle ---------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        await self.aclose()
+
+    # --- hooks for subclasses ----------------------------------------------------------
+
+    def _parse(self, body: bytes, status: int) -> ModelReply:
+        """Turn a 2xx body into a reply, or raise `_malformed(...)` / `_unusable(...)`."""
+        raise NotImplementedError
+
+    def _attempt_headers(self, payload: bytes) -> dict[str, str]:
+        """Headers for one attempt (computed again for every retry)."""
+        return {"Content-Type": "application/json"}
+
+    def _status_hint(self, status: int) -> str:
+        if status in (401, 403):
+            return " (check the API key)"
+        if status == 404:
+            return " (check the base URL and the model name)"
+        return ""
+
+    def _retry_after(self, status: int, headers: httpx.Headers, body: bytes) -> float | None:
+        return parse_retry_after(headers.get("retry-after"))
+
+    def _status_failure(self, status: int, headers: httpx.Headers, body: bytes) -> AttemptFailed:
+        """What a non-2xx, non-3xx answer means."""
+        retryable = is_retryable_status(status)
+        return AttemptFailed(
+            f"The {self.endpoint_label} answered HTTP {status}{self._status_hint(status)}: "
+            f"{error_excerpt(body)}",
+            retryable=retryable,
+            status=status,
+            retry_after=self._retry_after(status, headers, body) if retryable else None,
+        )
+
+    # --- helpers for _parse ------------------------------------------------------------
+
+    @staticmethod
+    def _malformed(what: str, status: int) -> AttemptFailed:
+        """A 2xx answer that is not in the expected format: retried (a little)."""
+        return AttemptFailed(what, retryable=True, status=status, malformed=True)
+
+    @staticmethod
+    def _unusable(what: str, status: int) -> AttemptFailed:
+        """A well-formed answer without a usable reply: asking again would not help."""
+        return AttemptFailed(what, retryable=False, status=status)
+
+    def _json_object(self, body: bytes, status: int) -> dict:
+        """The body as a JSON object, or a malformed-answer failure."""
+        label = self.endpoint_label
+        if not body.strip():
+            raise self._malformed(f"The {label} answered HTTP {status} with an empty body", status)
+        try:
+            data = json.loads(body)
+        except ValueError:
+            text = body.decode("utf-8", errors="replace")
+            raise self._malformed(
+                f"The {label}'s answer was not valid JSON: {excerpt(text, 120)}", status
+            ) from None
+        if not isinstance(data, dict):
+            raise self._malformed(f"The {label}'s answer was JSON but not an object", status)
+        return data
+
+    # --- the call ----------------------------------------------------------------------
+
+    def _redact(self, text: str) -> str:
+        return redact(text, *self._secrets)
+
+    async def _send(self, payload: bytes) -> ModelReply:
+        """POST `payload` to `self.url` with retries; the parsed reply or ModelCallError."""
+        policy = self.policy
+        attempts = 0
+        malformed = 0
+        last_problem = ""
+        while True:
+            attempts += 1
+            started = time.perf_counter()
+            try:
+                reply = await self._attempt(payload)
+            except AttemptFailed as failure:
+                elapsed_ms = (time.perf_counter() - started) * 1000.0
+                if failure.malformed:
+                    malformed += 1
+                give_up = (
+                    not failure.retryable
+                    or attempts >= policy.max_attempts
+                    or (failure.malformed and malformed > policy.malformed_retries)
+                )
+                if give_up:
+                    message = failure.message
+                    if failure.retryable:
+                        message += f" (gave up after {attempts} attempt{'s' if attempts > 1 else ''})"
+                    raise ModelCallError(
+                        self._redact(message),
+                        attempts=attempts,
+                        http_status=failure.status,
+                        retryable=failure.retryable,
+                        latency_ms=elapsed_ms,
+                    ) from None
+                last_problem = self._redact(failure.message)
+                await asyncio.sleep(policy.delay(attempts, failure.retry_after))
+                continue
+            reply.latency_ms = (time.perf_counter() - started) * 1000.0
+            reply.attempts = attempts
+            if reply.error:  # the parser's own verdict (agent endpoints) comes first
+                reply.error = self._redact(reply.error)
+                if last_problem:
+                    reply.error += f" (an earlier attempt failed: {last_problem})"
+            else:
+                reply.error = last_problem
+            return reply
+
+    async def _attempt(self, payload: bytes) -> ModelReply:
+        label = self.endpoint_label
+        status: int | None = None
+        try:
+            async with asyncio.timeout(self.total_timeout_seconds):
+                async with self._http.stream(
+                    "POST", self.url, content=payload, headers=self._attempt_headers(payload)
+                ) as response:
+                    status = response.status_code
+                    if 300 <= status < 400:
+                        location = response.headers.get("location", "")
+                        where = f" to {excerpt(location, 200)}" if location else ""
+                        raise AttemptFailed(
+                            f"The {label} answered with a redirect (HTTP {status}{where}); "
+                            "the arena does not follow redirects, so give the final URL instead",
+                            retryable=False,
+                            status=status,
+                        )
+                    body = await self._read_capped(response)
+        except AttemptFailed:
+            raise
+        except UnsafeURL as exc:
+            raise AttemptFailed(str(exc), retryable=False) from None
+        except httpx.TimeoutException:
+            raise AttemptFailed(
+                f"The {label} did not answer within {self.timeout_seconds:g} s", retryable=True
+            ) from None
+        except TimeoutError:  # asyncio.timeout: the whole attempt took too long
+            got = f" (HTTP {status} headers arrived, the body was still coming)" if status else ""
+            raise AttemptFailed(
+                f"The {label} did not finish answering within {self.total_timeout_seconds:g} s, "
+                f"the limit for one attempt{got}",
+                retryable=True,
+                status=status,
+            ) from None
+        except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
+            detail = str(exc) or type(exc).__name__
+            raise AttemptFailed(
+                f"Could not talk to the {label}: {excerpt(detail, 200)}", retryable=True
+            ) from None
+        except httpx.DecodingError as exc:
+            raise AttemptFailed(
+                f"The response body could not be decoded: {excerpt(str(exc), 200)}",
+                retryable=True,
+                status=status,
+                malformed=True,
+            ) from None
+        except httpx.HTTPError as exc:
+            raise AttemptFailed(
+                f"The request to the {label} failed: {excerpt(str(exc) or type(exc).__name__, 200)}",
+                retryable=False,
+            ) from None
+
+        if not 200 <= status < 300:
+            raise self._status_failure(status, response.headers, body)
+        return self._parse(body, status)
+
+    async def _read_capped(self, response: httpx.Response) -> bytes:
+        cap = self.max_response_bytes
+        too_big = (
+            f"The response was larger than the {cap:,} byte limit; "
+            f"the arena stopped reading it{self.too_big_hint}"
+        )
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cap:
+            raise AttemptFailed(too_big, retryable=False, status=response.status_code)
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > cap:
+                raise AttemptFailed(too_big, retryable=False, status=response.status_code)
+            chunks.append(chunk)
+        return b"".join(chunks)
