@@ -33,6 +33,8 @@ class Decision:
     tokens_in: int | None = None
     tokens_out: int | None = None
     latency_ms: float | None = None
+    # Replay control (lmact.txt App. C.2): the action the runner executes instead.
+    forced_action: str | None = None
     # Transient trouble that was overcome (retries), kept on the step for the record.
     error: str = ""
 
@@ -42,6 +44,8 @@ class EndpointFailed(Exception):
 
 
 class BaselineAgent:
+    demonstrations_capped = None
+
     def __init__(self, submission: Submission, run: Run, episode: Episode):
         self.policy = make_policy(get_task_class(run.task), submission.policy, episode.seed)
 
@@ -70,6 +74,10 @@ class ModelAgent:
     def begin(self, task: Task, observation: Observation, store_image: Callable[[object], str]) -> tuple[list, list[int]]:
         return self.strategy.begin(task, observation, store_image)
 
+    @property
+    def demonstrations_capped(self) -> dict | None:
+        return getattr(self.strategy, "demonstrations_capped", None)
+
     def prepare(self, index: int, observation: Observation, previous_action: str | None, legal: Sequence[str]) -> list:
         return self.strategy.prepare(index, observation, previous_action, legal)
 
@@ -91,6 +99,7 @@ class ModelAgent:
             tokens_out=reply.tokens_out,
             latency_ms=reply.latency_ms,
             error=notes,
+            forced_action=getattr(self.strategy, "forced_action", lambda i: None)(index),
         )
 
     async def aclose(self) -> None:

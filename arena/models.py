@@ -33,6 +33,9 @@ class Submission(models.Model):
     max_tokens = models.PositiveIntegerField(default=2048)
     # Strategy (the LMAct prompt protocol, lmact.txt §2.3).
     num_demonstrations = models.PositiveIntegerField(default=0)
+    # The model's context window in tokens, if the submitter states it: demonstrations
+    # that would not fit are dropped (and the episode says so).
+    context_window = models.PositiveIntegerField(null=True, blank=True)
     show_legal_actions = models.BooleanField(default=True)
     chain_of_thought = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -76,6 +79,33 @@ class Submission(models.Model):
         return reverse("arena:submission", args=[self.pk])
 
 
+class Experiment(models.Model):
+    """A group of runs that answer one question (lmact.txt §3.2, App. C.2, C.4)."""
+
+    SWEEP, ABLATION, REPLAY = "sweep", "ablation", "replay"
+    KIND_CHOICES = [
+        (SWEEP, "Sweep over the number of demonstrations"),
+        (ABLATION, "Ablation: legal actions × chain of thought"),
+        (REPLAY, "Replay control (teacher-forced copy of one demonstration)"),
+    ]
+
+    kind = models.CharField(max_length=16, choices=KIND_CHOICES)
+    submission = models.ForeignKey(Submission, related_name="experiments", on_delete=models.CASCADE)
+    task = models.CharField(max_length=100)
+    format = models.CharField(max_length=32)
+    config = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} of {self.submission} on {self.task} ({self.format})"
+
+    def get_absolute_url(self):
+        return reverse("leaderboard:experiment", args=[self.pk])
+
+
 class Run(models.Model):
     """A submission × task × variant × set of seeds, with its aggregates."""
 
@@ -83,6 +113,7 @@ class Run(models.Model):
     STATUS_CHOICES = [(s, s) for s in (QUEUED, RUNNING, FINISHED, FAILED)]
 
     submission = models.ForeignKey(Submission, related_name="runs", on_delete=models.CASCADE)
+    experiment = models.ForeignKey(Experiment, related_name="runs", null=True, blank=True, on_delete=models.SET_NULL)
     task = models.CharField(max_length=100, db_index=True)
     # Observation format and the strategy settings in force (copied from the submission so
     # a run stays interpretable): {"format", "num_demonstrations", "show_legal_actions",
@@ -217,6 +248,9 @@ class Episode(models.Model):
     prompt_prefix = models.JSONField(default=list, blank=True)
     # Seeds of the demonstrations drawn for this episode (for audit and reproduction).
     demonstration_seeds = models.JSONField(default=list, blank=True)
+    # Set when the context window could not hold the requested demonstrations:
+    # {"requested": n, "used": m, "estimated_tokens": t, "context_window": w}.
+    demonstrations_capped = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["run", "index"]
@@ -252,6 +286,9 @@ class Step(models.Model):
     tokens_out = models.PositiveIntegerField(null=True, blank=True)
     latency_ms = models.FloatField(null=True, blank=True)
     error = models.TextField(blank=True)
+    # Extras of special protocols, e.g. the replay-control experiment's
+    # {"forced_action": …, "match": bool}.
+    info = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

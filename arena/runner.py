@@ -87,9 +87,13 @@ class EpisodeRunner:
         # Drawing demonstrations may build a pool (CPU work, no database): off the loop.
         prefix, demo_seeds = await asyncio.to_thread(agent.begin, task, observation, images.sha)
         if prefix and not episode.prompt_prefix:
-            await db(services.episode_set_prefix, episode.pk, self.worker_name, prefix, demo_seeds)
+            await db(
+                services.episode_set_prefix, episode.pk, self.worker_name, prefix, demo_seeds,
+                capped=agent.demonstrations_capped,
+            )
 
         total_reward = 0.0
+        matches: list[bool] = []
         previous_action: str | None = None
         end_reason = ""
         index = 0
@@ -97,6 +101,8 @@ class EpisodeRunner:
         for stored in stored_steps:
             agent.prepare(index, observation, previous_action, task.legal_actions())
             result = task.step(stored.executed_action)
+            if "match" in stored.info:
+                matches.append(bool(stored.info["match"]))
             total_reward += result.reward
             previous_action = result.executed_action
             observation = result.observation
@@ -110,7 +116,18 @@ class EpisodeRunner:
                 image = images.write(observation.image) if observation.image is not None else None
                 prompt_added = agent.prepare(index, observation, previous_action, legal)
                 decision = await agent.decide(task, index, prompt_added)
-                result = task.step(decision.parsed_action if decision.parsed_action is not None else "")
+                info = {}
+                if decision.forced_action is not None:
+                    # Teacher forcing (replay control): the demonstration's action is
+                    # executed; the step records whether the model's matched it.
+                    match = decision.parsed_action == decision.forced_action
+                    matches.append(match)
+                    info = {"forced_action": decision.forced_action, "match": match}
+                    result = task.step(decision.forced_action)
+                    legal_answer = decision.parsed_action in legal if legal else decision.parsed_action is not None
+                else:
+                    result = task.step(decision.parsed_action if decision.parsed_action is not None else "")
+                    legal_answer = result.legal
                 total_reward += result.reward
                 end_reason = result.end_reason or ("step limit" if index + 1 >= task.max_steps else "")
                 record = services.StepRecord(
@@ -122,7 +139,7 @@ class EpisodeRunner:
                     reasoning=decision.reasoning,
                     parsed_action=decision.parsed_action,
                     executed_action=result.executed_action,
-                    legal=result.legal,
+                    legal=legal_answer,
                     reward=result.reward,
                     done=result.done or index + 1 >= task.max_steps,
                     end_reason=end_reason if (result.done or index + 1 >= task.max_steps) else "",
@@ -130,6 +147,7 @@ class EpisodeRunner:
                     tokens_out=decision.tokens_out,
                     latency_ms=decision.latency_ms,
                     error=decision.error,
+                    info=info,
                 )
                 await self.writer.write(episode.pk, self.worker_name, record)
                 previous_action = result.executed_action
@@ -146,7 +164,7 @@ class EpisodeRunner:
             end_reason=end_reason or "step limit",
             final_text=observation.text,
             final_image=final_image,
-            metrics=task.episode_metrics(),
+            metrics=_metrics(task, matches),
         )
 
 
@@ -154,5 +172,13 @@ def _claim_and_load(episode_id: int, worker: str):
     if not services.episode_claim(episode_id, worker):
         return None
     episode = Episode.objects.select_related("run__submission").get(pk=episode_id)
-    steps = list(episode.steps.order_by("index").only("index", "executed_action"))
+    steps = list(episode.steps.order_by("index").only("index", "executed_action", "info"))
     return episode, episode.run, episode.run.submission, steps
+
+
+def _metrics(task, matches: list[bool]) -> dict:
+    metrics = dict(task.episode_metrics())
+    if matches:
+        metrics["replay_accuracy"] = [1.0 if m else 0.0 for m in matches]
+        metrics["replay_match_rate"] = sum(matches) / len(matches)
+    return metrics

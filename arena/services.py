@@ -24,7 +24,7 @@ from django.utils import timezone
 from arena import images, live
 from arena.images import ImageRef
 from arena.metrics import fold as fold_metrics
-from arena.models import Episode, Run, Step, Submission, Worker
+from arena.models import Episode, Experiment, Run, Step, Submission, Worker
 
 logger = logging.getLogger(__name__)
 
@@ -51,19 +51,28 @@ def _enqueue_on_commit(episode_ids: list[int]) -> None:
     transaction.on_commit(partial(enqueue_episodes, list(episode_ids)))
 
 
-def run_create(submission: Submission, spec: RunSpec) -> Run:
-    """Create a run with its episodes and queue them once the transaction commits."""
+def run_create(
+    submission: Submission, spec: RunSpec, *, overrides: dict | None = None, experiment: Experiment | None = None
+) -> Run:
+    """Create a run with its episodes and queue them once the transaction commits.
+
+    The run's variant copies the submission's strategy settings (so the run stays
+    interpretable if they change), with `overrides` on top (experiments vary them).
+    """
+    variant = {
+        "format": spec.format,
+        "options": dict(spec.options),
+        "num_demonstrations": 0 if submission.is_baseline else submission.num_demonstrations,
+        "show_legal_actions": submission.show_legal_actions,
+        "chain_of_thought": submission.chain_of_thought,
+    }
+    variant.update(overrides or {})
     with transaction.atomic():
         run = Run.objects.create(
             submission=submission,
+            experiment=experiment,
             task=spec.task,
-            variant={
-                "format": spec.format,
-                "options": dict(spec.options),
-                "num_demonstrations": 0 if submission.is_baseline else submission.num_demonstrations,
-                "show_legal_actions": submission.show_legal_actions,
-                "chain_of_thought": submission.chain_of_thought,
-            },
+            variant=variant,
             first_seed=spec.first_seed,
             num_episodes=spec.num_episodes,
         )
@@ -83,6 +92,52 @@ def submission_create(*, owner, fields: dict, api_key: str, runs: list[RunSpec])
         for spec in runs:
             run_create(submission, spec)
     return submission
+
+
+def demonstration_counts(maximum: int) -> list[int]:
+    """0, 1, 2, 4, … up to `maximum` (lmact.txt §3.2 sweeps powers of two)."""
+    counts, n = [0], 1
+    while n <= maximum:
+        counts.append(n)
+        n *= 2
+    return counts
+
+
+def experiment_create(
+    submission: Submission, *, kind: str, task: str, format: str, num_episodes: int, max_demonstrations: int = 0
+) -> Experiment:
+    """A sweep, an ablation grid or a replay-control experiment, with its runs queued.
+
+    - sweep: one run per number of demonstrations 0, 1, 2, 4, … ≤ max_demonstrations;
+    - ablation: legal actions × chain of thought with one demonstration (§3, App. C.4);
+    - replay: one demonstration replayed with teacher forcing, no chain of thought,
+      no legal actions (App. C.2).
+    """
+    if submission.is_baseline:
+        raise ValueError("experiments are for model submissions")
+    spec = RunSpec(task=task, format=format, num_episodes=num_episodes)
+    with transaction.atomic():
+        experiment = Experiment.objects.create(
+            submission=submission, kind=kind, task=task, format=format,
+            config={"num_episodes": num_episodes, "max_demonstrations": max_demonstrations},
+        )
+        if kind == Experiment.SWEEP:
+            grid = [{"num_demonstrations": n} for n in demonstration_counts(max_demonstrations)]
+        elif kind == Experiment.ABLATION:
+            grid = [
+                {"num_demonstrations": 1, "show_legal_actions": legal, "chain_of_thought": cot}
+                for legal in (False, True)
+                for cot in (False, True)
+            ]
+        elif kind == Experiment.REPLAY:
+            grid = [
+                {"num_demonstrations": 1, "show_legal_actions": False, "chain_of_thought": False, "replay_control": True}
+            ]
+        else:
+            raise ValueError(f"unknown experiment kind {kind!r}")
+        for overrides in grid:
+            run_create(submission, spec, overrides=overrides, experiment=experiment)
+    return experiment
 
 
 def baseline_submission(policy: str, name: str) -> Submission:
@@ -112,9 +167,14 @@ def episode_claim(episode_id: int, worker: str) -> bool:
     return bool(claimed)
 
 
-def episode_set_prefix(episode_id: int, worker: str, prefix: list, demonstration_seeds: list[int]) -> None:
+def episode_set_prefix(
+    episode_id: int, worker: str, prefix: list, demonstration_seeds: list[int], capped: dict | None = None
+) -> None:
     held = Episode.objects.filter(pk=episode_id, worker=worker, status=Episode.RUNNING).update(
-        prompt_prefix=prefix, demonstration_seeds=demonstration_seeds, heartbeat_at=timezone.now()
+        prompt_prefix=prefix,
+        demonstration_seeds=demonstration_seeds,
+        demonstrations_capped=capped,
+        heartbeat_at=timezone.now(),
     )
     if not held:
         raise LeaseLost(episode_id)
@@ -138,6 +198,7 @@ class StepRecord:
     tokens_out: int | None
     latency_ms: float | None
     error: str
+    info: dict = dataclasses.field(default_factory=dict)
 
 
 def steps_record(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from arena import tokens
 from arena.strategies.base import ContentConverter, as_message_content
 from envs.core import Observation
 
@@ -171,30 +172,44 @@ def rebuild_prompt(prefix: Sequence[Part], steps_added: Sequence[Sequence[Part]]
 
 
 class LMActStrategy:
-    """One user message per step: frozen prefix + trajectory + instructions (§2.3)."""
+    """One user message per step: frozen prefix + trajectory + instructions (§2.3).
+
+    With `replay_control` (App. C.2) the single demonstration is the evaluation episode
+    itself (same seed, so the same initial state), and the runner executes the
+    demonstration's actions whatever the model says (teacher forcing): what is measured
+    is how often the model's action matches.
+    """
 
     def __init__(self, run, episode):
         self.run = run
         self.episode = episode
         variant = run.variant
+        self.replay_control = bool(variant.get("replay_control", False))
         self.num_demonstrations = int(variant.get("num_demonstrations", 0))
         self.show_legal_actions = bool(variant.get("show_legal_actions", True))
         self.chain_of_thought = bool(variant.get("chain_of_thought", False))
         self.prompter: LMActPrompter | None = None
+        self.forced_actions: list[str] = []
+        self.demonstrations_capped: dict | None = None
         self._converter = ContentConverter()
         self._prefix_content: list[dict] = []
         self._trajectory_content: list[dict] = []
 
     def begin(self, task, observation, store_image) -> tuple[list, list[int]]:
         """Draw the demonstrations and assemble the frozen prefix, once per episode."""
-        demonstrations = []
-        if self.num_demonstrations:
-            from envs.demos import demonstration_pool, sample_demonstrations
+        from envs.demos import demonstration_pool, play_expert_episode, sample_demonstrations
 
+        demonstrations = []
+        if self.replay_control:
+            demonstration = play_expert_episode(self.run.task, self.run.format, self.episode.seed)
+            demonstrations = [demonstration]
+            self.forced_actions = [action for _, action in demonstration.steps]
+        elif self.num_demonstrations:
             pool = demonstration_pool(self.run.task, self.run.format)
             demonstrations = sample_demonstrations(
                 pool, self.num_demonstrations, self.episode.seed, exclude_key=task.initial_state_key()
             )
+            demonstrations = self._fit_context(demonstrations)
         self.prompter = LMActPrompter(
             show_legal_actions=self.show_legal_actions,
             chain_of_thought=self.chain_of_thought,
@@ -203,6 +218,37 @@ class LMActStrategy:
         prefix = build_prefix(demonstrations, store_image)
         self._prefix_content = self._converter.convert(prefix)
         return prefix, [d.seed for d in demonstrations]
+
+    def _fit_context(self, demonstrations: list) -> list:
+        """Keep as many demonstrations as the stated context window holds, leaving room
+        for an evaluation trajectory as long as an average demonstration and for the
+        answer; record when that meant fewer than requested."""
+        submission = self.run.submission
+        window = submission.context_window
+        if not window or not demonstrations:
+            return demonstrations
+        provider = getattr(submission, "provider", "openai")
+        sizes = [tokens.demonstration_tokens(d, provider) for d in demonstrations]
+        reserve = tokens.text_tokens(PREAMBLE + SEPARATOR + ANSWER_COT_LEGAL) + max(sizes) + submission.max_tokens
+        kept, used = [], 0
+        for demonstration, size in zip(demonstrations, sizes):
+            if used + size + reserve > window:
+                break
+            kept.append(demonstration)
+            used += size
+        if len(kept) < len(demonstrations):
+            self.demonstrations_capped = {
+                "requested": len(demonstrations),
+                "used": len(kept),
+                "estimated_tokens": used + reserve,
+                "context_window": window,
+            }
+        return kept
+
+    def forced_action(self, index: int) -> str | None:
+        if not self.replay_control:
+            return None
+        return self.forced_actions[index] if index < len(self.forced_actions) else None
 
     def prepare(self, index, observation, previous_action, legal) -> list:
         trajectory = self.prompter.trajectory_parts(index, observation, previous_action)

@@ -9,6 +9,11 @@ Queued faults are used one per request, in order; once the queue is empty every 
 gets the default answer from a "player" that picks the first legal move it finds in the
 last user message (a line mentioning "legal" followed by a line "a1, b2, c3"), or
 "Action: <default_action>" if there is no such list.
+
+The wire format lives in a few overridable methods of FakeOpenAIServer (`handles`,
+`authorize`, `completion`, `empty_answer`, `error_payload`, `malformed_payload`,
+`oversized_payload`), so tests/support/fake_providers.py reuses the server, the handler
+and the Fault mechanism for other providers' formats.
 """
 
 from __future__ import annotations
@@ -82,6 +87,12 @@ class Fault:
         return cls("oversized", nbytes=nbytes, declare_length=declare_length)
 
     @classmethod
+    def slow_drip(cls, interval: float = 0.05, chunk_bytes: int = 1) -> Fault:
+        """A 200 with the default answer (Content-Length declared), sent `chunk_bytes`
+        at a time every `interval` seconds: each read is quick, the whole is not."""
+        return cls("drip", seconds=interval, nbytes=max(1, chunk_bytes))
+
+    @classmethod
     def reply(cls, text: str, reasoning: str | None = None) -> Fault:
         """A normal completion with this text (and reasoning_content, if given)."""
         return cls("reply", text=text, reasoning=reasoning)
@@ -93,6 +104,7 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]  # lower-cased names
     json: Any  # the parsed body, or None if it was not JSON
+    raw: bytes = b""  # the body as received
 
 
 def message_text(message: dict) -> str:
@@ -212,6 +224,37 @@ class FakeOpenAIServer:
         if seconds > 0:
             self._stopping.wait(seconds)
 
+    # --- the wire format (overridden by the other providers' fakes) --------------------
+
+    def handles(self, path: str) -> bool:
+        """Whether a POST to `path` is a completion request."""
+        return path.rstrip("/").endswith("/chat/completions")
+
+    def authorize(self, request: RecordedRequest) -> tuple[int, Any] | None:
+        """(status, payload) to refuse the request with, or None to serve it."""
+        return None
+
+    def player_text(self, prompt: str) -> str:
+        """What the default player answers to a prompt."""
+        moves = legal_moves(prompt)
+        if moves:
+            return f"Reasoning: picking the first legal move.\nAction: {moves[0]}"
+        return f"Action: {self.default_action}"
+
+    def empty_answer(self, body: Any) -> Any:
+        answer = self.completion(body)
+        answer["choices"] = []
+        return answer
+
+    def error_payload(self, status: int, message: str) -> Any:
+        return {"error": {"message": message, "type": "fake"}}
+
+    def malformed_payload(self) -> bytes:
+        return b'{"id": "chatcmpl-broken", "choices": ['
+
+    def oversized_payload(self, filler: bytes) -> bytes:
+        return b'{"choices": [{"index": 0, "message": {"role": "assistant", "content": "' + filler + b'"}}]}'
+
     def completion(self, body: Any, text: str | None = None, reasoning: str | None = None) -> dict:
         """The JSON answer to a chat request: `text`, or what the default player says."""
         messages = body.get("messages", []) if isinstance(body, dict) else []
@@ -219,11 +262,7 @@ class FakeOpenAIServer:
             last_user = next(
                 (m for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "user"), {}
             )
-            moves = legal_moves(message_text(last_user))
-            if moves:
-                text = f"Reasoning: picking the first legal move.\nAction: {moves[0]}"
-            else:
-                text = f"Action: {self.default_action}"
+            text = self.player_text(message_text(last_user))
         prompt_chars = sum(len(message_text(m)) for m in messages if isinstance(m, dict))
         message: dict[str, Any] = {"role": "assistant", "content": text}
         if reasoning is not None:
@@ -256,10 +295,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     # --- plumbing ---------------------------------------------------------------------
 
-    def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self,
+        status: int,
+        payload: bytes,
+        headers: dict[str, str] | None = None,
+        content_type: str = "application/json",
+    ) -> None:
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(payload)))
             for name, value in (headers or {}).items():
                 self.send_header(name, value)
@@ -269,6 +314,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def _send_json(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+        if isinstance(data, bytes):  # a fake that answers with something other than JSON
+            self._send(status, data, headers, content_type="text/plain; charset=utf-8")
+            return
         self._send(status, json.dumps(data).encode("utf-8"), headers)
 
     def _read_body(self) -> bytes:
@@ -289,16 +337,20 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw) if raw else None
         except ValueError:
             body = None
-        fault = self.fake._record(
-            RecordedRequest(
-                method="POST",
-                path=self.path,
-                headers={name.lower(): value for name, value in self.headers.items()},
-                json=body,
-            )
+        request = RecordedRequest(
+            method="POST",
+            path=self.path,
+            headers={name.lower(): value for name, value in self.headers.items()},
+            json=body,
+            raw=raw,
         )
-        if not self.path.rstrip("/").endswith("/chat/completions"):
-            self._send_json(404, {"error": {"message": f"no route for {self.path}"}})
+        fault = self.fake._record(request)
+        if not self.fake.handles(self.path):
+            self._send_json(404, self.fake.error_payload(404, f"no route for {self.path}"))
+            return
+        refusal = self.fake.authorize(request)
+        if refusal is not None:
+            self._send_json(*refusal)
             return
         self.fake._sleep(self.fake.latency)
         if fault is None:
@@ -314,7 +366,7 @@ class _Handler(BaseHTTPRequestHandler):
                 headers["Retry-After"] = fault.retry_after
             payload = fault.body
             if payload is None:
-                payload = {"error": {"message": f"fake error {fault.status_code}", "type": "fake"}}
+                payload = fake.error_payload(fault.status_code, f"fake error {fault.status_code}")
             if isinstance(payload, (bytes, str)):
                 raw = payload.encode("utf-8") if isinstance(payload, str) else payload
                 self._send(fault.status_code, raw, headers)
@@ -324,11 +376,9 @@ class _Handler(BaseHTTPRequestHandler):
             fake._sleep(fault.seconds)
             self._send_json(200, fake.completion(body))
         elif fault.kind == "malformed":
-            self._send(200, b'{"id": "chatcmpl-broken", "choices": [')
+            self._send(200, fake.malformed_payload())
         elif fault.kind == "empty_choices":
-            answer = fake.completion(body)
-            answer["choices"] = []
-            self._send_json(200, answer)
+            self._send_json(200, fake.empty_answer(body))
         elif fault.kind == "reply":
             self._send_json(200, fake.completion(body, fault.text, fault.reasoning))
         elif fault.kind == "reset":
@@ -337,12 +387,14 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         elif fault.kind == "oversized":
             self._send_oversized(fault)
+        elif fault.kind == "drip":
+            self._send_drip(fault, body)
         else:  # pragma: no cover - a typo in a test
             raise ValueError(f"unknown fault {fault.kind!r}")
 
     def _send_oversized(self, fault: Fault) -> None:
         filler = b"x" * max(0, fault.nbytes)
-        payload = b'{"choices": [{"index": 0, "message": {"role": "assistant", "content": "' + filler + b'"}}]}'
+        payload = self.fake.oversized_payload(filler)
         self.close_connection = True
         try:
             self.send_response(200)
@@ -355,4 +407,23 @@ class _Handler(BaseHTTPRequestHandler):
             for start in range(0, len(payload), 64 * 1024):
                 self.wfile.write(view[start : start + 64 * 1024])
         except OSError:  # the client stopped reading, as it should
+            pass
+
+    def _send_drip(self, fault: Fault, body: Any) -> None:
+        answer = self.fake.completion(body)
+        payload = answer if isinstance(answer, bytes) else json.dumps(answer).encode("utf-8")
+        self.close_connection = True
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.flush()
+            for start in range(0, len(payload), fault.nbytes):
+                if self.fake._stopping.is_set():
+                    return
+                self.wfile.write(payload[start : start + fault.nbytes])
+                self.wfile.flush()
+                self.fake._sleep(fault.seconds)
+        except OSError:  # the client gave up, as it should
             pass

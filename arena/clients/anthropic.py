@@ -1,0 +1,242 @@
+"""A client for Anthropic's Messages API (POST {base_url}/v1/messages, non-streaming).
+
+It takes the same OpenAI-style chat messages as `OpenAICompatibleClient.complete` and
+converts them: system (and developer) messages become the top-level ``system`` text;
+user and assistant messages keep their role; text parts become text blocks; image parts
+with a ``data:<type>;base64,...`` URL become base64 image blocks (an http(s) image URL
+becomes a URL image source).
+
+The reply's text is the concatenation of its "text" content blocks; "thinking" blocks
+go to `ModelReply.reasoning`. Token counts (see ModelReply): `tokens_in` is the whole
+prompt, i.e. ``input_tokens`` plus the cache-read and cache-write counts, which
+Anthropic reports separately; `cached_tokens_in` is ``cache_read_input_tokens``;
+`tokens_out` is ``output_tokens`` (thinking included; Anthropic does not report the
+thinking part on its own, so `reasoning_tokens` stays None).
+
+Retries follow arena.clients.base: 429 and every 5xx, including Anthropic's 529
+("overloaded"), honouring Retry-After. A 200 whose body is an error object (the API
+does that when it is overloaded mid-request) counts as a malformed answer.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import httpx
+
+from arena.clients.base import ModelReply
+from arena.clients.http import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    HTTPModelClient,
+    check_base_url,
+    content_parts,
+    error_excerpt,
+    image_url_of,
+    int_or_none,
+    split_data_url,
+    sum_or_none,
+)
+
+__all__ = ["ANTHROPIC_VERSION", "DEFAULT_BASE_URL", "AnthropicClient", "to_anthropic_messages"]
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+ANTHROPIC_VERSION = "2023-06-01"
+DEFAULT_MAX_TOKENS = 4096  # the API requires max_tokens; used when the caller gives None
+
+
+def _text_of(parts: list[dict], role: str) -> str:
+    texts = []
+    for part in parts:
+        if part.get("type") == "text" and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        elif part.get("type") not in (None, "text"):
+            raise ValueError(f"a {role} message can only contain text parts")
+    return "".join(texts)
+
+
+def _block(part: dict) -> dict | None:
+    kind = part.get("type")
+    if kind == "text":
+        text = part.get("text")
+        if not isinstance(text, str):
+            raise ValueError("a text part has no text")
+        return {"type": "text", "text": text} if text else None
+    if kind == "image_url":
+        url = image_url_of(part)
+        data_url = split_data_url(url)
+        if data_url is not None:
+            media_type, data = data_url
+            return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
+        return {"type": "image", "source": {"type": "url", "url": url}}
+    raise ValueError(f"unsupported content part type {kind!r}")
+
+
+def to_anthropic_messages(messages: list[dict]) -> tuple[str, list[dict]]:
+    """(system text, Messages API ``messages``) for OpenAI-style chat messages.
+
+    Raises ValueError for a role or part the conversion does not know.
+    """
+    system: list[str] = []
+    converted: list[dict] = []
+    for message in messages:
+        if not isinstance(message, dict):
+            raise ValueError("each message must be an object")
+        role = message.get("role")
+        parts = content_parts(message.get("content"))
+        if role in ("system", "developer"):
+            text = _text_of(parts, "system")
+            if text:
+                system.append(text)
+            continue
+        if role not in ("user", "assistant"):
+            raise ValueError(f"unsupported message role {role!r}")
+        blocks = [block for block in (_block(part) for part in parts) if block is not None]
+        if not blocks:
+            continue  # the API refuses empty content
+        if len(blocks) == 1 and blocks[0]["type"] == "text":
+            converted.append({"role": role, "content": blocks[0]["text"]})
+        else:
+            converted.append({"role": role, "content": blocks})
+    if not converted:
+        raise ValueError("there is no user or assistant message to send")
+    return "\n\n".join(system), converted
+
+
+class AnthropicClient(HTTPModelClient):
+    """Calls POST {base_url}/v1/messages with retries.
+
+    `base_url` is the API root ("https://api.anthropic.com"); a URL that already ends
+    in "/v1" or "/v1/messages" is accepted too. The key goes in the ``x-api-key``
+    header. `max_tokens` of None sends DEFAULT_MAX_TOKENS (the API requires a value);
+    `temperature` of None is left out (needed with extended thinking, which
+    `extra_body={"thinking": {...}}` turns on). The remaining options are those of
+    `OpenAICompatibleClient`.
+    """
+
+    endpoint_label = "Anthropic API"
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_BASE_URL,
+        api_key: str = "",
+        model: str = "",
+        *,
+        temperature: float | None = 0.0,
+        max_tokens: int | None = None,
+        anthropic_version: str = ANTHROPIC_VERSION,
+        timeout_seconds: float = 60.0,
+        max_retries: int = 3,
+        allow_loopback: bool = False,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        transport: httpx.AsyncBaseTransport | None = None,
+        backoff_base_seconds: float = 1.0,
+        max_wait_seconds: float = 60.0,
+        malformed_retries: int = 2,
+        total_timeout_seconds: float | None = None,
+        max_connections: int = 256,
+        extra_body: dict[str, Any] | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self._api_key = api_key or ""
+        trimmed = check_base_url(base_url, [self._api_key], "Anthropic base URL").rstrip("/")
+        if trimmed.endswith("/v1/messages"):
+            url = trimmed
+        elif trimmed.endswith("/v1"):
+            url = trimmed + "/messages"
+        else:
+            url = trimmed + "/v1/messages"
+        self.model = model
+        self.temperature = temperature
+        self.max_tokens = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
+        self.extra_body = dict(extra_body or {})
+        headers = {"anthropic-version": anthropic_version}
+        if self._api_key:
+            headers["x-api-key"] = self._api_key
+        super().__init__(
+            url,
+            headers=headers,
+            secrets=[self._api_key],
+            timeout_seconds=timeout_seconds,
+            total_timeout_seconds=total_timeout_seconds,
+            max_retries=max_retries,
+            backoff_base_seconds=backoff_base_seconds,
+            max_wait_seconds=max_wait_seconds,
+            malformed_retries=malformed_retries,
+            allow_loopback=allow_loopback,
+            max_response_bytes=max_response_bytes,
+            transport=transport,
+            max_connections=max_connections,
+            rng=rng,
+        )
+
+    def _status_hint(self, status: int) -> str:
+        if status == 529:
+            return " (overloaded)"
+        return super()._status_hint(status)
+
+    def _payload(self, messages: list[dict]) -> bytes:
+        system, converted = to_anthropic_messages(messages)
+        body: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "messages": converted}
+        if system:
+            body["system"] = system
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        body.update(self.extra_body)
+        return json.dumps(body, ensure_ascii=False).encode("utf-8")
+
+    async def complete(self, messages: list[dict]) -> ModelReply:
+        """Send OpenAI-style `messages` and return the reply, or raise ModelCallError.
+        ValueError if the messages cannot be converted."""
+        if not isinstance(messages, list) or not messages:
+            raise ValueError("messages must be a non-empty list of chat messages")
+        return await self._send(self._payload(messages))
+
+    def _parse(self, body: bytes, status: int) -> ModelReply:
+        data = self._json_object(body, status)
+        if data.get("type") == "error" or (data.get("error") is not None and "content" not in data):
+            raise self._malformed(f"The Anthropic API reported an error: {error_excerpt(body)}", status)
+
+        stop_reason = data.get("stop_reason")
+        stop_reason = stop_reason if isinstance(stop_reason, str) else None
+        content = data.get("content")
+        if content is None:
+            raise self._malformed("The Anthropic API's answer has no 'content' field", status)
+        if not isinstance(content, list):
+            raise self._unusable("The Anthropic API's 'content' field is not a list", status)
+        why = f" (stop_reason: {stop_reason})" if stop_reason else ""
+        if not content:
+            raise self._unusable(f"The Anthropic API answered with no content blocks{why}", status)
+
+        texts: list[str] = []
+        thoughts: list[str] = []
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+            elif block.get("type") == "thinking" and isinstance(block.get("thinking"), str):
+                thoughts.append(block["thinking"])
+        reasoning = "\n\n".join(thoughts)
+        if not texts:
+            if stop_reason == "refusal":
+                raise self._unusable("The model refused to answer (stop_reason: refusal)", status)
+            if reasoning:
+                why += "; it only produced thinking, so max_tokens may be too small"
+            raise self._unusable(f"The model's answer has no text content{why}", status)
+
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        return ModelReply(
+            text="".join(texts),
+            reasoning=reasoning,
+            finish_reason=stop_reason,
+            tokens_in=sum_or_none(
+                usage.get("input_tokens"),
+                usage.get("cache_creation_input_tokens"),
+                usage.get("cache_read_input_tokens"),
+            ),
+            tokens_out=int_or_none(usage.get("output_tokens")),
+            http_status=status,
+            cached_tokens_in=int_or_none(usage.get("cache_read_input_tokens")),
+        )
