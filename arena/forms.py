@@ -47,6 +47,10 @@ class SubmissionForm(forms.Form):
         self.fields["episodes_per_task"] = forms.IntegerField(
             initial=10, min_value=1, max_value=settings.ARENA_MAX_EPISODES_PER_TASK, label="Episodes per task"
         )
+        self.fields["context_window"] = forms.IntegerField(
+            required=False, min_value=1024, label="Context window (tokens)",
+            help_text="If given, demonstrations that would not fit are dropped and the episode says so.",
+        )
 
     def clean_base_url(self):
         return validate_base_url(self.cleaned_data["base_url"])
@@ -56,3 +60,29 @@ class SubmissionForm(forms.Form):
 
     def clean_tasks(self):
         return [parse_task_variant(value) for value in self.cleaned_data["tasks"]]
+
+
+class ExperimentForm(forms.Form):
+    """An LMAct experiment for an existing model submission (lmact.txt §3.2, App. C)."""
+
+    kind = forms.ChoiceField(choices=())
+    task = forms.ChoiceField(choices=(), label="Task and format")
+    episodes = forms.IntegerField(initial=10, min_value=1, label="Episodes per run")
+    max_demonstrations = forms.IntegerField(
+        initial=16, min_value=0, max_value=MAX_DEMONSTRATIONS, required=False, label="Most demonstrations (sweep)",
+        help_text="The sweep runs 0, 1, 2, 4, … up to this; the context window may cap each episode further.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        from arena.models import Experiment
+
+        super().__init__(*args, **kwargs)
+        self.fields["kind"].choices = Experiment.KIND_CHOICES
+        self.fields["task"].choices = [c for c in task_variant_choices() if c[0].startswith("lmact/")]
+        self.fields["episodes"] = forms.IntegerField(
+            initial=10, min_value=1, max_value=settings.ARENA_MAX_EPISODES_PER_TASK, label="Episodes per run"
+        )
+
+    def clean_task(self):
+        return parse_task_variant(self.cleaned_data["task"])
+

@@ -8,7 +8,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from arena import services
-from arena.forms import SignUpForm, SubmissionForm
+from arena.forms import ExperimentForm, SignUpForm, SubmissionForm
 from arena.models import Submission, Worker
 
 WORKER_FRESH_SECONDS = 60
@@ -37,7 +37,7 @@ def submit(request):
                 key: data[key]
                 for key in (
                     "name", "base_url", "model", "temperature", "max_tokens",
-                    "num_demonstrations", "show_legal_actions", "chain_of_thought",
+                    "num_demonstrations", "show_legal_actions", "chain_of_thought", "context_window",
                 )
             }
             runs = [
@@ -56,8 +56,25 @@ def submit(request):
 
 def submission_detail(request, pk):
     submission = get_object_or_404(Submission, pk=pk)
-    runs = submission.runs.order_by("task", "id")
-    return render(request, "arena/submission.html", {"submission": submission, "runs": runs})
+    can_experiment = not submission.is_baseline and request.user.is_authenticated and submission.owner_id == request.user.pk
+    form = None
+    if can_experiment:
+        form = ExperimentForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            task_id, fmt = data["task"]
+            experiment = services.experiment_create(
+                submission, kind=data["kind"], task=task_id, format=fmt, num_episodes=data["episodes"],
+                max_demonstrations=data["max_demonstrations"] or 0,
+            )
+            messages.success(request, f"{experiment.get_kind_display()} queued: {experiment.runs.count()} run(s).")
+            return redirect(experiment)
+    runs = submission.runs.filter(experiment__isnull=True).order_by("task", "id")
+    return render(
+        request,
+        "arena/submission.html",
+        {"submission": submission, "runs": runs, "experiments": submission.experiments.all(), "experiment_form": form},
+    )
 
 
 @login_required

@@ -15,6 +15,7 @@ router.register("tasks", api.TaskViewSet, basename="task")
 router.register("submissions", api.SubmissionViewSet, basename="submission")
 router.register("runs", api.RunViewSet, basename="run")
 router.register("episodes", api.EpisodeViewSet, basename="episode")
+router.register("experiments", api.ExperimentViewSet, basename="experiment")
 
 api_patterns = [
     path("", include(router.urls)),

@@ -11,7 +11,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
 from arena import services
-from arena.models import Episode, Run, Submission
+from arena.models import Episode, Experiment, Run, Submission
 from arena.validation import (
     MAX_DEMONSTRATIONS,
     MAX_TOKENS_LIMIT,
@@ -89,6 +89,53 @@ class SubmissionSerializer(serializers.ModelSerializer):
         episodes = validated.pop("episodes_per_task")
         runs = [services.RunSpec(task=t, format=f, num_episodes=episodes) for t, f in tasks]
         return services.submission_create(owner=self.context["request"].user, fields=validated, api_key=api_key, runs=runs)
+
+
+class ExperimentSerializer(serializers.ModelSerializer):
+    """An LMAct experiment of a model submission; creating one queues its runs."""
+
+    task = serializers.CharField(help_text='Task and format, e.g. "lmact/gridworld:ascii".')
+    num_episodes = serializers.IntegerField(write_only=True, min_value=1, default=10)
+    max_demonstrations = serializers.IntegerField(write_only=True, min_value=0, max_value=MAX_DEMONSTRATIONS, default=0)
+    runs = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+
+    class Meta:
+        model = Experiment
+        fields = ["id", "kind", "submission", "task", "format", "config", "num_episodes", "max_demonstrations", "runs", "created_at"]
+        read_only_fields = ["format", "config", "created_at"]
+
+    def validate_task(self, value):
+        task_id, fmt = _django_validator(parse_task_variant)(value)
+        if not task_id.startswith("lmact/"):
+            raise serializers.ValidationError("Experiments are defined for LMAct tasks.")
+        return task_id, fmt
+
+    def validate_submission(self, submission):
+        if submission.is_baseline or submission.owner_id != self.context["request"].user.pk:
+            raise serializers.ValidationError("You can run experiments on your own model submissions only.")
+        return submission
+
+    def validate_num_episodes(self, value):
+        if value > settings.ARENA_MAX_EPISODES_PER_TASK:
+            raise serializers.ValidationError(f"At most {settings.ARENA_MAX_EPISODES_PER_TASK} episodes per run.")
+        return value
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        data["task"] = instance.task
+        return data
+
+    def create(self, validated):
+        task_id, fmt = validated["task"]
+        return services.experiment_create(
+            validated["submission"], kind=validated["kind"], task=task_id, format=fmt,
+            num_episodes=validated["num_episodes"], max_demonstrations=validated["max_demonstrations"],
+        )
+
+
+class ExperimentViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    queryset = Experiment.objects.prefetch_related("runs").order_by("-created_at")
+    serializer_class = ExperimentSerializer
 
 
 class TaskViewSet(viewsets.ViewSet):

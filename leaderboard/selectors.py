@@ -94,3 +94,36 @@ def scaling_points(task_id: str, fmt: str) -> tuple[dict[str, list[ScalingPoint]
     for points in curves.values():
         points.sort(key=lambda p: p.num_demonstrations)
     return curves, baselines
+
+
+def best_scores_by_task(suite: str) -> list[tuple[type, list[tuple[str, Run]], dict[str, Run]]]:
+    """lmact.txt Fig. 2: per task, each model's best run over every setting (format,
+    demonstrations, prompt flags), and the best baseline runs."""
+    sections = []
+    for task_id, cls in sorted(all_tasks().items()):
+        if cls.suite != suite:
+            continue
+        best: dict[str, Run] = {}
+        baselines: dict[str, Run] = {}
+        for run in _scored_runs(task_id):
+            if run.variant.get("replay_control"):
+                continue  # a copying test, not a score
+            target = baselines if run.submission.is_baseline else best
+            key = run.submission.policy if run.submission.is_baseline else (run.submission.model or run.submission.name)
+            if key not in target or (run.score_mean or 0) > (target[key].score_mean or 0):
+                target[key] = run
+        sections.append((cls, sorted(best.items(), key=lambda kv: -(kv[1].score_mean or 0)), baselines))
+    return sections
+
+
+def replay_rows(task_id: str, fmt: str) -> list[tuple[str, list[float], list[int]]]:
+    """lmact.txt Figs. A8–A13: mean replay accuracy per step, one row per model."""
+    rows = []
+    runs = _scored_runs(task_id).filter(variant__format=fmt, experiment__kind="replay").order_by("created_at")
+    for run in runs:
+        entry = run.metric_sums.get("replay_accuracy")
+        if not entry:
+            continue
+        curve = [s / n for s, n in zip(entry["curve_sum"], entry["curve_n"])]
+        rows.append((run.submission.model or run.submission.name, curve, entry["curve_n"]))
+    return rows

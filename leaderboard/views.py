@@ -1,10 +1,16 @@
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
-from arena.models import Episode, Run
+from arena.models import Episode, Experiment, Run
 from envs.registry import all_tasks
-from leaderboard.charts import scaling_figures
-from leaderboard.selectors import leaderboard_by_task, leaderboard_rows
+from leaderboard.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
+from leaderboard.selectors import (
+    best_scores_by_task,
+    leaderboard_by_task,
+    leaderboard_rows,
+    replay_rows,
+    scaling_points,
+)
 from leaderboard.serializers import EpisodeSerializer, RunSerializer
 
 
@@ -21,15 +27,48 @@ def task_detail(request, suite, name):
     cls = all_tasks().get(task_id)
     if cls is None:
         raise Http404(f"no task {task_id}")
-    charts = []
+    charts, replays = [], []
     for fmt in cls.formats:
         figures = scaling_figures(task_id, fmt)
         charts.append({"format": fmt, "score_id": f"fig-score-{fmt}", "illegal_id": f"fig-illegal-{fmt}", **figures})
+        rows = replay_rows(task_id, fmt)
+        if rows:
+            replays.append(
+                {"id": f"fig-replay-{fmt}", "figure": replay_heatmap(rows, f"Replaying one demonstration · {fmt}")}
+            )
     return render(
         request,
         "leaderboard/task.html",
-        {"task": cls, "rows": leaderboard_rows(task_id), "charts": charts},
+        {"task": cls, "rows": leaderboard_rows(task_id), "charts": charts, "replays": replays},
     )
+
+
+def suite_detail(request, suite):
+    sections = best_scores_by_task(suite)
+    if not sections:
+        raise Http404(f"no suite {suite}")
+    return render(request, "leaderboard/suite.html", {"suite": suite, "charts": best_score_bars(sections)})
+
+
+def experiment_detail(request, pk):
+    experiment = get_object_or_404(Experiment.objects.select_related("submission"), pk=pk)
+    runs = list(experiment.runs.select_related("submission").order_by("id"))
+    context = {"experiment": experiment, "runs": runs}
+    if experiment.kind == Experiment.SWEEP:
+        _, baselines = scaling_points(experiment.task, experiment.format)
+        context["figures"] = experiment_scaling_figures(experiment, baselines)
+    elif experiment.kind == Experiment.ABLATION:
+        cells = {(r.variant.get("show_legal_actions"), r.variant.get("chain_of_thought")): r for r in runs}
+        context["ablation"] = [
+            {"legal": legal, "cells": [cells.get((legal, cot)) for cot in (False, True)]} for legal in (False, True)
+        ]
+    elif experiment.kind == Experiment.REPLAY:
+        entry = runs[0].metric_sums.get("replay_accuracy") if runs else None
+        if entry:
+            curve = [s / n for s, n in zip(entry["curve_sum"], entry["curve_n"])]
+            label = experiment.submission.model or experiment.submission.name
+            context["heatmap"] = replay_heatmap([(label, curve, entry["curve_n"])], "Replay accuracy per step")
+    return render(request, "leaderboard/experiment.html", context)
 
 
 def run_detail(request, pk):

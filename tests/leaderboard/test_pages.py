@@ -1,0 +1,68 @@
+"""The read-side pages a visitor opens."""
+
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
+
+from arena import services
+from arena.models import Experiment, Run
+from tests.conftest import new_run
+
+pytestmark = pytest.mark.django_db
+
+
+def _finished(run, scores):
+    Run.objects.filter(pk=run.pk).update(
+        episodes_done=len(scores), score_sum=sum(scores), score_sq_sum=sum(s * s for s in scores), status="finished"
+    )
+
+
+def test_the_leaderboard_lists_every_task_with_baseline_rows(client, baseline):
+    _finished(new_run(baseline("expert"), task="lmact/gridworld"), [1.0, 1.0])
+    page = client.get("/").content.decode()
+    assert "Grid world" in page and "Tic-tac-toe" in page
+    assert "1.000 ± 0.000" in page and "baseline" in page
+
+
+def test_a_task_page_draws_the_scaling_charts(client, baseline, make_model_submission):
+    _finished(new_run(baseline("random"), task="lmact/tictactoe"), [0.0, 1.0])
+    _finished(new_run(make_model_submission(num_demonstrations=4), task="lmact/tictactoe"), [1.0, 0.0, 1.0])
+    page = client.get("/tasks/lmact/tictactoe/").content.decode()
+    assert 'data-figure="fig-score-ascii"' in page and "Random legal actions" in page
+    assert client.get("/tasks/lmact/nothing/").status_code == 404
+
+
+def test_the_suite_page_shows_best_scores_per_model(client, make_model_submission):
+    _finished(new_run(make_model_submission(model="m-1"), task="lmact/gridworld"), [1.0])
+    page = client.get("/suites/lmact/").content.decode()
+    assert "fig-best-lmact-gridworld" in page and "m-1" in page
+
+
+@pytest.mark.parametrize("kind", [Experiment.SWEEP, Experiment.ABLATION, Experiment.REPLAY])
+def test_experiment_pages_render_before_and_after_results(client, make_model_submission, kind):
+    experiment = services.experiment_create(
+        make_model_submission(), kind=kind, task="lmact/gridworld", format="ascii", num_episodes=2, max_demonstrations=2
+    )
+    assert client.get(experiment.get_absolute_url()).status_code == 200
+    for run in experiment.runs.all():
+        _finished(run, [1.0, 0.0])
+        Run.objects.filter(pk=run.pk).update(metric_sums={"replay_accuracy": {"curve_sum": [2.0, 1.0], "curve_n": [2, 2]}})
+    page = client.get(experiment.get_absolute_url()).content.decode()
+    assert "0.500 ± 0.500" in page
+
+
+def test_only_the_owner_can_start_an_experiment_and_bad_input_creates_nothing(client, make_model_submission, settings):
+    owner = User.objects.create_user("owner", password="x-long-password-1")
+    submission = make_model_submission()
+    submission.owner = owner
+    submission.save()
+    api = APIClient()
+    api.force_authenticate(User.objects.create_user("other", password="x-long-password-2"))
+    body = {"kind": "sweep", "submission": submission.pk, "task": "lmact/gridworld:ascii", "max_demonstrations": 4}
+    assert api.post("/api/experiments/", body, format="json").status_code == 400
+    api.force_authenticate(owner)
+    bad = api.post("/api/experiments/", {**body, "task": "lmact/gridworld:fen"}, format="json")
+    assert bad.status_code == 400 and not Experiment.objects.exists()
+    created = api.post("/api/experiments/", body, format="json")
+    assert created.status_code == 201, created.content
+    assert len(created.json()["runs"]) == 4  # 0, 1, 2, 4 demonstrations
