@@ -2,6 +2,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 
+from arena.models import Submission
 from arena.validation import (
     MAX_DEMONSTRATIONS,
     MAX_TOKENS_LIMIT,
@@ -18,10 +19,15 @@ class SignUpForm(UserCreationForm):
 
 class SubmissionForm(forms.Form):
     name = forms.CharField(max_length=100, help_text="Shown on the leaderboard.")
+    provider = forms.ChoiceField(
+        choices=Submission.PROVIDER_CHOICES, initial=Submission.PROVIDER_OPENAI,
+        help_text="The wire protocol of the endpoint. An agent endpoint receives signed JSON steps and answers with an action.",
+    )
     base_url = forms.CharField(
         max_length=500,
         label="Base URL",
-        help_text="OpenAI-compatible endpoint; the arena POSTs to BASE_URL/chat/completions.",
+        help_text="OpenAI-compatible: BASE_URL/chat/completions · Anthropic: BASE_URL/v1/messages · "
+        "Gemini: BASE_URL/v1beta/models/MODEL:generateContent · agent endpoint: the URL the arena POSTs to.",
     )
     model = forms.CharField(max_length=200, required=False, help_text="Model name sent in each request.")
     api_key = forms.CharField(
@@ -37,7 +43,34 @@ class SubmissionForm(forms.Form):
         help_text="Expert episodes placed in the prompt (lmact.txt §2.3).",
     )
     show_legal_actions = forms.BooleanField(required=False, initial=True, label="Show legal actions")
-    chain_of_thought = forms.BooleanField(required=False, initial=False, label="Chain of thought")
+    chain_of_thought = forms.BooleanField(
+        required=False, initial=False, label="Chain of thought", help_text="Reason first, then answer (otherwise: naive, answer only)."
+    )
+    history_window = forms.IntegerField(
+        initial=16, min_value=1, max_value=1000, label="History window",
+        help_text="Multi-turn suites: how many recent observations the model sees (BALROG uses 16).",
+    )
+    keep_reasoning = forms.BooleanField(
+        required=False, label="Keep own reasoning in context", help_text="Earlier replies are kept whole, not reduced to the action."
+    )
+    self_correction = forms.BooleanField(
+        required=False, label="Self-correction", help_text="A second call checks and revises each answer (two calls per step)."
+    )
+    reflection = forms.ChoiceField(
+        choices=Submission.REFLECTION_CHOICES, initial=Submission.REFLECTION_NONE, label="Reflection (multi-turn suites)",
+        help_text="After each episode the model writes a reflection that is given at the start of the next; episodes then play one at a time.",
+    )
+    price_input_per_mtok = forms.DecimalField(
+        required=False, min_value=0, max_digits=10, decimal_places=4, label="Price per million input tokens (USD)"
+    )
+    price_output_per_mtok = forms.DecimalField(
+        required=False, min_value=0, max_digits=10, decimal_places=4, label="Price per million output tokens (USD)"
+    )
+    budget_tokens_per_run = forms.IntegerField(required=False, min_value=1, label="Token budget per run")
+    budget_usd_per_run = forms.DecimalField(
+        required=False, min_value=0, max_digits=10, decimal_places=4, label="Cost budget per run (USD)",
+        help_text="A run that reaches a budget stops cleanly with the status “budget exhausted”.",
+    )
     tasks = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple, choices=())
 
     def __init__(self, *args, **kwargs):
@@ -55,8 +88,19 @@ class SubmissionForm(forms.Form):
     def clean_base_url(self):
         return validate_base_url(self.cleaned_data["base_url"])
 
-    def clean_model(self):
-        return validate_model_name(self.cleaned_data.get("model", ""))
+    def clean(self):
+        cleaned = super().clean()
+        provider = cleaned.get("provider")
+        if provider and provider != Submission.PROVIDER_AGENT and "model" in cleaned:
+            try:
+                cleaned["model"] = validate_model_name(cleaned["model"])
+            except forms.ValidationError as exc:
+                self.add_error("model", exc)
+        if cleaned.get("budget_usd_per_run") is not None and cleaned.get("price_input_per_mtok") is None and cleaned.get(
+            "price_output_per_mtok"
+        ) is None:
+            self.add_error("budget_usd_per_run", "A cost budget needs prices per million tokens.")
+        return cleaned
 
     def clean_tasks(self):
         return [parse_task_variant(value) for value in self.cleaned_data["tasks"]]

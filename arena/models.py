@@ -25,10 +25,20 @@ class Submission(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     # Baselines: the envs policy name ("random", "expert").
     policy = models.CharField(max_length=32, blank=True)
-    # Model endpoints (OpenAI-compatible chat completions).
+    # Model endpoints: which wire protocol the endpoint speaks.
+    PROVIDER_OPENAI, PROVIDER_ANTHROPIC, PROVIDER_GEMINI, PROVIDER_AGENT = "openai", "anthropic", "gemini", "agent"
+    PROVIDER_CHOICES = [
+        (PROVIDER_OPENAI, "OpenAI-compatible chat completions (vLLM, llama.cpp, Ollama, OpenRouter, OpenAI…)"),
+        (PROVIDER_ANTHROPIC, "Anthropic Messages API"),
+        (PROVIDER_GEMINI, "Google Gemini generateContent"),
+        (PROVIDER_AGENT, "Agent endpoint (your own agent; signed JSON requests)"),
+    ]
+    provider = models.CharField(max_length=16, choices=PROVIDER_CHOICES, default=PROVIDER_OPENAI)
     base_url = models.URLField(max_length=500, blank=True)
     model = models.CharField(max_length=200, blank=True)
     api_key_encrypted = models.TextField(blank=True, editable=False)
+    # Agent endpoints: the HMAC secret the arena signs requests with (shown once).
+    agent_secret_encrypted = models.TextField(blank=True, editable=False)
     temperature = models.FloatField(default=0.0)
     max_tokens = models.PositiveIntegerField(default=2048)
     # Strategy (the LMAct prompt protocol, lmact.txt §2.3).
@@ -38,6 +48,22 @@ class Submission(models.Model):
     context_window = models.PositiveIntegerField(null=True, blank=True)
     show_legal_actions = models.BooleanField(default=True)
     chain_of_thought = models.BooleanField(default=False)
+    # Multi-turn strategies (BALROG §3; textatari.txt §3; infogather.txt §4.2).
+    history_window = models.PositiveIntegerField(default=16)
+    keep_reasoning = models.BooleanField(default=False)
+    self_correction = models.BooleanField(default=False)
+    REFLECTION_NONE, REFLECTION_RECENT, REFLECTION_BEST = "none", "recent", "best"
+    REFLECTION_CHOICES = [
+        (REFLECTION_NONE, "No reflection"),
+        (REFLECTION_RECENT, "Reflexion: the 3 most recent reflections"),
+        (REFLECTION_BEST, "Reflexion: the reflection of the best episode so far"),
+    ]
+    reflection = models.CharField(max_length=8, choices=REFLECTION_CHOICES, default=REFLECTION_NONE)
+    # Cost: USD per million tokens; a run stops cleanly when it reaches a budget.
+    price_input_per_mtok = models.DecimalField(max_digits=10, decimal_places=4, null=True, blank=True)
+    price_output_per_mtok = models.DecimalField(max_digits=10, decimal_places=4, null=True, blank=True)
+    budget_tokens_per_run = models.PositiveBigIntegerField(null=True, blank=True)
+    budget_usd_per_run = models.DecimalField(max_digits=10, decimal_places=4, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -61,6 +87,20 @@ class Submission(models.Model):
     def get_api_key(self) -> str:
         return decrypt_secret(self.api_key_encrypted)
 
+    def set_agent_secret(self, plaintext: str) -> None:
+        self.agent_secret_encrypted = encrypt_secret(plaintext)
+
+    def get_agent_secret(self) -> str:
+        return decrypt_secret(self.agent_secret_encrypted)
+
+    def cost_usd(self, tokens_in: int, tokens_out: int) -> float | None:
+        """What this many tokens cost at the submission's prices (None without prices)."""
+        if self.price_input_per_mtok is None and self.price_output_per_mtok is None:
+            return None
+        price_in = float(self.price_input_per_mtok or 0)
+        price_out = float(self.price_output_per_mtok or 0)
+        return (tokens_in * price_in + tokens_out * price_out) / 1_000_000
+
     @property
     def has_api_key(self) -> bool:
         return bool(self.api_key_encrypted)
@@ -69,10 +109,17 @@ class Submission(models.Model):
     def strategy_label(self) -> str:
         if self.is_baseline:
             return "baseline"
-        parts = [f"{self.num_demonstrations} demos"]
-        parts.append("legal actions" if self.show_legal_actions else "no legal actions")
-        if self.chain_of_thought:
-            parts.append("CoT")
+        parts = ["CoT" if self.chain_of_thought else "naive", f"{self.num_demonstrations} demos"]
+        if not self.show_legal_actions:
+            parts.append("no legal list")
+        if self.history_window != 16:
+            parts.append(f"history {self.history_window}")
+        if self.keep_reasoning:
+            parts.append("own reasoning kept")
+        if self.self_correction:
+            parts.append("self-correction")
+        if self.reflection != self.REFLECTION_NONE:
+            parts.append(f"reflexion ({self.reflection})")
         return ", ".join(parts)
 
     def get_absolute_url(self):
@@ -110,7 +157,8 @@ class Run(models.Model):
     """A submission × task × variant × set of seeds, with its aggregates."""
 
     QUEUED, RUNNING, FINISHED, FAILED = "queued", "running", "finished", "failed"
-    STATUS_CHOICES = [(s, s) for s in (QUEUED, RUNNING, FINISHED, FAILED)]
+    BUDGET_EXHAUSTED = "budget exhausted"
+    STATUS_CHOICES = [(s, s) for s in (QUEUED, RUNNING, FINISHED, FAILED, BUDGET_EXHAUSTED)]
 
     submission = models.ForeignKey(Submission, related_name="runs", on_delete=models.CASCADE)
     experiment = models.ForeignKey(Experiment, related_name="runs", null=True, blank=True, on_delete=models.SET_NULL)
@@ -121,10 +169,17 @@ class Run(models.Model):
     variant = models.JSONField(default=dict)
     first_seed = models.BigIntegerField(default=0)
     num_episodes = models.PositiveIntegerField()
-    status = models.CharField(max_length=16, choices=STATUS_CHOICES, default=QUEUED, db_index=True)
+    status = models.CharField(max_length=20, choices=STATUS_CHOICES, default=QUEUED, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Budget (copied from the submission) and what has been spent so far, counted per
+    # step so a run stops as soon as it is reached.
+    budget_tokens = models.PositiveBigIntegerField(null=True, blank=True)
+    budget_usd = models.DecimalField(max_digits=10, decimal_places=4, null=True, blank=True)
+    tokens_spent_in = models.BigIntegerField(default=0)
+    tokens_spent_out = models.BigIntegerField(default=0)
+    cached_tokens_in = models.BigIntegerField(default=0)
     # Aggregates, updated atomically by services.episode_finish.
     episodes_done = models.PositiveIntegerField(default=0)
     episodes_failed = models.PositiveIntegerField(default=0)
@@ -181,6 +236,17 @@ class Run(models.Model):
         return math.sqrt(variance / n)
 
     @property
+    def cost_usd(self) -> float | None:
+        return self.submission.cost_usd(self.tokens_spent_in, self.tokens_spent_out)
+
+    @property
+    def budget_reached(self) -> bool:
+        if self.budget_tokens is not None and self.tokens_spent_in + self.tokens_spent_out >= self.budget_tokens:
+            return True
+        cost = self.cost_usd
+        return self.budget_usd is not None and cost is not None and cost >= float(self.budget_usd)
+
+    @property
     def illegal_rate(self) -> float | None:
         """Mean over finished episodes of the fraction of illegal steps."""
         if not self.episodes_done:
@@ -216,7 +282,8 @@ class Episode(models.Model):
     """One seed of a run. Liveness (worker, heartbeat) lives on this row."""
 
     QUEUED, RUNNING, FINISHED, FAILED = "queued", "running", "finished", "failed"
-    STATUS_CHOICES = [(s, s) for s in (QUEUED, RUNNING, FINISHED, FAILED)]
+    SKIPPED = "skipped"  # never played: the run's budget ran out first
+    STATUS_CHOICES = [(s, s) for s in (QUEUED, RUNNING, FINISHED, FAILED, SKIPPED)]
 
     run = models.ForeignKey(Run, related_name="episodes", on_delete=models.CASCADE)
     index = models.PositiveIntegerField()
@@ -234,6 +301,8 @@ class Episode(models.Model):
     tokens_out = models.BigIntegerField(default=0)
     end_reason = models.CharField(max_length=200, blank=True)
     error = models.TextField(blank=True)
+    # Reflexion (textatari.txt §3.2): what the model wrote after this episode.
+    reflection = models.TextField(blank=True)
     # The state after the last action (steps store what the agent saw *before* acting),
     # so the replay can show how the game ended.
     final_observation_text = models.TextField(null=True, blank=True)
@@ -286,6 +355,11 @@ class Step(models.Model):
     tokens_out = models.PositiveIntegerField(null=True, blank=True)
     latency_ms = models.FloatField(null=True, blank=True)
     error = models.TextField(blank=True)
+    # Every model call made for this step, in order (a self-correction step has two):
+    # [{"purpose", "tokens_in", "tokens_out", "cached_tokens_in", "latency_ms",
+    #   "attempts", "http_status", "completion"}].
+    calls = models.JSONField(default=list, blank=True)
+    cached_tokens_in = models.PositiveIntegerField(null=True, blank=True)
     # Extras of special protocols, e.g. the replay-control experiment's
     # {"forced_action": …, "match": bool}.
     info = models.JSONField(default=dict, blank=True)

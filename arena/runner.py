@@ -93,6 +93,7 @@ class EpisodeRunner:
             )
 
         total_reward = 0.0
+        budgeted = run.budget_tokens is not None or run.budget_usd is not None
         matches: list[bool] = []
         previous_action: str | None = None
         end_reason = ""
@@ -101,6 +102,9 @@ class EpisodeRunner:
         for stored in stored_steps:
             agent.prepare(index, observation, previous_action, task.legal_actions())
             result = task.step(stored.executed_action)
+            agent.observe_result(index, observation, stored.executed_action, result.reward)
+            if hasattr(agent, "strategy"):
+                agent.strategy.record(stored.completion, stored.parsed_action)
             if "match" in stored.info:
                 matches.append(bool(stored.info["match"]))
             total_reward += result.reward
@@ -112,6 +116,9 @@ class EpisodeRunner:
                 break
         else:
             while index < task.max_steps:
+                if budgeted and await db(services.run_budget_reached, run.pk):
+                    await db(services.run_budget_exhausted, run.pk, episode.pk, self.worker_name)
+                    return
                 legal = task.legal_actions()
                 image = images.write(observation.image) if observation.image is not None else None
                 prompt_added = agent.prepare(index, observation, previous_action, legal)
@@ -148,14 +155,21 @@ class EpisodeRunner:
                     latency_ms=decision.latency_ms,
                     error=decision.error,
                     info=info,
+                    calls=decision.calls,
+                    cached_tokens_in=decision.cached_tokens_in,
                 )
                 await self.writer.write(episode.pk, self.worker_name, record)
+                agent.observe_result(index, observation, result.executed_action, result.reward)
                 previous_action = result.executed_action
                 observation = result.observation
                 index += 1
                 if result.done:
                     break
         final_image = images.write(observation.image) if observation.image is not None else None
+        reflection = ("", 0, 0)
+        if run.variant.get("reflection", "none") != "none":
+            outcome = f"total reward {total_reward:g}, {end_reason or 'step limit'}"
+            reflection = await agent.reflect(outcome)
         await db(
             services.episode_finish,
             episode.pk,
@@ -165,6 +179,7 @@ class EpisodeRunner:
             final_text=observation.text,
             final_image=final_image,
             metrics=_metrics(task, matches),
+            reflection=reflection,
         )
 
 
@@ -172,7 +187,8 @@ def _claim_and_load(episode_id: int, worker: str):
     if not services.episode_claim(episode_id, worker):
         return None
     episode = Episode.objects.select_related("run__submission").get(pk=episode_id)
-    steps = list(episode.steps.order_by("index").only("index", "executed_action", "info"))
+    episode.previous_reflections = services.reflections_for(episode)
+    steps = list(episode.steps.order_by("index").only("index", "executed_action", "info", "completion", "parsed_action"))
     return episode, episode.run, episode.run.submission, steps
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import secrets
 from datetime import timedelta
 from functools import partial
 
@@ -66,28 +67,64 @@ def run_create(
         "show_legal_actions": submission.show_legal_actions,
         "chain_of_thought": submission.chain_of_thought,
     }
+    if not submission.is_baseline:
+        variant.update(
+            history_window=submission.history_window,
+            keep_reasoning=submission.keep_reasoning,
+            self_correction=submission.self_correction,
+            reflection=submission.reflection,
+        )
     variant.update(overrides or {})
+    if spec.task.startswith("lmact/"):
+        # The LMAct protocol (lmact.txt §2.3) has no reflection between episodes.
+        variant["reflection"] = "none"
     with transaction.atomic():
         run = Run.objects.create(
             submission=submission,
             experiment=experiment,
             task=spec.task,
             variant=variant,
+            budget_tokens=submission.budget_tokens_per_run,
+            budget_usd=submission.budget_usd_per_run,
             first_seed=spec.first_seed,
             num_episodes=spec.num_episodes,
         )
         Episode.objects.bulk_create(
             Episode(run=run, index=i, seed=spec.first_seed + i) for i in range(spec.num_episodes)
         )
-        _enqueue_on_commit(list(run.episodes.values_list("id", flat=True)))
+        episode_ids = list(run.episodes.order_by("index").values_list("id", flat=True))
+        if plays_in_order(run):
+            # Reflexion carries lessons from one episode to the next: one at a time.
+            episode_ids = episode_ids[:1]
+        _enqueue_on_commit(episode_ids)
     return run
 
 
+def plays_in_order(run: Run) -> bool:
+    return run.variant.get("reflection", "none") != "none"
+
+
+def _enqueue_next_in_order(run_id: int) -> None:
+    run = Run.objects.only("variant").get(pk=run_id)
+    if plays_in_order(run):
+        following = run.episodes.filter(status=Episode.QUEUED).order_by("index").values_list("id", flat=True).first()
+        if following is not None:
+            _enqueue_on_commit([following])
+
+
 def submission_create(*, owner, fields: dict, api_key: str, runs: list[RunSpec]) -> Submission:
-    """Create a model submission and its runs, all or nothing."""
+    """Create a model submission and its runs, all or nothing.
+
+    An agent endpoint gets a fresh signing secret; it is available once, as
+    `submission.new_agent_secret`, for the response that shows it to the submitter.
+    """
     with transaction.atomic():
         submission = Submission(owner=owner, kind=Submission.KIND_MODEL, **fields)
         submission.set_api_key(api_key)
+        submission.new_agent_secret = None
+        if submission.provider == Submission.PROVIDER_AGENT:
+            submission.new_agent_secret = secrets.token_urlsafe(32)
+            submission.set_agent_secret(submission.new_agent_secret)
         submission.save()
         for spec in runs:
             run_create(submission, spec)
@@ -199,6 +236,8 @@ class StepRecord:
     latency_ms: float | None
     error: str
     info: dict = dataclasses.field(default_factory=dict)
+    calls: list = dataclasses.field(default_factory=list)
+    cached_tokens_in: int | None = None
 
 
 def steps_record(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
@@ -228,6 +267,13 @@ def steps_record(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
                 if image is not None:
                     images.ensure_row(image)
                 cursor.execute(sql.insert, sql.insert_params(episode_id, now, fields))
+                if record.tokens_in or record.tokens_out:
+                    # Spent tokens are counted per step so budgets stop a run in time.
+                    Run.objects.filter(episodes__id=episode_id).update(
+                        tokens_spent_in=F("tokens_spent_in") + (record.tokens_in or 0),
+                        tokens_spent_out=F("tokens_spent_out") + (record.tokens_out or 0),
+                        cached_tokens_in=F("cached_tokens_in") + (record.cached_tokens_in or 0),
+                    )
                 transaction.on_commit(partial(live.publish_step, episode_id, record.index))
                 stored.append(True)
     return stored
@@ -301,6 +347,7 @@ def episode_finish(
     final_text: str | None = None,
     final_image: ImageRef | None = None,
     metrics: dict | None = None,
+    reflection: tuple[str, int, int] = ("", 0, 0),
 ) -> None:
     """Mark the episode finished and fold it into its run's aggregates."""
     with transaction.atomic():
@@ -328,6 +375,8 @@ def episode_finish(
         episode.tokens_out = totals["tokens_out"]
         episode.final_observation_text = final_text
         episode.metrics = metrics or {}
+        reflection_text, reflection_in, reflection_out = reflection
+        episode.reflection = reflection_text
         if final_image is not None:
             images.ensure_row(final_image)
         episode.final_observation_image_id = final_image.sha256 if final_image else None
@@ -335,6 +384,7 @@ def episode_finish(
             update_fields=[
                 "status", "finished_at", "score", "end_reason", "error", "num_steps", "illegal_steps",
                 "tokens_in", "tokens_out", "final_observation_text", "final_observation_image", "metrics",
+                "reflection",
             ]
         )
         steps = episode.num_steps
@@ -349,10 +399,16 @@ def episode_finish(
             tokens_in=F("tokens_in") + episode.tokens_in,
             tokens_out=F("tokens_out") + episode.tokens_out,
         )
+        if reflection_in or reflection_out:
+            Run.objects.filter(pk=episode.run_id).update(
+                tokens_spent_in=F("tokens_spent_in") + reflection_in,
+                tokens_spent_out=F("tokens_spent_out") + reflection_out,
+            )
         if metrics:
             run = Run.objects.select_for_update().only("metric_sums").get(pk=episode.run_id)
             Run.objects.filter(pk=episode.run_id).update(metric_sums=fold_metrics(run.metric_sums, metrics))
         _finish_run_if_complete(episode.run_id)
+        _enqueue_next_in_order(episode.run_id)
         transaction.on_commit(partial(live.publish_end, episode_id))
 
 
@@ -372,8 +428,49 @@ def episode_fail(episode_id: int, reason: str, *, worker: str | None = None) -> 
         episode.save(update_fields=["status", "finished_at", "end_reason", "error"])
         Run.objects.filter(pk=episode.run_id).update(episodes_failed=F("episodes_failed") + 1)
         _finish_run_if_complete(episode.run_id)
+        _enqueue_next_in_order(episode.run_id)
         transaction.on_commit(partial(live.publish_end, episode_id))
     return True
+
+
+def reflections_for(episode: Episode) -> list[str]:
+    """Reflexion (textatari.txt §3.2): the lessons given at the start of an episode —
+    the 3 most recent reflections of the run's earlier episodes, or the one written
+    after its best-scoring episode."""
+    mode = episode.run.variant.get("reflection", "none")
+    if mode == "none":
+        return []
+    earlier = Episode.objects.filter(
+        run_id=episode.run_id, index__lt=episode.index, status=Episode.FINISHED
+    ).exclude(reflection="")
+    if mode == "best":
+        best = earlier.order_by("-score", "-index").values_list("reflection", flat=True).first()
+        return [best] if best else []
+    recent = list(earlier.order_by("-index").values_list("reflection", flat=True)[:3])
+    return list(reversed(recent))
+
+
+def run_budget_exhausted(run_id: int, episode_id: int, worker: str) -> None:
+    """Stop a run cleanly at its budget: the episode being played ends unscored with
+    the reason, episodes not started are skipped, the run says "budget exhausted"."""
+    with transaction.atomic():
+        episode_fail(episode_id, "budget exhausted: the run reached its token/cost budget", worker=worker)
+        skipped = Episode.objects.filter(run_id=run_id, status=Episode.QUEUED)
+        skipped_ids = list(skipped.values_list("id", flat=True))
+        skipped.update(status=Episode.SKIPPED, end_reason="skipped: budget exhausted", finished_at=timezone.now())
+        Run.objects.filter(pk=run_id).exclude(status=Run.BUDGET_EXHAUSTED).update(
+            status=Run.BUDGET_EXHAUSTED, finished_at=timezone.now()
+        )
+        for skipped_id in skipped_ids:
+            transaction.on_commit(partial(live.publish_end, skipped_id))
+
+
+def run_budget_reached(run_id: int) -> bool:
+    run = Run.objects.select_related("submission").only(
+        "budget_tokens", "budget_usd", "tokens_spent_in", "tokens_spent_out", "status",
+        "submission__price_input_per_mtok", "submission__price_output_per_mtok",
+    ).get(pk=run_id)
+    return run.status == Run.BUDGET_EXHAUSTED or run.budget_reached
 
 
 def episodes_heartbeat(worker: str, episode_ids: list[int]) -> None:

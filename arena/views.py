@@ -12,6 +12,12 @@ from arena.forms import ExperimentForm, SignUpForm, SubmissionForm
 from arena.models import Submission, Worker
 
 WORKER_FRESH_SECONDS = 60
+SUBMISSION_FIELDS = (
+    "name", "provider", "base_url", "model", "temperature", "max_tokens", "num_demonstrations",
+    "show_legal_actions", "chain_of_thought", "context_window", "history_window", "keep_reasoning",
+    "self_correction", "reflection", "price_input_per_mtok", "price_output_per_mtok",
+    "budget_tokens_per_run", "budget_usd_per_run",
+)
 
 
 def signup(request):
@@ -33,13 +39,7 @@ def submit(request):
         form = SubmissionForm(request.POST)
         if form.is_valid():
             data = form.cleaned_data
-            fields = {
-                key: data[key]
-                for key in (
-                    "name", "base_url", "model", "temperature", "max_tokens",
-                    "num_demonstrations", "show_legal_actions", "chain_of_thought", "context_window",
-                )
-            }
+            fields = {key: data[key] for key in SUBMISSION_FIELDS}
             runs = [
                 services.RunSpec(task=task_id, format=fmt, num_episodes=data["episodes_per_task"])
                 for task_id, fmt in data["tasks"]
@@ -47,6 +47,11 @@ def submit(request):
             submission = services.submission_create(
                 owner=request.user, fields=fields, api_key=data["api_key"], runs=runs
             )
+            if submission.new_agent_secret:
+                # Shown in this response only: never stored in plain text, never in a cookie.
+                return render(
+                    request, "arena/agent_secret.html", {"submission": submission, "secret": submission.new_agent_secret}
+                )
             messages.success(request, f"Submission “{submission.name}” created; {len(runs)} run(s) queued.")
             return redirect(submission)
     else:

@@ -197,6 +197,9 @@ ARENA_MODEL_TIMEOUT_SECONDS = env_float("ARENA_MODEL_TIMEOUT_SECONDS", 120.0, mi
 ARENA_MODEL_MAX_RETRIES = env_int("ARENA_MODEL_MAX_RETRIES", 4, minimum=0, maximum=10)
 ARENA_MODEL_BACKOFF_SECONDS = env_float("ARENA_MODEL_BACKOFF_SECONDS", 1.0, minimum=0.0)
 ARENA_MAX_EPISODES_PER_TASK = env_int("ARENA_MAX_EPISODES_PER_TASK", 500, minimum=1)
+# How agent endpoints reach this arena's stored images (observation image URLs).
+ARENA_PUBLIC_URL = env_str("ARENA_PUBLIC_URL", "http://127.0.0.1:8000")
+ARENA_DEMO_CACHE_DIR = env_str("ARENA_DEMO_CACHE_DIR", str(VAR_DIR / "demos"))
 ARENA_BASELINE_EPISODES = env_int("ARENA_BASELINE_EPISODES", 100, minimum=1)
 
 LOGGING = {

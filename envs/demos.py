@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
+import os
+import pickle
 import random
+from collections.abc import Callable
+from pathlib import Path
 
 from envs.core import ExpertPolicy, Observation
 from envs.registry import make
@@ -29,25 +34,76 @@ class Demonstration:
 
 def play_expert_episode(task_id: str, format: str, seed: int) -> Demonstration:
     task = make(task_id, format)
-    observation = task.reset(seed)
-    key = task.initial_state_key()
-    expert = ExpertPolicy(seed)
-    steps: list[tuple[Observation, str]] = []
-    total = 0.0
-    for _ in range(task.max_steps):
-        action = expert.act(task)
-        steps.append((observation, action))
-        result = task.step(action)
-        total += result.reward
-        observation = result.observation
-        if result.done:
-            break
+    try:
+        observation = task.reset(seed)
+        key = task.initial_state_key()
+        expert = ExpertPolicy(seed)
+        steps: list[tuple[Observation, str]] = []
+        total = 0.0
+        for _ in range(task.max_steps):
+            action = expert.act(task)
+            steps.append((observation, action))
+            result = task.step(action)
+            total += result.reward
+            observation = result.observation
+            if result.done:
+                break
+    finally:
+        close = getattr(task, "close", None)
+        if close:
+            close()
     return Demonstration(seed=seed, initial_state_key=key, steps=steps, total_reward=total)
 
 
+# Where built pools are kept between processes (set by the arena at start-up; None keeps
+# pools in memory only). A pool file is named by task, format, size and a fingerprint of
+# this module's seed rule, so a changed rule never reads an old file.
+_cache_dir: Path | None = None
+POOL_VERSION = "1"
+DEFAULT_POOL_SIZE = 1000
+
+
+def set_cache_dir(path: str | os.PathLike | None) -> None:
+    global _cache_dir
+    _cache_dir = Path(path) if path else None
+    demonstration_pool.cache_clear()
+
+
+def pool_file(task_id: str, format: str, size: int) -> Path | None:
+    if _cache_dir is None:
+        return None
+    tag = hashlib.sha256(f"{POOL_VERSION}:{DEMONSTRATION_SEED_BASE}".encode()).hexdigest()[:8]
+    return _cache_dir / f"{task_id.replace('/', '-')}-{format}-{size}-{tag}.pickle"
+
+
 @functools.lru_cache(maxsize=32)
-def demonstration_pool(task_id: str, format: str, size: int = 1000) -> tuple[Demonstration, ...]:
-    """`size` expert episodes with distinct initial states (fewer if the task has fewer)."""
+def demonstration_pool(task_id: str, format: str, size: int = DEFAULT_POOL_SIZE) -> tuple[Demonstration, ...]:
+    """`size` expert episodes with distinct initial states (fewer if the task has fewer),
+    read from the cache directory when built before."""
+    path = pool_file(task_id, format, size)
+    if path is not None and path.exists():
+        with path.open("rb") as handle:
+            return pickle.load(handle)
+    pool = build_pool(task_id, format, size)
+    save_pool(task_id, format, size, pool)
+    return pool
+
+
+def save_pool(task_id: str, format: str, size: int, pool: tuple[Demonstration, ...]) -> None:
+    path = pool_file(task_id, format, size)
+    if path is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    with tmp.open("wb") as handle:
+        pickle.dump(pool, handle, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp, path)
+
+
+def build_pool(
+    task_id: str, format: str, size: int, progress: Callable[[int, int], None] | None = None
+) -> tuple[Demonstration, ...]:
+    """Play the expert from the reserved seeds until `size` distinct initial states."""
     pool: list[Demonstration] = []
     seen: set[str] = set()
     seed = DEMONSTRATION_SEED_BASE
@@ -58,9 +114,14 @@ def demonstration_pool(task_id: str, format: str, size: int = 1000) -> tuple[Dem
         task = make(task_id, format)
         task.reset(seed)
         key = task.initial_state_key()
+        close = getattr(task, "close", None)
+        if close:
+            close()
         if key not in seen:
             seen.add(key)
             pool.append(play_expert_episode(task_id, format, seed))
+            if progress:
+                progress(len(pool), size)
         seed += 1
     return tuple(pool)
 

@@ -58,22 +58,47 @@ class SubmissionSerializer(serializers.ModelSerializer):
     base_url = serializers.CharField(max_length=500)
     model = serializers.CharField(max_length=200, allow_blank=True)
     has_api_key = serializers.BooleanField(read_only=True)
+    agent_secret = serializers.SerializerMethodField(
+        help_text="Agent endpoints only, and only in the response that creates the submission: the HMAC signing secret."
+    )
     runs = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+    tokens = serializers.SerializerMethodField()
 
     class Meta:
         model = Submission
         fields = [
-            "id", "name", "kind", "policy", "base_url", "model", "api_key", "has_api_key", "temperature",
-            "max_tokens", "num_demonstrations", "show_legal_actions", "chain_of_thought", "strategy_label",
-            "tasks", "episodes_per_task", "runs", "created_at",
+            "id", "name", "kind", "policy", "provider", "base_url", "model", "api_key", "has_api_key", "agent_secret",
+            "temperature", "max_tokens", "num_demonstrations", "show_legal_actions", "chain_of_thought",
+            "context_window", "history_window", "keep_reasoning", "self_correction", "reflection",
+            "price_input_per_mtok", "price_output_per_mtok", "budget_tokens_per_run", "budget_usd_per_run",
+            "strategy_label", "tasks", "episodes_per_task", "runs", "tokens", "created_at",
         ]
         read_only_fields = ["kind", "policy", "strategy_label", "created_at"]
 
+    def get_agent_secret(self, submission) -> str | None:
+        return getattr(submission, "new_agent_secret", None)
+
+    def get_tokens(self, submission) -> dict:
+        """Tokens and cost spent by all of the submission's runs."""
+        spent_in = sum(run.tokens_spent_in for run in submission.runs.all())
+        spent_out = sum(run.tokens_spent_out for run in submission.runs.all())
+        cached = sum(run.cached_tokens_in for run in submission.runs.all())
+        return {"in": spent_in, "out": spent_out, "cached_in": cached, "cost_usd": submission.cost_usd(spent_in, spent_out)}
+
+    def validate(self, attrs):
+        if attrs.get("provider", Submission.PROVIDER_OPENAI) != Submission.PROVIDER_AGENT:
+            try:
+                attrs["model"] = validate_model_name(attrs.get("model", ""))
+            except DjangoValidationError as exc:
+                raise serializers.ValidationError({"model": exc.messages}) from None
+        if attrs.get("budget_usd_per_run") is not None and attrs.get("price_input_per_mtok") is None and attrs.get(
+            "price_output_per_mtok"
+        ) is None:
+            raise serializers.ValidationError({"budget_usd_per_run": ["A cost budget needs prices per million tokens."]})
+        return attrs
+
     def validate_base_url(self, value):
         return _django_validator(validate_base_url)(value)
-
-    def validate_model(self, value):
-        return _django_validator(validate_model_name)(value)
 
     def validate_tasks(self, value):
         return [_django_validator(parse_task_variant)(v) for v in value]

@@ -41,8 +41,11 @@ class StepSerializer(serializers.ModelSerializer):
             "end_reason",
             "tokens_in",
             "tokens_out",
+            "cached_tokens_in",
             "latency_ms",
             "error",
+            "info",
+            "calls",
             "created_at",
         ]
 
@@ -134,6 +137,7 @@ class RunSerializer(serializers.ModelSerializer):
     score_mean = serializers.FloatField(read_only=True, allow_null=True)
     score_stderr = serializers.FloatField(read_only=True, allow_null=True)
     illegal_rate = serializers.FloatField(read_only=True, allow_null=True)
+    cost_usd = serializers.FloatField(read_only=True, allow_null=True)
     url = serializers.SerializerMethodField()
     api_url = serializers.SerializerMethodField()
 
@@ -160,6 +164,13 @@ class RunSerializer(serializers.ModelSerializer):
             "illegal_total",
             "tokens_in",
             "tokens_out",
+            "tokens_spent_in",
+            "tokens_spent_out",
+            "cached_tokens_in",
+            "cost_usd",
+            "budget_tokens",
+            "budget_usd",
+            "metric_sums",
             "created_at",
             "started_at",
             "finished_at",

@@ -35,6 +35,7 @@ import httpx
 from arena.clients.base import ModelReply, parse_retry_after
 from arena.clients.http import (
     DEFAULT_MAX_RESPONSE_BYTES,
+    AttemptFailed,
     HTTPModelClient,
     check_base_url,
     content_parts,
@@ -184,6 +185,13 @@ class GeminiClient(HTTPModelClient):
             max_connections=max_connections,
             rng=rng,
         )
+
+    def _status_failure(self, status: int, headers: httpx.Headers, body: bytes) -> AttemptFailed:
+        failure = super()._status_failure(status, headers, body)
+        if status == 400 and (b"API_KEY_INVALID" in body or b"API key not valid" in body):
+            # Gemini reports a bad key as a 400, not a 401.
+            failure.message = failure.message.replace("HTTP 400:", "HTTP 400 (check the API key):", 1)
+        return failure
 
     def _retry_after(self, status: int, headers: httpx.Headers, body: bytes) -> float | None:
         from_header = super()._retry_after(status, headers, body)

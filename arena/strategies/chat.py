@@ -35,12 +35,19 @@ def _user_parts(observation, legal, show_legal: bool, store_image) -> list[dict]
     return [{**part, "section": "user"} for part in parts]
 
 
-def system_text(instructions: str, chain_of_thought: bool) -> str:
-    return instructions.strip() + (COT_REQUEST if chain_of_thought else "")
+REFLECTIONS_HEADER = "\n\nNotes you wrote after your earlier attempts at this game:\n"
+
+
+def system_text(instructions: str, chain_of_thought: bool, reflections: list[str] = ()) -> str:
+    text = instructions.strip()
+    if reflections:
+        text += REFLECTIONS_HEADER + "\n".join(f"- {note}" for note in reflections)
+    return text + (COT_REQUEST if chain_of_thought else "")
 
 
 class ChatStrategy:
     def __init__(self, run, episode):
+        self.episode = episode
         variant = run.variant
         self.history_window = max(1, int(variant.get("history_window", 16)))
         self.chain_of_thought = bool(variant.get("chain_of_thought", False))
@@ -55,7 +62,8 @@ class ChatStrategy:
     def begin(self, task, observation, store_image) -> tuple[list, list[int]]:
         self._task = task
         self._store_image = store_image
-        self._system = system_text(task.instructions, self.chain_of_thought)
+        reflections = getattr(self.episode, "previous_reflections", [])
+        self._system = system_text(task.instructions, self.chain_of_thought, reflections)
         return [{"type": "text", "text": self._system, "section": "system"}], []
 
     def prepare(self, index, observation, previous_action, legal) -> list:
@@ -70,6 +78,10 @@ class ChatStrategy:
             if reply is not None:
                 messages.append({"role": "assistant", "content": reply})
         return messages
+
+    def conversation(self) -> list[dict]:
+        """Every turn so far (for the end-of-episode reflection)."""
+        return self.messages([])
 
     def parse(self, completion: str) -> tuple[str | None, str]:
         action = type(self._task).extract_action(completion)

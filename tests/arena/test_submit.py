@@ -20,6 +20,7 @@ def user_client(client):
 def _form(**overrides):
     data = {
         "name": "Local llama",
+        "provider": "openai",
         "base_url": "http://127.0.0.1:8080/v1",
         "model": "llama",
         "api_key": CANARY,
@@ -29,6 +30,8 @@ def _form(**overrides):
         "show_legal_actions": "on",
         "tasks": ["lmact/gridworld:coords"],
         "episodes_per_task": "2",
+        "history_window": "16",
+        "reflection": "none",
     }
     data.update(overrides)
     return data
