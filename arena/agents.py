@@ -11,6 +11,7 @@ by the runner in a worker thread; `decide` is a coroutine and only does network 
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Callable, Sequence
 
@@ -65,6 +66,8 @@ class BaselineAgent:
         return None
 
     async def decide(self, task: Task, index: int, prompt_added: list) -> Decision:
+        if task.blocking:  # e.g. a Stockfish search or a planning expert
+            return Decision(parsed_action=await asyncio.to_thread(self.policy.act, task))
         return Decision(parsed_action=self.policy.act(task))
 
     async def reflect(self, outcome: str) -> tuple[str, int, int]:

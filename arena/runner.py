@@ -14,6 +14,7 @@ stored index. Nothing is written twice.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 
 
@@ -82,8 +83,16 @@ class EpisodeRunner:
 
     async def _play(self, episode: Episode, run, agent, stored_steps: list[Step]) -> None:
         task = make(run.task, run.format, **run.options)
+        try:
+            await self._play_task(task, episode, run, agent, stored_steps)
+        finally:
+            task.close()
+
+    async def _play_task(self, task, episode: Episode, run, agent, stored_steps: list[Step]) -> None:
+        # Engine searches and physics rollouts leave the loop free for other episodes.
+        step = (lambda action: asyncio.to_thread(task.step, action)) if task.blocking else _immediately(task.step)
         images = _ObservationImages()
-        observation = task.reset(episode.seed)
+        observation = await asyncio.to_thread(task.reset, episode.seed) if task.blocking else task.reset(episode.seed)
         # Drawing demonstrations may build a pool (CPU work, no database): off the loop.
         prefix, demo_seeds = await asyncio.to_thread(agent.begin, task, observation, images.sha)
         if prefix and not episode.prompt_prefix:
@@ -101,7 +110,7 @@ class EpisodeRunner:
         # Replay what an earlier attempt already stored.
         for stored in stored_steps:
             agent.prepare(index, observation, previous_action, task.legal_actions())
-            result = task.step(stored.executed_action)
+            result = await step(stored.executed_action)
             agent.observe_result(index, observation, stored.executed_action, result.reward)
             if hasattr(agent, "strategy"):
                 agent.strategy.record(stored.completion, stored.parsed_action)
@@ -130,11 +139,15 @@ class EpisodeRunner:
                     match = decision.parsed_action == decision.forced_action
                     matches.append(match)
                     info = {"forced_action": decision.forced_action, "match": match}
-                    result = task.step(decision.forced_action)
+                    result = await step(decision.forced_action)
                     legal_answer = decision.parsed_action in legal if legal else decision.parsed_action is not None
                 else:
-                    result = task.step(decision.parsed_action if decision.parsed_action is not None else "")
+                    result = await step(decision.parsed_action if decision.parsed_action is not None else "")
                     legal_answer = result.legal
+                if result.info:
+                    # What the task reports about the step (e.g. the hypotheses still
+                    # consistent, the room and inventory) feeds the replay renderers.
+                    info = {**_json_safe(result.info), **info}
                 total_reward += result.reward
                 end_reason = result.end_reason or ("step limit" if index + 1 >= task.max_steps else "")
                 record = services.StepRecord(
@@ -198,3 +211,14 @@ def _metrics(task, matches: list[bool]) -> dict:
         metrics["replay_accuracy"] = [1.0 if m else 0.0 for m in matches]
         metrics["replay_match_rate"] = sum(matches) / len(matches)
     return metrics
+
+
+def _immediately(function):
+    async def call(*args):
+        return function(*args)
+
+    return call
+
+
+def _json_safe(value: dict) -> dict:
+    return json.loads(json.dumps(value, default=str))

@@ -75,6 +75,9 @@ class Task(abc.ABC):
     variant_options: ClassVar[dict[str, tuple]] = {}
     # Built-in baselines that can play this task: policy name -> Policy class.
     baselines: ClassVar[dict[str, type["Policy"]]] = {}
+    # True for tasks whose step or expert does real work (an engine search, a physics
+    # rollout): the arena then runs them off its event loop so other episodes go on.
+    blocking: ClassVar[bool] = False
     # Task classes are passed to page templates; this stops Django calling them.
     do_not_call_in_templates: ClassVar[bool] = True
 
@@ -130,6 +133,10 @@ class Task(abc.ABC):
         infogather's steps to sufficient information, AdventureGame's goal success
         rate). JSON-serialisable; empty for suites whose score is the summed reward."""
         return {}
+
+    def close(self) -> None:
+        """Release what the task holds (engine processes, emulators); safe to repeat."""
+        return None
 
     def progress(self, total_reward: float) -> float:
         """The episode's progress on the suite's 0–100 scale."""

@@ -8,6 +8,7 @@ from rest_framework import serializers
 from arena.models import Episode, Run, Step, Submission
 
 IMAGE_FORMATS = {"rgb"}
+TASK_RENDERERS = {"lmact/chess": "chess"}
 
 
 def _image_url(sha: str) -> str:
@@ -107,7 +108,10 @@ class EpisodeSerializer(serializers.ModelSerializer):
         ]
 
     def get_renderer(self, episode) -> str:
-        return "image" if episode.run.format in IMAGE_FORMATS else "text"
+        """Which player renderer draws this episode's observations (static/js/renderers*.js)."""
+        if episode.run.format in IMAGE_FORMATS:
+            return "image"
+        return TASK_RENDERERS.get(episode.run.task, "text")
 
     def get_final_observation(self, episode) -> dict | None:
         """The state after the last action, in the shape of a step's observation."""

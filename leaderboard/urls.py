@@ -11,4 +11,5 @@ urlpatterns = [
     path("experiments/<int:pk>/", views.experiment_detail, name="experiment"),
     path("runs/<int:pk>/", views.run_detail, name="run"),
     path("episodes/<int:pk>/", views.episode_detail, name="episode"),
+    path("episodes/<int:pk>/pgn", views.episode_pgn, name="episode-pgn"),
 ]

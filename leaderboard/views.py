@@ -1,4 +1,4 @@
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from arena.models import Episode, Experiment, Run
@@ -88,3 +88,14 @@ def episode_detail(request, pk):
         "leaderboard/episode.html",
         {"episode": episode, "episode_data": EpisodeSerializer(episode).data},
     )
+
+
+def episode_pgn(request, pk):
+    """A chess episode as a PGN file (lmact/chess stores it when the game ends)."""
+    episode = get_object_or_404(Episode, pk=pk)
+    pgn = (episode.metrics or {}).get("pgn")
+    if not pgn:
+        raise Http404("this episode has no PGN")
+    response = HttpResponse(pgn, content_type="application/x-chess-pgn; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="arena-episode-{episode.pk}.pgn"'
+    return response

@@ -13,8 +13,9 @@ The prompt has two parts:
 The wording below is the arena's own; the structure, the information given and the
 answer format ("Action: …", with "Reasoning: …" first under chain of thought) are the
 paper's. Parsing is deliberately strict (§2.4): only the text after the last "Action:"
-counts, with surrounding whitespace removed; anything else is an illegal action, which
-the task replaces by a random legal one.
+counts, with surrounding whitespace removed; anything else is an illegal action, and
+the task applies the paper's rule for it (a random legal action in most tasks; the
+crossword ends the episode with −1).
 
 Parts are plain dicts so they can be stored as JSON on the episode and steps:
 {"type": "text", "text": str} or {"type": "image", "sha": str}; each trajectory part
