@@ -78,6 +78,9 @@ class Task(abc.ABC):
     # True for tasks whose step or expert does real work (an engine search, a physics
     # rollout): the arena then runs them off its event loop so other episodes go on.
     blocking: ClassVar[bool] = False
+    # How many episodes the built-in baselines play by default (None: the operator's
+    # setting); expensive experts (engines, planners) play fewer.
+    baseline_episodes: ClassVar[int | None] = None
     # Task classes are passed to page templates; this stops Django calling them.
     do_not_call_in_templates: ClassVar[bool] = True
 

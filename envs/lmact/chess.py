@@ -277,6 +277,7 @@ class Chess(Task):
     max_steps = 100
     score_range = (-1.0, 1.0)
     blocking = True  # every step waits for a Stockfish search
+    baseline_episodes = 20
     description = (
         "Chess against the weakest Stockfish, skill level 0 limited to a single node "
         "(protocol: lmact.txt §2.2, App. B.2). Each episode starts from a named opening of "

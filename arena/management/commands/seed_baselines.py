@@ -24,21 +24,24 @@ class Command(BaseCommand):
         parser.add_argument("--task", action="append", default=None, help="only these task ids (repeatable)")
 
     def handle(self, *args, episodes=None, task=None, **options):
+        explicit = episodes is not None
         episodes = episodes or settings.ARENA_BASELINE_EPISODES
         created = 0
-        for task_id, cls in sorted(all_tasks().items()):
+        # Cheap tasks first: the queue is first-in first-out, so their rows appear at once.
+        for task_id, cls in sorted(all_tasks().items(), key=lambda item: (item[1].blocking, item[0])):
             if task and task_id not in task:
                 continue
+            count = episodes if explicit else min(episodes, cls.baseline_episodes or episodes)
             for policy, policy_cls in baselines_of(cls).items():
                 submission = services.baseline_submission(policy, policy_cls.title)
                 for fmt in cls.formats:
                     for combo in option_combinations(cls):
                         existing = Run.objects.filter(
-                            submission=submission, task=task_id, variant__format=fmt, num_episodes=episodes
+                            submission=submission, task=task_id, variant__format=fmt, num_episodes=count
                         )
                         if any(run.options == combo for run in existing):
                             continue
-                        spec = services.RunSpec(task=task_id, format=fmt, num_episodes=episodes, options=combo)
+                        spec = services.RunSpec(task=task_id, format=fmt, num_episodes=count, options=combo)
                         services.run_create(submission, spec)
                         created += 1
         self.stdout.write(f"baseline runs queued: {created} new")
