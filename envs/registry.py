@@ -16,6 +16,7 @@ def register(cls: type[Task]) -> type[Task]:
 
 def _load_suites() -> None:
     # Importing a suite package registers its tasks.
+    import envs.infogather  # noqa: F401
     import envs.lmact  # noqa: F401
 
 

@@ -19,18 +19,63 @@ class LeaderboardRow:
         return self.run.submission
 
 
-def _scored_runs(task_id: str | None = None):
+IMAGE_FORMATS = ("rgb",)
+STRATEGY_FILTERS = {
+    "naive": "Naive (answer only)",
+    "cot": "Chain of thought",
+    "self-correction": "Self-correction",
+    "reflection": "Reflexion",
+}
+MODE_FILTERS = {"llm": "LLM (text observations)", "vlm": "VLM (image observations)"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Filters:
+    """Leaderboard filters from the query string; unknown values are ignored."""
+
+    mode: str = ""
+    strategy: str = ""
+
+    @classmethod
+    def from_query(cls, query) -> "Filters":
+        mode = query.get("mode", "")
+        strategy = query.get("strategy", "")
+        return cls(mode if mode in MODE_FILTERS else "", strategy if strategy in STRATEGY_FILTERS else "")
+
+    def apply(self, runs):
+        if self.mode == "vlm":
+            runs = runs.filter(variant__format__in=IMAGE_FORMATS)
+        elif self.mode == "llm":
+            runs = runs.exclude(variant__format__in=IMAGE_FORMATS)
+        if self.strategy == "naive":
+            runs = runs.filter(variant__chain_of_thought=False)
+        elif self.strategy == "cot":
+            runs = runs.filter(variant__chain_of_thought=True)
+        elif self.strategy == "self-correction":
+            runs = runs.filter(variant__self_correction=True)
+        elif self.strategy == "reflection":
+            runs = runs.exclude(variant__reflection="none").filter(variant__has_key="reflection")
+        return runs
+
+
+def _scored_runs(task_id: str | None = None, filters: Filters | None = None):
     runs = Run.objects.select_related("submission").filter(episodes_done__gt=0)
     if task_id:
         runs = runs.filter(task=task_id)
+    if filters is not None:
+        # Baselines have no strategy; they stay as reference rows under every filter
+        # except the observation mode.
+        models = filters.apply(runs.filter(submission__kind="model"))
+        baselines = Filters(mode=filters.mode).apply(runs.filter(submission__kind="baseline"))
+        runs = models | baselines
     return runs
 
 
-def leaderboard_rows(task_id: str) -> list[LeaderboardRow]:
+def leaderboard_rows(task_id: str, filters: Filters | None = None) -> list[LeaderboardRow]:
     """Model runs ranked by mean score (ties: more episodes first); baselines unranked
     reference rows, placed by their score."""
     runs = sorted(
-        _scored_runs(task_id),
+        _scored_runs(task_id, filters),
         key=lambda r: (-(r.score_mean or 0.0), -r.episodes_done, r.pk),
     )
     rows, rank = [], 0
@@ -43,13 +88,11 @@ def leaderboard_rows(task_id: str) -> list[LeaderboardRow]:
     return rows
 
 
-def leaderboard_by_task() -> list[tuple[type, list[LeaderboardRow]]]:
-    runs_by_task: dict[str, list[Run]] = {}
-    for run in _scored_runs():
-        runs_by_task.setdefault(run.task, []).append(run)
+def leaderboard_by_task(filters: Filters | None = None) -> list[tuple[type, list[LeaderboardRow]]]:
+    with_runs = set(_scored_runs(filters=filters).values_list("task", flat=True).distinct())
     sections = []
     for task_id, cls in sorted(all_tasks().items()):
-        sections.append((cls, leaderboard_rows(task_id) if task_id in runs_by_task else []))
+        sections.append((cls, leaderboard_rows(task_id, filters) if task_id in with_runs else []))
     return sections
 
 

@@ -8,7 +8,11 @@ from rest_framework import serializers
 from arena.models import Episode, Run, Step, Submission
 
 IMAGE_FORMATS = {"rgb"}
-TASK_RENDERERS = {"lmact/chess": "chess"}
+TASK_RENDERERS = {
+    "lmact/chess": "chess",
+    "infogather/single-feature": "infogather",
+    "infogather/conjunction": "infogather",
+}
 
 
 def _image_url(sha: str) -> str:

@@ -3,8 +3,12 @@ from django.shortcuts import get_object_or_404, render
 
 from arena.models import Episode, Experiment, Run
 from envs.registry import all_tasks
+from leaderboard import infogather
 from leaderboard.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
 from leaderboard.selectors import (
+    MODE_FILTERS,
+    STRATEGY_FILTERS,
+    Filters,
     best_scores_by_task,
     leaderboard_by_task,
     leaderboard_rows,
@@ -14,8 +18,14 @@ from leaderboard.selectors import (
 from leaderboard.serializers import EpisodeSerializer, RunSerializer
 
 
+def _filter_context(request) -> tuple[Filters, dict]:
+    filters = Filters.from_query(request.GET)
+    return filters, {"filters": filters, "mode_filters": MODE_FILTERS, "strategy_filters": STRATEGY_FILTERS}
+
+
 def index(request):
-    return render(request, "leaderboard/index.html", {"sections": leaderboard_by_task()})
+    filters, context = _filter_context(request)
+    return render(request, "leaderboard/index.html", {"sections": leaderboard_by_task(filters), **context})
 
 
 def tasks(request):
@@ -36,18 +46,50 @@ def task_detail(request, suite, name):
             replays.append(
                 {"id": f"fig-replay-{fmt}", "figure": replay_heatmap(rows, f"Replaying one demonstration · {fmt}")}
             )
+    filters, context = _filter_context(request)
     return render(
         request,
         "leaderboard/task.html",
-        {"task": cls, "rows": leaderboard_rows(task_id), "charts": charts, "replays": replays},
+        {"task": cls, "rows": leaderboard_rows(task_id, filters), "charts": charts, "replays": replays, **context},
     )
 
 
 def suite_detail(request, suite):
+    if suite == "infogather":
+        return infogather_page(request)
     sections = best_scores_by_task(suite)
     if not sections:
         raise Http404(f"no suite {suite}")
     return render(request, "leaderboard/suite.html", {"suite": suite, "charts": best_score_bars(sections)})
+
+
+def infogather_page(request):
+    """infogather.txt §4: both metrics per run, Figs. 3–4 and Fig. 6."""
+    filters, context = _filter_context(request)
+    try:
+        colours = int(request.GET.get("colours", 3))
+    except ValueError:
+        colours = 3
+    sections = []
+    for task_id in infogather.TASKS:
+        cls = all_tasks()[task_id]
+        sections.append(
+            {
+                "task": cls,
+                "rows": infogather.leaderboard(task_id, filters),
+                "steps_id": f"fig-steps-{cls.id.split('/')[1]}",
+                "steps": infogather.steps_chart(task_id, f"{cls.title}: steps to sufficient information"),
+                "curve_id": f"fig-curve-{cls.id.split('/')[1]}",
+                "curve": infogather.exploitation_chart(
+                    task_id, colours, f"{cls.title}: exploitation curve, {colours} colours"
+                ),
+            }
+        )
+    return render(
+        request,
+        "leaderboard/infogather.html",
+        {"sections": sections, "colours": colours, "colour_choices": range(3, 11), **context},
+    )
 
 
 def experiment_detail(request, pk):

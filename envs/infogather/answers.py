@@ -25,11 +25,10 @@ import dataclasses
 import json
 import re
 
-from envs.infogather.scene import COLOUR, NAME_ORDER, POOLS, PROPERTY_ALIASES, SHAPE, TEXTURE, VALUE_ALIASES, Scene, SceneObject
+from envs.infogather.hypotheses import FACTOR_ORDER
+from envs.infogather.scene import NAME_ORDER, POOLS, PROPERTY_ALIASES, VALUE_ALIASES, Scene, SceneObject
 
 ACTION, STOP, FACTOR, COMBINATION = "action", "stop", "factor", "combination"
-# Property order for writing a factor list ("colour and shape", "shape and texture").
-FACTOR_ORDER = (COLOUR, SHAPE, TEXTURE)
 UNSURE = "unsure"
 NONE = "none"
 
@@ -140,6 +139,12 @@ def _stop_flag(value: str) -> bool:
     return bool(words) and words[0] in _YES
 
 
+def _action_or_none(text: str) -> str | None:
+    """None for an empty action or one that starts with the word "none"."""
+    text = text.strip()
+    return None if not text or _words(text)[:1] == [NONE] else text
+
+
 def parse_answer(text: str) -> Answer:
     fields = _fields_from_json(text)
     fields.update(_fields_from_lines(text))
@@ -147,10 +152,8 @@ def parse_answer(text: str) -> Answer:
         bare = " ".join(text.replace("`", " ").split())
         if bare.lower().strip(" .!") == "stop":
             return Answer(action=None, stop=True, factors=(), values=(), found_fields=False)
-        return Answer(action=bare or None, stop=False, factors=(), values=(), found_fields=False)
-    action = fields.get(ACTION, "").strip() or None
-    if action is not None and _words(action)[:1] == [NONE]:
-        action = None
+        return Answer(action=_action_or_none(bare), stop=False, factors=(), values=(), found_fields=False)
+    action = _action_or_none(fields.get(ACTION, ""))
     factor_text = fields.get(FACTOR, "")
     factors = () if UNSURE in _words(factor_text) else factors_in(factor_text)
     return Answer(
@@ -162,8 +165,19 @@ def parse_answer(text: str) -> Answer:
     )
 
 
-def _clean(text: str) -> str:
-    return " ".join(text.replace(";", ",").replace("`", "").replace("*", "").split())
+MAX_ACTION_CHARS = 160
+
+
+def clean_action(action: str | None) -> str | None:
+    """The action text as it is kept on the canonical line: no field separators or
+    markdown, whitespace collapsed, at most MAX_ACTION_CHARS characters. The task reads
+    the object from this text, so a replayed canonical line reads the same object."""
+    if action is None:
+        return None
+    for mark in (";", "`", "*", "\n", "\r"):
+        action = action.replace(mark, " ")
+    action = " ".join(action.split())[:MAX_ACTION_CHARS].strip()
+    return action or None
 
 
 def factor_text(factors: tuple[str, ...]) -> str:
@@ -174,7 +188,7 @@ def canonical(action: str | None, stop: bool, factors: tuple[str, ...], values: 
     """One line in the answer format; parse_answer gives the same fields back."""
     return "; ".join(
         (
-            f"action: {_clean(action) if action else NONE}",
+            f"action: {clean_action(action) or NONE}",
             f"stop: {'yes' if stop else 'no'}",
             f"factor: {factor_text(factors)}",
             f"combination: {' '.join(values) if values else UNSURE}",

@@ -2,8 +2,8 @@
 
 All three reason perfectly about what they have seen: they track the consistent
 hypotheses, stop as soon as exactly one is left and state it; before that they state a
-best guess (a consistent hypothesis drawn at random, which is as good as any other under
-the uniform prior). They differ only in which object they pick:
+best guess (a consistent hypothesis drawn at random, kept until it is ruled out; under
+the uniform prior any consistent one is as good as another). They differ only in which object they pick:
 
 - optimal: the unpicked object with the largest expected information gain over the
   consistent hypotheses. Rewards are deterministic, so the gain of a pick is the entropy
@@ -23,6 +23,7 @@ arena's resume-by-replay.
 
 from __future__ import annotations
 
+import functools
 import random
 
 from envs.core import Policy, Task
@@ -33,18 +34,30 @@ def _rng(name: str, seed: int, task) -> random.Random:
     return random.Random(f"infogather-{name}:{seed}:{task.steps_taken}")
 
 
-def _guess(task, rng: random.Random):
-    remaining = task.tracker.remaining()
-    return remaining[0] if len(remaining) == 1 else rng.choice(remaining)
+@functools.lru_cache(maxsize=256)
+def _guess_order(seed: int, size: int) -> tuple[int, ...]:
+    order = list(range(size))
+    random.Random(f"infogather-guess:{seed}").shuffle(order)
+    return tuple(order)
 
 
-def _stop_answer(task, rng: random.Random) -> str:
-    guess = _guess(task, rng)
+def _guess(task, seed: int):
+    """The first consistent hypothesis in an order shuffled once per seed: uniform
+    among the consistent ones, and it only changes when the guess is ruled out."""
+    tracker = task.tracker
+    for index in _guess_order(seed, len(tracker.hypotheses)):
+        if tracker.mask >> index & 1:
+            return tracker.hypotheses[index]
+    raise RuntimeError("no hypothesis is consistent with the observations")
+
+
+def _stop_answer(task, seed: int) -> str:
+    guess = _guess(task, seed)
     return answers.canonical(None, True, guess.factors, guess.values)
 
 
-def _pick_answer(name: str, task, rng: random.Random) -> str:
-    guess = _guess(task, rng)
+def _pick_answer(name: str, task, seed: int) -> str:
+    guess = _guess(task, seed)
     return answers.canonical(f"pick up {name}", False, guess.factors, guess.values)
 
 
@@ -74,11 +87,11 @@ def most_informative(task, rng: random.Random) -> str | None:
 def optimal_answer(task, seed: int) -> str:
     rng = _rng("optimal", seed, task)
     if task.tracker.count <= 1:
-        return _stop_answer(task, rng)
+        return _stop_answer(task, seed)
     name = most_informative(task, rng)
     if name is None:
-        return _stop_answer(task, rng)
-    return _pick_answer(name, task, rng)
+        return _stop_answer(task, seed)
+    return _pick_answer(name, task, seed)
 
 
 class _Baseline(Policy):
@@ -88,6 +101,7 @@ class _Baseline(Policy):
 
 class OptimalPolicy(_Baseline):
     name = "optimal"
+    title = "Optimal (information gain)"
 
     def act(self, task: Task) -> str:
         return optimal_answer(task, self.seed)
@@ -95,23 +109,25 @@ class OptimalPolicy(_Baseline):
 
 class RandomWithoutReplacementPolicy(_Baseline):
     name = "random-without-replacement"
+    title = "Random without replacement"
 
     def act(self, task: Task) -> str:
         rng = _rng(self.name, self.seed, task)
         names = unpicked_names(task)
         if task.tracker.count <= 1 or not names:
-            return _stop_answer(task, rng)
-        return _pick_answer(rng.choice(names), task, rng)
+            return _stop_answer(task, self.seed)
+        return _pick_answer(rng.choice(names), task, self.seed)
 
 
 class RandomWithReplacementPolicy(_Baseline):
     name = "random-with-replacement"
+    title = "Random with replacement"
 
     def act(self, task: Task) -> str:
         rng = _rng(self.name, self.seed, task)
         if task.tracker.count <= 1:
-            return _stop_answer(task, rng)
-        return _pick_answer(rng.choice(task.scene.objects).name, task, rng)
+            return _stop_answer(task, self.seed)
+        return _pick_answer(rng.choice(task.scene.objects).name, task, self.seed)
 
 
 BASELINES: dict[str, type[Policy]] = {

@@ -18,22 +18,30 @@ import dataclasses
 import itertools
 import math
 
-from envs.infogather.scene import COLOUR, SHAPE, TEXTURE, Scene, SceneObject
+from envs.infogather.scene import COLOUR, NAME_ORDER, SHAPE, TEXTURE, Scene, SceneObject
 
 SINGLE = "single-feature"
 CONJUNCTION = "conjunction"
 # The property pairs a conjunction may use, in the order the instructions list them.
 FACTOR_PAIRS: tuple[tuple[str, str], ...] = ((COLOUR, SHAPE), (SHAPE, TEXTURE), (COLOUR, TEXTURE))
 SINGLE_FACTORS: tuple[str, ...] = (COLOUR, SHAPE)
+# How factors are listed ("colour and shape", "shape and texture"); values are listed in
+# the scene's NAME_ORDER, as in object names ("wooden cube").
+FACTOR_ORDER: tuple[str, ...] = (COLOUR, SHAPE, TEXTURE)
 
 
 @dataclasses.dataclass(frozen=True)
 class Hypothesis:
-    conditions: tuple[tuple[str, str], ...]  # ((property, value), ...), properties sorted by FACTOR order
+    conditions: tuple[tuple[str, str], ...]  # ((property, value), ...) in NAME_ORDER; use `of`
+
+    @classmethod
+    def of(cls, pairs) -> Hypothesis:
+        return cls(tuple(sorted(pairs, key=lambda pair: NAME_ORDER.index(pair[0]))))
 
     @property
     def factors(self) -> tuple[str, ...]:
-        return tuple(prop for prop, _ in self.conditions)
+        props = {prop for prop, _ in self.conditions}
+        return tuple(prop for prop in FACTOR_ORDER if prop in props)
 
     @property
     def values(self) -> tuple[str, ...]:
@@ -64,7 +72,7 @@ def hypothesis_space(scene: Scene, kind: str) -> tuple[Hypothesis, ...]:
         if not all(prop in scene.values for prop in props):
             raise ValueError(f"the scene has no {' or '.join(p for p in props if p not in scene.values)}")
         for combo in itertools.product(*(scene.values[prop] for prop in props)):
-            space.append(Hypothesis(tuple(zip(props, combo))))
+            space.append(Hypothesis.of(zip(props, combo)))
     return tuple(space)
 
 
@@ -91,12 +99,17 @@ class HypothesisTracker:
         self.kind = kind
         self.hypotheses = hypothesis_space(scene, kind)
         self.index = {h: i for i, h in enumerate(self.hypotheses)}
-        # For each object, the bit mask of the hypotheses under which it is rewarding.
+        # For each object, the bit mask of the hypotheses under which it is rewarding:
+        # the rules whose conditions are a subset of the object's own values.
+        by_conditions = {h.conditions: i for i, h in enumerate(self.hypotheses)}
+        groups = {tuple(prop for prop, _ in h.conditions) for h in self.hypotheses}  # NAME_ORDER
         self.masks: dict[str, int] = {}
         for obj in scene.objects:
+            own = dict(obj.values)
             mask = 0
-            for i, h in enumerate(self.hypotheses):
-                if h.predicts(obj):
+            for props in groups:
+                i = by_conditions.get(tuple((prop, own[prop]) for prop in props))
+                if i is not None:
                     mask |= 1 << i
             self.masks[obj.name] = mask
         self.all_mask = (1 << len(self.hypotheses)) - 1

@@ -111,29 +111,29 @@ SINGLE_INSTRUCTIONS = _instructions(_SINGLE_RULES, _SINGLE_FORMAT, plural=False)
 CONJUNCTION_INSTRUCTIONS = _instructions(_CONJUNCTION_RULES, _CONJUNCTION_FORMAT, plural=True)
 
 
-def observation_text(scene, history, turns_left: int, ended: str | None) -> str:
-    """The scene, every turn so far and the turns left (or how the game ended).
+def room_text(scene) -> str:
+    return "\n".join([f"Objects in the room ({len(scene.objects)}):"] + [f"- {obj.name}" for obj in scene.objects])
 
-    `history` holds TurnRecord-like objects with `kind` ("pick", "wasted", "stop"),
-    `object_name`, `reward` and `reason`.
-    """
-    lines = [f"Objects in the room ({len(scene.objects)}):"]
-    lines.extend(f"- {obj.name}" for obj in scene.objects)
-    lines.append("")
-    if not history:
-        lines.append("You have not picked anything yet.")
-    else:
+
+def turn_line(number: int, turn) -> str:
+    """One line of the record for a TurnRecord-like `turn` (`kind` "pick", "wasted" or
+    "stop", `object_name`, `reward`, `reason`)."""
+    if turn.kind == "pick":
+        return f"{number}. picked up the {turn.object_name}: reward {turn.reward}"
+    if turn.kind == "wasted":
+        return f"{number}. turn wasted, nothing picked ({turn.reason})"
+    return f"{number}. stopped"
+
+
+def observation_text(room: str, turn_lines: list[str], turns_left: int, ended: str | None) -> str:
+    """The room (`room_text` of the scene), the record of every turn so far (`turn_line`
+    of each) and the turns left, or how the game ended."""
+    lines = [room, ""]
+    if turn_lines:
         lines.append("Your turns so far:")
-        for number, turn in enumerate(history, 1):
-            if turn.kind == "pick":
-                lines.append(f"{number}. picked up the {turn.object_name}: reward {turn.reward}")
-            elif turn.kind == "wasted":
-                lines.append(f"{number}. turn wasted, nothing picked ({turn.reason})")
-            else:
-                lines.append(f"{number}. stopped")
-    lines.append("")
-    if ended:
-        lines.append(f"The game is over ({ended}).")
+        lines.extend(turn_lines)
     else:
-        lines.append(f"Turns left: {turns_left}.")
+        lines.append("You have not picked anything yet.")
+    lines.append("")
+    lines.append(f"The game is over ({ended})." if ended else f"Turns left: {turns_left}.")
     return "\n".join(lines)

@@ -58,6 +58,10 @@ class SceneObject:
     """One object: its value for each property of the scene."""
 
     values: tuple[tuple[str, str], ...]  # ((property, value), ...) in NAME_ORDER
+    name: str = dataclasses.field(init=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "name", " ".join(value for _, value in self.values))
 
     def get(self, prop: str) -> str:
         for name, value in self.values:
@@ -65,19 +69,19 @@ class SceneObject:
                 return value
         raise KeyError(prop)
 
-    @property
-    def name(self) -> str:
-        return " ".join(value for _, value in self.values)
-
 
 @dataclasses.dataclass(frozen=True)
 class Scene:
     properties: tuple[str, ...]  # in NAME_ORDER
     values: dict[str, tuple[str, ...]]  # property -> the values present, pool order
     objects: tuple[SceneObject, ...]  # in the order they are listed to the agent
+    _by_name: dict = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "_by_name", {obj.name: obj for obj in self.objects})
 
     def by_name(self) -> dict[str, SceneObject]:
-        return {obj.name: obj for obj in self.objects}
+        return self._by_name
 
     def value_to_property(self) -> dict[str, str]:
         return {value: prop for prop, values in self.values.items() for value in values}

@@ -34,15 +34,14 @@ from typing import ClassVar
 
 from envs.core import Observation, StepResult, Task
 from envs.infogather import answers, prompts
-from envs.infogather.hypotheses import CONJUNCTION, SINGLE, Hypothesis, HypothesisTracker, hypothesis_space
+from envs.infogather.baselines import optimal_answer
+from envs.infogather.hypotheses import CONJUNCTION, SINGLE, Hypothesis, HypothesisTracker
 from envs.infogather.scene import COLOUR, COLOURS, SHAPE, SHAPES, TEXTURE, TEXTURES, Scene, make_scene
 from envs.registry import register
 
 DEFAULT_COLOURS = 3
 DEFAULT_SHAPES = 3
 DEFAULT_TEXTURES = 3
-MIN_COLOURS = 2
-MAX_COLOURS = len(COLOURS)
 
 PICK, WASTED, STOP = "pick", "wasted", "stop"
 END_STOPPED = "stopped"
@@ -125,10 +124,12 @@ class InfoGatherTask(Task):
         self.seed = seed
         rng = random.Random(f"{self.id}/scene:{sorted(self.counts.items())}:{seed}")
         self._scene = make_scene(self.counts, rng)
-        self._rule: Hypothesis = rng.choice(hypothesis_space(self._scene, self.kind))
+        self._room = prompts.room_text(self._scene)
         self._tracker = HypothesisTracker(self._scene, self.kind)
+        self._rule: Hypothesis = rng.choice(self._tracker.hypotheses)
         self._picked: dict[str, int] = {}
         self._history: list[TurnRecord] = []
+        self._turn_lines: list[str] = []
         self._sufficient_at: int | None = None
         self.steps_taken = 0
         self._end_reason: str | None = None
@@ -150,13 +151,14 @@ class InfoGatherTask(Task):
             legal = True
             self._end_reason = END_STOPPED
         else:
-            obj, reason = answers.resolve_object(answer.action, self._scene)
+            action = answers.clean_action(answer.action)
+            obj, reason = answers.resolve_object(action, self._scene)
             if obj is not None and obj.name in self._picked:
                 obj, reason = None, f"the {obj.name} was already picked"
             if obj is None:
                 legal = False
                 record = TurnRecord(WASTED, None, None, reason, answer.factors, answer.values, score)
-                executed = answers.canonical(answer.action, False, answer.factors, answer.values)
+                executed = answers.canonical(action, False, answer.factors, answer.values)
                 info["illegal_reason"] = reason
             else:
                 legal = True
@@ -170,6 +172,14 @@ class InfoGatherTask(Task):
             if self.steps_taken >= self.max_steps:
                 self._end_reason = END_BUDGET
         self._history.append(record)
+        self._turn_lines.append(prompts.turn_line(len(self._history), record))
+        # For the replay page: what this turn did and the rules still consistent after it.
+        info.update(
+            picked=record.object_name,
+            reward=record.reward,
+            belief_score=score,
+            consistent=[h.describe() for h in self._tracker.remaining()],
+        )
         terminated = self._end_reason == END_STOPPED
         truncated = self._end_reason == END_BUDGET
         return StepResult(
@@ -196,8 +206,6 @@ class InfoGatherTask(Task):
         return f"objects=[{objects}] rule={self._rule.describe()}"
 
     def expert_action(self) -> str:
-        from envs.infogather.baselines import optimal_answer
-
         self._require_episode()
         return optimal_answer(self, self.seed)
 
@@ -274,7 +282,7 @@ class InfoGatherTask(Task):
     def _observe(self) -> Observation:
         return Observation(
             text=prompts.observation_text(
-                self._scene, self._history, self.max_steps - self.steps_taken, self._end_reason
+                self._room, self._turn_lines, self.max_steps - self.steps_taken, self._end_reason
             )
         )
 

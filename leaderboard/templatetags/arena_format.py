@@ -33,15 +33,29 @@ def compact(number):
 
 
 @register.filter
+def usd(value):
+    if value is None:
+        return "—"
+    return f"${value:,.4f}" if value < 1 else f"${value:,.2f}"
+
+
+@register.filter
 def variant_label(run):
+    """The run's observation format, options and prompt strategy, in a few words."""
     v = run.variant
     parts = [v.get("format", "")]
+    parts += [f"{name} {value}" for name, value in v.get("options", {}).items()]
     if not run.submission.is_baseline:
+        parts.append("CoT" if v.get("chain_of_thought") else "naive")
         parts.append(f"{v.get('num_demonstrations', 0)} demos")
-        if v.get("chain_of_thought"):
-            parts.append("CoT")
         if not v.get("show_legal_actions", True):
             parts.append("no legal list")
+        if v.get("self_correction"):
+            parts.append("self-correction")
+        if v.get("reflection", "none") != "none":
+            parts.append(f"reflexion ({v['reflection']})")
+        if v.get("replay_control"):
+            parts.append("replay control")
     return " · ".join(p for p in parts if p)
 
 
@@ -52,3 +66,15 @@ def task_url(task):
 
     suite, name = getattr(task, "id", task).split("/", 1)
     return reverse("leaderboard:task", args=[suite, name])
+
+
+@register.filter
+def mean_se(summary, style=""):
+    """A metric summary ({"mean", "stderr"}) as "mean ± se"; style "pct" shows percent."""
+    if not summary or summary.get("mean") is None:
+        return "—"
+    scale, unit, digits = (100.0, " %", 1) if style == "pct" else (1.0, "", 2)
+    mean = summary["mean"] * scale
+    if summary.get("stderr") is None:
+        return f"{mean:.{digits}f}{unit}"
+    return f"{mean:.{digits}f} ± {summary['stderr'] * scale:.{digits}f}{unit}"
