@@ -20,6 +20,7 @@ router.register("experiments", api.ExperimentViewSet, basename="experiment")
 api_patterns = [
     path("", include(router.urls)),
     path("leaderboard/", api.leaderboard, name="leaderboard"),
+    path("agent-protocol/", api.agent_protocol, name="agent-protocol"),
     path("token/", obtain_auth_token, name="token"),
 ]
 

@@ -75,6 +75,12 @@ class Task(abc.ABC):
     variant_options: ClassVar[dict[str, tuple]] = {}
     # Built-in baselines that can play this task: policy name -> Policy class.
     baselines: ClassVar[dict[str, type["Policy"]]] = {}
+    # For suites played as a conversation, what the paper fixes regardless of the
+    # submission's strategy: whether the legal actions may be listed (None: the
+    # submission decides) and how many turns stay in context (None: the submission's
+    # history window).
+    chat_show_legal_actions: ClassVar[bool | None] = None
+    chat_history_window: ClassVar[int | None] = None
     # True for tasks whose step or expert does real work (an engine search, a physics
     # rollout): the arena then runs them off its event loop so other episodes go on.
     blocking: ClassVar[bool] = False

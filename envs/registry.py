@@ -14,14 +14,23 @@ def register(cls: type[Task]) -> type[Task]:
     return cls
 
 
+_loaded = False
+
+
 def _load_suites() -> None:
     # Importing a suite package registers its tasks.
+    global _loaded
+    import envs.adventure  # noqa: F401
     import envs.infogather  # noqa: F401
     import envs.lmact  # noqa: F401
 
+    _loaded = True
+
 
 def all_tasks() -> dict[str, type[Task]]:
-    if not _TASKS:
+    # A flag, not "is the catalogue empty": importing one suite directly must not stop
+    # the others from loading.
+    if not _loaded:
         _load_suites()
     return dict(_TASKS)
 

@@ -11,6 +11,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
 from arena import services
+from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
 from arena.models import Episode, Experiment, Run, Submission
 from arena.validation import (
     MAX_DEMONSTRATIONS,
@@ -245,3 +246,20 @@ def leaderboard(request):
         )
     rows = leaderboard_rows(task_id)
     return Response(LeaderboardRowSerializer(rows, many=True).data)
+
+
+@extend_schema(
+    summary="The agent-endpoint protocol (arena-agent/1)",
+    description=(
+        "Agent endpoints receive one signed POST per step and answer with an action. The body "
+        "follows `request`; the reply must follow `response`. Every request carries "
+        "`X-Arena-Timestamp` (Unix seconds) and `X-Arena-Signature: sha256=<hex>`, the "
+        "HMAC-SHA256 of `<timestamp>.<raw body>` with the submission's signing secret (shown once "
+        "when the submission is created). A reply that is not JSON or has no string `action` is "
+        "recorded as an illegal action. See examples/agent_endpoint.py."
+    ),
+    responses={200: {"type": "object", "properties": {"request": {"type": "object"}, "response": {"type": "object"}}}},
+)
+@api_view(["GET"])
+def agent_protocol(request):
+    return Response({"request": AGENT_REQUEST_SCHEMA, "response": AGENT_RESPONSE_SCHEMA})

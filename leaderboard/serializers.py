@@ -115,6 +115,8 @@ class EpisodeSerializer(serializers.ModelSerializer):
         """Which player renderer draws this episode's observations (static/js/renderers*.js)."""
         if episode.run.format in IMAGE_FORMATS:
             return "image"
+        if episode.run.task.startswith("adventure/"):
+            return "adventure"
         return TASK_RENDERERS.get(episode.run.task, "text")
 
     def get_final_observation(self, episode) -> dict | None:

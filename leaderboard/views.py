@@ -3,7 +3,7 @@ from django.shortcuts import get_object_or_404, render
 
 from arena.models import Episode, Experiment, Run
 from envs.registry import all_tasks
-from leaderboard import infogather
+from leaderboard import adventure, infogather
 from leaderboard.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
 from leaderboard.selectors import (
     MODE_FILTERS,
@@ -57,10 +57,29 @@ def task_detail(request, suite, name):
 def suite_detail(request, suite):
     if suite == "infogather":
         return infogather_page(request)
+    if suite == "adventure":
+        return adventure_page(request)
     sections = best_scores_by_task(suite)
     if not sections:
         raise Http404(f"no suite {suite}")
     return render(request, "leaderboard/suite.html", {"suite": suite, "charts": best_score_bars(sections)})
+
+
+def adventure_page(request):
+    """adventuregame.txt §4.2: Table 1, Table 2 and the turns chart."""
+    filters, context = _filter_context(request)
+    rows = adventure.leaderboard(filters)
+    return render(
+        request,
+        "leaderboard/adventure.html",
+        {
+            "rows": rows,
+            "table": adventure.experiment_cells(rows),
+            "experiments": adventure.EXPERIMENTS,
+            "turns": adventure.turns_chart(rows),
+            **context,
+        },
+    )
 
 
 def infogather_page(request):

@@ -58,15 +58,39 @@ class ChatStrategy:
         self._turns: list[list] = []  # [user content, assistant reply or None]
         self._task = None
         self._store_image = None
+        self._opening = False
 
     def begin(self, task, observation, store_image) -> tuple[list, list[int]]:
         self._task = task
         self._store_image = store_image
+        # What the paper fixes wins over the submission's settings.
+        if task.chat_show_legal_actions is not None:
+            self.show_legal_actions = task.chat_show_legal_actions
+        if task.chat_history_window is not None:
+            self.history_window = task.chat_history_window
         reflections = getattr(self.episode, "previous_reflections", [])
+        opening = task.initial_messages() if hasattr(task, "initial_messages") else None
+        if opening:
+            # Suites whose conversation starts with given turns (AdventureGame puts the
+            # instructions in the first user message and injects pre-exploration turns).
+            extra = system_text("", self.chain_of_thought, reflections).strip()
+            if extra:
+                opening = [{**opening[0], "content": opening[0]["content"] + "\n\n" + extra}, *opening[1:]]
+            self._opening = True
+            for message in opening:
+                if message["role"] == "user":
+                    self._turns.append([[{"type": "text", "text": message["content"]}], None])
+                else:
+                    self._turns[-1][1] = message["content"]
+            return [
+                {"type": "text", "text": m["content"], "section": "opening", "role": m["role"]} for m in opening
+            ], []
         self._system = system_text(task.instructions, self.chain_of_thought, reflections)
         return [{"type": "text", "text": self._system, "section": "system"}], []
 
     def prepare(self, index, observation, previous_action, legal) -> list:
+        if index == 0 and self._opening:
+            return []  # the first observation is the opening's last user turn
         parts = _user_parts(observation, legal, self.show_legal_actions, self._store_image)
         self._turns.append([self._converter.convert(parts), None])
         return parts
@@ -95,14 +119,25 @@ class ChatStrategy:
 def rebuild_messages(prefix: list, steps: list, history_window: int, keep_reasoning: bool = True) -> list[dict]:
     """The messages sent at the last of `steps` (objects with prompt_added, completion,
     parsed_action), in the arena's stored-part form (images as {"type": "image", "sha"})."""
-    messages = [{"role": "system", "content": prefix[0]["text"]}] if prefix else []
-    window = steps[-history_window:]
-    for position, step in enumerate(window):
-        parts = [{k: v for k, v in p.items() if k != "section"} for p in step.prompt_added]
-        if all(p["type"] == "text" for p in parts):
-            parts = "".join(p["text"] for p in parts)
-        messages.append({"role": "user", "content": parts})
-        if position < len(window) - 1:
-            reply = step.completion if keep_reasoning else (step.parsed_action or "")
+    system = [p for p in prefix if p.get("section") == "system"]
+    opening = [p for p in prefix if p.get("section") == "opening"]
+    messages = [{"role": "system", "content": system[0]["text"]}] if system else []
+    turns: list[list] = []  # [user content, reply or None]
+    for part in opening:
+        if part["role"] == "user":
+            turns.append([part["text"], None])
+        else:
+            turns[-1][1] = part["text"]
+    for position, step in enumerate(steps):
+        if step.prompt_added:
+            parts = [{k: v for k, v in p.items() if k != "section"} for p in step.prompt_added]
+            if all(p["type"] == "text" for p in parts):
+                parts = "".join(p["text"] for p in parts)
+            turns.append([parts, None])
+        if position < len(steps) - 1:
+            turns[-1][1] = step.completion if keep_reasoning else (step.parsed_action or "")
+    for content, reply in turns[-history_window:]:
+        messages.append({"role": "user", "content": content})
+        if reply is not None:
             messages.append({"role": "assistant", "content": reply})
     return messages

@@ -109,3 +109,28 @@ REPLACEABLE_VERBS = ("open", "close", "take", "put")
 
 def floor_id(room: str) -> str:
     return f"floor_{room}"
+
+
+def home_names() -> dict[str, str]:
+    """Entity id -> name for every entity of a home world."""
+    names = dict(NAMES)
+    names[PLAYER] = "player"
+    names[INVENTORY] = "inventory"
+    for room in ROOMS:
+        names[floor_id(room)] = FLOOR_WORD
+    return names
+
+
+def home_types() -> dict[str, frozenset[str]]:
+    """Entity id -> type labels for every entity of a home world."""
+    types: dict[str, frozenset[str]] = {PLAYER: frozenset({"player"}), INVENTORY: frozenset({"inventory"})}
+    for room in ROOMS:
+        types[room] = frozenset({"room"})
+        types[floor_id(room)] = frozenset({"floor", "support"})
+    for support in SUPPORTS:
+        types[support] = frozenset({"receptacle", "support"})
+    for container in CONTAINERS:
+        types[container] = frozenset({"receptacle", "container"})
+    for movable in MOVABLES:
+        types[movable] = frozenset({"movable"})
+    return types

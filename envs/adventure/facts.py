@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 
+from envs.adventure import domain
 from envs.adventure.domain import INVENTORY, PLAYER
 
 Fact = tuple[str, ...]
@@ -77,10 +78,23 @@ class World:
         return [goal for goal in self.goals if goal in state]
 
     # -- (de)serialisation -----------------------------------------------------------
-    def to_json(self) -> dict:
-        return {
-            "names": dict(sorted(self.names.items())),
-            "types": {entity: sorted(labels) for entity, labels in sorted(self.types.items())},
+    def to_json(self, home: bool = False) -> dict:
+        """A JSON form; with `home`, the names and types of the home domain are left
+        out and only the names that differ from it are kept (under "renamed")."""
+        if home:
+            defaults = domain.home_names()
+            if dict(self.types) != domain.home_types() or set(self.names) != set(defaults):
+                raise ValueError("not a home-domain world")
+            head = {
+                "domain": "home",
+                "renamed": {e: n for e, n in sorted(self.names.items()) if defaults[e] != n},
+            }
+        else:
+            head = {
+                "names": dict(sorted(self.names.items())),
+                "types": {entity: sorted(labels) for entity, labels in sorted(self.types.items())},
+            }
+        return head | {
             "exits": sorted([a, b] for a, b in self.exits if a < b),
             "verbs": dict(sorted(self.verbs.items())),
             "adjectives": dict(sorted(self.adjectives.items())),
@@ -100,9 +114,15 @@ class World:
         for a, b in data["exits"]:
             exits.add((a, b))
             exits.add((b, a))
+        if data.get("domain") == "home":
+            names = domain.home_names() | dict(data["renamed"])
+            types = domain.home_types()
+        else:
+            names = dict(data["names"])
+            types = {entity: frozenset(labels) for entity, labels in data["types"].items()}
         return cls(
-            names=dict(data["names"]),
-            types={entity: frozenset(labels) for entity, labels in data["types"].items()},
+            names=names,
+            types=types,
             exits=frozenset(exits),
             verbs=dict(data["verbs"]),
             adjectives=dict(data.get("adjectives", {})),

@@ -1,0 +1,96 @@
+"""Concurrency of one worker against a slow model.
+
+One worker process keeps 64 episodes in flight against a local fake OpenAI-compatible
+server that takes 200 ms per request. Ideal: 64 / 0.2 s = 320 steps/s. Prints the
+achieved rate, its ratio to the ideal (target >= 0.8) and the process's peak memory.
+
+    .venv/bin/python bench/concurrency.py [--in-flight 64] [--latency 0.2] [--episodes 192]
+"""
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def _serve_fake_model(latency: float, ports, stop) -> None:
+    """The fake model in its own process, so it does not share the worker's GIL."""
+    from tests.support.fake_openai import FakeOpenAIServer
+
+    with FakeOpenAIServer(default_action="up", latency=latency) as model:
+        ports.put((model.port, model.base_url))
+        stop.wait()
+        ports.put(len(model.requests))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--in-flight", type=int, default=64)
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--episodes", type=int, default=192)
+    parser.add_argument("--task", default="lmact/gridworld")
+    parser.add_argument("--format", default="ascii")
+    args = parser.parse_args()
+
+    tmp = tempfile.mkdtemp(prefix="arena-bench-")
+    os.environ.update(
+        ARENA_VAR_DIR=tmp,
+        SQLITE_PATH=os.path.join(tmp, "bench.sqlite3"),
+        ARENA_QUEUE="memory",
+        ARENA_ALLOW_LOOPBACK="1",
+        DJANGO_SETTINGS_MODULE="config.settings",
+        LOG_LEVEL="WARNING",
+    )
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from arena import services
+    from arena.models import Step
+    from arena.worker import Worker
+
+    call_command("migrate", verbosity=0)
+    context = multiprocessing.get_context("spawn")
+    ports, stop = context.Queue(), context.Event()
+    server = context.Process(target=_serve_fake_model, args=(args.latency, ports, stop), daemon=True)
+    server.start()
+    _, base_url = ports.get(timeout=30)
+    try:
+        submission = services.submission_create(
+            owner=None,
+            fields={"name": "bench", "base_url": base_url, "model": "fake", "max_tokens": 16},
+            api_key="",
+            runs=[services.RunSpec(task=args.task, format=args.format, num_episodes=args.episodes)],
+        )
+        worker = Worker(concurrency=args.in_flight, name="bench")
+        started = time.perf_counter()
+        asyncio.run(worker.serve(until_idle=True))
+        elapsed = time.perf_counter() - started
+        steps = Step.objects.filter(episode__run__submission=submission).count()
+    finally:
+        stop.set()
+        requests = ports.get(timeout=30)
+        server.join(timeout=10)
+
+    ideal = args.in_flight / args.latency
+    rate = steps / elapsed
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{args.episodes} episodes of {args.task} ({args.format}), {args.in_flight} in flight, model latency {args.latency * 1000:.0f} ms")
+    print(f"steps stored       : {steps} ({requests} model requests) in {elapsed:.2f} s")
+    print(f"achieved           : {rate:.1f} steps/s")
+    print(f"ideal              : {ideal:.1f} steps/s")
+    print(f"ratio to ideal     : {rate / ideal:.3f} (target >= 0.8)")
+    print(f"peak memory (RSS)  : {peak_mib:.0f} MiB (the worker process; the fake model runs in another)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,329 @@
+"""The nine AdventureGame experiments as arena tasks (adventuregame.txt §3–4).
+
+`reset(seed)` plays instance `seed % 16` of the experiment from
+fixtures/adventure/instances.json, so seeds 0–15 cover the paper's 16 instances and
+larger seeds repeat them. The game is free text: the model's whole reply goes to
+`step`, which reads only its first line and aborts the episode unless it starts with
+">". `instructions` (set by `reset`) is the system prompt with the instance's goal;
+the first observation is the description of the starting room, followed, in the
+pre-exploration experiments, by the injected `go` turns and their feedback (also
+available as chat turns from `initial_messages()`). Each later observation is the
+game's feedback to the last command.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from envs.adventure import fixture, prompts
+from envs.adventure.actions import command_text
+from envs.adventure.baselines import BASELINES
+from envs.adventure.engine import PROMPT_SYMBOL, TURN_LIMIT, Game
+from envs.adventure.facts import View, World
+from envs.adventure.generator import INSTANCES_PER_EXPERIMENT
+from envs.adventure.metrics import episode_metrics
+from envs.adventure.planner import plan
+from envs.core import Observation, StepResult, Task
+from envs.registry import register
+
+
+def well_formed_commands(world: World, state) -> list[str]:
+    """Commands that make sense in the current room (not all of them succeed): the
+    candidates of the random baseline. Without the leading ">"."""
+    view = View(world, state)
+    here = view.player_room
+    things = sorted(view.things_here(), key=world.name)
+    floor = view.floor_here()
+    exits = sorted(world.neighbours(here), key=world.name)
+    commands = [command_text(world, "go", (room,)) for room in exits]
+    for entity in things:
+        if world.is_("movable", entity):
+            commands.append(command_text(world, "take", (entity,)))
+    receptacles = [e for e in things if world.is_("receptacle", e)] + ([floor] if floor else [])
+    for carried in view.inventory:
+        for target in receptacles:
+            prep = "in" if world.is_("container", target) else "on"
+            commands.append(command_text(world, "put", (carried, target), prep))
+    for entity in things:
+        if world.is_("container", entity):
+            commands.append(command_text(world, "open" if entity in view.closed else "close", (entity,)))
+    for entity in things + view.inventory:
+        kind = world.kind_of.get(entity)
+        for verb in sorted(world.kinds.get(kind, {})) if kind else ():
+            commands.append(command_text(world, verb, (entity,)))
+    for entity in things + view.inventory:
+        commands.append(command_text(world, "examine", (entity,)))
+    commands.append(command_text(world, "examine", ("inventory",)))
+    commands.append(command_text(world, "look"))
+    commands.append(command_text(world, "done"))
+    return commands
+
+
+def _goal_words(world, goal) -> str:
+    """("on", "peach", "chair") -> "peach on chair"."""
+    predicate, *terms = goal
+    names = [world.name(term) if term in world.names else term for term in terms]
+    return f"{names[0]} {predicate} {' '.join(names[1:])}" if len(names) >= 2 else " ".join([predicate, *names])
+
+
+class AdventureTask(Task):
+    suite = "adventure"
+    formats = ("text",)
+    max_steps = TURN_LIMIT
+    score_range = (0.0, 1.0)
+    baselines = BASELINES
+    # one episode per instance
+    baseline_episodes = INSTANCES_PER_EXPERIMENT
+    # clembench shows no command list (it would give the made-up words away) and keeps
+    # the whole conversation (adventuregame.txt §3.2).
+    chat_show_legal_actions = False
+    chat_history_window = TURN_LIMIT + 10
+    experiment: ClassVar[str]
+
+    def __init__(self, format: str | None = None):
+        super().__init__(format)
+        self.game: Game | None = None
+
+    # -- protocol ----------------------------------------------------------------------
+    def reset(self, seed: int) -> Observation:
+        self.seed = seed
+        self.index = seed % INSTANCES_PER_EXPERIMENT
+        self.instance = fixture.instances(self.experiment)[self.index]
+        self.world = fixture.world(self.experiment, self.index)
+        self.game = Game(self.world)
+        self.initial_room = self.game.room_description()
+        self.game.preexplore(self.instance["preexploration"])
+        self._visited = {record_room for record_room in self._rooms_seen_in_preexploration()}
+        self.instructions = prompts.instructions(self.experiment, self.instance["goal"], self.instance["new_words"])
+        self.steps_taken = 0
+        return Observation(text=self.initial_observation_text())
+
+    def step(self, action_text: str) -> StepResult:
+        game = self._game()
+        if game.finished:
+            raise RuntimeError("the episode is over; call reset(seed) to start another")
+        record = game.reply(action_text or "")
+        self.steps_taken += 1
+        info = {"turn": record.to_json(), **self.state_info()}
+        if game.finished:
+            info["metrics"] = self.episode_metrics()
+        turn_limit = game.end_reason is not None and game.end_reason.startswith("aborted: turn limit")
+        return StepResult(
+            observation=Observation(text=record.feedback),
+            reward=1.0 if game.outcome == "success" else 0.0,
+            terminated=game.finished and not turn_limit,
+            truncated=turn_limit,
+            legal=record.success,
+            executed_action=record.reply,
+            end_reason=game.end_reason,
+            info=info,
+        )
+
+    def _rooms_seen_in_preexploration(self) -> set[str]:
+        # The starting room and every room the injected pre-exploration walked through.
+        game = self._game()
+        rooms = {game.view.player_room}
+        state = game.world.initial
+        for fact in state:
+            if fact[0] == "at" and fact[1] == "player":
+                rooms.add(fact[2])
+        for record in game.preexploration:
+            for fact in record.to_json().get("added", []):
+                if fact and fact[0] == "at" and fact[1] == "player":
+                    rooms.add(fact[2])
+        return rooms
+
+    def state_info(self) -> dict:
+        """What the replay page shows beside the transcript: the current room, the
+        inventory, each goal and whether it holds now, and the rooms seen so far with
+        the passages between them (a small map)."""
+        game = self._game()
+        world, view = game.world, game.view
+        self._visited.add(view.player_room)
+        met = set(world.goal_facts_met(game.state))
+        return {
+            "room": world.name(view.player_room),
+            "inventory": [world.name(entity) for entity in view.inventory],
+            "goals": [
+                {"text": _goal_words(world, goal), "achieved": goal in met}
+                for goal in world.goals
+            ],
+            "visited": sorted(world.name(room) for room in self._visited),
+            "passages": sorted(
+                [world.name(a), world.name(b)] for a, b in world.exits if a < b and a in self._visited and b in self._visited
+            ),
+        }
+
+    def legal_actions(self) -> list[str]:
+        """No list is part of the game (the player models the action space itself,
+        §3.2); this is a list of well-formed commands for the random baseline."""
+        game = self._game()
+        if game.finished:
+            return []
+        return [f"{PROMPT_SYMBOL} {c}" for c in well_formed_commands(self.world, game.state)]
+
+    def initial_state_key(self) -> str:
+        self._game()
+        return f"{self.id}#{self.index}"
+
+    def expert_action(self) -> str:
+        """The next command of the instance's optimal solution; after any deviation,
+        the first command of an optimal solution from the current state."""
+        game = self._game()
+        done_so_far = [t.command for t in game.turns]
+        path = self.instance["optimal_commands"]
+        if done_so_far == path[: len(done_so_far)] and len(done_so_far) < len(path):
+            return f"{PROMPT_SYMBOL} {path[len(done_so_far)]}"
+        return f"{PROMPT_SYMBOL} {plan(self.world, game.state)[0]}"
+
+    def episode_metrics(self) -> dict:
+        game = self._game()
+        return episode_metrics(game, self.experiment, self.index, self.instance["optimal_turns"])
+
+    @classmethod
+    def extract_action(cls, completion: str) -> str | None:
+        """The whole reply: `step` itself reads its first line and checks the ">"."""
+        return completion
+
+    # -- prompts -----------------------------------------------------------------------
+    def initial_observation_text(self) -> str:
+        parts = [self.initial_room]
+        for record in self._game().preexploration:
+            parts.append(f"{record.reply}\n{record.feedback}")
+        return "\n\n".join(parts)
+
+    def initial_messages(self) -> list[dict]:
+        """The start of the conversation as chat turns: the instructions with the
+        starting room appended, then each pre-exploration command and its feedback."""
+        game = self._game()
+        messages = [{"role": "user", "content": f"{self.instructions}\n\n{self.initial_room}"}]
+        for record in game.preexploration:
+            messages.append({"role": "assistant", "content": record.reply})
+            messages.append({"role": "user", "content": record.feedback})
+        return messages
+
+    @property
+    def turns(self) -> list[dict]:
+        """The per-turn records of the episode so far."""
+        return [t.to_json() for t in self._game().turns]
+
+    def _game(self) -> Game:
+        if self.game is None:
+            raise RuntimeError("call reset(seed) first")
+        return self.game
+
+
+_COMMON = (
+    "Home delivery text adventure (adventuregame.txt §3–4, App. C–D). The model reads "
+    "the room it is in and answers with one command on a line starting with '>' — go, "
+    "take, put … in/on …, open, close, examine, look — and '> done' when it thinks the goal "
+    "is reached. Only the first line of a reply counts; a reply that does not start with "
+    "'>' aborts the episode, and so does reaching 50 turns. The goal facts are checked "
+    "when '> done' is given: all met scores 1 (success, quality 100), otherwise 0 (lost). "
+    "Metrics: played, quality, goal success rate, turns against the optimal number, "
+    "epistemic and pragmatic actions and epistemic gain. Seed s plays instance s mod 16 "
+    "of the experiment's 16 instances. Differences from the paper: the instances, the "
+    "made-up words and all texts are this project's own (generated from fixed seeds, with "
+    "optimal solutions found by breadth-first search); blank space before the '>' is "
+    "tolerated; a command that fails is recorded as an illegal action (the game goes on). "
+)
+_HOME = (
+    "The house has six rooms (kitchen, pantry, hallway, living room, broom closet, "
+    "bedroom) joined by passages; the player can only walk between connected rooms. "
+)
+_DETAILS = {
+    "basic-easy": _HOME + "Easy: three objects in plain sight next to (or one room away from) "
+    "a single target, all three to be put on it.",
+    "basic-hard": _HOME + "Hard: the three objects are hidden in closed containers and each "
+    "goes to a different target in another room, some two or more rooms away.",
+    "limit-easy": _HOME + "The easy worlds of basic-easy, but the inventory holds at most two "
+    "objects (the prompt says so).",
+    "limit-hard": _HOME + "The hard worlds of basic-hard, but the inventory holds at most two "
+    "objects (the prompt says so).",
+    "preexplore-easy": _HOME + "The easy worlds of basic-easy, with 6–8 'go' commands and their "
+    "answers already played as earlier turns, showing the rooms that matter; they do not "
+    "count towards the 50 turns.",
+    "preexplore-hard": _HOME + "The hard worlds of basic-hard, with 6–8 'go' commands and their "
+    "answers already played as earlier turns, showing the rooms that matter; they do not "
+    "count towards the 50 turns.",
+    "synthetic-easy": _HOME + "Easy world; three nouns and one verb (take or put) replaced by "
+    "made-up words, the verb explained in the prompt.",
+    "synthetic-medium": _HOME + "Hard world; nine nouns and three verbs replaced by made-up "
+    "words, the verbs listed in the prompt without explanation.",
+    "synthetic-hard": "Four rooms in a line whose names, objects, state adjectives and five "
+    "state-changing verbs are all made-up words; the goal is to bring three objects into "
+    "target states (one state gained, one of two states switched, the last of three states "
+    "reached by two verbs in order). go, examine, look and done keep their English names.",
+}
+_TITLES = {
+    "basic-easy": "Basic, easy",
+    "basic-hard": "Basic, hard",
+    "limit-easy": "Inventory limit, easy",
+    "limit-hard": "Inventory limit, hard",
+    "preexplore-easy": "Pre-exploration, easy",
+    "preexplore-hard": "Pre-exploration, hard",
+    "synthetic-easy": "Synthetic words, easy",
+    "synthetic-medium": "Synthetic words, medium",
+    "synthetic-hard": "Synthetic words, hard",
+}
+
+
+def _configure(cls: type[AdventureTask], experiment: str) -> type[AdventureTask]:
+    cls.id = f"adventure/{experiment}"
+    cls.experiment = experiment
+    cls.title = f"AdventureGame: {_TITLES[experiment]}"
+    cls.description = _COMMON + _DETAILS[experiment]
+    cls.instructions = prompts.template_text(experiment)
+    return register(cls)
+
+
+class BasicEasy(AdventureTask):
+    pass
+
+
+class BasicHard(AdventureTask):
+    pass
+
+
+class LimitEasy(AdventureTask):
+    pass
+
+
+class LimitHard(AdventureTask):
+    pass
+
+
+class PreexploreEasy(AdventureTask):
+    pass
+
+
+class PreexploreHard(AdventureTask):
+    pass
+
+
+class SyntheticEasy(AdventureTask):
+    pass
+
+
+class SyntheticMedium(AdventureTask):
+    pass
+
+
+class SyntheticHard(AdventureTask):
+    pass
+
+
+TASK_CLASSES: dict[str, type[AdventureTask]] = {
+    experiment: _configure(cls, experiment)
+    for experiment, cls in [
+        ("basic-easy", BasicEasy),
+        ("basic-hard", BasicHard),
+        ("limit-easy", LimitEasy),
+        ("limit-hard", LimitHard),
+        ("preexplore-easy", PreexploreEasy),
+        ("preexplore-hard", PreexploreHard),
+        ("synthetic-easy", SyntheticEasy),
+        ("synthetic-medium", SyntheticMedium),
+        ("synthetic-hard", SyntheticHard),
+    ]
+}

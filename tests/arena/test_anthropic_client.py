@@ -1,0 +1,333 @@
+"""AnthropicClient against the fake Messages API, over real HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+import pytest
+
+from arena.clients.anthropic import AnthropicClient, to_anthropic_messages
+from arena.clients.base import ModelCallError, ModelReply
+from tests.support.fake_providers import FakeAnthropicServer, Fault
+
+KEY = "sk-ant-CANARY-anthropic-0123456789"
+PROMPT = "You are playing a game.\nThe legal actions are:\na1, b2, c3\nAnswer with Action: <move>."
+PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+PNG_URL = f"data:image/png;base64,{PNG_B64}"
+
+
+@pytest.fixture
+def server():
+    with FakeAnthropicServer(api_key=KEY) as running:
+        yield running
+
+
+def make_client(server, **overrides) -> AnthropicClient:
+    base_url = overrides.pop("base_url", server.base_url)
+    options = dict(
+        api_key=KEY,
+        model="claude-fake",
+        timeout_seconds=0.5,
+        max_retries=2,
+        allow_loopback=True,
+        backoff_base_seconds=0.01,
+        max_wait_seconds=5.0,
+        rng=random.Random(3),
+    )
+    options.update(overrides)
+    return AnthropicClient(base_url, **options)
+
+
+def user(text: str) -> list[dict]:
+    return [{"role": "user", "content": text}]
+
+
+def assert_no_secret(error: ModelCallError) -> None:
+    for rendered in (str(error), repr(error), error.message, str(error.args)):
+        assert KEY not in rendered
+
+
+# --- success and the wire format -----------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_success_request_format_and_usage():
+    with FakeAnthropicServer(api_key=KEY, cached_tokens=5) as server:
+        async with make_client(server, temperature=0.2, max_tokens=64) as client:
+            reply = await client.complete(
+                [{"role": "system", "content": "Be brief."}, {"role": "user", "content": PROMPT}]
+            )
+
+    assert isinstance(reply, ModelReply)
+    assert reply.text == "Reasoning: picking the first legal move.\nAction: a1"
+    assert reply.finish_reason == "end_turn"
+    prompt_tokens = (len(PROMPT) + len("Be brief.")) // 4
+    assert reply.tokens_in == prompt_tokens  # input_tokens + cache reads: the whole prompt
+    assert reply.cached_tokens_in == 5
+    assert reply.tokens_out == len(reply.text) // 4
+    assert reply.reasoning_tokens is None
+    assert (reply.attempts, reply.error, reply.http_status) == (1, "", 200)
+
+    [request] = server.requests
+    assert request.path == "/v1/messages"
+    assert request.headers["x-api-key"] == KEY
+    assert request.headers["anthropic-version"] == "2023-06-01"
+    assert "authorization" not in request.headers
+    assert request.json == {
+        "model": "claude-fake",
+        "max_tokens": 64,
+        "system": "Be brief.",
+        "messages": [{"role": "user", "content": PROMPT}],
+        "temperature": 0.2,
+    }
+
+
+@pytest.mark.asyncio
+async def test_thinking_blocks_become_reasoning(server):
+    server.enqueue(Fault.reply("Action: up", reasoning="The goal is above me."))
+    async with make_client(server) as client:
+        reply = await client.complete(user("go"))
+    assert (reply.text, reply.reasoning) == ("Action: up", "The goal is above me.")
+    assert reply.tokens_out == (len("Action: up") + len("The goal is above me.")) // 4
+
+
+def test_message_conversion_with_images():
+    system, messages = to_anthropic_messages(
+        [
+            {"role": "system", "content": [{"type": "text", "text": "Rules."}]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "The board:"},
+                    {"type": "image_url", "image_url": {"url": PNG_URL}},
+                    {"type": "image_url", "image_url": {"url": "https://example.com/b.png"}},
+                ],
+            },
+            {"role": "assistant", "content": "Action: up"},
+        ]
+    )
+    assert system == "Rules."
+    assert messages == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "The board:"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64}},
+                {"type": "image", "source": {"type": "url", "url": "https://example.com/b.png"}},
+            ],
+        },
+        {"role": "assistant", "content": "Action: up"},
+    ]
+    with pytest.raises(ValueError, match="role"):
+        to_anthropic_messages([{"role": "tool", "content": "x"}])
+
+
+@pytest.mark.asyncio
+async def test_image_request_reaches_the_server(server):
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": PROMPT}, {"type": "image_url", "image_url": {"url": PNG_URL}}]}
+    ]
+    async with make_client(server) as client:
+        reply = await client.complete(messages)
+    assert reply.text.endswith("Action: a1")
+    sent = server.requests[0].json["messages"][0]["content"]
+    assert sent[1]["source"] == {"type": "base64", "media_type": "image/png", "data": PNG_B64}
+
+
+def test_base_url_forms():
+    for base in ("https://api.anthropic.com", "https://api.anthropic.com/v1/", "https://api.anthropic.com/v1/messages"):
+        client = AnthropicClient(base, KEY, "m")
+        assert client.url == "https://api.anthropic.com/v1/messages"
+        assert KEY not in repr(client)
+        asyncio.run(client.aclose())
+    with pytest.raises(ValueError, match="Invalid Anthropic base URL"):
+        AnthropicClient("ftp://example.com", KEY, "m")
+
+
+# --- faults ----------------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_timeout_then_success(server):
+    server.enqueue(Fault.delay(1.5))
+    async with make_client(server, timeout_seconds=0.3) as client:
+        started = time.perf_counter()
+        reply = await client.complete(user(PROMPT))
+        elapsed = time.perf_counter() - started
+    assert reply.attempts == 2
+    assert "Anthropic API did not answer within 0.3 s" in reply.error
+    assert elapsed < 1.5
+
+
+@pytest.mark.asyncio
+async def test_connection_reset_then_success(server):
+    server.enqueue(Fault.reset())
+    async with make_client(server) as client:
+        reply = await client.complete(user(PROMPT))
+    assert reply.attempts == 2
+    assert "Could not talk to the Anthropic API" in reply.error
+
+
+@pytest.mark.asyncio
+async def test_429_honours_retry_after(server):
+    server.enqueue(Fault.status(429, retry_after=1))
+    async with make_client(server, backoff_base_seconds=0.0) as client:
+        started = time.perf_counter()
+        reply = await client.complete(user(PROMPT))
+        waited = time.perf_counter() - started
+    assert reply.attempts == 2
+    assert "HTTP 429" in reply.error and "fake error 429" in reply.error
+    assert 1.0 <= waited < 2.0
+    assert len(server.requests) == 2
+
+
+@pytest.mark.parametrize("status", [500, 529])
+@pytest.mark.asyncio
+async def test_5xx_and_overloaded_are_retried(server, status):
+    server.enqueue(Fault.status(status))
+    async with make_client(server) as client:
+        reply = await client.complete(user(PROMPT))
+    assert reply.attempts == 2
+    assert f"HTTP {status}" in reply.error
+    if status == 529:
+        assert "(overloaded)" in reply.error
+
+
+@pytest.mark.asyncio
+async def test_overloaded_until_retries_run_out(server):
+    body = {"type": "error", "error": {"type": "overloaded_error", "message": f"Overloaded (key {KEY})"}}
+    server.enqueue(*[Fault.status(529, body=body)] * 3)
+    async with make_client(server, max_retries=2) as client:
+        with pytest.raises(ModelCallError) as info:
+            await client.complete(user(PROMPT))
+    error = info.value
+    assert (error.attempts, error.http_status, error.retryable) == (3, 529, True)
+    assert "HTTP 529 (overloaded): Overloaded" in str(error)
+    assert "gave up after 3 attempts" in str(error)
+    assert "[redacted]" in str(error)
+    assert_no_secret(error)
+
+
+@pytest.mark.asyncio
+async def test_malformed_json_is_retried_then_succeeds(server):
+    server.enqueue(Fault.malformed_json())
+    async with make_client(server) as client:
+        reply = await client.complete(user(PROMPT))
+    assert reply.attempts == 2
+    assert "Anthropic API's answer was not valid JSON" in reply.error
+
+
+@pytest.mark.asyncio
+async def test_malformed_json_retries_are_limited(server):
+    server.enqueue(*[Fault.malformed_json()] * 10)
+    async with make_client(server, max_retries=6, malformed_retries=1) as client:
+        with pytest.raises(ModelCallError, match="not valid JSON") as info:
+            await client.complete(user(PROMPT))
+    assert info.value.attempts == 2
+    assert len(server.requests) == 2
+
+
+@pytest.mark.asyncio
+async def test_error_object_in_a_200_is_retried(server):
+    server.enqueue(Fault.status(200, body={"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}))
+    async with make_client(server) as client:
+        reply = await client.complete(user(PROMPT))
+    assert reply.attempts == 2
+    assert "reported an error: Overloaded" in reply.error
+
+
+@pytest.mark.asyncio
+async def test_empty_content_is_not_retried(server):
+    server.enqueue(Fault.empty_choices())
+    async with make_client(server) as client:
+        with pytest.raises(ModelCallError, match=r"no content blocks \(stop_reason: end_turn\)") as info:
+            await client.complete(user(PROMPT))
+    assert (info.value.attempts, info.value.retryable) == (1, False)
+
+
+@pytest.mark.asyncio
+async def test_only_thinking_is_reported(server):
+    body = {
+        "type": "message",
+        "content": [{"type": "thinking", "thinking": "Let me think...", "signature": "s"}],
+        "stop_reason": "max_tokens",
+    }
+    server.enqueue(Fault.status(200, body=body))
+    async with make_client(server) as client:
+        with pytest.raises(ModelCallError) as info:
+            await client.complete(user(PROMPT))
+    assert "no text content (stop_reason: max_tokens)" in str(info.value)
+    assert "max_tokens may be too small" in str(info.value)
+    assert info.value.attempts == 1
+
+
+@pytest.mark.asyncio
+async def test_oversized_body_is_refused(server):
+    server.enqueue(Fault.oversized(1_000_000))
+    async with make_client(server, max_response_bytes=64 * 1024) as client:
+        with pytest.raises(ModelCallError, match="larger than the 65,536 byte limit") as info:
+            await client.complete(user(PROMPT))
+        assert info.value.attempts == 1
+        reply = await client.complete(user(PROMPT))  # still usable
+    assert reply.text.endswith("Action: a1")
+
+
+@pytest.mark.asyncio
+async def test_slow_drip_is_cut_by_the_total_timeout(server):
+    server.enqueue(Fault.slow_drip(interval=0.05))
+    async with make_client(server, timeout_seconds=0.3, total_timeout_seconds=0.6) as client:
+        started = time.perf_counter()
+        reply = await client.complete(user(PROMPT))
+        elapsed = time.perf_counter() - started
+    assert reply.attempts == 2
+    assert "did not finish answering within 0.6 s" in reply.error
+    assert 0.6 <= elapsed < 1.5
+
+
+@pytest.mark.asyncio
+async def test_slow_drip_every_time_gives_up(server):
+    server.enqueue(*[Fault.slow_drip(interval=0.05)] * 2)
+    async with make_client(server, max_retries=1, timeout_seconds=0.2, total_timeout_seconds=0.3) as client:
+        with pytest.raises(ModelCallError, match="did not finish answering within 0.3 s") as info:
+            await client.complete(user(PROMPT))
+    assert (info.value.attempts, info.value.retryable, info.value.http_status) == (2, True, 200)
+
+
+# --- keys --------------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_wrong_key_is_not_retried_and_never_shown(server):
+    server.enqueue(Fault.status(401, body={"type": "error", "error": {"message": f"invalid x-api-key {KEY}"}}))
+    async with make_client(server, max_retries=3) as client:
+        with pytest.raises(ModelCallError) as info:
+            await client.complete(user(PROMPT))
+    error = info.value
+    assert (error.attempts, error.http_status, error.retryable) == (1, 401, False)
+    assert "HTTP 401 (check the API key)" in str(error)
+    assert_no_secret(error)
+
+
+@pytest.mark.asyncio
+async def test_the_fake_rejects_another_key(server):
+    async with make_client(server, api_key="sk-ant-some-other-key") as client:
+        with pytest.raises(ModelCallError, match="invalid x-api-key"):
+            await client.complete(user(PROMPT))
+
+
+@pytest.mark.asyncio
+async def test_canary_key_absent_from_notes_errors_and_repr(server):
+    echo = Fault.status(500, body=f"upstream said {KEY}")
+    server.enqueue(Fault.reset(), echo)
+    async with make_client(server, max_retries=2) as client:
+        reply = await client.complete(user(PROMPT))  # reset, 500, then success
+        assert reply.attempts == 3
+        assert "upstream said [redacted]" in reply.error and KEY not in reply.error
+        server.enqueue(echo, echo, echo)
+        with pytest.raises(ModelCallError) as info:
+            await client.complete(user(PROMPT))
+        assert KEY not in repr(client)
+    assert "upstream said [redacted]" in str(info.value)
+    assert_no_secret(info.value)

@@ -1,0 +1,304 @@
+"""GeminiClient against the fake generateContent API, over real HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+import pytest
+
+from arena.clients.base import ModelCallError, ModelReply
+from arena.clients.gemini import GeminiClient, to_gemini_contents
+from tests.support.fake_providers import FakeGeminiServer, Fault
+
+KEY = "AIza-CANARY-gemini-0123456789"
+PROMPT = "You are playing a game.\nThe legal actions are:\na1, b2, c3\nAnswer with Action: <move>."
+PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+PNG_URL = f"data:image/png;base64,{PNG_B64}"
+
+
+@pytest.fixture
+def server():
+    with FakeGeminiServer(api_key=KEY) as running:
+        yield running
+
+
+def make_client(server, **overrides) -> GeminiClient:
+    base_url = overrides.pop("base_url", server.base_url)
+    options = dict(
+        api_key=KEY,
+        model="gemini-fake",
+        timeout_seconds=0.5,
+        max_retries=2,
+        allow_loopback=True,
+        backoff_base_seconds=0.01,
+        max_wait_seconds=5.0,
+        rng=random.Random(5),
+    )
+    options.update(overrides)
+    return GeminiClient(base_url, **options)
+
+
+def user(text: str) -> list[dict]:
+    return [{"role": "user", "content": text}]
+
+
+def assert_no_secret(error: ModelCallError) -> None:
+    for rendered in (str(error), repr(error), error.message, str(error.args)):
+        assert KEY not in rendered
+
+
+# --- success and the wire format -----------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_success_request_format_and_usage():
+    with FakeGeminiServer(api_key=KEY, cached_tokens=4) as server:
+        async with make_client(server, temperature=0.2, max_tokens=64) as client:
+            reply = await client.complete(
+                [{"role": "system", "content": "Be brief."}, {"role": "user", "content": PROMPT}]
+            )
+
+    assert isinstance(reply, ModelReply)
+    assert reply.text == "Reasoning: picking the first legal move.\nAction: a1"
+    assert reply.finish_reason == "STOP"
+    assert reply.tokens_in == (len(PROMPT) + len("Be brief.")) // 4
+    assert reply.cached_tokens_in == 4
+    assert reply.tokens_out == len(reply.text) // 4
+    assert reply.reasoning_tokens is None
+    assert (reply.attempts, reply.error, reply.http_status) == (1, "", 200)
+
+    [request] = server.requests
+    # The key travels in a header, never in the URL (which ends up in logs).
+    assert request.path == "/v1beta/models/gemini-fake:generateContent"
+    assert KEY not in request.path and "key=" not in request.path
+    assert request.headers["x-goog-api-key"] == KEY
+    assert "authorization" not in request.headers
+    assert request.json == {
+        "contents": [{"role": "user", "parts": [{"text": PROMPT}]}],
+        "systemInstruction": {"parts": [{"text": "Be brief."}]},
+        "generationConfig": {"temperature": 0.2, "maxOutputTokens": 64},
+    }
+
+
+@pytest.mark.asyncio
+async def test_thought_parts_become_reasoning(server):
+    server.enqueue(Fault.reply("Action: up", reasoning="The goal is above me."))
+    async with make_client(server) as client:
+        reply = await client.complete(user("go"))
+    assert (reply.text, reply.reasoning) == ("Action: up", "The goal is above me.")
+    thoughts = len("The goal is above me.") // 4
+    assert reply.reasoning_tokens == thoughts
+    assert reply.tokens_out == len("Action: up") // 4 + thoughts
+
+
+def test_message_conversion_with_images():
+    instruction, contents = to_gemini_contents(
+        [
+            {"role": "system", "content": "Rules."},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "The board:"},
+                    {"type": "image_url", "image_url": {"url": PNG_URL}},
+                ],
+            },
+            {"role": "assistant", "content": "Action: up"},
+            {"role": "user", "content": "Next?"},
+        ]
+    )
+    assert instruction == {"parts": [{"text": "Rules."}]}
+    assert contents == [
+        {"role": "user", "parts": [{"text": "The board:"}, {"inlineData": {"mimeType": "image/png", "data": PNG_B64}}]},
+        {"role": "model", "parts": [{"text": "Action: up"}]},
+        {"role": "user", "parts": [{"text": "Next?"}]},
+    ]
+    with pytest.raises(ValueError, match="data: URLs"):
+        to_gemini_contents([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x/y.png"}}]}])
+
+
+def test_url_forms():
+    for base, model in (
+        ("https://generativelanguage.googleapis.com", "gemini-2.5-flash"),
+        ("https://generativelanguage.googleapis.com/v1beta/", "models/gemini-2.5-flash"),
+    ):
+        client = GeminiClient(base, KEY, model)
+        assert client.url == "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent"
+        assert KEY not in client.url and KEY not in repr(client)
+        asyncio.run(client.aclose())
+    with pytest.raises(ValueError, match="model"):
+        GeminiClient("https://generativelanguage.googleapis.com", KEY, "")
+
+
+# --- faults ----------------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_timeout_then_success(server):
+    server.enqueue(Fault.delay(1.5))
+    async with make_client(server, timeout_seconds=0.3) as client:
+        started = time.perf_counter()
+        reply = await client.complete(user(PROMPT))
+        elapsed = time.perf_counter() - started
+    assert reply.attempts == 2
+    assert "Gemini API did not answer within 0.3 s" in reply.error
+    assert elapsed < 1.5
+
+
+@pytest.mark.asyncio
+async def test_connection_reset_then_success(server):
+    server.enqueue(Fault.reset())
+    async with make_client(server) as client:
+        reply = await client.complete(user(PROMPT))
+    assert reply.attempts == 2
+    assert "Could not talk to the Gemini API" in reply.error
+
+
+@pytest.mark.asyncio
+async def test_429_honours_retry_after_header(server):
+    server.enqueue(Fault.status(429, retry_after=1))
+    async with make_client(server, backoff_base_seconds=0.0) as client:
+        started = time.perf_counter()
+        reply = await client.complete(user(PROMPT))
+        waited = time.perf_counter() - started
+    assert reply.attempts == 2
+    assert "HTTP 429" in reply.error
+    assert 1.0 <= waited < 2.0
+
+
+@pytest.mark.asyncio
+async def test_429_uses_retry_info_from_the_body(server):
+    body = {
+        "error": {
+            "code": 429,
+            "message": "Resource has been exhausted (e.g. check quota).",
+            "status": "RESOURCE_EXHAUSTED",
+            "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "0.5s"}],
+        }
+    }
+    server.enqueue(Fault.status(429, body=body))
+    async with make_client(server, backoff_base_seconds=0.0) as client:
+        started = time.perf_counter()
+        reply = await client.complete(user(PROMPT))
+        waited = time.perf_counter() - started
+    assert reply.attempts == 2
+    assert "Resource has been exhausted" in reply.error
+    assert 0.5 <= waited < 1.2
+
+
+@pytest.mark.asyncio
+async def test_500_then_success(server):
+    server.enqueue(Fault.status(500))
+    async with make_client(server) as client:
+        reply = await client.complete(user(PROMPT))
+    assert reply.attempts == 2
+    assert "HTTP 500: fake error 500" in reply.error
+
+
+@pytest.mark.asyncio
+async def test_503_until_retries_run_out(server):
+    server.enqueue(*[Fault.status(503)] * 3)
+    async with make_client(server, max_retries=2) as client:
+        with pytest.raises(ModelCallError) as info:
+            await client.complete(user(PROMPT))
+    assert (info.value.attempts, info.value.http_status, info.value.retryable) == (3, 503, True)
+    assert "gave up after 3 attempts" in str(info.value)
+    assert len(server.requests) == 3
+
+
+@pytest.mark.asyncio
+async def test_malformed_json_is_retried_then_succeeds(server):
+    server.enqueue(Fault.malformed_json())
+    async with make_client(server) as client:
+        reply = await client.complete(user(PROMPT))
+    assert reply.attempts == 2
+    assert "Gemini API's answer was not valid JSON" in reply.error
+
+
+@pytest.mark.asyncio
+async def test_malformed_json_retries_are_limited(server):
+    server.enqueue(*[Fault.malformed_json()] * 10)
+    async with make_client(server, max_retries=6, malformed_retries=2) as client:
+        with pytest.raises(ModelCallError, match="not valid JSON") as info:
+            await client.complete(user(PROMPT))
+    assert info.value.attempts == 3
+
+
+@pytest.mark.asyncio
+async def test_blocked_prompt_is_a_clear_error_and_not_retried(server):
+    server.enqueue(Fault.empty_choices())  # no candidates, promptFeedback.blockReason = SAFETY
+    async with make_client(server) as client:
+        with pytest.raises(ModelCallError) as info:
+            await client.complete(user(PROMPT))
+    assert "blocked the prompt (promptFeedback.blockReason: SAFETY)" in str(info.value)
+    assert (info.value.attempts, info.value.retryable, info.value.http_status) == (1, False, 200)
+    assert len(server.requests) == 1
+
+
+@pytest.mark.asyncio
+async def test_empty_candidates_without_a_reason(server):
+    server.enqueue(Fault.status(200, body={"candidates": []}))
+    async with make_client(server) as client:
+        with pytest.raises(ModelCallError, match="without any candidates") as info:
+            await client.complete(user(PROMPT))
+    assert info.value.attempts == 1
+
+
+@pytest.mark.asyncio
+async def test_withheld_answer_reports_the_finish_reason(server):
+    server.enqueue(Fault.status(200, body={"candidates": [{"finishReason": "SAFETY", "index": 0}]}))
+    async with make_client(server) as client:
+        with pytest.raises(ModelCallError, match=r"withheld the answer \(finishReason: SAFETY\)") as info:
+            await client.complete(user(PROMPT))
+    assert info.value.attempts == 1
+
+
+@pytest.mark.asyncio
+async def test_oversized_body_is_refused(server):
+    server.enqueue(Fault.oversized(1_000_000))
+    async with make_client(server, max_response_bytes=64 * 1024) as client:
+        with pytest.raises(ModelCallError, match="larger than the 65,536 byte limit") as info:
+            await client.complete(user(PROMPT))
+        assert info.value.attempts == 1
+        reply = await client.complete(user(PROMPT))
+    assert reply.text.endswith("Action: a1")
+
+
+@pytest.mark.asyncio
+async def test_slow_drip_is_cut_by_the_total_timeout(server):
+    server.enqueue(Fault.slow_drip(interval=0.05))
+    async with make_client(server, timeout_seconds=0.3, total_timeout_seconds=0.6) as client:
+        started = time.perf_counter()
+        reply = await client.complete(user(PROMPT))
+        elapsed = time.perf_counter() - started
+    assert reply.attempts == 2
+    assert "did not finish answering within 0.6 s" in reply.error
+    assert 0.6 <= elapsed < 1.5
+
+
+# --- keys --------------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_invalid_key_is_not_retried_and_never_shown(server):
+    async with make_client(server, api_key="AIza-another-key-0000") as client:
+        with pytest.raises(ModelCallError, match=r"HTTP 400 \(check the API key\): API key not valid") as info:
+            await client.complete(user(PROMPT))
+    assert info.value.attempts == 1
+
+
+@pytest.mark.asyncio
+async def test_canary_key_absent_from_notes_errors_and_repr(server):
+    echo = Fault.status(503, body={"error": {"code": 503, "message": f"backend saw key={KEY}"}})
+    server.enqueue(Fault.reset(), echo)
+    async with make_client(server, max_retries=2) as client:
+        reply = await client.complete(user(PROMPT))
+        assert reply.attempts == 3
+        assert "backend saw key=[redacted]" in reply.error and KEY not in reply.error
+        server.enqueue(echo, echo, echo)
+        with pytest.raises(ModelCallError) as info:
+            await client.complete(user(PROMPT))
+        assert KEY not in repr(client)
+    assert "[redacted]" in str(info.value)
+    assert_no_secret(info.value)
