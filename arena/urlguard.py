@@ -42,8 +42,10 @@ mounted as separate, unguarded transports).
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import socket
+import ssl
 from collections.abc import Awaitable, Callable, Iterable
 
 import httpx
@@ -275,6 +277,13 @@ async def _system_resolver(host: str, port: int) -> list[str]:
     return _addresses_from_getaddrinfo(infos)
 
 
+@functools.lru_cache(maxsize=1)
+def shared_ssl_context() -> ssl.SSLContext:
+    """One verifying TLS context for all model and agent connections (SSLContext is
+    safe to share between connections)."""
+    return httpx.create_ssl_context()
+
+
 class GuardedTransport(httpx.AsyncBaseTransport):
     """An httpx transport that only connects to addresses `address_problem` allows.
 
@@ -301,6 +310,8 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         self.allow_loopback = allow_loopback
         self._resolver = resolver or _system_resolver
         self._factory = transport_factory or httpx.AsyncHTTPTransport
+        # Loading the CA bundle costs ~50 ms; every transport shares one context.
+        transport_kwargs.setdefault("verify", shared_ssl_context())
         self._kwargs = transport_kwargs
         self._max_addresses = max_addresses
         self._inner: dict[tuple[str, str, int], httpx.AsyncBaseTransport] = {}

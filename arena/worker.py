@@ -19,6 +19,7 @@ from django.conf import settings
 from arena import queue, services
 from arena.models import Episode
 from arena.runner import EpisodeRunner
+from envs.registry import all_tasks
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +65,8 @@ class Worker:
             await sync_to_async(services.worker_stopped)(self.name)
 
     def _on_start(self) -> None:
+        # Import every suite now rather than inside the first episode.
+        all_tasks()
         services.worker_heartbeat(self.name, socket.gethostname(), os.getpid(), 0)
         # Queued episodes whose queue message was lost (e.g. the queue file was removed)
         # are queued again; a duplicate message is harmless because claiming is a

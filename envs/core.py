@@ -87,6 +87,11 @@ class Task(abc.ABC):
     # How many episodes the built-in baselines play by default (None: the operator's
     # setting); expensive experts (engines, planners) play fewer.
     baseline_episodes: ClassVar[int | None] = None
+    # How many expert demonstrations the pool holds (lmact.txt §2.4: up to 1000);
+    # planning experts on real simulators are slow, so their pools are smaller.
+    demonstration_pool_size: ClassVar[int] = 1000
+    # For tasks whose actions cannot be listed: the answer format shown instead.
+    action_format: ClassVar[str] = ""
     # Task classes are passed to page templates; this stops Django calling them.
     do_not_call_in_templates: ClassVar[bool] = True
 
@@ -143,6 +148,10 @@ class Task(abc.ABC):
         rate). JSON-serialisable; empty for suites whose score is the summed reward."""
         return {}
 
+    def random_action(self, rng: random.Random) -> str:
+        """A uniformly random action, for tasks whose legal actions cannot be listed."""
+        raise NotImplementedError(f"{self.id} lists its legal actions; use those")
+
     def close(self) -> None:
         """Release what the task holds (engine processes, emulators); safe to repeat."""
         return None
@@ -175,7 +184,11 @@ class RandomLegalPolicy(Policy):
         self._rng = random.Random(f"random-policy:{seed}")
 
     def act(self, task: Task) -> str:
-        return self._rng.choice(task.legal_actions())
+        legal = task.legal_actions()
+        if legal:
+            return self._rng.choice(legal)
+        # Continuous action spaces (cheetah) cannot be listed; the task draws one.
+        return task.random_action(self._rng)
 
 
 class ExpertPolicy(Policy):

@@ -60,13 +60,12 @@ def play_expert_episode(task_id: str, format: str, seed: int) -> Demonstration:
 # this module's seed rule, so a changed rule never reads an old file.
 _cache_dir: Path | None = None
 POOL_VERSION = "1"
-DEFAULT_POOL_SIZE = 1000
 
 
 def set_cache_dir(path: str | os.PathLike | None) -> None:
     global _cache_dir
     _cache_dir = Path(path) if path else None
-    demonstration_pool.cache_clear()
+    _pool.cache_clear()
 
 
 def pool_file(task_id: str, format: str, size: int) -> Path | None:
@@ -76,10 +75,16 @@ def pool_file(task_id: str, format: str, size: int) -> Path | None:
     return _cache_dir / f"{task_id.replace('/', '-')}-{format}-{size}-{tag}.pickle"
 
 
+def demonstration_pool(task_id: str, format: str, size: int | None = None) -> tuple[Demonstration, ...]:
+    """`size` expert episodes (by default the task's pool size) with distinct initial
+    states (fewer if the task has fewer), read from the cache directory when built."""
+    from envs.registry import get_task_class
+
+    return _pool(task_id, format, size or get_task_class(task_id).demonstration_pool_size)
+
+
 @functools.lru_cache(maxsize=32)
-def demonstration_pool(task_id: str, format: str, size: int = DEFAULT_POOL_SIZE) -> tuple[Demonstration, ...]:
-    """`size` expert episodes with distinct initial states (fewer if the task has fewer),
-    read from the cache directory when built before."""
+def _pool(task_id: str, format: str, size: int) -> tuple[Demonstration, ...]:
     path = pool_file(task_id, format, size)
     if path is not None and path.exists():
         with path.open("rb") as handle:

@@ -40,6 +40,7 @@ DEMONSTRATIONS_HEADER = "Demonstrations:\n\n"
 NO_DEMONSTRATIONS = "There are no demonstrations for this task; act as well as you can.\n\n"
 SEPARATOR = "This is the situation you are in now:\n\n"
 LEGAL_ACTIONS_HEADER = "\nThe legal actions in this situation are:\n"
+ACTION_FORMAT_HEADER = "\nA legal action has this form:\n"
 ANSWER_PLAIN = (
     "\nUsing the demonstrations and the situation above, decide the next action. "
     "Reply with the action only, in exactly this format:\n"
@@ -153,10 +154,14 @@ class LMActPrompter:
         self._previous_observation = observation
         return [{**part, "section": "trajectory"} for part in merge_text(parts)]
 
-    def tail_parts(self, legal_actions: Sequence[str]) -> list[Part]:
+    def tail_parts(self, legal_actions: Sequence[str], action_format: str = "") -> list[Part]:
         text = "\n"
         if self.show_legal_actions:
-            text += LEGAL_ACTIONS_HEADER + ", ".join(legal_actions) + "\n"
+            if legal_actions:
+                text += LEGAL_ACTIONS_HEADER + ", ".join(legal_actions) + "\n"
+            elif action_format:
+                # A continuous action space cannot be listed: say what an action looks like.
+                text += ACTION_FORMAT_HEADER + action_format + "\n"
             answer = ANSWER_COT_LEGAL if self.chain_of_thought else ANSWER_PLAIN_LEGAL
         else:
             answer = ANSWER_COT if self.chain_of_thought else ANSWER_PLAIN
@@ -191,6 +196,7 @@ class LMActStrategy:
         self.chain_of_thought = bool(variant.get("chain_of_thought", False))
         self.prompter: LMActPrompter | None = None
         self.forced_actions: list[str] = []
+        self.action_format = ""
         self.demonstrations_capped: dict | None = None
         self._converter = ContentConverter()
         self._prefix_content: list[dict] = []
@@ -207,15 +213,21 @@ class LMActStrategy:
             self.forced_actions = [action for _, action in demonstration.steps]
         elif self.num_demonstrations:
             pool = demonstration_pool(self.run.task, self.run.format)
-            demonstrations = sample_demonstrations(
-                pool, self.num_demonstrations, self.episode.seed, exclude_key=task.initial_state_key()
-            )
+            available = sum(1 for d in pool if d.initial_state_key != task.initial_state_key())
+            wanted = min(self.num_demonstrations, available)
+            demonstrations = sample_demonstrations(pool, wanted, self.episode.seed, exclude_key=task.initial_state_key())
+            if wanted < self.num_demonstrations:
+                # The pool is smaller than asked (planning experts build small pools).
+                self.demonstrations_capped = {
+                    "requested": self.num_demonstrations, "used": wanted, "pool_size": len(pool),
+                }
             demonstrations = self._fit_context(demonstrations)
         self.prompter = LMActPrompter(
             show_legal_actions=self.show_legal_actions,
             chain_of_thought=self.chain_of_thought,
             store_image=store_image,
         )
+        self.action_format = task.action_format
         prefix = build_prefix(demonstrations, store_image)
         self._prefix_content = self._converter.convert(prefix)
         return prefix, [d.seed for d in demonstrations]
@@ -239,7 +251,7 @@ class LMActStrategy:
             used += size
         if len(kept) < len(demonstrations):
             self.demonstrations_capped = {
-                "requested": len(demonstrations),
+                "requested": self.num_demonstrations,
                 "used": len(kept),
                 "estimated_tokens": used + reserve,
                 "context_window": window,
@@ -254,7 +266,7 @@ class LMActStrategy:
     def prepare(self, index, observation, previous_action, legal) -> list:
         trajectory = self.prompter.trajectory_parts(index, observation, previous_action)
         self._trajectory_content.extend(self._converter.convert(trajectory))
-        return trajectory + self.prompter.tail_parts(legal)
+        return trajectory + self.prompter.tail_parts(legal, self.action_format)
 
     def messages(self, prompt_added: list) -> list[dict]:
         tail = self._converter.convert([p for p in prompt_added if p.get("section") == "instructions"])

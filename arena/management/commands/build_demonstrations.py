@@ -13,7 +13,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--task", action="append", help="task id (repeatable); default: every LMAct task")
         parser.add_argument("--format", action="append", help="observation format (repeatable); default: all")
-        parser.add_argument("--size", type=int, default=demos.DEFAULT_POOL_SIZE)
+        parser.add_argument("--size", type=int, default=None, help="pool size (default: the task's)")
 
     def handle(self, *args, task=None, format=None, size=None, **options):
         tasks = all_tasks()
@@ -24,14 +24,14 @@ class Command(BaseCommand):
             for fmt in format or tasks[task_id].formats:
                 if fmt not in tasks[task_id].formats:
                     continue
-                path = demos.pool_file(task_id, fmt, size)
+                pool_size = size or tasks[task_id].demonstration_pool_size
+                path = demos.pool_file(task_id, fmt, pool_size)
                 if path is not None and path.exists():
                     self.stdout.write(f"{task_id} {fmt}: cached ({path.name})")
                     continue
                 started = time.monotonic()
-                pool = demos.build_pool(task_id, fmt, size, progress=self._bar(f"{task_id} {fmt}"))
-                demos.demonstration_pool.cache_clear()
-                demos.save_pool(task_id, fmt, size, pool)
+                pool = demos.build_pool(task_id, fmt, pool_size, progress=self._bar(f"{task_id} {fmt}"))
+                demos.save_pool(task_id, fmt, pool_size, pool)
                 sys.stdout.write("\n")
                 mean = sum(d.total_reward for d in pool) / max(1, len(pool))
                 self.stdout.write(
