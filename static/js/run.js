@@ -15,7 +15,12 @@
   var POLL_MS = 2000;
   var HIDDEN_POLL_MS = 10000; // background tab: poll less often
   var MAX_BACKOFF_MS = 30000;
-  var STATUSES = ["queued", "running", "finished", "failed"];
+  // Class-safe names (as the server's |slugify): "budget exhausted" -> "budget-exhausted".
+  var STATUSES = ["queued", "running", "finished", "failed", "budget-exhausted"];
+
+  function slug(status) {
+    return String(status || "").toLowerCase().replace(/[^a-z0-9]+/g, "-");
+  }
 
   function byId(id) {
     return document.getElementById(id);
@@ -77,7 +82,7 @@
     if (bar) {
       bar.style.width = pct.toFixed(1) + "%";
       STATUSES.forEach(function (s) {
-        bar.classList.toggle("is-" + s, s === status);
+        bar.classList.toggle("is-" + s, s === slug(status));
       });
     }
     if (ui.progress) {
@@ -98,8 +103,8 @@
       STATUSES.forEach(function (s) {
         ui.status.classList.remove("badge-" + s, "status-" + s);
       });
-      if (STATUSES.indexOf(status) >= 0) {
-        ui.status.classList.add("status-" + status);
+      if (STATUSES.indexOf(slug(status)) >= 0) {
+        ui.status.classList.add("status-" + slug(status));
       }
       setText(ui.status, status);
     }
