@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import io
 import os
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from django.conf import settings
 from PIL import Image
 
 from arena.models import StoredImage
+from envs.demos import encode_png
 
 # Hashes whose file is known to exist, so repeated frames cost no stat().
 _files: set[str] = set()
@@ -30,19 +30,8 @@ class ImageRef:
     size_bytes: int
 
 
-def encode_png(image: Image.Image) -> bytes:
-    buffer = io.BytesIO()
-    # No metadata: the same pixels always give the same bytes, hence the same hash.
-    image.convert("RGB").save(buffer, format="PNG", compress_level=6)
-    return buffer.getvalue()
-
-
-def image_path(sha256: str) -> Path:
-    return Path(settings.MEDIA_ROOT) / f"images/{sha256[:2]}/{sha256}.png"
-
-
-def write_png(image: Image.Image) -> ImageRef:
-    data = encode_png(image)
+def write_png_bytes(data: bytes, width: int, height: int) -> ImageRef:
+    """Store already-encoded PNG bytes (e.g. a demonstration frame from a pool)."""
     sha = hashlib.sha256(data).hexdigest()
     if sha not in _files:
         path = image_path(sha)
@@ -52,7 +41,15 @@ def write_png(image: Image.Image) -> ImageRef:
             tmp.write_bytes(data)
             os.replace(tmp, path)
         _files.add(sha)
-    return ImageRef(sha, image.width, image.height, len(data))
+    return ImageRef(sha, width, height, len(data))
+
+
+def image_path(sha256: str) -> Path:
+    return Path(settings.MEDIA_ROOT) / f"images/{sha256[:2]}/{sha256}.png"
+
+
+def write_png(image: Image.Image) -> ImageRef:
+    return write_png_bytes(encode_png(image), image.width, image.height)
 
 
 def ensure_row(ref: ImageRef) -> None:

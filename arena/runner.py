@@ -22,7 +22,7 @@ from arena import live, services
 from arena.dbthread import db
 from arena.stepwriter import StepWriter
 from arena.agents import EndpointFailed, make_agent
-from arena.images import ImageRef, write_png
+from arena.images import ImageRef, write_png, write_png_bytes
 from arena.models import Episode, Step
 from envs.core import Observation
 from envs.registry import make
@@ -44,8 +44,12 @@ class _ObservationImages:
         self._last = (id(image), ref)
         return ref
 
-    def sha(self, image) -> str:
-        return self.write(image).sha256
+    def sha(self, image_or_packed) -> str:
+        """The stored PNG's hash, for a frame or a pool observation (PNG bytes)."""
+        png = getattr(image_or_packed, "png", None)
+        if png is not None:
+            return write_png_bytes(png, image_or_packed.width, image_or_packed.height).sha256
+        return self.write(image_or_packed).sha256
 
 
 class EpisodeRunner:

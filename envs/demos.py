@@ -11,11 +11,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import io
 import os
 import pickle
 import random
 from collections.abc import Callable
 from pathlib import Path
+
+from PIL import Image
 
 from envs.core import ExpertPolicy, Observation
 from envs.registry import make
@@ -25,10 +28,50 @@ DEMONSTRATION_SEED_BASE = 1_000_000_000
 
 
 @dataclasses.dataclass(frozen=True)
+class PackedObservation:
+    """An observation kept in a pool: text as is, an image as PNG bytes.
+
+    A raw frame costs ~110 KB in memory and on disk, its PNG a few KB, so a pool of 1,000
+    image episodes stays in the tens of megabytes. `png` is also what the arena stores
+    and hashes, so assembling a prompt never re-encodes a demonstration frame. `image`
+    decodes on demand for code that wants pixels.
+    """
+
+    text: str | None
+    png: bytes | None = None
+    width: int = 0
+    height: int = 0
+
+    @property
+    def image(self) -> Image.Image | None:
+        if self.png is None:
+            return None
+        return Image.open(io.BytesIO(self.png)).convert("RGB")
+
+    @classmethod
+    def pack(cls, observation: Observation) -> "PackedObservation":
+        if observation.image is None:
+            return cls(text=observation.text)
+        return cls(
+            text=observation.text,
+            png=encode_png(observation.image),
+            width=observation.image.width,
+            height=observation.image.height,
+        )
+
+
+def encode_png(image: Image.Image) -> bytes:
+    """Deterministic PNG bytes (no metadata): equal pixels give equal bytes."""
+    buffer = io.BytesIO()
+    image.convert("RGB").save(buffer, format="PNG", compress_level=6)
+    return buffer.getvalue()
+
+
+@dataclasses.dataclass(frozen=True)
 class Demonstration:
     seed: int
     initial_state_key: str
-    steps: list[tuple[Observation, str]]
+    steps: list[tuple[PackedObservation, str]]
     total_reward: float
 
 
@@ -38,11 +81,11 @@ def play_expert_episode(task_id: str, format: str, seed: int) -> Demonstration:
         observation = task.reset(seed)
         key = task.initial_state_key()
         expert = ExpertPolicy(seed)
-        steps: list[tuple[Observation, str]] = []
+        steps: list[tuple[PackedObservation, str]] = []
         total = 0.0
         for _ in range(task.max_steps):
             action = expert.act(task)
-            steps.append((observation, action))
+            steps.append((PackedObservation.pack(observation), action))
             result = task.step(action)
             total += result.reward
             observation = result.observation
@@ -59,7 +102,7 @@ def play_expert_episode(task_id: str, format: str, seed: int) -> Demonstration:
 # pools in memory only). A pool file is named by task, format, size and a fingerprint of
 # this module's seed rule, so a changed rule never reads an old file.
 _cache_dir: Path | None = None
-POOL_VERSION = "1"
+POOL_VERSION = "2"  # 2: frames kept as PNG bytes
 
 
 def set_cache_dir(path: str | os.PathLike | None) -> None:

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from arena import tokens
-from arena.strategies.base import ContentConverter, as_message_content
+from arena.strategies.base import ContentConverter
 from envs.core import Observation
 
 PREAMBLE = (
@@ -91,6 +91,9 @@ def parse_reasoning(completion: str) -> str:
 
 
 def _observation_parts(observation: Observation, store_image: StoreImage) -> list[Part]:
+    packed = getattr(observation, "png", None)
+    if packed is not None:  # a pool frame, already PNG: stored without decoding
+        return [{"type": "text", "text": "Observation: "}, {"type": "image", "sha": store_image(observation)}]
     if observation.image is not None:
         return [{"type": "text", "text": "Observation: "}, {"type": "image", "sha": store_image(observation.image)}]
     text = observation.text or ""
@@ -100,8 +103,12 @@ def _observation_parts(observation: Observation, store_image: StoreImage) -> lis
     return [{"type": "text", "text": f"Observation: {text}"}]
 
 
+def _has_image(observation) -> bool:
+    return getattr(observation, "png", None) is not None or observation.image is not None
+
+
 def _action_text(action: str, observation: Observation) -> str:
-    multiline = observation.image is None and "\n" in (observation.text or "")
+    multiline = not _has_image(observation) and "\n" in (observation.text or "")
     return f"Action: {action}\n" if multiline else f" Action: {action}\n"
 
 
@@ -229,7 +236,10 @@ class LMActStrategy:
         )
         self.action_format = task.action_format
         prefix = build_prefix(demonstrations, store_image)
-        self._prefix_content = self._converter.convert(prefix)
+        # Converted and merged once: every step sends these very part objects, so the
+        # per-step cost does not grow with the number of demonstrations (§2.3's frozen
+        # part; byte-identical at every step, which is what prompt caching needs).
+        self._prefix_content = merge_text(self._converter.convert(prefix))
         return prefix, [d.seed for d in demonstrations]
 
     def _fit_context(self, demonstrations: list) -> list:
@@ -270,8 +280,8 @@ class LMActStrategy:
 
     def messages(self, prompt_added: list) -> list[dict]:
         tail = self._converter.convert([p for p in prompt_added if p.get("section") == "instructions"])
-        content = self._prefix_content + self._trajectory_content + tail
-        return [{"role": "user", "content": as_message_content(content)}]
+        # Content parts, not one string: the prefix part is shared, never copied.
+        return [{"role": "user", "content": self._prefix_content + merge_text(self._trajectory_content + tail)}]
 
     def parse(self, completion: str) -> tuple[str | None, str]:
         return parse_action(completion), parse_reasoning(completion)

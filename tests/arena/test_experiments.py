@@ -5,6 +5,7 @@ import pytest
 from arena import services
 from arena.models import Experiment, Step
 from envs.demos import play_expert_episode
+from tests.support.fake_openai import message_text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -42,7 +43,7 @@ def test_replay_control_teacher_forces_the_demonstration_and_scores_matches(make
         assert [s.info["match"] for s in steps] == [a == "up" for _, a in demonstration.steps]
         assert episode.metrics["replay_accuracy"] == [1.0 if a == "up" else 0.0 for _, a in demonstration.steps]
         assert episode.demonstration_seeds == [episode.seed]
-    prompt = fake_model.requests[0].json["messages"][0]["content"]
+    prompt = message_text(fake_model.requests[0].json["messages"][0])
     assert "legal" not in prompt and "Reasoning" not in prompt
     run.refresh_from_db()
     assert run.metric_sums["replay_accuracy"]["curve_n"][0] == 2

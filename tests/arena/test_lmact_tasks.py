@@ -4,7 +4,7 @@ import pytest
 
 from arena.models import Episode
 from tests.conftest import new_run
-from tests.support.fake_openai import Fault
+from tests.support.fake_openai import Fault, message_text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,7 +25,7 @@ def test_a_model_plays_cheetah_and_a_malformed_action_is_replaced(make_model_sub
     first, second = run.episodes.get().steps.order_by("index")[:2]
     assert first.legal and first.executed_action.startswith("[0.5")
     assert second.legal is False and second.executed_action.startswith("[")
-    prompt = fake_model.requests[0].json["messages"][0]["content"]
+    prompt = message_text(fake_model.requests[0].json["messages"][0])
     assert "A legal action has this form" in prompt and "position" in prompt
 
 

@@ -12,9 +12,14 @@ from arena.models import Episode, Run, Step
 from arena.runner import EpisodeRunner
 from arena.strategies.lmact import rebuild_prompt
 from tests.conftest import new_run
-from tests.support.fake_openai import Fault, message_text
+from tests.support.fake_openai import Fault
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _sent_text(content):
+    """The exact prompt text: parts are concatenated with nothing in between."""
+    return content if isinstance(content, str) else "".join(p["text"] for p in content)
 
 
 def _prompt_text(parts):
@@ -66,7 +71,7 @@ def test_the_stored_parts_rebuild_exactly_the_prompt_that_was_sent(make_model_su
 
     episode = run.episodes.get()
     steps = list(episode.steps.order_by("index"))
-    sent = [message_text(r.json["messages"][0]) for r in fake_model.requests]
+    sent = [_sent_text(r.json["messages"][0]["content"]) for r in fake_model.requests]
     assert len(sent) == len(steps)
     for k in range(len(steps)):
         rebuilt = rebuild_prompt(episode.prompt_prefix, [s.prompt_added for s in steps[: k + 1]])
@@ -185,3 +190,16 @@ def test_the_reaper_gives_up_with_a_reason_after_the_attempt_limit(baseline, set
     assert episode.status == Episode.FAILED and "stopped sending heartbeats" in episode.error
     run.refresh_from_db()
     assert run.status == Run.FAILED and run.episodes_failed == 1
+
+
+def test_image_demonstrations_are_sent_as_images_and_stored_once(make_model_submission, fake_model, play):
+    submission = make_model_submission(num_demonstrations=2)
+    run = new_run(submission, task="lmact/gridworld", fmt="rgb", episodes=1)
+    play(run.episodes.get().id)
+    episode = run.episodes.get()
+    images_in_prefix = [p for p in episode.prompt_prefix if p["type"] == "image"]
+    assert images_in_prefix
+    content = fake_model.requests[0].json["messages"][0]["content"]
+    sent = [p for p in content if p["type"] == "image_url"]
+    assert len(sent) == len(images_in_prefix) + 1  # the demonstrations' frames and the current one
+    assert len({p["image_url"]["url"] for p in sent}) <= len(sent)

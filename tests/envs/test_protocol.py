@@ -1,0 +1,179 @@
+"""The game protocol (envs/core.py) as lmact/tictactoe and lmact/gridworld honour it.
+
+The rules of each game are tested in tests/envs/lmact/; this file checks what every
+task owes the arena, in every observation format: observations of the right kind,
+illegal-action substitution (lmact.txt §2.4), episode ends, determinism.
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from envs.core import Observation, RandomLegalPolicy, Task, baselines_of
+from envs.lmact import gridworld, tictactoe
+from envs.registry import all_tasks, make
+
+ROOT = Path(__file__).resolve().parents[2]
+TASKS = ("lmact/tictactoe", "lmact/gridworld")
+CASES = [(task_id, fmt) for task_id in TASKS for fmt in all_tasks()[task_id].formats]
+
+
+def payload(observation: Observation):
+    """What an observation shows, comparable with ==."""
+    image = observation.image.tobytes() if observation.image is not None else None
+    return (observation.text, image)
+
+
+def test_it_registers_both_tasks_in_the_lmact_suite_with_a_description():
+    tasks = all_tasks()
+    assert tasks["lmact/tictactoe"] is tictactoe.TicTacToe
+    assert tasks["lmact/gridworld"] is gridworld.GridWorld
+    for task_id in TASKS:
+        cls = tasks[task_id]
+        assert issubclass(cls, Task) and cls.suite == "lmact"
+        assert "lmact.txt §2.2" in cls.description
+        assert set(baselines_of(cls)) == {"random", "expert"}
+    assert tasks["lmact/tictactoe"].formats == ("ascii", "rgb")
+    assert tasks["lmact/gridworld"].formats == ("ascii", "coords", "rgb")
+    assert (tasks["lmact/tictactoe"].max_steps, tasks["lmact/gridworld"].max_steps) == (100, 25)
+    assert tasks["lmact/tictactoe"].score_range == (-1, 1)
+    assert tasks["lmact/gridworld"].score_range == (0, 1)
+
+
+def test_it_rejects_an_unknown_format():
+    with pytest.raises(ValueError):
+        make("lmact/gridworld", "fen")
+
+
+@pytest.mark.parametrize("task_id,fmt", CASES)
+def test_it_shows_text_for_text_formats_and_an_rgb_image_for_rgb(task_id, fmt):
+    task = make(task_id, fmt)
+    observations = [task.reset(4)]
+    observations.append(task.step(task.legal_actions()[0]).observation)
+    for observation in observations:
+        if fmt == "rgb":
+            assert observation.text is None
+            assert isinstance(observation.image, Image.Image) and observation.image.mode == "RGB"
+            assert observation.image.size == (192, 192)
+        else:
+            assert observation.image is None and observation.text.strip()
+
+
+@pytest.mark.parametrize("task_id,fmt", CASES)
+def test_it_lets_the_random_policy_play_only_legal_actions(task_id, fmt):
+    for seed in range(15 if fmt != "rgb" else 4):
+        task = make(task_id, fmt)
+        task.reset(seed)
+        policy = RandomLegalPolicy(seed)
+        while True:
+            legal_now = task.legal_actions()
+            action = policy.act(task)
+            assert action in legal_now
+            result = task.step(action)
+            assert result.legal and result.executed_action == action
+            if result.done:
+                break
+        assert task.steps_taken <= task.max_steps
+        assert result.end_reason in {"won", "lost", "draw", "reached the target", "step limit"}
+
+
+@pytest.mark.parametrize("task_id,fmt", CASES)
+def test_it_replays_the_same_episode_from_the_same_seed_including_substitutions(task_id, fmt):
+    def run():
+        task = make(task_id, fmt)
+        trace = [payload(task.reset(1234)), task.initial_state_key()]
+        policy = RandomLegalPolicy(99)
+        for i in range(task.max_steps):
+            # Every other action is gibberish, so the seeded substitution is exercised.
+            result = task.step("pass" if i % 2 == 0 else policy.act(task))
+            trace.append((result.executed_action, result.legal, result.reward, result.end_reason, payload(result.observation)))
+            if result.done:
+                break
+        return trace
+
+    assert run() == run()
+
+
+@pytest.mark.parametrize("task_id", TASKS)
+def test_it_starts_from_different_states_for_different_seeds(task_id):
+    keys = set()
+    for seed in range(100):
+        task = make(task_id)
+        task.reset(seed)
+        keys.add(task.initial_state_key())
+    assert len(keys) >= 90
+
+
+@pytest.mark.parametrize("task_id", TASKS)
+def test_it_counts_an_illegal_action_as_a_step_and_substitutes_a_legal_one(task_id):
+    task = make(task_id)
+    task.reset(8)
+    for text in ("", "UP", "A1", "move up", "a 1"):
+        if task_id == "lmact/gridworld" and task.steps_taken >= task.max_steps - 1:
+            break
+        before = task.steps_taken
+        legal_now = task.legal_actions()
+        result = task.step(text)
+        assert result.legal is False
+        assert result.executed_action in legal_now
+        assert task.steps_taken == before + 1
+        if result.done:
+            break
+
+
+@pytest.mark.parametrize("task_id", TASKS)
+def test_it_refuses_to_step_before_reset_and_after_the_end(task_id):
+    task = make(task_id)
+    with pytest.raises(RuntimeError):
+        task.step("up")
+    task.reset(0)
+    while not (result := task.step(task.expert_action())).done:
+        pass
+    with pytest.raises(RuntimeError):
+        task.step(task.legal_actions()[0] if task.legal_actions() else "a1")
+
+
+def test_it_maps_scores_onto_progress_between_0_and_100():
+    ttt, grid = make("lmact/tictactoe"), make("lmact/gridworld")
+    assert (ttt.progress(-1), ttt.progress(0), ttt.progress(1)) == (0, 50, 100)
+    assert (grid.progress(0), grid.progress(1)) == (0, 100)
+
+
+def test_it_ends_a_full_board_without_a_line_as_a_draw():
+    task = make("lmact/tictactoe", "ascii")
+    task.reset(0)
+    # x (the agent) fills c3: no line for anyone, and the board is full.
+    task._board, task._agent = "xox" "xoo" "ox.", "x"
+    result = task.step("c3")
+    assert (result.reward, result.terminated, result.truncated, result.end_reason) == (0.0, True, False, "draw")
+    assert result.info["opponent_action"] is None
+
+
+def test_it_truncates_tictactoe_at_its_step_limit():
+    task = make("lmact/tictactoe", "ascii")
+    task.reset(0)
+    task._board, task._agent = "." * 9, "x"
+    task.max_steps = 1  # the real limit (100) is never reached: a game lasts at most 5 agent moves
+    result = task.step("b2")
+    assert (result.terminated, result.truncated, result.end_reason, result.reward) == (False, True, "step limit", 0.0)
+
+
+def test_it_prefers_reaching_the_target_to_the_step_limit_on_the_last_step():
+    task = make("lmact/gridworld", "ascii")
+    task.reset(0)
+    task._player, task._target = (1, 1), (1, 2)
+    for _ in range(24):
+        assert not task.step("up").done
+    result = task.step("right")
+    assert (result.terminated, result.truncated, result.end_reason) == (True, False, "reached the target")
+
+
+def test_it_never_imports_django():
+    code = (
+        "import sys; import envs.registry as r; r.all_tasks(); import envs.demos, envs.render; "
+        "assert not [m for m in sys.modules if m.split('.')[0] == 'django'], 'django imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=60)
