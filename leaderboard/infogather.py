@@ -46,14 +46,23 @@ def _runs(task_id: str, filters=None):
 
 
 def leaderboard(task_id: str, filters=None) -> list[Row]:
-    """Ranked by identification accuracy, then by fewer steps to sufficient information."""
+    """Grouped by number of colours; within a group ranked by identification accuracy,
+    then by fewer steps to sufficient information."""
     rows = [
         Row(None, run, summary(run.metric_sums.get("identified", {})), summary(run.metric_sums.get(STEPS, {})))
         for run in _runs(task_id, filters)
     ]
-    rows.sort(key=lambda r: (-(r.identified["mean"] or 0), r.steps["mean"] if r.steps["mean"] is not None else 1e9))
-    rank = 0
+    rows.sort(
+        key=lambda r: (
+            r.num_colours or 0,
+            -(r.identified["mean"] or 0),
+            r.steps["mean"] if r.steps["mean"] is not None else 1e9,
+        )
+    )
+    rank, group = 0, None
     for row in rows:
+        if row.num_colours != group:
+            rank, group = 0, row.num_colours
         if not row.submission.is_baseline:
             rank += 1
             row.rank = rank
