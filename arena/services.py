@@ -11,6 +11,7 @@ Concurrency rules kept here:
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import logging
 import secrets
 from datetime import timedelta
@@ -26,6 +27,7 @@ from arena import images, live
 from arena.images import ImageRef
 from arena.metrics import fold as fold_metrics
 from arena.models import Episode, Experiment, Run, Step, Submission, Worker
+from envs.registry import get_task_class
 
 logger = logging.getLogger(__name__)
 
@@ -129,6 +131,24 @@ def submission_create(*, owner, fields: dict, api_key: str, runs: list[RunSpec])
         for spec in runs:
             run_create(submission, spec)
     return submission
+
+
+def option_combinations(task_cls, *, for_models: bool = True) -> list[dict]:
+    """Every combination of the task's variant options ([{}] for tasks without).
+    Baselines do not read prompts, so for them prompt-only options keep their default."""
+    names = [n for n in task_cls.variant_options if for_models or n not in task_cls.prompt_options]
+    values = [task_cls.variant_options[name] for name in names]
+    return [dict(zip(names, combo)) for combo in itertools.product(*values)]
+
+
+def run_specs(task_variants: list[tuple[str, str]], episodes: int) -> list[RunSpec]:
+    """The runs of a model submission: each chosen task and format, once per
+    combination of the task's options (e.g. infogather's 3–10 colours, §4.4)."""
+    return [
+        RunSpec(task=task_id, format=fmt, num_episodes=episodes, options=combo)
+        for task_id, fmt in task_variants
+        for combo in option_combinations(get_task_class(task_id))
+    ]
 
 
 def demonstration_counts(maximum: int) -> list[int]:

@@ -40,10 +40,7 @@ def submit(request):
         if form.is_valid():
             data = form.cleaned_data
             fields = {key: data[key] for key in SUBMISSION_FIELDS}
-            runs = [
-                services.RunSpec(task=task_id, format=fmt, num_episodes=data["episodes_per_task"])
-                for task_id, fmt in data["tasks"]
-            ]
+            runs = services.run_specs(data["tasks"], data["episodes_per_task"])
             submission = services.submission_create(
                 owner=request.user, fields=fields, api_key=data["api_key"], runs=runs
             )

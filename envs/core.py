@@ -73,6 +73,8 @@ class Task(abc.ABC):
     # of colours): name -> allowed values; the first value is the default. Applied with
     # `configure(**options)` before `reset`.
     variant_options: ClassVar[dict[str, tuple]] = {}
+    # Options that only change what a model is told (baselines play their default).
+    prompt_options: ClassVar[tuple[str, ...]] = ()
     # Built-in baselines that can play this task: policy name -> Policy class.
     baselines: ClassVar[dict[str, type["Policy"]]] = {}
     # For suites played as a conversation, what the paper fixes regardless of the

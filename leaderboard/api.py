@@ -113,7 +113,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
         api_key = validated.pop("api_key", "")
         tasks = validated.pop("tasks")
         episodes = validated.pop("episodes_per_task")
-        runs = [services.RunSpec(task=t, format=f, num_episodes=episodes) for t, f in tasks]
+        runs = services.run_specs(tasks, episodes)
         return services.submission_create(owner=self.context["request"].user, fields=validated, api_key=api_key, runs=runs)
 
 

@@ -70,9 +70,11 @@ def leaderboard(task_id: str, filters=None) -> list[Row]:
 
 
 def _label(run: Run) -> str:
-    if run.submission.is_baseline:
-        return run.submission.name
-    return run.submission.model or run.submission.name
+    """One line per submission (and per prompt variant): names are the submitters'."""
+    label = run.submission.name
+    if run.options.get("guided_reasoning"):
+        label += " (guided reasoning)"
+    return label
 
 
 def steps_chart(task_id: str, title: str) -> dict:

@@ -102,13 +102,30 @@ combination: yellow glass
 Think it through before you answer; do not guess, every turn counts."""
 
 
-def _instructions(rules: str, answer_format: str, plural: bool) -> str:
+# Guided reasoning (infogather.txt §4.3, App. B Table 4): the cycle spells out the
+# strategy, so the model does not have to derive it.
+_GUIDED_STRATEGY = """How to choose the next pick (follow this strategy):
+- While no pick has been rewarded: try values you have not tried yet, covering as many
+  new values at once as possible. If red, ball and wood are all untried, a red wooden
+  ball tests all three; next time pick one made of other untried values.
+- Once one or two rewarded objects are known: isolate what caused the reward. If a
+  blue plastic cube paid, try a blue wooden cube and a red plastic cube to tell apart
+  the properties that might be responsible. Continue until at least two rewarded
+  objects pin the rule down.
+- When more than two rewarded objects are known: pick among the remaining objects at
+  random to confirm."""
+
+
+def _instructions(rules: str, answer_format: str, plural: bool, guided: bool = False) -> str:
     turns = _TURNS.format(ies="ies" if plural else "y", s="s" if plural else "")
-    return "\n\n".join((_OPENING, rules, turns, _CYCLE, answer_format))
+    cycle = _CYCLE + ("\n\n" + _GUIDED_STRATEGY if guided else "")
+    return "\n\n".join((_OPENING, rules, turns, cycle, answer_format))
 
 
 SINGLE_INSTRUCTIONS = _instructions(_SINGLE_RULES, _SINGLE_FORMAT, plural=False)
 CONJUNCTION_INSTRUCTIONS = _instructions(_CONJUNCTION_RULES, _CONJUNCTION_FORMAT, plural=True)
+SINGLE_GUIDED_INSTRUCTIONS = _instructions(_SINGLE_RULES, _SINGLE_FORMAT, plural=False, guided=True)
+CONJUNCTION_GUIDED_INSTRUCTIONS = _instructions(_CONJUNCTION_RULES, _CONJUNCTION_FORMAT, plural=True, guided=True)
 
 
 def room_text(scene) -> str:

@@ -84,6 +84,7 @@ class InfoGatherTask(Task):
         num_shapes: int = DEFAULT_SHAPES,
         num_textures: int = DEFAULT_TEXTURES,
         step_budget: int | None = None,
+        guided_reasoning: bool = False,
     ) -> InfoGatherTask:
         """Set the scene size (and optionally the turn budget) for the next `reset`."""
         counts = {COLOUR: int(num_colours), SHAPE: int(num_shapes)}
@@ -100,6 +101,7 @@ class InfoGatherTask(Task):
             raise ValueError("the step budget must be at least 1")
         self.counts = counts
         self.num_objects = num_objects
+        self.instructions = self.guided_instructions if guided_reasoning else type(self).instructions
         self.max_steps = step_budget if step_budget is not None else default_budget(num_objects)
         # Summed reward counts the rewarding objects picked; its best is every one of them.
         self.score_range = (0.0, float(self._most_rewarding(counts)))
@@ -310,6 +312,7 @@ class SingleFeature(InfoGatherTask):
     max_steps = default_budget(DEFAULT_COLOURS * DEFAULT_SHAPES)
     score_range = (0.0, 3.0)
     instructions = prompts.SINGLE_INSTRUCTIONS
+    guided_instructions = prompts.SINGLE_GUIDED_INSTRUCTIONS
     description = (
         "Find the one rewarding colour or shape among objects that cover every combination of "
         "the colours and shapes present (protocol: infogather.txt §3.1, §4, App. A–B)."
@@ -325,6 +328,7 @@ class Conjunction(InfoGatherTask):
     max_steps = default_budget(DEFAULT_COLOURS * DEFAULT_SHAPES * DEFAULT_TEXTURES)
     score_range = (0.0, 3.0)
     instructions = prompts.CONJUNCTION_INSTRUCTIONS
+    guided_instructions = prompts.CONJUNCTION_GUIDED_INSTRUCTIONS
     description = (
         "Find the rewarding pair of values (colour+shape, shape+texture or colour+texture) among "
         "objects that cover every combination of the colours, textures and shapes present "

@@ -44,7 +44,12 @@ def variant_label(run):
     """The run's observation format, options and prompt strategy, in a few words."""
     v = run.variant
     parts = [v.get("format", "")]
-    parts += [f"{name} {value}" for name, value in v.get("options", {}).items()]
+    for name, value in v.get("options", {}).items():
+        words = name.replace("num_", "").replace("_", " ")
+        if value is True:
+            parts.append(words)
+        elif value is not False:
+            parts.append(f"{value} {words}")
     if not run.submission.is_baseline:
         parts.append("CoT" if v.get("chain_of_thought") else "naive")
         parts.append(f"{v.get('num_demonstrations', 0)} demos")

@@ -1,19 +1,11 @@
-import itertools
-
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from arena import services
+from arena.services import option_combinations
 from arena.models import Run
 from envs.core import baselines_of
 from envs.registry import all_tasks
-
-
-def option_combinations(task_cls) -> list[dict]:
-    """Every combination of the task's variant options ([{}] for tasks without)."""
-    names = list(task_cls.variant_options)
-    values = [task_cls.variant_options[name] for name in names]
-    return [dict(zip(names, combo)) for combo in itertools.product(*values)]
 
 
 class Command(BaseCommand):
@@ -35,7 +27,7 @@ class Command(BaseCommand):
             for policy, policy_cls in baselines_of(cls).items():
                 submission = services.baseline_submission(policy, policy_cls.title)
                 for fmt in cls.formats:
-                    for combo in option_combinations(cls):
+                    for combo in option_combinations(cls, for_models=False):
                         existing = Run.objects.filter(
                             submission=submission, task=task_id, variant__format=fmt, num_episodes=count
                         )
