@@ -137,6 +137,9 @@ class Task(abc.ABC):
     def expert_action(self) -> str:
         """The expert's action in the current state (lmact.txt §2.2)."""
 
+    def observation_is_text(self) -> bool:
+        return self.format != "rgb"
+
     @classmethod
     def extract_action(cls, completion: str) -> str | None:
         """The action text in a model's reply, for suites that talk in turns (the

@@ -15,7 +15,15 @@ and the stored steps: see `rebuild_messages`.
 
 from __future__ import annotations
 
+from arena import tokens
 from arena.strategies.base import ContentConverter, as_message_content
+
+
+def _turn_tokens(content: list[dict], reply: str | None) -> int:
+    size = 0
+    for part in content:
+        size += tokens.text_tokens(part["text"]) if part["type"] == "text" else 765  # an image, at most
+    return size + (tokens.text_tokens(reply) if reply else 0)
 
 COT_REQUEST = (
     "\n\nBefore answering, think step by step about the situation in a few sentences; "
@@ -36,10 +44,22 @@ def _user_parts(observation, legal, show_legal: bool, store_image) -> list[dict]
 
 
 REFLECTIONS_HEADER = "\n\nNotes you wrote after your earlier attempts at this game:\n"
+EXAMPLES_HEADER = "\n\nExample games played by an expert (what it saw, then what it answered):\n"
 
 
-def system_text(instructions: str, chain_of_thought: bool, reflections: list[str] = ()) -> str:
-    text = instructions.strip()
+def examples_text(demonstrations) -> str:
+    """Few-shot demonstrations (BALROG few-shot; the suite's expert pool)."""
+    if not demonstrations:
+        return ""
+    games = []
+    for number, demonstration in enumerate(demonstrations, 1):
+        turns = [f"[{observation.text}]\n=> {action}" for observation, action in demonstration.steps]
+        games.append(f"Example {number}:\n" + "\n".join(turns))
+    return EXAMPLES_HEADER + "\n\n".join(games)
+
+
+def system_text(instructions: str, chain_of_thought: bool, reflections: list[str] = (), examples: str = "") -> str:
+    text = instructions.strip() + examples
     if reflections:
         text += REFLECTIONS_HEADER + "\n".join(f"- {note}" for note in reflections)
     return text + (COT_REQUEST if chain_of_thought else "")
@@ -47,8 +67,15 @@ def system_text(instructions: str, chain_of_thought: bool, reflections: list[str
 
 class ChatStrategy:
     def __init__(self, run, episode):
+        self.run = run
         self.episode = episode
         variant = run.variant
+        self.num_demonstrations = int(variant.get("num_demonstrations", 0))
+        submission = getattr(run, "submission", None)
+        self.context_window = getattr(submission, "context_window", None)
+        self.max_tokens = getattr(submission, "max_tokens", 0) or 0
+        self.dropped_turns = 0
+        self._demonstration_seeds: list[int] = []
         self.history_window = max(1, int(variant.get("history_window", 16)))
         self.chain_of_thought = bool(variant.get("chain_of_thought", False))
         self.show_legal_actions = bool(variant.get("show_legal_actions", True))
@@ -69,11 +96,12 @@ class ChatStrategy:
         if task.chat_history_window is not None:
             self.history_window = task.chat_history_window
         reflections = getattr(self.episode, "previous_reflections", [])
+        examples = examples_text(self._demonstrations(task)) if task.observation_is_text() else ""
         opening = task.initial_messages() if hasattr(task, "initial_messages") else None
         if opening:
             # Suites whose conversation starts with given turns (AdventureGame puts the
             # instructions in the first user message and injects pre-exploration turns).
-            extra = system_text("", self.chain_of_thought, reflections).strip()
+            extra = system_text("", self.chain_of_thought, reflections, examples).strip()
             if extra:
                 opening = [{**opening[0], "content": opening[0]["content"] + "\n\n" + extra}, *opening[1:]]
             self._opening = True
@@ -84,9 +112,22 @@ class ChatStrategy:
                     self._turns[-1][1] = message["content"]
             return [
                 {"type": "text", "text": m["content"], "section": "opening", "role": m["role"]} for m in opening
-            ], []
-        self._system = system_text(task.instructions, self.chain_of_thought, reflections)
-        return [{"type": "text", "text": self._system, "section": "system"}], []
+            ], self._demonstration_seeds
+        self._system = system_text(task.instructions, self.chain_of_thought, reflections, examples)
+        return [{"type": "text", "text": self._system, "section": "system"}], self._demonstration_seeds
+
+    def _demonstrations(self, task) -> list:
+        if not self.num_demonstrations:
+            return []
+        from envs.demos import demonstration_pool, sample_demonstrations
+
+        pool = demonstration_pool(self.run.task, self.run.format)
+        candidates = [d for d in pool if d.initial_state_key != task.initial_state_key()]
+        chosen = sample_demonstrations(
+            pool, min(self.num_demonstrations, len(candidates)), self.episode.seed, task.initial_state_key()
+        )
+        self._demonstration_seeds = [d.seed for d in chosen]
+        return chosen
 
     def prepare(self, index, observation, previous_action, legal) -> list:
         if index == 0 and self._opening:
@@ -97,11 +138,29 @@ class ChatStrategy:
 
     def messages(self, prompt_added: list) -> list[dict]:
         messages = [{"role": "system", "content": self._system}] if self._system else []
-        for content, reply in self._turns[-self.history_window:]:
+        turns = self._turns[-self.history_window:]
+        if self._opening and turns and turns[0] is not self._turns[0]:
+            turns = [self._turns[0], *turns]  # the opening carries the instructions: never dropped
+        if self.context_window:
+            turns = self._fit(turns, tokens.text_tokens(self._system))
+        for content, reply in turns:
             messages.append({"role": "user", "content": as_message_content(content)})
             if reply is not None:
                 messages.append({"role": "assistant", "content": reply})
         return messages
+
+    def _fit(self, turns: list, fixed: int) -> list:
+        """Sliding context window (textatari.txt §3.1): drop the oldest turns while the
+        conversation would not leave room for the answer in the context window."""
+        keep = turns[:1] if self._opening else []
+        rest = turns[len(keep):]
+        budget = self.context_window - self.max_tokens - fixed - sum(_turn_tokens(c, r) for c, r in keep)
+        sizes = [_turn_tokens(content, reply) for content, reply in rest]
+        start = 0
+        while start < len(rest) - 1 and sum(sizes[start:]) > budget:
+            start += 1
+        self.dropped_turns = max(self.dropped_turns, start)
+        return keep + rest[start:]
 
     def conversation(self) -> list[dict]:
         """Every turn so far (for the end-of-episode reflection)."""

@@ -146,3 +146,21 @@ def test_the_api_shows_the_agent_secret_once(django_user_model, monkeypatch):
     assert secret and len(secret) > 30
     again = api.get(f"/api/submissions/{created.json()['id']}/").json()
     assert again["agent_secret"] is None and secret not in str(again)
+
+
+def test_chat_suites_take_few_shot_expert_games_and_slide_their_context(make_model_submission, fake_model, play):
+    submission = make_model_submission(num_demonstrations=2, context_window=2500, max_tokens=100)
+    run = services.run_create(
+        submission, services.RunSpec(task="adventure/basic-easy", format="text", num_episodes=1)
+    )
+    fake_model.enqueue(*[Fault.reply("> look") for _ in range(12)], Fault.reply("> done"))
+    play(run.episodes.get().id)
+    episode = run.episodes.get()
+    assert len(episode.demonstration_seeds) == 2
+    first = fake_model.requests[0].json["messages"]
+    assert "Example games played by an expert" in first[0]["content"]
+    # Near the context limit the oldest turns are dropped; the opening stays first.
+    sizes = [len(r.json["messages"]) for r in fake_model.requests]
+    assert max(sizes) < 2 * 13
+    last = fake_model.requests[-1].json["messages"]
+    assert last[0]["content"] == first[0]["content"]
