@@ -155,7 +155,7 @@ class Task(abc.ABC):
 
     def random_action(self, rng: random.Random) -> str:
         """A uniformly random action, for tasks whose legal actions cannot be listed."""
-        raise NotImplementedError(f"{self.id} lists its legal actions; use those")
+        raise TypeError(f"{self.id} lists its legal actions; draw from legal_actions() instead")
 
     def close(self) -> None:
         """Release what the task holds (engine processes, emulators); safe to repeat."""

@@ -23,6 +23,8 @@ non-OpenAI clients convert into their own formats.
 
 from __future__ import annotations
 
+import abc
+
 import asyncio
 import json
 import random
@@ -176,7 +178,7 @@ def check_base_url(base_url: str, secrets: Iterable[str | None] = (), what: str 
 # --- the client ------------------------------------------------------------------------
 
 
-class HTTPModelClient:
+class HTTPModelClient(abc.ABC):
     """A POST-JSON-get-JSON client with retries; subclasses speak one provider's format.
 
     `timeout_seconds` is the connect and read (and write/pool) timeout; the whole of one
@@ -261,9 +263,9 @@ class HTTPModelClient:
 
     # --- hooks for subclasses ----------------------------------------------------------
 
+    @abc.abstractmethod
     def _parse(self, body: bytes, status: int) -> ModelReply:
         """Turn a 2xx body into a reply, or raise `_malformed(...)` / `_unusable(...)`."""
-        raise NotImplementedError
 
     def _attempt_headers(self, payload: bytes) -> dict[str, str]:
         """Headers for one attempt (computed again for every retry)."""
