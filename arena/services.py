@@ -274,6 +274,7 @@ def steps_record(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
     sql = _StepSQL.for_connection(connection)
     now = timezone.now()
     stored = []
+    spent_by_episode: dict[int, list[int]] = {}
     with transaction.atomic():
         with connection.cursor() as cursor:
             for episode_id, worker, record in batch:
@@ -288,14 +289,15 @@ def steps_record(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
                     images.ensure_row(image)
                 cursor.execute(sql.insert, sql.insert_params(episode_id, now, fields))
                 if record.tokens_in or record.tokens_out:
-                    # Spent tokens are counted per step so budgets stop a run in time.
-                    Run.objects.filter(episodes__id=episode_id).update(
-                        tokens_spent_in=F("tokens_spent_in") + (record.tokens_in or 0),
-                        tokens_spent_out=F("tokens_spent_out") + (record.tokens_out or 0),
-                        cached_tokens_in=F("cached_tokens_in") + (record.cached_tokens_in or 0),
-                    )
+                    spent = spent_by_episode.setdefault(episode_id, [0, 0, 0])
+                    spent[0] += record.tokens_in or 0
+                    spent[1] += record.tokens_out or 0
+                    spent[2] += record.cached_tokens_in or 0
                 transaction.on_commit(partial(live.publish_step, episode_id, record.index))
                 stored.append(True)
+            # Spent tokens are counted with the steps so budgets stop a run in time.
+            for episode_id, (spent_in, spent_out, cached) in spent_by_episode.items():
+                cursor.execute(sql.spend, [spent_in, spent_out, cached, episode_id])
     return stored
 
 
@@ -323,6 +325,13 @@ class _StepSQL:
         self.heartbeat = (
             f"UPDATE {quote(Episode._meta.db_table)} SET {quote('heartbeat_at')} = %s, {quote('num_steps')} = %s "
             f"WHERE {quote('id')} = %s AND {quote('worker')} = %s AND {quote('status')} = %s"
+        )
+        run_table, episode_table = quote(Run._meta.db_table), quote(Episode._meta.db_table)
+        self.spend = (
+            f"UPDATE {run_table} SET {quote('tokens_spent_in')} = {quote('tokens_spent_in')} + %s, "
+            f"{quote('tokens_spent_out')} = {quote('tokens_spent_out')} + %s, "
+            f"{quote('cached_tokens_in')} = {quote('cached_tokens_in')} + %s "
+            f"WHERE {quote('id')} = (SELECT {quote('run_id')} FROM {episode_table} WHERE {quote('id')} = %s)"
         )
         self.step_fields = [f for f in Step._meta.concrete_fields if not f.primary_key]
         columns = ", ".join(quote(f.column) for f in self.step_fields)

@@ -22,13 +22,53 @@ sys.path.insert(0, str(ROOT))
 
 
 def _serve_fake_model(latency: float, ports, stop) -> None:
-    """The fake model in its own process, so it does not share the worker's GIL."""
-    from tests.support.fake_openai import FakeOpenAIServer
+    """A fake OpenAI-compatible model in its own process: an asyncio HTTP/1.1 server
+    (keep-alive, no thread per request) so that the measuring apparatus itself costs
+    almost no CPU. Every answer is "Action: up" after `latency` seconds."""
+    import json
+    import threading
 
-    with FakeOpenAIServer(default_action="up", latency=latency) as model:
-        ports.put((model.port, model.base_url))
-        stop.wait()
-        ports.put(len(model.requests))
+    served = 0
+
+    async def handle(reader, writer):
+        nonlocal served
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = 0
+                for line in head.split(b"\r\n"):
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":", 1)[1])
+                body = json.loads(await reader.readexactly(length)) if length else {}
+                await asyncio.sleep(latency)
+                prompt = json.dumps(body.get("messages", ""))
+                answer = json.dumps(
+                    {
+                        "id": "fake", "object": "chat.completion", "model": body.get("model", "fake"),
+                        "choices": [{"index": 0, "finish_reason": "stop",
+                                     "message": {"role": "assistant", "content": "Action: up"}}],
+                        "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 3},
+                    }
+                ).encode()
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                    + str(len(answer)).encode() + b"\r\n\r\n" + answer
+                )
+                await writer.drain()
+                served += 1
+        except (asyncio.IncompleteReadError, ConnectionError):
+            writer.close()
+
+    async def serve():
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        ports.put((port, f"http://127.0.0.1:{port}/v1"))
+        await asyncio.get_running_loop().run_in_executor(None, stop.wait)
+        ports.put(served)
+        server.close()
+
+    threading.current_thread().name = "fake-model"
+    asyncio.run(serve())
 
 
 def main() -> None:
@@ -72,9 +112,9 @@ def main() -> None:
             runs=[services.RunSpec(task=args.task, format=args.format, num_episodes=args.episodes)],
         )
         worker = Worker(concurrency=args.in_flight, name="bench")
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         asyncio.run(worker.serve(until_idle=True))
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
         steps = Step.objects.filter(episode__run__submission=submission).count()
     finally:
         stop.set()
@@ -87,6 +127,7 @@ def main() -> None:
     print(f"{args.episodes} episodes of {args.task} ({args.format}), {args.in_flight} in flight, model latency {args.latency * 1000:.0f} ms")
     print(f"steps stored       : {steps} ({requests} model requests) in {elapsed:.2f} s")
     print(f"achieved           : {rate:.1f} steps/s")
+    print(f"worker CPU         : {cpu:.2f} s = {1000 * cpu / max(1, steps):.2f} ms per step ({cpu / elapsed:.0%} of one core)")
     print(f"ideal              : {ideal:.1f} steps/s")
     print(f"ratio to ideal     : {rate / ideal:.3f} (target >= 0.8)")
     print(f"peak memory (RSS)  : {peak_mib:.0f} MiB (the worker process; the fake model runs in another)")
