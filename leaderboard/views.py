@@ -23,9 +23,19 @@ def _filter_context(request) -> tuple[Filters, dict]:
     return filters, {"filters": filters, "mode_filters": MODE_FILTERS, "strategy_filters": STRATEGY_FILTERS}
 
 
+# Suites whose papers score with their own metrics have their own leaderboard pages;
+# their summed reward is not a ranking.
+SUITE_PAGES = {
+    "infogather": "identification accuracy and steps to sufficient information",
+    "adventure": "clemscore, quality, % played and goal rate",
+}
+
+
 def index(request):
     filters, context = _filter_context(request)
-    return render(request, "leaderboard/index.html", {"sections": leaderboard_by_task(filters), **context})
+    sections = [(cls, rows) for cls, rows in leaderboard_by_task(filters) if cls.suite not in SUITE_PAGES]
+    suites = [(suite, metrics) for suite, metrics in SUITE_PAGES.items()]
+    return render(request, "leaderboard/index.html", {"sections": sections, "suite_pages": suites, **context})
 
 
 def tasks(request):
@@ -38,7 +48,7 @@ def task_detail(request, suite, name):
     if cls is None:
         raise Http404(f"no task {task_id}")
     charts, replays = [], []
-    for fmt in cls.formats:
+    for fmt in cls.formats if cls.suite == "lmact" else ():
         figures = scaling_figures(task_id, fmt)
         charts.append({"format": fmt, "score_id": f"fig-score-{fmt}", "illegal_id": f"fig-illegal-{fmt}", **figures})
         rows = replay_rows(task_id, fmt)
@@ -50,7 +60,10 @@ def task_detail(request, suite, name):
     return render(
         request,
         "leaderboard/task.html",
-        {"task": cls, "rows": leaderboard_rows(task_id, filters), "charts": charts, "replays": replays, **context},
+        {
+            "task": cls, "rows": leaderboard_rows(task_id, filters), "charts": charts, "replays": replays,
+            "suite_page": SUITE_PAGES.get(cls.suite), **context,
+        },
     )
 
 
