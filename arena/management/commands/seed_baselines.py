@@ -19,8 +19,13 @@ class Command(BaseCommand):
         explicit = episodes is not None
         episodes = episodes or settings.ARENA_BASELINE_EPISODES
         created = 0
-        # Cheap tasks first: the queue is first-in first-out, so their rows appear at once.
-        for task_id, cls in sorted(all_tasks().items(), key=lambda item: (item[1].blocking, item[0])):
+        # The queue is first-in first-out: the quick LMAct games first (their rows appear
+        # within a minute), then the other suites, then tasks with engines and planners.
+        def order(item):
+            task_id, cls = item
+            return (cls.blocking, cls.suite != "lmact", task_id)
+
+        for task_id, cls in sorted(all_tasks().items(), key=order):
             if task and task_id not in task:
                 continue
             count = episodes if explicit else min(episodes, cls.baseline_episodes or episodes)
