@@ -106,6 +106,7 @@ class EpisodeRunner:
             )
 
         total_reward = 0.0
+        pending_write: asyncio.Future | None = None
         budgeted = run.budget_tokens is not None or run.budget_usd is not None
         matches: list[bool] = []
         previous_action: str | None = None
@@ -130,6 +131,8 @@ class EpisodeRunner:
         else:
             while index < task.max_steps:
                 if budgeted and await db(services.run_budget_reached, run.pk):
+                    if pending_write is not None:
+                        await pending_write
                     await db(services.run_budget_exhausted, run.pk, episode.pk, self.worker_name)
                     return
                 legal = task.legal_actions()
@@ -175,13 +178,19 @@ class EpisodeRunner:
                     calls=decision.calls,
                     cached_tokens_in=decision.cached_tokens_in,
                 )
-                await self.writer.write(episode.pk, self.worker_name, record)
+                # The write of step k overlaps the model call of step k+1; at most one
+                # write is outstanding, so a lost lease still stops play one step later.
+                if pending_write is not None:
+                    await pending_write
+                pending_write = asyncio.ensure_future(self.writer.write(episode.pk, self.worker_name, record))
                 agent.observe_result(index, observation, result.executed_action, result.reward)
                 previous_action = result.executed_action
                 observation = result.observation
                 index += 1
                 if result.done:
                     break
+        if pending_write is not None:
+            await pending_write  # every step is committed before the episode is finished
         final_image = images.write(observation.image) if observation.image is not None else None
         reflection = ("", 0, 0)
         if run.variant.get("reflection", "none") != "none":

@@ -49,21 +49,17 @@ def expert_move(player: tuple[int, int], target: tuple[int, int]) -> str:
     raise ValueError("the player is already on the target")
 
 
+# The empty board, as rows of symbols; each observation copies it and marks two cells.
+_EMPTY_ROWS = tuple(
+    tuple("#" if is_wall(row, col) else "." for col in range(SIZE)) for row in range(SIZE)
+)
+
+
 def grid_text(player: tuple[int, int], target: tuple[int, int]) -> str:
-    lines = [LEGEND]
-    for row in range(SIZE):
-        symbols = []
-        for col in range(SIZE):
-            if is_wall(row, col):
-                symbols.append("#")
-            elif (row, col) == player:
-                symbols.append("P")
-            elif (row, col) == target:
-                symbols.append("T")
-            else:
-                symbols.append(".")
-        lines.append(" ".join(symbols))
-    return "\n".join(lines)
+    rows = [list(row) for row in _EMPTY_ROWS]
+    rows[target[0]][target[1]] = "T"
+    rows[player[0]][player[1]] = "P"
+    return "\n".join([LEGEND, *(" ".join(row) for row in rows)])
 
 
 def coords_text(player: tuple[int, int], target: tuple[int, int]) -> str:
