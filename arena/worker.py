@@ -69,10 +69,8 @@ class Worker:
         # Import every suite now rather than inside the first episode.
         all_tasks()
         # Everything loaded so far lives as long as the process: keep the cyclic
-        # collector from rescanning it, and let it run less often (the worker makes
-        # many short-lived objects per step, few cycles).
+        # collector from rescanning it at every collection.
         gc.freeze()
-        gc.set_threshold(50_000, 20, 20)
         services.worker_heartbeat(self.name, socket.gethostname(), os.getpid(), 0)
         # Queued episodes whose queue message was lost (e.g. the queue file was removed)
         # are queued again; a duplicate message is harmless because claiming is a
