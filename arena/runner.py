@@ -24,7 +24,6 @@ from arena.stepwriter import StepWriter
 from arena.agents import EndpointFailed, make_agent
 from arena.images import ImageRef, write_png, write_png_bytes
 from arena.models import Episode, Step
-from envs.core import Observation
 from envs.registry import make
 
 logger = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
-from django.db import connections, transaction
+from django.db import transaction
 from django.db.models import Count, F, Q, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -26,14 +26,11 @@ from django.utils import timezone
 from arena import images, live
 from arena.images import ImageRef
 from arena.metrics import fold as fold_metrics
-from arena.models import Episode, Experiment, Run, Step, Submission, Worker
+from arena.models import Episode, Experiment, Run, Submission, Worker
+from arena.steps import LeaseLost, StepRecord, step_record, steps_record  # noqa: F401  (re-exported)
 from envs.registry import get_task_class
 
 logger = logging.getLogger(__name__)
-
-
-class LeaseLost(Exception):
-    """The episode was reaped or taken over; this worker must stop playing it."""
 
 
 # -- submissions and runs -----------------------------------------------------------
@@ -235,126 +232,6 @@ def episode_set_prefix(
     )
     if not held:
         raise LeaseLost(episode_id)
-
-
-@dataclasses.dataclass
-class StepRecord:
-    index: int
-    observation_text: str | None
-    observation_image: ImageRef | None
-    prompt_added: list
-    completion: str
-    reasoning: str
-    parsed_action: str | None
-    executed_action: str
-    legal: bool
-    reward: float
-    done: bool
-    end_reason: str
-    tokens_in: int | None
-    tokens_out: int | None
-    latency_ms: float | None
-    error: str
-    info: dict = dataclasses.field(default_factory=dict)
-    calls: list = dataclasses.field(default_factory=list)
-    cached_tokens_in: int | None = None
-
-
-def steps_record(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
-    """Store a batch of steps (possibly of many episodes) in one transaction.
-
-    For each (episode_id, worker, record): beat the episode's heart and insert the
-    step, unless the worker no longer holds the episode (then False for that item and
-    nothing is written for it). The insert does nothing if (episode, index) already
-    exists, so a replayed step is never stored twice. One commit for the whole batch
-    is what keeps a busy worker's per-step cost low (group commit); every step is
-    published after that commit.
-    """
-    connection = connections[Episode.objects.db]
-    sql = _StepSQL.for_connection(connection)
-    now = timezone.now()
-    stored = []
-    spent_by_episode: dict[int, list[int]] = {}
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            for episode_id, worker, record in batch:
-                cursor.execute(sql.heartbeat, sql.heartbeat_params(now, record.index, episode_id, worker))
-                if cursor.rowcount != 1:
-                    stored.append(False)
-                    continue
-                fields = {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
-                image = fields.pop("observation_image")
-                fields["observation_image_id"] = image.sha256 if image else None
-                if image is not None:
-                    images.ensure_row(image)
-                cursor.execute(sql.insert, sql.insert_params(episode_id, now, fields))
-                if record.tokens_in or record.tokens_out:
-                    spent = spent_by_episode.setdefault(episode_id, [0, 0, 0])
-                    spent[0] += record.tokens_in or 0
-                    spent[1] += record.tokens_out or 0
-                    spent[2] += record.cached_tokens_in or 0
-                transaction.on_commit(partial(live.publish_step, episode_id, record.index))
-                stored.append(True)
-            # Spent tokens are counted with the steps so budgets stop a run in time.
-            for episode_id, (spent_in, spent_out, cached) in spent_by_episode.items():
-                cursor.execute(sql.spend, [spent_in, spent_out, cached, episode_id])
-    return stored
-
-
-def step_record(episode_id: int, worker: str, record: StepRecord) -> None:
-    """Store one step (see `steps_record`); LeaseLost if the worker lost the episode."""
-    if not steps_record([(episode_id, worker, record)])[0]:
-        raise LeaseLost(episode_id)
-
-
-class _StepSQL:
-    """The two statements of `step_record`, built once per database connection.
-
-    `INSERT … ON CONFLICT DO NOTHING` reads the same in SQLite and PostgreSQL; values
-    are prepared by the model fields themselves, so JSON and datetimes are stored
-    exactly as the ORM would store them.
-    """
-
-    _cache: dict[str, "_StepSQL"] = {}
-
-    def __init__(self, connection):
-        self.connection = connection
-        quote = connection.ops.quote_name
-        episode_fields = {f.name: f for f in Episode._meta.concrete_fields}
-        self.heartbeat_at = episode_fields["heartbeat_at"]
-        self.heartbeat = (
-            f"UPDATE {quote(Episode._meta.db_table)} SET {quote('heartbeat_at')} = %s, {quote('num_steps')} = %s "
-            f"WHERE {quote('id')} = %s AND {quote('worker')} = %s AND {quote('status')} = %s"
-        )
-        run_table, episode_table = quote(Run._meta.db_table), quote(Episode._meta.db_table)
-        self.spend = (
-            f"UPDATE {run_table} SET {quote('tokens_spent_in')} = {quote('tokens_spent_in')} + %s, "
-            f"{quote('tokens_spent_out')} = {quote('tokens_spent_out')} + %s, "
-            f"{quote('cached_tokens_in')} = {quote('cached_tokens_in')} + %s "
-            f"WHERE {quote('id')} = (SELECT {quote('run_id')} FROM {episode_table} WHERE {quote('id')} = %s)"
-        )
-        self.step_fields = [f for f in Step._meta.concrete_fields if not f.primary_key]
-        columns = ", ".join(quote(f.column) for f in self.step_fields)
-        placeholders = ", ".join(["%s"] * len(self.step_fields))
-        self.insert = (
-            f"INSERT INTO {quote(Step._meta.db_table)} ({columns}) VALUES ({placeholders}) "
-            f"ON CONFLICT ({quote('episode_id')}, {quote('index')}) DO NOTHING"
-        )
-
-    @classmethod
-    def for_connection(cls, connection) -> "_StepSQL":
-        cached = cls._cache.get(connection.alias)
-        if cached is None or cached.connection.vendor != connection.vendor:
-            cached = cls._cache[connection.alias] = cls(connection)
-        return cached
-
-    def heartbeat_params(self, now, index: int, episode_id: int, worker: str) -> list:
-        prepared_now = self.heartbeat_at.get_db_prep_value(now, self.connection)
-        return [prepared_now, index + 1, episode_id, worker, Episode.RUNNING]
-
-    def insert_params(self, episode_id: int, now, fields: dict) -> list:
-        values = {**fields, "episode_id": episode_id, "created_at": now}
-        return [f.get_db_prep_save(values[f.attname], self.connection) for f in self.step_fields]
 
 
 def _finish_run_if_complete(run_id: int) -> None:
