@@ -12,4 +12,5 @@ urlpatterns = [
     path("runs/<int:pk>/", views.run_detail, name="run"),
     path("episodes/<int:pk>/", views.episode_detail, name="episode"),
     path("episodes/<int:pk>/pgn", views.episode_pgn, name="episode-pgn"),
+    path("episodes/<int:pk>/compare/<int:other_pk>/", views.compare, name="compare"),
 ]

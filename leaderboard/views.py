@@ -15,7 +15,7 @@ from leaderboard.selectors import (
     replay_rows,
     scaling_points,
 )
-from leaderboard.serializers import EpisodeSerializer, RunSerializer
+from leaderboard.serializers import EpisodeSerializer, RunSerializer, StepSerializer
 
 
 def _filter_context(request) -> tuple[Filters, dict]:
@@ -155,12 +155,48 @@ def run_detail(request, pk):
     )
 
 
+def _same_seed(episode: Episode):
+    """Finished episodes of other runs that played the very same game (task, format,
+    options, seed): the natural comparison (DESIGN §1.2)."""
+    others = (
+        Episode.objects.select_related("run__submission")
+        .filter(
+            seed=episode.seed, run__task=episode.run.task, run__variant__format=episode.run.format,
+            status=Episode.FINISHED,
+        )
+        .exclude(pk=episode.pk)
+        .order_by("-run__created_at")
+    )
+    return [other for other in others[:50] if other.run.options == episode.run.options]
+
+
 def episode_detail(request, pk):
     episode = get_object_or_404(Episode.objects.select_related("run__submission"), pk=pk)
     return render(
         request,
         "leaderboard/episode.html",
-        {"episode": episode, "episode_data": EpisodeSerializer(episode).data},
+        {"episode": episode, "episode_data": EpisodeSerializer(episode).data, "same_seed": _same_seed(episode)},
+    )
+
+
+def compare(request, pk, other_pk):
+    """Two episodes of the same game side by side, one step at a time (?step=N)."""
+    left = get_object_or_404(Episode.objects.select_related("run__submission"), pk=pk)
+    right = get_object_or_404(Episode.objects.select_related("run__submission"), pk=other_pk)
+    last = max(left.num_steps, right.num_steps, 1) - 1
+    try:
+        index = min(max(int(request.GET.get("step", 0)), 0), last)
+    except ValueError:
+        index = 0
+    sides = []
+    for episode in (left, right):
+        step = episode.steps.filter(index=index).first()
+        sides.append({"episode": episode, "step": step, "data": StepSerializer(step).data if step else None})
+    return render(
+        request,
+        "leaderboard/compare.html",
+        {"left": left, "right": right, "sides": sides, "index": index, "last": last,
+         "previous": index - 1 if index > 0 else None, "next": index + 1 if index < last else None},
     )
 
 

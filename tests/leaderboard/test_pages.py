@@ -66,3 +66,16 @@ def test_only_the_owner_can_start_an_experiment_and_bad_input_creates_nothing(cl
     created = api.post("/api/experiments/", body, format="json")
     assert created.status_code == 201, created.content
     assert len(created.json()["runs"]) == 4  # 0, 1, 2, 4 demonstrations
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_submissions_on_the_same_seed_can_be_compared_side_by_side(client, baseline, play):
+    expert = new_run(baseline("expert"), task="lmact/gridworld", fmt="ascii", episodes=1, first_seed=4)
+    random_run = new_run(baseline("random"), task="lmact/gridworld", fmt="ascii", episodes=1, first_seed=4)
+    play(expert.episodes.get().id, random_run.episodes.get().id)
+    left, right = expert.episodes.get(), random_run.episodes.get()
+    page = client.get(left.get_absolute_url()).content.decode()
+    assert f"/episodes/{left.pk}/compare/{right.pk}/" in page
+    compared = client.get(f"/episodes/{left.pk}/compare/{right.pk}/?step=1").content.decode()
+    assert "Side by side: step 1" in compared and "Expert" in compared and "Random" in compared
+    assert client.get(f"/episodes/{left.pk}/compare/{right.pk}/?step=zzz").status_code == 200
