@@ -1,0 +1,128 @@
+"""The scaled mode: the queue and the live channel on a real Redis server.
+
+A Redis server, Daphne and a worker run as separate processes (as on N machines). The
+consumers' database poll is set to a minute, so steps that arrive within seconds can
+only have come through the Redis channel layer.
+"""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from websockets.sync.client import connect
+
+from tests.support.fake_openai import FakeOpenAIServer
+
+ROOT = Path(__file__).resolve().parents[2]
+REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for_port(port: int, seconds: float = 20) -> None:
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"nothing listens on port {port}")
+
+
+@pytest.fixture
+def redis_url():
+    port = _free_port()
+    server = subprocess.Popen(
+        [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        _wait_for_port(port)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+CREATE_RUN = """
+from arena import services
+submission = services.submission_create(
+    owner=None,
+    fields={"name": "scaled", "base_url": BASE_URL, "model": "fake", "max_tokens": 16},
+    api_key="",
+    runs=[services.RunSpec(task="lmact/gridworld", format="coords", num_episodes=1)],
+)
+print(submission.runs.get().episodes.get().pk)
+"""
+
+
+def test_queue_and_live_steps_go_through_redis(redis_url):
+    var = tempfile.mkdtemp(prefix="arena-scaled-")
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "ARENA_VAR_DIR": var,
+        "REDIS_URL": redis_url,
+        "ARENA_QUEUE": "redis",
+        "ARENA_LIVE_POLL_SECONDS": "60",
+        "ARENA_ALLOW_LOOPBACK": "1",
+        "LOG_LEVEL": "WARNING",
+    }
+    python = sys.executable
+    processes = []
+    try:
+        subprocess.run([python, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+        with FakeOpenAIServer(default_action="up", latency=0.2) as model:
+            created = subprocess.run(
+                [python, "manage.py", "shell", "-c", f"BASE_URL = {model.base_url!r}\n" + CREATE_RUN],
+                cwd=ROOT, env=env, check=True, capture_output=True, text=True,
+            )
+            episode_id = int(created.stdout.strip().splitlines()[-1])
+            port = _free_port()
+            processes.append(
+                subprocess.Popen(
+                    [python, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+                    cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                )
+            )
+            _wait_for_port(port)
+            url = f"ws://127.0.0.1:{port}/ws/episodes/{episode_id}/"
+            with connect(url, origin=f"http://127.0.0.1:{port}", open_timeout=10) as websocket:
+                started = time.time()
+                # The worker starts only now: every step must be pushed live.
+                processes.append(
+                    subprocess.Popen(
+                        [python, "manage.py", "arena_worker", "--concurrency", "4"],
+                        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                    )
+                )
+                messages = []
+                while not messages or messages[-1]["type"] != "end":
+                    messages.append(json.loads(websocket.recv(timeout=30)))
+                elapsed = time.time() - started
+            assert model.requests, "the worker never took the episode from the Redis queue"
+        steps = [m["step"]["index"] for m in messages if m["type"] == "step"]
+        assert steps == list(range(len(steps))) and len(steps) >= 1
+        assert messages[-1]["episode"]["status"] == "finished"
+        assert elapsed < 45, "steps arrived only through the one-minute poll, not through Redis"
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        shutil.rmtree(var, ignore_errors=True)
