@@ -52,6 +52,7 @@ class EndpointFailed(Exception):
 
 class BaselineAgent:
     demonstrations_capped = None
+    begins_instantly = True  # no prompt to assemble
 
     def __init__(self, submission: Submission, run: Run, episode: Episode):
         self.policy = make_policy(get_task_class(run.task), submission.policy, episode.seed)

@@ -97,7 +97,10 @@ class EpisodeRunner:
         images = _ObservationImages()
         observation = await asyncio.to_thread(task.reset, episode.seed) if task.blocking else task.reset(episode.seed)
         # Drawing demonstrations may build a pool (CPU work, no database): off the loop.
-        prefix, demo_seeds = await asyncio.to_thread(agent.begin, task, observation, images.sha)
+        if getattr(agent, "begins_instantly", False):
+            prefix, demo_seeds = agent.begin(task, observation, images.sha)
+        else:
+            prefix, demo_seeds = await asyncio.to_thread(agent.begin, task, observation, images.sha)
         if prefix and not episode.prompt_prefix:
             await db(
                 services.episode_set_prefix, episode.pk, self.worker_name, prefix, demo_seeds,

@@ -259,7 +259,8 @@ def episode_finish(
     with transaction.atomic():
         episode = (
             Episode.objects.select_for_update()
-            .only("id", "run_id", "worker", "status")
+            .select_related("run")
+            .only("id", "run_id", "worker", "status", "run__variant", "run__metric_sums")
             .get(pk=episode_id)
         )
         if episode.worker != worker or episode.status != Episode.RUNNING:
@@ -311,10 +312,13 @@ def episode_finish(
                 tokens_spent_out=F("tokens_spent_out") + reflection_out,
             )
         if metrics:
-            run = Run.objects.select_for_update().only("metric_sums").get(pk=episode.run_id)
-            Run.objects.filter(pk=episode.run_id).update(metric_sums=fold_metrics(run.metric_sums, metrics))
+            # The run row was read with the episode under select_for_update, which
+            # locks the joined row too (PostgreSQL); SQLite's write transactions are
+            # serial. So the sums read then are still current.
+            Run.objects.filter(pk=episode.run_id).update(metric_sums=fold_metrics(episode.run.metric_sums, metrics))
         _finish_run_if_complete(episode.run_id)
-        _enqueue_next_in_order(episode.run_id)
+        if plays_in_order(episode.run):
+            _enqueue_next_in_order(episode.run_id)
         transaction.on_commit(partial(live.publish_end, episode_id))
 
 
