@@ -1,7 +1,10 @@
+from datetime import timedelta
+
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
 
-from arena.models import Episode, Experiment, Run
+from arena.models import Episode, Experiment, Run, Worker
 from envs.registry import all_tasks
 from leaderboard import adventure, infogather
 from leaderboard.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
@@ -145,13 +148,29 @@ def experiment_detail(request, pk):
     return render(request, "leaderboard/experiment.html", context)
 
 
+def _waiting_reason(run: Run) -> str:
+    """Why an unfinished run is not moving, in words (Codabench's "stuck in Running"
+    lesson, DESIGN §6): no live worker, or how much work is queued ahead."""
+    if run.status not in (Run.QUEUED, Run.RUNNING):
+        return ""
+    fresh = timezone.now() - timedelta(seconds=60)
+    workers = Worker.objects.filter(heartbeat_at__gte=fresh)
+    if not workers.exists():
+        return "No worker is running: the episodes wait in the queue until one starts (make serve starts one)."
+    if run.status == Run.QUEUED:
+        ahead = Episode.objects.filter(status=Episode.QUEUED, run__created_at__lt=run.created_at).count()
+        in_flight = sum(w.episodes_in_flight for w in workers)
+        return f"Waiting for a free slot: {ahead} queued episodes of earlier runs, {in_flight} being played now."
+    return ""
+
+
 def run_detail(request, pk):
     run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
     episodes = run.episodes.order_by("index")
     return render(
         request,
         "leaderboard/run.html",
-        {"run": run, "episodes": episodes, "run_data": RunSerializer(run).data},
+        {"run": run, "episodes": episodes, "run_data": RunSerializer(run).data, "waiting": _waiting_reason(run)},
     )
 
 

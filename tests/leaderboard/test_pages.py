@@ -79,3 +79,14 @@ def test_two_submissions_on_the_same_seed_can_be_compared_side_by_side(client, b
     compared = client.get(f"/episodes/{left.pk}/compare/{right.pk}/?step=1").content.decode()
     assert "Side by side: step 1" in compared and "Expert" in compared and "Random" in compared
     assert client.get(f"/episodes/{left.pk}/compare/{right.pk}/?step=zzz").status_code == 200
+
+
+def test_a_waiting_run_says_why_it_is_not_moving(client, baseline):
+    from arena import services
+
+    run = new_run(baseline("random"), episodes=2)
+    page = client.get(run.get_absolute_url()).content.decode()
+    assert "No worker is running" in page
+    services.worker_heartbeat("w1", "host", 1, 3)
+    page = client.get(run.get_absolute_url()).content.decode()
+    assert "Waiting for a free slot" in page and "3 being played now" in page
