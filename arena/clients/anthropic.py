@@ -21,14 +21,11 @@ does that when it is overloaded mid-request) counts as a malformed answer.
 from __future__ import annotations
 
 import json
-import random
 from typing import Any
 
-import httpx
 
 from arena.clients.base import ModelReply
 from arena.clients.http import (
-    DEFAULT_MAX_RESPONSE_BYTES,
     HTTPModelClient,
     check_base_url,
     content_parts,
@@ -111,8 +108,8 @@ class AnthropicClient(HTTPModelClient):
     in "/v1" or "/v1/messages" is accepted too. The key goes in the ``x-api-key``
     header. `max_tokens` of None sends DEFAULT_MAX_TOKENS (the API requires a value);
     `temperature` of None is left out (needed with extended thinking, which
-    `extra_body={"thinking": {...}}` turns on). The remaining options are those of
-    `OpenAICompatibleClient`.
+    `extra_body={"thinking": {...}}` turns on). The connection options are those of
+    `HTTPModelClient`.
     """
 
     endpoint_label = "Anthropic API"
@@ -126,18 +123,8 @@ class AnthropicClient(HTTPModelClient):
         temperature: float | None = 0.0,
         max_tokens: int | None = None,
         anthropic_version: str = ANTHROPIC_VERSION,
-        timeout_seconds: float = 60.0,
-        max_retries: int = 3,
-        allow_loopback: bool = False,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        transport: httpx.AsyncBaseTransport | None = None,
-        backoff_base_seconds: float = 1.0,
-        max_wait_seconds: float = 60.0,
-        malformed_retries: int = 2,
-        total_timeout_seconds: float | None = None,
-        max_connections: int = 256,
         extra_body: dict[str, Any] | None = None,
-        rng: random.Random | None = None,
+        **connection,
     ) -> None:
         self._api_key = api_key or ""
         trimmed = check_base_url(base_url, [self._api_key], "Anthropic base URL").rstrip("/")
@@ -158,17 +145,7 @@ class AnthropicClient(HTTPModelClient):
             url,
             headers=headers,
             secrets=[self._api_key],
-            timeout_seconds=timeout_seconds,
-            total_timeout_seconds=total_timeout_seconds,
-            max_retries=max_retries,
-            backoff_base_seconds=backoff_base_seconds,
-            max_wait_seconds=max_wait_seconds,
-            malformed_retries=malformed_retries,
-            allow_loopback=allow_loopback,
-            max_response_bytes=max_response_bytes,
-            transport=transport,
-            max_connections=max_connections,
-            rng=rng,
+            **connection,
         )
 
     def _status_hint(self, status: int) -> str:

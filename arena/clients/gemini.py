@@ -26,7 +26,6 @@ a 429 without a Retry-After header the delay in the error's ``RetryInfo`` detail
 from __future__ import annotations
 
 import json
-import random
 import urllib.parse
 from typing import Any
 
@@ -34,7 +33,6 @@ import httpx
 
 from arena.clients.base import ModelReply, parse_retry_after
 from arena.clients.http import (
-    DEFAULT_MAX_RESPONSE_BYTES,
     AttemptFailed,
     HTTPModelClient,
     check_base_url,
@@ -128,7 +126,7 @@ class GeminiClient(HTTPModelClient):
     "gemini-2.5-flash" ("models/..." and "tunedModels/..." names are accepted).
     `temperature` / `max_tokens` of None are left out of ``generationConfig``;
     `extra_body` is merged into the request (its ``generationConfig`` key, if any, into
-    the generated one). The remaining options are those of `OpenAICompatibleClient`.
+    the generated one). The connection options are those of `HTTPModelClient`.
     """
 
     endpoint_label = "Gemini API"
@@ -141,18 +139,8 @@ class GeminiClient(HTTPModelClient):
         *,
         temperature: float | None = 0.0,
         max_tokens: int | None = None,
-        timeout_seconds: float = 60.0,
-        max_retries: int = 3,
-        allow_loopback: bool = False,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        transport: httpx.AsyncBaseTransport | None = None,
-        backoff_base_seconds: float = 1.0,
-        max_wait_seconds: float = 60.0,
-        malformed_retries: int = 2,
-        total_timeout_seconds: float | None = None,
-        max_connections: int = 256,
         extra_body: dict[str, Any] | None = None,
-        rng: random.Random | None = None,
+        **connection,
     ) -> None:
         self._api_key = api_key or ""
         trimmed = check_base_url(base_url, [self._api_key], "Gemini base URL").rstrip("/")
@@ -173,17 +161,7 @@ class GeminiClient(HTTPModelClient):
             url,
             headers=headers,
             secrets=[self._api_key],
-            timeout_seconds=timeout_seconds,
-            total_timeout_seconds=total_timeout_seconds,
-            max_retries=max_retries,
-            backoff_base_seconds=backoff_base_seconds,
-            max_wait_seconds=max_wait_seconds,
-            malformed_retries=malformed_retries,
-            allow_loopback=allow_loopback,
-            max_response_bytes=max_response_bytes,
-            transport=transport,
-            max_connections=max_connections,
-            rng=rng,
+            **connection,
         )
 
     def _status_failure(self, status: int, headers: httpx.Headers, body: bytes) -> AttemptFailed:

@@ -9,10 +9,8 @@ the answer. See `arena.clients.base` for what is retried and how long the waits 
 from __future__ import annotations
 
 import json
-import random
 from typing import Any
 
-import httpx
 
 from arena.clients.base import ModelReply
 from arena.clients.http import (
@@ -36,7 +34,9 @@ class OpenAICompatibleClient(HTTPModelClient):
     header. `timeout_seconds` is the connect and read (and write/pool) timeout; the
     whole of one attempt is also bounded by `total_timeout_seconds` (default twice
     `timeout_seconds`) so a server that trickles bytes cannot hold an episode forever.
-    `temperature` / `max_tokens` of None are left out of the request.
+    `temperature` / `max_tokens` of None are left out of the request. The connection
+    options (timeouts, retries, size cap, transport, loopback…) are those of
+    `HTTPModelClient` and are passed through as keywords.
     """
 
     def __init__(
@@ -47,18 +47,8 @@ class OpenAICompatibleClient(HTTPModelClient):
         *,
         temperature: float | None = 0.0,
         max_tokens: int | None = None,
-        timeout_seconds: float = 60.0,
-        max_retries: int = 3,
-        allow_loopback: bool = False,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        transport: httpx.AsyncBaseTransport | None = None,
-        backoff_base_seconds: float = 1.0,
-        max_wait_seconds: float = 60.0,
-        malformed_retries: int = 2,
-        total_timeout_seconds: float | None = None,
-        max_connections: int = 256,
         extra_body: dict[str, Any] | None = None,
-        rng: random.Random | None = None,
+        **connection,
     ) -> None:
         self._api_key = api_key or ""
         base_url = check_base_url(base_url, [self._api_key])
@@ -73,17 +63,7 @@ class OpenAICompatibleClient(HTTPModelClient):
             url,
             headers=headers,
             secrets=[self._api_key],
-            timeout_seconds=timeout_seconds,
-            total_timeout_seconds=total_timeout_seconds,
-            max_retries=max_retries,
-            backoff_base_seconds=backoff_base_seconds,
-            max_wait_seconds=max_wait_seconds,
-            malformed_retries=malformed_retries,
-            allow_loopback=allow_loopback,
-            max_response_bytes=max_response_bytes,
-            transport=transport,
-            max_connections=max_connections,
-            rng=rng,
+            **connection,
         )
 
     # --- the call ----------------------------------------------------------------------
