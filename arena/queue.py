@@ -54,7 +54,3 @@ def dequeue_episode() -> int | None:
 
 def pending_count() -> int:
     return huey.pending_count()
-
-
-def flush() -> None:
-    huey.flush()

@@ -51,3 +51,18 @@ def test_the_oracle_baseline_solves_its_instances_on_the_arena(baseline, play):
     assert run.metric_sums["goal_success_rate"]["sum"] == 300
     step = run.episodes.first().steps.first()
     assert step.info["room"] and "goals" in step.info
+
+
+def test_the_stored_steps_rebuild_exactly_the_messages_that_were_sent(make_model_submission, fake_model, play):
+    from arena.strategies.chat import rebuild_messages
+
+    submission = make_model_submission(history_window=3)
+    run = services.run_create(submission, services.RunSpec(task="adventure/preexplore-easy", format="text", num_episodes=1))
+    fake_model.enqueue(Fault.reply("> look"), Fault.reply("> examine floor"), Fault.reply("> look"), Fault.reply("> done"))
+    play(run.episodes.get().id)
+    episode = run.episodes.get()
+    steps = list(episode.steps.order_by("index"))
+    assert len(steps) == len(fake_model.requests) == 4
+    for k, request in enumerate(fake_model.requests):
+        rebuilt = rebuild_messages(episode.prompt_prefix, steps[: k + 1], history_window=50, keep_reasoning=False)
+        assert rebuilt == request.json["messages"], k

@@ -3,7 +3,7 @@
 import pytest
 
 from arena import services
-from arena.models import Experiment, Step
+from arena.models import Experiment
 from envs.demos import play_expert_episode
 from tests.support.fake_openai import message_text
 

@@ -66,3 +66,18 @@ def test_the_suite_page_and_api_show_both_metrics(client, baseline, play):
     assert "fig-steps-single-feature" in page and "fig-curve-single-feature" in page
     data = APIClient().get(f"/api/runs/{run.pk}/").json()
     assert data["metric_sums"]["identified"]["n"] == 3
+
+
+def test_the_stored_steps_rebuild_exactly_the_messages_that_were_sent(make_model_submission, fake_model, play):
+    from arena.strategies.chat import rebuild_messages
+
+    run = _run(make_model_submission(history_window=2), "infogather/single-feature", 3, 1)
+    fake_model.enqueue(*[Fault.reply(f"action: nothing {n}\nstop: no\nfactor: unsure") for n in range(3)])
+    fake_model.enqueue(Fault.reply("stop: yes\nfactor: colour\ncombination: red"))
+    play(run.episodes.get().id)
+    episode = run.episodes.get()
+    steps = list(episode.steps.order_by("index"))
+    assert len(steps) == len(fake_model.requests) == 4
+    for k, request in enumerate(fake_model.requests):
+        rebuilt = rebuild_messages(episode.prompt_prefix, steps[: k + 1], history_window=2, keep_reasoning=False)
+        assert rebuilt == request.json["messages"], k
