@@ -147,6 +147,11 @@ class Task(abc.ABC):
         whether it is legal. LMAct has its own strict parser (arena.strategies.lmact)."""
         return completion.strip()
 
+    def step_limit(self, terminated: bool, end_reason: str | None) -> tuple[bool, str | None]:
+        """After a step: whether the step limit cuts the episode, and the end reason."""
+        truncated = not terminated and self.steps_taken >= self.max_steps
+        return truncated, "step limit" if truncated else end_reason
+
     def episode_metrics(self) -> dict:
         """Suite-specific per-episode metrics, read when the episode ends (e.g.
         infogather's steps to sufficient information, AdventureGame's goal success
@@ -167,6 +172,14 @@ class Task(abc.ABC):
         if high == low:
             return 0.0
         return max(0.0, min(100.0, 100.0 * (total_reward - low) / (high - low)))
+
+
+def two_player_result(winner, agent, draw_reason: str = "draw") -> tuple[float, str]:
+    """Reward and end reason of a finished two-player game (lmact.txt §2.2: +1 win,
+    0 draw, −1 loss), whatever the game uses to name its sides."""
+    if winner is None:
+        return 0.0, draw_reason
+    return (1.0, "won") if winner == agent else (-1.0, "lost")
 
 
 class Policy(abc.ABC):

@@ -19,7 +19,7 @@ import chess
 from PIL import Image, ImageDraw
 
 from envs import render
-from envs.core import Observation, StepResult, Task
+from envs.core import Observation, StepResult, Task, two_player_result
 from envs.lmact.stockfish import EXPERT_NODES, Stockfish
 from envs.registry import register
 
@@ -383,15 +383,8 @@ class Chess(Task):
         if terminated:
             self._end = end
             winner, why = end
-            if winner is None:
-                end_reason = f"draw ({why})"
-            elif winner == self._agent:
-                reward, end_reason = 1.0, "won"
-            else:
-                reward, end_reason = -1.0, "lost"
-        truncated = not terminated and self.steps_taken >= self.max_steps
-        if truncated:
-            end_reason = "step limit"
+            reward, end_reason = two_player_result(winner, self._agent, draw_reason=f"draw ({why})")
+        truncated, end_reason = self.step_limit(terminated, end_reason)
         self._finished = terminated or truncated
         return StepResult(
             observation=self._observe(),

@@ -354,8 +354,7 @@ class Crossword(Task):
 
         solved = len(self._filled) == len(self._puzzle.entries)
         terminated = problem is not None or solved
-        truncated = not terminated and self.steps_taken >= self.max_steps
-        end_reason = problem or ("solved" if solved else ("step limit" if truncated else None))
+        truncated, end_reason = self.step_limit(terminated, problem or ("solved" if solved else None))
         self._finished = terminated or truncated
         return StepResult(
             observation=self._observe(),

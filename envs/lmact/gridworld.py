@@ -135,8 +135,7 @@ class GridWorld(Task):
         self.steps_taken += 1
 
         terminated = self._player == self._target
-        truncated = not terminated and self.steps_taken >= self.max_steps
-        end_reason = "reached the target" if terminated else ("step limit" if truncated else None)
+        truncated, end_reason = self.step_limit(terminated, "reached the target" if terminated else None)
         self._finished = terminated or truncated
         return StepResult(
             observation=self._observe(),

@@ -204,9 +204,8 @@ class Phoenix(Task):
             reward += self._emulator.act(self._previous_action)
         self.steps_taken += 1
         terminated = self._emulator.game_over()
-        truncated = not terminated and self.steps_taken >= self.max_steps
+        truncated, end_reason = self.step_limit(terminated, "game over" if terminated else None)
         self._finished = terminated or truncated
-        end_reason = "game over" if terminated else ("step limit" if truncated else None)
         return StepResult(
             observation=Observation(image=Image.fromarray(self._emulator.getScreenRGB())),
             reward=reward,

@@ -18,7 +18,7 @@ from fractions import Fraction
 from PIL import Image, ImageDraw
 
 from envs import render
-from envs.core import Observation, StepResult, Task
+from envs.core import Observation, StepResult, Task, two_player_result
 from envs.registry import register
 
 EMPTY = "."
@@ -274,16 +274,8 @@ class TicTacToe(Task):
         reward, end_reason = 0.0, None
         terminated = is_over(self._board)
         if terminated:
-            won_by = winner(self._board)
-            if won_by == self._agent:
-                reward, end_reason = 1.0, "won"
-            elif won_by is not None:
-                reward, end_reason = -1.0, "lost"
-            else:
-                end_reason = "draw"
-        truncated = not terminated and self.steps_taken >= self.max_steps
-        if truncated:
-            end_reason = "step limit"
+            reward, end_reason = two_player_result(winner(self._board), self._agent)
+        truncated, end_reason = self.step_limit(terminated, end_reason)
         self._finished = terminated or truncated
         return StepResult(
             observation=self._observe(),
