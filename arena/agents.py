@@ -209,7 +209,7 @@ class AgentEndpointAgent:
     def prepare(self, index: int, observation: Observation, previous_action: str | None, legal: Sequence[str]) -> list:
         image_url = None
         if observation.image is not None:
-            sha = self._store_image(observation.image)
+            sha = self._store_image(observation)
             image_url = f"{settings.ARENA_PUBLIC_URL.rstrip('/')}/media/images/{sha[:2]}/{sha}.png"
         self._request = {
             "task": self.run.task,

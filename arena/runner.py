@@ -43,12 +43,13 @@ class _ObservationImages:
         self._last = (id(image), ref)
         return ref
 
-    def sha(self, image_or_packed) -> str:
-        """The stored PNG's hash, for a frame or a pool observation (PNG bytes)."""
-        png = getattr(image_or_packed, "png", None)
+    def sha(self, observation) -> str:
+        """The stored PNG's hash of an observation's image: a live frame, or a pool
+        observation that already holds its PNG bytes."""
+        png = getattr(observation, "png", None)
         if png is not None:
-            return write_png_bytes(png, image_or_packed.width, image_or_packed.height).sha256
-        return self.write(image_or_packed).sha256
+            return write_png_bytes(png, observation.width, observation.height).sha256
+        return self.write(observation.image).sha256
 
 
 class EpisodeRunner:

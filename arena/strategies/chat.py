@@ -35,7 +35,7 @@ LEGAL_ACTIONS_HEADER = "\n\nAvailable actions:\n"
 def _user_parts(observation, legal, show_legal: bool, store_image) -> list[dict]:
     parts: list[dict] = []
     if observation.image is not None:
-        parts.append({"type": "image", "sha": store_image(observation.image)})
+        parts.append({"type": "image", "sha": store_image(observation)})
     if observation.text is not None:
         parts.append({"type": "text", "text": observation.text})
     if show_legal and legal:

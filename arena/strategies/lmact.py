@@ -69,7 +69,7 @@ ANSWER_COT_LEGAL = (
 ACTION_KEYWORD = "Action:"
 
 Part = dict
-StoreImage = Callable[[object], str]  # PIL image -> sha256 of the stored PNG
+StoreImage = Callable[[object], str]  # observation with an image -> sha256 of the stored PNG
 
 
 def parse_action(completion: str) -> str | None:
@@ -91,11 +91,8 @@ def parse_reasoning(completion: str) -> str:
 
 
 def _observation_parts(observation: Observation, store_image: StoreImage) -> list[Part]:
-    packed = getattr(observation, "png", None)
-    if packed is not None:  # a pool frame, already PNG: stored without decoding
+    if _has_image(observation):
         return [{"type": "text", "text": "Observation: "}, {"type": "image", "sha": store_image(observation)}]
-    if observation.image is not None:
-        return [{"type": "text", "text": "Observation: "}, {"type": "image", "sha": store_image(observation.image)}]
     text = observation.text or ""
     # Multi-line observations (grids, boards) start on their own line so they stay aligned.
     if "\n" in text:
@@ -104,6 +101,7 @@ def _observation_parts(observation: Observation, store_image: StoreImage) -> lis
 
 
 def _has_image(observation) -> bool:
+    # Pool observations keep their frame as PNG bytes (envs.demos.PackedObservation).
     return getattr(observation, "png", None) is not None or observation.image is not None
 
 
