@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 
 import pytest
 
 from arena.clients.anthropic import AnthropicClient, to_anthropic_messages
 from arena.clients.base import ModelCallError, ModelReply
+from tests.support.clients import PNG_B64, PNG_URL, PROMPT, assert_no_secret, client_options, user
 from tests.support.fake_providers import FakeAnthropicServer, Fault
 
 KEY = "sk-ant-CANARY-anthropic-0123456789"
-PROMPT = "You are playing a game.\nThe legal actions are:\na1, b2, c3\nAnswer with Action: <move>."
-PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
-PNG_URL = f"data:image/png;base64,{PNG_B64}"
 
 
 @pytest.fixture
@@ -26,27 +23,11 @@ def server():
 
 def make_client(server, **overrides) -> AnthropicClient:
     base_url = overrides.pop("base_url", server.base_url)
-    options = dict(
-        api_key=KEY,
-        model="claude-fake",
-        timeout_seconds=0.5,
-        max_retries=2,
-        allow_loopback=True,
-        backoff_base_seconds=0.01,
-        max_wait_seconds=5.0,
-        rng=random.Random(3),
-    )
-    options.update(overrides)
+    options = client_options(3, api_key=KEY, model="claude-fake", timeout_seconds=0.5) | overrides
     return AnthropicClient(base_url, **options)
 
 
-def user(text: str) -> list[dict]:
-    return [{"role": "user", "content": text}]
 
-
-def assert_no_secret(error: ModelCallError) -> None:
-    for rendered in (str(error), repr(error), error.message, str(error.args)):
-        assert KEY not in rendered
 
 
 # --- success and the wire format -----------------------------------------------------------
@@ -207,7 +188,7 @@ async def test_overloaded_until_retries_run_out(server):
     assert "HTTP 529 (overloaded): Overloaded" in str(error)
     assert "gave up after 3 attempts" in str(error)
     assert "[redacted]" in str(error)
-    assert_no_secret(error)
+    _assert_no_secret(error)
 
 
 @pytest.mark.asyncio
@@ -307,7 +288,7 @@ async def test_wrong_key_is_not_retried_and_never_shown(server):
     error = info.value
     assert (error.attempts, error.http_status, error.retryable) == (1, 401, False)
     assert "HTTP 401 (check the API key)" in str(error)
-    assert_no_secret(error)
+    _assert_no_secret(error)
 
 
 @pytest.mark.asyncio
@@ -330,4 +311,8 @@ async def test_canary_key_absent_from_notes_errors_and_repr(server):
             await client.complete(user(PROMPT))
         assert KEY not in repr(client)
     assert "upstream said [redacted]" in str(info.value)
-    assert_no_secret(info.value)
+    _assert_no_secret(info.value)
+
+
+def _assert_no_secret(error) -> None:
+    assert_no_secret(error, KEY)

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 
 import pytest
 
 from arena.clients.base import ModelCallError, ModelReply
 from arena.clients.gemini import GeminiClient, to_gemini_contents
+from tests.support.clients import PNG_B64, PNG_URL, PROMPT, assert_no_secret, client_options, user
 from tests.support.fake_providers import FakeGeminiServer, Fault
 
 KEY = "AIza-CANARY-gemini-0123456789"
-PROMPT = "You are playing a game.\nThe legal actions are:\na1, b2, c3\nAnswer with Action: <move>."
-PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
-PNG_URL = f"data:image/png;base64,{PNG_B64}"
 
 
 @pytest.fixture
@@ -26,27 +23,11 @@ def server():
 
 def make_client(server, **overrides) -> GeminiClient:
     base_url = overrides.pop("base_url", server.base_url)
-    options = dict(
-        api_key=KEY,
-        model="gemini-fake",
-        timeout_seconds=0.5,
-        max_retries=2,
-        allow_loopback=True,
-        backoff_base_seconds=0.01,
-        max_wait_seconds=5.0,
-        rng=random.Random(5),
-    )
-    options.update(overrides)
+    options = client_options(5, api_key=KEY, model="gemini-fake", timeout_seconds=0.5) | overrides
     return GeminiClient(base_url, **options)
 
 
-def user(text: str) -> list[dict]:
-    return [{"role": "user", "content": text}]
 
-
-def assert_no_secret(error: ModelCallError) -> None:
-    for rendered in (str(error), repr(error), error.message, str(error.args)):
-        assert KEY not in rendered
 
 
 # --- success and the wire format -----------------------------------------------------------
@@ -301,4 +282,8 @@ async def test_canary_key_absent_from_notes_errors_and_repr(server):
             await client.complete(user(PROMPT))
         assert KEY not in repr(client)
     assert "[redacted]" in str(info.value)
-    assert_no_secret(info.value)
+    _assert_no_secret(info.value)
+
+
+def _assert_no_secret(error) -> None:
+    assert_no_secret(error, KEY)

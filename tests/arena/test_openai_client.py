@@ -11,11 +11,10 @@ import pytest
 
 from arena.clients import ModelCallError, ModelReply, OpenAICompatibleClient, RetryPolicy
 from arena.clients.base import parse_retry_after, redact
+from tests.support.clients import PNG_URL, PROMPT, assert_no_secret, client_options, user
 from tests.support.fake_openai import FakeOpenAIServer, Fault, legal_moves
 
 KEY = "sk-test-VERY-SECRET-0123456789"
-PROMPT = "You are playing a game.\nThe legal actions are:\na1, b2, c3\nAnswer with Action: <move>."
-PNG_URL = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 
 
 @pytest.fixture
@@ -26,28 +25,11 @@ def server():
 
 def make_client(server: FakeOpenAIServer, **overrides) -> OpenAICompatibleClient:
     base_url = overrides.pop("base_url", server.base_url)
-    options = dict(
-        api_key=KEY,
-        model="fake-model",
-        timeout_seconds=2.0,
-        max_retries=2,
-        allow_loopback=True,
-        backoff_base_seconds=0.01,
-        max_wait_seconds=5.0,
-        rng=random.Random(7),
-    )
-    options.update(overrides)
+    options = client_options(7, api_key=KEY, model="fake-model", timeout_seconds=2.0) | overrides
     return OpenAICompatibleClient(base_url, **options)
 
 
-def user(text: str) -> list[dict]:
-    return [{"role": "user", "content": text}]
 
-
-def assert_no_secret(error: ModelCallError) -> None:
-    for rendered in (str(error), repr(error), error.message, str(error.args)):
-        assert KEY not in rendered
-        assert "Bearer" not in rendered
 
 
 # --- success -----------------------------------------------------------------------------
@@ -243,7 +225,7 @@ async def test_all_attempts_fail(server):
     assert error.retryable
     assert "gave up after 3 attempts" in str(error)
     assert "[redacted]" in str(error)
-    assert_no_secret(error)
+    _assert_no_secret(error)
     assert len(server.requests) == 3
 
 
@@ -261,7 +243,7 @@ async def test_401_is_not_retried_and_never_shows_the_key(server):
     assert error.http_status == 401
     assert not error.retryable
     assert "HTTP 401 (check the API key)" in str(error)
-    assert_no_secret(error)
+    _assert_no_secret(error)
     assert len(server.requests) == 1
     assert server.requests[0].headers["authorization"] == f"Bearer {KEY}"
 
@@ -346,7 +328,7 @@ async def test_guard_refuses_private_address():
         with pytest.raises(ModelCallError, match="10.0.0.1 is a private address") as info:
             await client.complete(user("hi"))
     assert info.value.attempts == 1
-    assert_no_secret(info.value)
+    _assert_no_secret(info.value)
 
 
 def test_constructor_rejects_non_http_urls():
@@ -416,3 +398,7 @@ def test_legal_moves_parser():
         "Action: ...\n"
     )
     assert legal_moves(arena_tail) == ["b1", "c2", "d3"]
+
+
+def _assert_no_secret(error) -> None:
+    assert_no_secret(error, KEY, "Bearer")
