@@ -16,7 +16,7 @@ from django.conf import settings
 from PIL import Image
 
 from arena.models import StoredImage
-from envs.demos import encode_png
+from envs.render import encode_png
 
 # Hashes whose file is known to exist, so repeated frames cost no stat().
 _files: set[str] = set()

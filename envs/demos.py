@@ -21,6 +21,7 @@ from pathlib import Path
 from PIL import Image
 
 from envs.core import ExpertPolicy, Observation
+from envs.render import encode_png
 from envs.registry import make
 
 # Evaluation seeds are small (runs start at 0); demonstrations come from far above.
@@ -58,13 +59,6 @@ class PackedObservation:
             width=observation.image.width,
             height=observation.image.height,
         )
-
-
-def encode_png(image: Image.Image) -> bytes:
-    """Deterministic PNG bytes (no metadata): equal pixels give equal bytes."""
-    buffer = io.BytesIO()
-    image.convert("RGB").save(buffer, format="PNG", compress_level=6)
-    return buffer.getvalue()
 
 
 @dataclasses.dataclass(frozen=True)

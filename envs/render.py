@@ -142,8 +142,9 @@ def target_sprite(size: int = 16, background: RGB = (0, 0, 0)) -> Image.Image:
     return tile
 
 
-def png_bytes(image: Image.Image) -> bytes:
-    """The image as PNG bytes (no metadata), e.g. to compare two observations."""
+def encode_png(image: Image.Image) -> bytes:
+    """Deterministic PNG bytes (RGB, no metadata): equal pixels give equal bytes, so the
+    arena can name stored frames by their hash."""
     buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
+    image.convert("RGB").save(buffer, format="PNG", compress_level=6)
     return buffer.getvalue()
