@@ -46,6 +46,7 @@ from typing import Any
 import httpx
 
 from arena.clients.base import ModelReply
+from arena.clients.errors import ErrorKind
 from arena.clients.http import (
     AttemptFailed,
     HTTPModelClient,
@@ -318,6 +319,7 @@ class AgentEndpointClient(HTTPModelClient):
                 f"{self.max_age_seconds:g} s of the real time): {error_excerpt(body)}",
                 retryable=False,
                 status=status,
+                kind=ErrorKind.AUTH,
             )
         return super()._status_failure(status, headers, body)
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from arena.clients.base import ModelReply
 from arena.clients.http import (
-    HTTPModelClient,
+    ChatCompletionClient,
     check_base_url,
     content_parts,
     error_excerpt,
@@ -101,7 +101,7 @@ def to_anthropic_messages(messages: list[dict]) -> tuple[str, list[dict]]:
     return "\n\n".join(system), converted
 
 
-class AnthropicClient(HTTPModelClient):
+class AnthropicClient(ChatCompletionClient):
     """Calls POST {base_url}/v1/messages with retries.
 
     `base_url` is the API root ("https://api.anthropic.com"); a URL that already ends
@@ -153,9 +153,9 @@ class AnthropicClient(HTTPModelClient):
             return " (overloaded)"
         return super()._status_hint(status)
 
-    def _payload(self, messages: list[dict]) -> bytes:
+    def _payload(self, messages: list[dict], max_tokens: int | None = None) -> bytes:
         system, converted = to_anthropic_messages(messages)
-        body: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "messages": converted}
+        body: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens or self.max_tokens, "messages": converted}
         if system:
             body["system"] = system
         if self.temperature is not None:
@@ -163,12 +163,6 @@ class AnthropicClient(HTTPModelClient):
         body.update(self.extra_body)
         return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
-    async def complete(self, messages: list[dict]) -> ModelReply:
-        """Send OpenAI-style `messages` and return the reply, or raise ModelCallError.
-        ValueError if the messages cannot be converted."""
-        if not isinstance(messages, list) or not messages:
-            raise ValueError("messages must be a non-empty list of chat messages")
-        return await self._send(self._payload(messages))
 
     def _parse(self, body: bytes, status: int) -> ModelReply:
         data = self._json_object(body, status)

@@ -2,7 +2,9 @@
 
 Retry decisions (RetryPolicy, is_retryable_status; applied in arena.clients.http):
 
-* retried, with exponential backoff plus jitter: HTTP 408, 429 and 5xx; timeouts
+* retried, with exponential backoff plus jitter: HTTP 408, 429 and 5xx (except a 5xx
+  that says it can never succeed: a text-only model refusing an image, a prompt past the
+  context window — see arena.clients.errors); timeouts
   (connect, read, write, pool, and the client's overall per-attempt deadline); network
   errors (connection refused or reset, the server closing without an answer);
 * a ``Retry-After`` header (seconds or an HTTP date) replaces the computed backoff, and
@@ -75,6 +77,7 @@ class ModelCallError(Exception):
         http_status: int | None = None,
         retryable: bool = False,
         latency_ms: float | None = None,
+        kind: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -82,6 +85,8 @@ class ModelCallError(Exception):
         self.http_status = http_status
         self.retryable = retryable
         self.latency_ms = latency_ms
+        # arena.clients.errors.ErrorKind of the failure, when it is known.
+        self.kind = kind
 
     def __str__(self) -> str:
         return self.message
@@ -89,7 +94,7 @@ class ModelCallError(Exception):
     def __reduce__(self):  # picklable despite the keyword-only arguments
         return (
             _rebuild_model_call_error,
-            (self.message, self.attempts, self.http_status, self.retryable, self.latency_ms),
+            (self.message, self.attempts, self.http_status, self.retryable, self.latency_ms, self.kind),
         )
 
     def __repr__(self) -> str:
@@ -99,9 +104,9 @@ class ModelCallError(Exception):
         )
 
 
-def _rebuild_model_call_error(message, attempts, http_status, retryable, latency_ms) -> ModelCallError:
+def _rebuild_model_call_error(message, attempts, http_status, retryable, latency_ms, kind=None) -> ModelCallError:
     return ModelCallError(
-        message, attempts=attempts, http_status=http_status, retryable=retryable, latency_ms=latency_ms
+        message, attempts=attempts, http_status=http_status, retryable=retryable, latency_ms=latency_ms, kind=kind
     )
 
 

@@ -32,9 +32,10 @@ from typing import Any
 import httpx
 
 from arena.clients.base import ModelReply, parse_retry_after
+from arena.clients.errors import ErrorKind
 from arena.clients.http import (
     AttemptFailed,
-    HTTPModelClient,
+    ChatCompletionClient,
     check_base_url,
     content_parts,
     error_excerpt,
@@ -118,7 +119,7 @@ def _retry_delay_from_body(body: bytes) -> float | None:
     return None
 
 
-class GeminiClient(HTTPModelClient):
+class GeminiClient(ChatCompletionClient):
     """Calls POST {base_url}/v1beta/models/{model}:generateContent with retries.
 
     `base_url` is the API root ("https://generativelanguage.googleapis.com"); one that
@@ -169,13 +170,14 @@ class GeminiClient(HTTPModelClient):
         if status == 400 and (b"API_KEY_INVALID" in body or b"API key not valid" in body):
             # Gemini reports a bad key as a 400, not a 401.
             failure.message = failure.message.replace("HTTP 400:", "HTTP 400 (check the API key):", 1)
+            failure.kind = ErrorKind.AUTH
         return failure
 
     def _retry_after(self, status: int, headers: httpx.Headers, body: bytes) -> float | None:
         from_header = super()._retry_after(status, headers, body)
         return from_header if from_header is not None else _retry_delay_from_body(body)
 
-    def _payload(self, messages: list[dict]) -> bytes:
+    def _payload(self, messages: list[dict], max_tokens: int | None = None) -> bytes:
         instruction, contents = to_gemini_contents(messages)
         body: dict[str, Any] = {"contents": contents}
         if instruction is not None:
@@ -183,8 +185,9 @@ class GeminiClient(HTTPModelClient):
         config: dict[str, Any] = {}
         if self.temperature is not None:
             config["temperature"] = self.temperature
-        if self.max_tokens is not None:
-            config["maxOutputTokens"] = self.max_tokens
+        max_tokens = self.max_tokens if max_tokens is None else max_tokens
+        if max_tokens is not None:
+            config["maxOutputTokens"] = max_tokens
         extra = dict(self.extra_body)
         if isinstance(extra.get("generationConfig"), dict):
             config.update(extra.pop("generationConfig"))
@@ -193,12 +196,6 @@ class GeminiClient(HTTPModelClient):
         body.update(extra)
         return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
-    async def complete(self, messages: list[dict]) -> ModelReply:
-        """Send OpenAI-style `messages` and return the reply, or raise ModelCallError.
-        ValueError if the messages cannot be converted."""
-        if not isinstance(messages, list) or not messages:
-            raise ValueError("messages must be a non-empty list of chat messages")
-        return await self._send(self._payload(messages))
 
     def _parse(self, body: bytes, status: int) -> ModelReply:
         data = self._json_object(body, status)

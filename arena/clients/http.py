@@ -42,6 +42,7 @@ from arena.clients.base import (
     parse_retry_after,
     redact,
 )
+from arena.clients.errors import KINDS, ErrorKind, classify_status
 from arena.urlguard import GuardedTransport, UnsafeURL, parse_url
 
 DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024
@@ -63,6 +64,7 @@ class AttemptFailed(Exception):
         status: int | None = None,
         retry_after: float | None = None,
         malformed: bool = False,
+        kind: ErrorKind | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -70,6 +72,7 @@ class AttemptFailed(Exception):
         self.status = status
         self.retry_after = retry_after
         self.malformed = malformed
+        self.kind = kind or (ErrorKind.BAD_ANSWER if malformed else None)
 
 
 # --- text helpers ----------------------------------------------------------------------
@@ -282,14 +285,18 @@ class HTTPModelClient(abc.ABC):
         return parse_retry_after(headers.get("retry-after"))
 
     def _status_failure(self, status: int, headers: httpx.Headers, body: bytes) -> AttemptFailed:
-        """What a non-2xx, non-3xx answer means."""
-        retryable = is_retryable_status(status)
+        """What a non-2xx, non-3xx answer means. A 5xx is normally worth another try,
+        but not when the server says why it can never succeed (a text-only model
+        refusing an image, a prompt longer than the context window)."""
+        said = error_excerpt(body)
+        kind = classify_status(status, said)
+        retryable = is_retryable_status(status) and KINDS[kind].transient
         return AttemptFailed(
-            f"The {self.endpoint_label} answered HTTP {status}{self._status_hint(status)}: "
-            f"{error_excerpt(body)}",
+            f"The {self.endpoint_label} answered HTTP {status}{self._status_hint(status)}: {said}",
             retryable=retryable,
             status=status,
             retry_after=self._retry_after(status, headers, body) if retryable else None,
+            kind=kind,
         )
 
     # --- helpers for _parse ------------------------------------------------------------
@@ -302,7 +309,7 @@ class HTTPModelClient(abc.ABC):
     @staticmethod
     def _unusable(what: str, status: int) -> AttemptFailed:
         """A well-formed answer without a usable reply: asking again would not help."""
-        return AttemptFailed(what, retryable=False, status=status)
+        return AttemptFailed(what, retryable=False, status=status, kind=ErrorKind.BAD_ANSWER)
 
     def _json_object(self, body: bytes, status: int) -> dict:
         """The body as a JSON object, or a malformed-answer failure."""
@@ -355,6 +362,7 @@ class HTTPModelClient(abc.ABC):
                         http_status=failure.status,
                         retryable=failure.retryable,
                         latency_ms=elapsed_ms,
+                        kind=failure.kind,
                     ) from None
                 last_problem = self._redact(failure.message)
                 await asyncio.sleep(policy.delay(attempts, failure.retry_after))
@@ -386,15 +394,17 @@ class HTTPModelClient(abc.ABC):
                             "the arena does not follow redirects, so give the final URL instead",
                             retryable=False,
                             status=status,
+                            kind=ErrorKind.BAD_REQUEST,
                         )
                     body = await self._read_capped(response)
         except AttemptFailed:
             raise
         except UnsafeURL as exc:
-            raise AttemptFailed(str(exc), retryable=False) from None
+            raise AttemptFailed(str(exc), retryable=False, kind=ErrorKind.URL_REFUSED) from None
         except httpx.TimeoutException:
             raise AttemptFailed(
-                f"The {label} did not answer within {self.timeout_seconds:g} s", retryable=True
+                f"The {label} did not answer within {self.timeout_seconds:g} s", retryable=True,
+                kind=ErrorKind.TIMEOUT,
             ) from None
         except TimeoutError:  # asyncio.timeout: the whole attempt took too long
             got = f" (HTTP {status} headers arrived, the body was still coming)" if status else ""
@@ -403,11 +413,13 @@ class HTTPModelClient(abc.ABC):
                 f"the limit for one attempt{got}",
                 retryable=True,
                 status=status,
+                kind=ErrorKind.TIMEOUT,
             ) from None
         except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
             detail = str(exc) or type(exc).__name__
             raise AttemptFailed(
-                f"Could not talk to the {label}: {excerpt(detail, 200)}", retryable=True
+                f"Could not talk to the {label}: {excerpt(detail, 200)}", retryable=True,
+                kind=ErrorKind.CONNECTION,
             ) from None
         except httpx.DecodingError as exc:
             raise AttemptFailed(
@@ -420,6 +432,7 @@ class HTTPModelClient(abc.ABC):
             raise AttemptFailed(
                 f"The request to the {label} failed: {excerpt(str(exc) or type(exc).__name__, 200)}",
                 retryable=False,
+                kind=ErrorKind.CONNECTION,
             ) from None
 
         if not 200 <= status < 300:
@@ -434,12 +447,29 @@ class HTTPModelClient(abc.ABC):
         )
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > cap:
-            raise AttemptFailed(too_big, retryable=False, status=response.status_code)
+            raise AttemptFailed(too_big, retryable=False, status=response.status_code, kind=ErrorKind.BAD_ANSWER)
         chunks: list[bytes] = []
         size = 0
         async for chunk in response.aiter_bytes():
             size += len(chunk)
             if size > cap:
-                raise AttemptFailed(too_big, retryable=False, status=response.status_code)
+                raise AttemptFailed(too_big, retryable=False, status=response.status_code, kind=ErrorKind.BAD_ANSWER)
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+class ChatCompletionClient(HTTPModelClient):
+    """A client that answers OpenAI-style chat messages; providers build the body."""
+
+    @abc.abstractmethod
+    def _payload(self, messages: list[dict], max_tokens: int | None = None) -> bytes:
+        """The request body for `messages` (OpenAI chat format)."""
+
+    async def complete(self, messages: list[dict], *, max_tokens: int | None = None) -> ModelReply:
+        """Send `messages` (content a string or a list of text / image_url parts) and
+        return the reply, or raise ModelCallError. `max_tokens` overrides the client's
+        own for this call (a prompt near the end of a context window leaves less room
+        for the answer). ValueError if the messages cannot be converted."""
+        if not isinstance(messages, list) or not messages:
+            raise ValueError("messages must be a non-empty list of chat messages")
+        return await self._send(self._payload(messages, max_tokens))

@@ -15,7 +15,7 @@ from typing import Any
 from arena.clients.base import ModelReply
 from arena.clients.http import (
     DEFAULT_MAX_RESPONSE_BYTES,
-    HTTPModelClient,
+    ChatCompletionClient,
     check_base_url,
     content_text,
     error_excerpt,
@@ -26,7 +26,7 @@ from arena.clients.http import (
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "OpenAICompatibleClient"]
 
 
-class OpenAICompatibleClient(HTTPModelClient):
+class OpenAICompatibleClient(ChatCompletionClient):
     """Calls POST {base_url}/chat/completions (non-streaming) with retries.
 
     `base_url` is the API root, e.g. "http://host:8000/v1" (a URL that already ends in
@@ -68,21 +68,16 @@ class OpenAICompatibleClient(HTTPModelClient):
 
     # --- the call ----------------------------------------------------------------------
 
-    def _payload(self, messages: list[dict]) -> bytes:
+    def _payload(self, messages: list[dict], max_tokens: int | None = None) -> bytes:
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         if self.temperature is not None:
             body["temperature"] = self.temperature
-        if self.max_tokens is not None:
-            body["max_tokens"] = self.max_tokens
+        max_tokens = self.max_tokens if max_tokens is None else max_tokens
+        if max_tokens is not None:
+            body["max_tokens"] = max_tokens
         body.update(self.extra_body)
         return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
-    async def complete(self, messages: list[dict]) -> ModelReply:
-        """Send `messages` (OpenAI chat format; content a string or a list of text /
-        image_url parts) and return the reply, or raise ModelCallError."""
-        if not isinstance(messages, list) or not messages:
-            raise ValueError("messages must be a non-empty list of chat messages")
-        return await self._send(self._payload(messages))
 
     def _parse(self, body: bytes, status: int) -> ModelReply:
         data = self._json_object(body, status)
