@@ -14,17 +14,21 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from django.conf import settings
 
 from arena.clients.agent_endpoint import AgentEndpointClient
 from arena.clients.anthropic import AnthropicClient
 from arena.clients.base import ModelCallError
+from arena.clients.errors import ErrorKind
 from arena.clients.gemini import GeminiClient
 from arena.clients.openai_compat import OpenAICompatibleClient
 from arena.models import Episode, Run, Submission
 from arena.strategies.chat import ChatStrategy
+from arena.strategies.context import ContextBudget, ContextExhausted
 from arena.strategies.lmact import LMActStrategy
+from arena.variant import Variant
 from envs.core import Observation, Task, make_policy
 from envs.registry import get_task_class
 
@@ -44,10 +48,57 @@ class Decision:
     forced_action: str | None = None
     # Transient trouble that was overcome (retries), kept on the step for the record.
     error: str = ""
+    # What was left out of the prompt to fit the context window (see Prompt.record).
+    context: dict | None = None
+
+
+class Agent(Protocol):
+    """What the runner drives, whatever produces the actions (arena.runner).
+
+    `begin` and `prepare` may touch the database (they store images) and are called in a
+    worker thread unless `begins_instantly`; `decide` is a coroutine doing network I/O.
+    """
+
+    # Set when fewer demonstrations were placed in the prompt than the run asked for.
+    demonstrations_capped: dict | None
+    # True when `begin` does no work worth moving off the event loop.
+    begins_instantly: bool
+
+    def begin(self, task: Task, observation: Observation, store_image) -> tuple[list, list[int]]:
+        """The frozen prompt prefix (stored on the episode) and the demonstrations' seeds."""
+
+    def prepare(self, index: int, observation: Observation, previous_action: str | None, legal: Sequence[str]) -> list:
+        """What step `index` adds to the prompt (stored on the step)."""
+
+    async def decide(self, task: Task, index: int, prompt_added: list) -> "Decision":
+        """The action for the current step."""
+
+    def observe_result(self, index: int, observation: Observation, executed_action: str, reward: float) -> None:
+        """What the step's action led to."""
+
+    def replay_step(self, completion: str, parsed_action: str | None) -> None:
+        """A step stored by an earlier attempt at this episode, replayed on resume."""
+
+    async def reflect(self, outcome: str) -> tuple[str, int, int]:
+        """Reflexion's lesson after the episode, with the tokens it cost (in, out)."""
+
+    async def aclose(self) -> None: ...
 
 
 class EndpointFailed(Exception):
-    """The model endpoint could not produce a completion after all retries."""
+    """The model endpoint could not produce a completion after all retries.
+
+    `kind` is the arena.clients.errors.ErrorKind of the failure, when known; the episode
+    (and, for kinds that would hit every episode alike, the run) ends with it."""
+
+    def __init__(self, message: str, kind: str | None = None):
+        super().__init__(message)
+        self.kind = kind
+
+
+# A prompt the server refused as too long is rebuilt shorter and sent again this many
+# times before the episode ends with "context window exhausted".
+CONTEXT_RETRIES = 2
 
 
 class BaselineAgent:
@@ -56,6 +107,9 @@ class BaselineAgent:
 
     def __init__(self, submission: Submission, run: Run, episode: Episode):
         self.policy = make_policy(get_task_class(run.task), submission.policy, episode.seed)
+
+    def replay_step(self, completion: str, parsed_action: str | None) -> None:
+        return None
 
     def begin(self, task: Task, observation: Observation, store_image) -> tuple[list, list[int]]:
         return [], []
@@ -96,19 +150,27 @@ class ModelAgent:
     (infogather.txt §4.2, App. B) and the end-of-episode reflection of Reflexion
     (textatari.txt §3.2, App. D.2)."""
 
-    def __init__(self, submission: Submission, run: Run, episode: Episode, client=None, strategy=None):
+    begins_instantly = False
+
+    def __init__(
+        self, submission: Submission, run: Run, episode: Episode, client=None, strategy=None, reflections=()
+    ):
         self.submission = submission
         self.run = run
         self.client = client or make_client(submission)
-        self.strategy = strategy or make_strategy(run, episode)
-        self.self_correction = bool(run.variant.get("self_correction", False))
+        self.strategy = strategy or make_strategy(run, episode, reflections)
+        self.self_correction = Variant.of(run).self_correction
+        self.budget = ContextBudget(window=submission.effective_context_window, max_tokens=submission.max_tokens)
 
     def begin(self, task: Task, observation: Observation, store_image: Callable[[object], str]) -> tuple[list, list[int]]:
         return self.strategy.begin(task, observation, store_image)
 
     @property
     def demonstrations_capped(self) -> dict | None:
-        return getattr(self.strategy, "demonstrations_capped", None)
+        return self.strategy.demonstrations_capped
+
+    def replay_step(self, completion: str, parsed_action: str | None) -> None:
+        self.strategy.record(completion, parsed_action)
 
     def prepare(self, index: int, observation: Observation, previous_action: str | None, legal: Sequence[str]) -> list:
         return self.strategy.prepare(index, observation, previous_action, legal)
@@ -116,11 +178,11 @@ class ModelAgent:
     def observe_result(self, index: int, observation: Observation, executed_action: str, reward: float) -> None:
         return None
 
-    async def _call(self, messages: list[dict], purpose: str):
+    async def _call(self, messages: list[dict], purpose: str, max_tokens: int | None = None):
         try:
-            reply = await self.client.complete(messages)
+            reply = await self.client.complete(messages, max_tokens=max_tokens)
         except ModelCallError as exc:
-            raise EndpointFailed(str(exc)) from None
+            raise EndpointFailed(str(exc), exc.kind) from None
         call = {
             "purpose": purpose,
             "tokens_in": reply.tokens_in,
@@ -134,19 +196,42 @@ class ModelAgent:
         }
         return reply, call
 
+    async def _act(self, prompt_added: list):
+        """The step's main call, its prompt fitted to the context window; a prompt the
+        server still finds too long is rebuilt shorter (CONTEXT_RETRIES times) and then
+        ends the episode as ContextExhausted."""
+        for attempt in range(CONTEXT_RETRIES + 1):
+            prompt = self.strategy.messages(prompt_added, self.budget)  # ContextExhausted
+            try:
+                reply, call = await self._call(prompt.messages, "act", self.budget.answer_tokens(prompt.estimated_tokens))
+            except EndpointFailed as failure:
+                if failure.kind != ErrorKind.CONTEXT_EXCEEDED:
+                    raise
+                self.budget.overflowed(prompt.estimated_tokens)
+                if attempt == CONTEXT_RETRIES:
+                    raise ContextExhausted(self.budget.tokens(prompt.estimated_tokens), self.budget.window) from None
+                continue
+            self.budget.learn(prompt.estimated_tokens, reply.tokens_in)
+            return prompt, reply, call
+
     async def decide(self, task: Task, index: int, prompt_added: list) -> Decision:
-        messages = self.strategy.messages(prompt_added)
-        reply, call = await self._call(messages, "act")
+        prompt, reply, call = await self._act(prompt_added)
         calls = [call]
         replies = [reply]
         if self.self_correction:
-            revision_messages = messages + [
+            revision_messages = prompt.messages + [
                 {"role": "assistant", "content": reply.text},
                 {"role": "user", "content": SELF_CORRECTION_REQUEST},
             ]
-            reply, call = await self._call(revision_messages, "self-correction")
-            calls.append(call)
-            replies.append(reply)
+            try:
+                reply, call = await self._call(revision_messages, "self-correction")
+            except EndpointFailed as failure:
+                # The check does not fit the window: the first answer stands.
+                if failure.kind != ErrorKind.CONTEXT_EXCEEDED:
+                    raise
+            else:
+                calls.append(call)
+                replies.append(reply)
         action, reasoning = self.strategy.parse(reply.text)
         self.strategy.record(reply.text, action)
         retried = [r for r in replies if r.attempts > 1]
@@ -162,17 +247,23 @@ class ModelAgent:
             cached_tokens_in=_total(c["cached_tokens_in"] for c in calls),
             latency_ms=sum(c["latency_ms"] or 0 for c in calls),
             error=notes,
-            forced_action=getattr(self.strategy, "forced_action", lambda i: None)(index),
+            forced_action=self.strategy.forced_action(index),
             calls=calls,
+            context=prompt.record(self.strategy.dropped_unit),
         )
 
     async def reflect(self, outcome: str) -> tuple[str, int, int]:
         """Reflexion: the model's lesson from the episode just played (chat suites)."""
-        history = getattr(self.strategy, "conversation", None)
+        history = self.strategy.conversation()
         if history is None:
             return "", 0, 0
-        messages = history() + [{"role": "user", "content": REFLECTION_REQUEST.format(outcome=outcome)}]
-        reply, _ = await self._call(messages, "reflection")
+        messages = history + [{"role": "user", "content": REFLECTION_REQUEST.format(outcome=outcome)}]
+        try:
+            reply, _ = await self._call(messages, "reflection")
+        except EndpointFailed as failure:
+            if failure.kind != ErrorKind.CONTEXT_EXCEEDED:
+                raise
+            return "", 0, 0  # the whole episode no longer fits: no reflection this time
         return reply.text.strip(), reply.tokens_in or 0, reply.tokens_out or 0
 
     async def aclose(self) -> None:
@@ -184,6 +275,7 @@ class AgentEndpointAgent:
     returned action (arena.clients.agent_endpoint documents the schema)."""
 
     demonstrations_capped = None
+    begins_instantly = True
 
     def __init__(self, submission: Submission, run: Run, episode: Episode, client=None):
         self.run = run
@@ -228,11 +320,14 @@ class AgentEndpointAgent:
             {"step": index, "observation_text": observation.text, "action": executed_action, "reward": reward}
         )
 
+    def replay_step(self, completion: str, parsed_action: str | None) -> None:
+        return None
+
     async def decide(self, task: Task, index: int, prompt_added: list) -> Decision:
         try:
             reply = await self.client.act(self._request)
         except ModelCallError as exc:
-            raise EndpointFailed(str(exc)) from None
+            raise EndpointFailed(str(exc), exc.kind) from None
         # An unusable reply (not JSON, no action) is an illegal action, not a crash.
         return Decision(
             parsed_action=reply.text if not reply.error else None,
@@ -275,16 +370,18 @@ def make_client(submission: Submission):
     return OpenAICompatibleClient(base_url=submission.base_url, **common)
 
 
-def make_strategy(run: Run, episode: Episode):
+def make_strategy(run: Run, episode: Episode, reflections: Sequence[str] = ()):
     """LMAct has its own prompt protocol (lmact.txt §2.3); the other suites talk in turns."""
     if run.task.startswith("lmact/"):
         return LMActStrategy(run, episode)
-    return ChatStrategy(run, episode)
+    return ChatStrategy(run, episode, reflections=reflections)
 
 
-def make_agent(submission: Submission, run: Run, episode: Episode):
+def make_agent(submission: Submission, run: Run, episode: Episode, reflections: Sequence[str] = ()) -> Agent:
+    """The agent of a submission for one episode; `reflections` are Reflexion's lessons
+    from the run's earlier episodes (model agents on chat suites use them)."""
     if submission.is_baseline:
         return BaselineAgent(submission, run, episode)
     if submission.provider == Submission.PROVIDER_AGENT:
         return AgentEndpointAgent(submission, run, episode)
-    return ModelAgent(submission, run, episode)
+    return ModelAgent(submission, run, episode, reflections=reflections)

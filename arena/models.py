@@ -46,6 +46,12 @@ class Submission(models.Model):
     # The model's context window in tokens, if the submitter states it: demonstrations
     # that would not fit are dropped (and the episode says so).
     context_window = models.PositiveIntegerField(null=True, blank=True)
+    # What the endpoint probe found (arena.probe.ProbeResult.to_json()): the model's
+    # context window and where it came from, whether it accepts images, its latency.
+    endpoint_probe = models.JSONField(null=True, blank=True)
+    # How many calls the workers keep in flight to this endpoint at once, over all its
+    # episodes: a local server with one slot queues the rest (and they time out).
+    max_concurrent_requests = models.PositiveIntegerField(default=4)
     show_legal_actions = models.BooleanField(default=True)
     chain_of_thought = models.BooleanField(default=False)
     # Multi-turn strategies (BALROG §3; textatari.txt §3; infogather.txt §4.2).
@@ -106,6 +112,22 @@ class Submission(models.Model):
         return bool(self.api_key_encrypted)
 
     @property
+    def effective_context_window(self) -> int | None:
+        """The window prompts are fitted to: what the probe settled on (the server's
+        metadata, else the stated value, else the probe's safe default), else the
+        stated value; None when nothing is known (the window is then learned from the
+        server's first "context exceeded" answer)."""
+        probed = (self.endpoint_probe or {}).get("context_window")
+        if isinstance(probed, int) and probed > 0:
+            return probed
+        return self.context_window
+
+    @property
+    def accepts_images(self) -> bool | None:
+        """What the probe found out (None: not probed, or it could not tell)."""
+        return (self.endpoint_probe or {}).get("accepts_images")
+
+    @property
     def strategy_label(self) -> str:
         if self.is_baseline:
             return "baseline"
@@ -158,7 +180,8 @@ class Run(models.Model):
 
     QUEUED, RUNNING, FINISHED, FAILED = "queued", "running", "finished", "failed"
     BUDGET_EXHAUSTED = "budget exhausted"
-    STATUS_CHOICES = [(s, s) for s in (QUEUED, RUNNING, FINISHED, FAILED, BUDGET_EXHAUSTED)]
+    CANCELLED = "cancelled"
+    STATUS_CHOICES = [(s, s) for s in (QUEUED, RUNNING, FINISHED, FAILED, BUDGET_EXHAUSTED, CANCELLED)]
 
     submission = models.ForeignKey(Submission, related_name="runs", on_delete=models.CASCADE)
     experiment = models.ForeignKey(Experiment, related_name="runs", null=True, blank=True, on_delete=models.SET_NULL)
@@ -192,6 +215,12 @@ class Run(models.Model):
     illegal_fraction_sum = models.FloatField(default=0.0)
     tokens_in = models.BigIntegerField(default=0)
     tokens_out = models.BigIntegerField(default=0)
+    # Episodes whose illegal fraction is in illegal_fraction_sum: every finished one, and
+    # every failed or cut-short one that played at least a step.
+    illegal_episodes = models.PositiveIntegerField(default=0)
+    # Model calls and their summed latency (for the endpoint's measured speed).
+    model_calls = models.BigIntegerField(default=0)
+    model_latency_ms = models.FloatField(default=0.0)
     # Sums of the suite's per-episode metrics (see arena.metrics.fold).
     metric_sums = models.JSONField(default=dict, blank=True)
 
@@ -203,16 +232,23 @@ class Run(models.Model):
         return f"run {self.pk}: {self.submission} on {self.task} ({self.format})"
 
     @property
+    def settings(self):
+        """The variant as a typed value (arena.variant.Variant)."""
+        from arena.variant import Variant
+
+        return Variant.of(self)
+
+    @property
     def format(self) -> str:
-        return self.variant.get("format", "")
+        return self.settings.format
 
     @property
     def options(self) -> dict:
-        return self.variant.get("options", {})
+        return self.settings.options
 
     @property
     def num_demonstrations(self) -> int:
-        return int(self.variant.get("num_demonstrations", 0))
+        return self.settings.num_demonstrations
 
     @property
     def progress(self) -> float:
@@ -248,10 +284,12 @@ class Run(models.Model):
 
     @property
     def illegal_rate(self) -> float | None:
-        """Mean over finished episodes of the fraction of illegal steps."""
-        if not self.episodes_done:
+        """Mean over episodes of the fraction of illegal steps: finished ones, and failed
+        or cut-short ones that played (what they did counts too)."""
+        counted = self.illegal_episodes
+        if not counted:
             return None
-        return self.illegal_fraction_sum / self.episodes_done
+        return self.illegal_fraction_sum / counted
 
     def get_absolute_url(self):
         return reverse("leaderboard:run", args=[self.pk])
@@ -301,6 +339,11 @@ class Episode(models.Model):
     tokens_out = models.BigIntegerField(default=0)
     end_reason = models.CharField(max_length=200, blank=True)
     error = models.TextField(blank=True)
+    # arena.clients.errors.ErrorKind of a failed episode's error, for grouping on the
+    # run page ("12 episodes: the model does not accept images").
+    error_kind = models.CharField(max_length=32, blank=True)
+    # The first step whose prompt had to leave something out to fit the context window.
+    first_trimmed_step = models.PositiveIntegerField(null=True, blank=True)
     # Reflexion (textatari.txt §3.2): what the model wrote after this episode.
     reflection = models.TextField(blank=True)
     # The state after the last action (steps store what the agent saw *before* acting),
@@ -385,3 +428,21 @@ class Worker(models.Model):
 
     def __str__(self):
         return self.name
+
+
+class SubmissionEdit(models.Model):
+    """One change of a submission's endpoint (base URL, model, key), kept as history.
+
+    The key itself is never recorded, only that it changed."""
+
+    submission = models.ForeignKey(Submission, related_name="edits", on_delete=models.CASCADE)
+    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    changed_at = models.DateTimeField(auto_now_add=True)
+    # {"base_url": [old, new], "model": [old, new], "api_key": "changed"}
+    changes = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["-changed_at"]
+
+    def __str__(self):
+        return f"edit of {self.submission} at {self.changed_at:%Y-%m-%d %H:%M}"

@@ -21,7 +21,9 @@ import logging
 from arena import live, services
 from arena.dbthread import db
 from arena.stepwriter import StepWriter
-from arena.agents import EndpointFailed, make_agent
+from arena.agents import Agent, Decision, EndpointFailed, make_agent
+from arena.strategies.context import ContextExhausted
+from arena.variant import Variant
 from arena.images import ImageRef, write_png, write_png_bytes
 from arena.models import Episode, Step
 from envs.registry import make
@@ -65,15 +67,19 @@ class EpisodeRunner:
             return
         agent = None
         try:
-            episode, run, submission, stored_steps = loaded
-            agent = self.agent_factory(submission, run, episode)
-            await self._play(episode, run, agent, stored_steps)
+            episode, run, submission, stored_steps, reflections = loaded
+            agent = self.agent_factory(submission, run, episode, reflections=reflections)
+            task = make(run.task, run.format, **run.options)
+            try:
+                await _Playthrough(self, task, episode, run, agent).play(stored_steps)
+            finally:
+                task.close()
         except services.LeaseLost:
             logger.warning("episode %s was taken away from %s; stopping", episode_id, self.worker_name)
         except EndpointFailed as exc:
             await db(
                 services.episode_fail,
-                episode_id, f"model endpoint failed: {exc}", worker=self.worker_name
+                episode_id, f"model endpoint failed: {exc}", worker=self.worker_name, kind=exc.kind or "",
             )
         except Exception as exc:  # a bug or a broken simulator must not take the worker down
             logger.exception("episode %s crashed", episode_id)
@@ -85,140 +91,187 @@ class EpisodeRunner:
             if agent is not None:
                 await agent.aclose()
 
-    async def _play(self, episode: Episode, run, agent, stored_steps: list[Step]) -> None:
-        task = make(run.task, run.format, **run.options)
-        try:
-            await self._play_task(task, episode, run, agent, stored_steps)
-        finally:
-            task.close()
 
-    async def _play_task(self, task, episode: Episode, run, agent, stored_steps: list[Step]) -> None:
+class _Playthrough:
+    """One attempt at one episode: replay what an earlier attempt stored, play on live,
+    then finish (or stop at the run's budget, or at the end of the context window)."""
+
+    def __init__(self, runner: EpisodeRunner, task, episode: Episode, run, agent: Agent):
+        self.runner = runner
+        self.worker = runner.worker_name
+        self.task = task
+        self.episode = episode
+        self.run = run
+        self.agent = agent
+        self.images = _ObservationImages()
+        self.total_reward = 0.0
+        self.matches: list[bool] = []
+        self.previous_action: str | None = None
+        self.observation = None
+        self.index = 0
+        self.end_reason = ""
+        self.pending_write: asyncio.Future | None = None
+
+    async def _off_loop(self, function, *args):
         # Engine searches and physics rollouts leave the loop free for other episodes.
-        step = (lambda action: asyncio.to_thread(task.step, action)) if task.blocking else _immediately(task.step)
-        images = _ObservationImages()
-        observation = await asyncio.to_thread(task.reset, episode.seed) if task.blocking else task.reset(episode.seed)
+        if self.task.blocking:
+            return await asyncio.to_thread(function, *args)
+        return function(*args)
+
+    async def play(self, stored_steps: list[Step]) -> None:
+        self.observation = await self._off_loop(self.task.reset, self.episode.seed)
+        await self._begin()
+        ended = await self._replay(stored_steps)
+        try:
+            if not ended and not await self._play_live():
+                return  # stopped at the run's budget
+        except ContextExhausted as exhausted:
+            # Nothing more could be dropped from the prompt: the episode ends here with
+            # the score it reached, as a finished episode (not a failure of the model).
+            logger.info("episode %s: %s", self.episode.pk, exhausted)
+            self.end_reason = f"context window exhausted at step {self.index}"
+        await self._finish()
+
+    async def _begin(self) -> None:
+        agent = self.agent
         # Drawing demonstrations may build a pool (CPU work, no database): off the loop.
-        if getattr(agent, "begins_instantly", False):
-            prefix, demo_seeds = agent.begin(task, observation, images.sha)
+        if agent.begins_instantly:
+            prefix, demo_seeds = agent.begin(self.task, self.observation, self.images.sha)
         else:
-            prefix, demo_seeds = await asyncio.to_thread(agent.begin, task, observation, images.sha)
-        if prefix and not episode.prompt_prefix:
+            prefix, demo_seeds = await asyncio.to_thread(agent.begin, self.task, self.observation, self.images.sha)
+        if prefix and not self.episode.prompt_prefix:
             await db(
-                services.episode_set_prefix, episode.pk, self.worker_name, prefix, demo_seeds,
+                services.episode_set_prefix, self.episode.pk, self.worker, prefix, demo_seeds,
                 capped=agent.demonstrations_capped,
             )
 
-        total_reward = 0.0
-        pending_write: asyncio.Future | None = None
-        budgeted = run.budget_tokens is not None or run.budget_usd is not None
-        matches: list[bool] = []
-        previous_action: str | None = None
-        end_reason = ""
-        index = 0
-        # Replay what an earlier attempt already stored.
+    async def _replay(self, stored_steps: list[Step]) -> bool:
+        """Replay the steps an earlier attempt stored; True if the episode had ended."""
         for stored in stored_steps:
-            agent.prepare(index, observation, previous_action, task.legal_actions())
-            result = await step(stored.executed_action)
-            agent.observe_result(index, observation, stored.executed_action, result.reward)
-            if hasattr(agent, "strategy"):
-                agent.strategy.record(stored.completion, stored.parsed_action)
+            self.agent.prepare(self.index, self.observation, self.previous_action, self.task.legal_actions())
+            result = await self._off_loop(self.task.step, stored.executed_action)
+            self.agent.observe_result(self.index, self.observation, stored.executed_action, result.reward)
+            self.agent.replay_step(stored.completion, stored.parsed_action)
             if "match" in stored.info:
-                matches.append(bool(stored.info["match"]))
-            total_reward += result.reward
-            previous_action = result.executed_action
-            observation = result.observation
-            index += 1
+                self.matches.append(bool(stored.info["match"]))
+            self._advance(result)
             if result.done:
-                end_reason = result.end_reason or ""
+                self.end_reason = result.end_reason or ""
+                return True
+        return False
+
+    def _advance(self, result) -> None:
+        self.total_reward += result.reward
+        self.previous_action = result.executed_action
+        self.observation = result.observation
+        self.index += 1
+
+    async def _play_live(self) -> bool:
+        """Play until the episode ends; False if the run's budget stopped it first."""
+        task, agent = self.task, self.agent
+        budgeted = self.run.budget_tokens is not None or self.run.budget_usd is not None
+        while self.index < task.max_steps:
+            if budgeted and await db(services.run_budget_reached, self.run.pk):
+                await self._flush()
+                await db(services.run_budget_exhausted, self.run.pk, self.episode.pk, self.worker)
+                return False
+            legal = task.legal_actions()
+            image = self.images.write(self.observation.image) if self.observation.image is not None else None
+            prompt_added = agent.prepare(self.index, self.observation, self.previous_action, legal)
+            decision = await agent.decide(task, self.index, prompt_added)
+            if decision.forced_action is not None:
+                # Teacher forcing (replay control): the demonstration's action is
+                # executed; the step records whether the model's matched it.
+                result = await self._off_loop(task.step, decision.forced_action)
+                legal_answer = decision.parsed_action in legal if legal else decision.parsed_action is not None
+                self.matches.append(decision.parsed_action == decision.forced_action)
+            else:
+                action = decision.parsed_action if decision.parsed_action is not None else ""
+                result = await self._off_loop(task.step, action)
+                legal_answer = result.legal
+            done = result.done or self.index + 1 >= task.max_steps
+            self.end_reason = result.end_reason or ("step limit" if done else "")
+            record = step_record_of(self.index, self.observation, image, prompt_added, decision, result, legal_answer, done)
+            # The write of step k overlaps the model call of step k+1; at most one
+            # write is outstanding, so a lost lease still stops play one step later.
+            await self._flush()
+            self.pending_write = asyncio.ensure_future(self.runner.writer.write(self.episode.pk, self.worker, record))
+            agent.observe_result(self.index, self.observation, result.executed_action, result.reward)
+            self._advance(result)
+            if result.done:
                 break
-        else:
-            while index < task.max_steps:
-                if budgeted and await db(services.run_budget_reached, run.pk):
-                    if pending_write is not None:
-                        await pending_write
-                    await db(services.run_budget_exhausted, run.pk, episode.pk, self.worker_name)
-                    return
-                legal = task.legal_actions()
-                image = images.write(observation.image) if observation.image is not None else None
-                prompt_added = agent.prepare(index, observation, previous_action, legal)
-                decision = await agent.decide(task, index, prompt_added)
-                info = {}
-                if decision.forced_action is not None:
-                    # Teacher forcing (replay control): the demonstration's action is
-                    # executed; the step records whether the model's matched it.
-                    match = decision.parsed_action == decision.forced_action
-                    matches.append(match)
-                    info = {"forced_action": decision.forced_action, "match": match}
-                    result = await step(decision.forced_action)
-                    legal_answer = decision.parsed_action in legal if legal else decision.parsed_action is not None
-                else:
-                    result = await step(decision.parsed_action if decision.parsed_action is not None else "")
-                    legal_answer = result.legal
-                if result.info:
-                    # What the task reports about the step (e.g. the hypotheses still
-                    # consistent, the room and inventory) feeds the replay renderers.
-                    info = {**_json_safe(result.info), **info}
-                total_reward += result.reward
-                end_reason = result.end_reason or ("step limit" if index + 1 >= task.max_steps else "")
-                record = services.StepRecord(
-                    index=index,
-                    observation_text=observation.text,
-                    observation_image=image,
-                    prompt_added=prompt_added,
-                    completion=decision.completion,
-                    reasoning=decision.reasoning,
-                    parsed_action=decision.parsed_action,
-                    executed_action=result.executed_action,
-                    legal=legal_answer,
-                    reward=result.reward,
-                    done=result.done or index + 1 >= task.max_steps,
-                    end_reason=end_reason if (result.done or index + 1 >= task.max_steps) else "",
-                    tokens_in=decision.tokens_in,
-                    tokens_out=decision.tokens_out,
-                    latency_ms=decision.latency_ms,
-                    error=decision.error,
-                    info=info,
-                    calls=decision.calls,
-                    cached_tokens_in=decision.cached_tokens_in,
-                )
-                # The write of step k overlaps the model call of step k+1; at most one
-                # write is outstanding, so a lost lease still stops play one step later.
-                if pending_write is not None:
-                    await pending_write
-                pending_write = asyncio.ensure_future(self.writer.write(episode.pk, self.worker_name, record))
-                agent.observe_result(index, observation, result.executed_action, result.reward)
-                previous_action = result.executed_action
-                observation = result.observation
-                index += 1
-                if result.done:
-                    break
-        if pending_write is not None:
-            await pending_write  # every step is committed before the episode is finished
-        final_image = images.write(observation.image) if observation.image is not None else None
+        return True
+
+    async def _flush(self) -> None:
+        if self.pending_write is not None:
+            pending, self.pending_write = self.pending_write, None
+            await pending
+
+    async def _finish(self) -> None:
+        await self._flush()  # every step is committed before the episode is finished
+        observation = self.observation
+        final_image = self.images.write(observation.image) if observation.image is not None else None
         reflection = ("", 0, 0)
-        if run.variant.get("reflection", "none") != "none":
-            outcome = f"total reward {total_reward:g}, {end_reason or 'step limit'}"
-            reflection = await agent.reflect(outcome)
+        if Variant.of(self.run).reflection != "none":
+            outcome = f"total reward {self.total_reward:g}, {self.end_reason or 'step limit'}"
+            reflection = await self.agent.reflect(outcome)
         await db(
             services.episode_finish,
-            episode.pk,
-            self.worker_name,
-            score=total_reward,
-            end_reason=end_reason or "step limit",
+            self.episode.pk,
+            self.worker,
+            score=self.total_reward,
+            end_reason=self.end_reason or "step limit",
             final_text=observation.text,
             final_image=final_image,
-            metrics=_metrics(task, matches),
+            metrics=_metrics(self.task, self.matches),
             reflection=reflection,
         )
+
+
+def step_record_of(index, observation, image, prompt_added, decision: Decision, result, legal: bool, done: bool):
+    """The stored form of one live step: what was seen and sent, what the model said,
+    what was executed and what it led to."""
+    info = {}
+    if result.info:
+        # What the task reports about the step (e.g. the hypotheses still consistent,
+        # the room and inventory) feeds the replay renderers.
+        info.update(_json_safe(result.info))
+    if decision.forced_action is not None:
+        info["forced_action"] = decision.forced_action
+        info["match"] = decision.parsed_action == decision.forced_action
+    if decision.context:
+        info["context"] = decision.context
+    end_reason = result.end_reason or ("step limit" if done else "")
+    return services.StepRecord(
+        index=index,
+        observation_text=observation.text,
+        observation_image=image,
+        prompt_added=prompt_added,
+        completion=decision.completion,
+        reasoning=decision.reasoning,
+        parsed_action=decision.parsed_action,
+        executed_action=result.executed_action,
+        legal=legal,
+        reward=result.reward,
+        done=done,
+        end_reason=end_reason if done else "",
+        tokens_in=decision.tokens_in,
+        tokens_out=decision.tokens_out,
+        latency_ms=decision.latency_ms,
+        error=decision.error,
+        info=info,
+        calls=decision.calls,
+        cached_tokens_in=decision.cached_tokens_in,
+    )
 
 
 def _claim_and_load(episode_id: int, worker: str):
     if not services.episode_claim(episode_id, worker):
         return None
     episode = Episode.objects.select_related("run__submission").get(pk=episode_id)
-    episode.previous_reflections = services.reflections_for(episode)
+    reflections = services.reflections_for(episode)
     steps = list(episode.steps.order_by("index").only("index", "executed_action", "info", "completion", "parsed_action"))
-    return episode, episode.run, episode.run.submission, steps
+    return episode, episode.run, episode.run.submission, steps, reflections
 
 
 def _metrics(task, matches: list[bool]) -> dict:
@@ -227,13 +280,6 @@ def _metrics(task, matches: list[bool]) -> dict:
         metrics["replay_accuracy"] = [1.0 if m else 0.0 for m in matches]
         metrics["replay_match_rate"] = sum(matches) / len(matches)
     return metrics
-
-
-def _immediately(function):
-    async def call(*args):
-        return function(*args)
-
-    return call
 
 
 def _json_safe(value: dict) -> dict:

@@ -19,14 +19,16 @@ from functools import partial
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, Q, Sum
+from django.db.models import Count, F, Min, Q, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from arena import images, live
 from arena.images import ImageRef
+from arena.clients.errors import ends_run
 from arena.metrics import fold as fold_metrics
 from arena.models import Episode, Experiment, Run, Submission, Worker
+from arena.variant import Variant
 from arena.steps import LeaseLost, StepRecord, step_record, steps_record  # noqa: F401  (re-exported)
 from envs.registry import get_task_class
 
@@ -100,7 +102,7 @@ def run_create(
 
 
 def plays_in_order(run: Run) -> bool:
-    return run.variant.get("reflection", "none") != "none"
+    return Variant.of(run).plays_in_order
 
 
 def _enqueue_next_in_order(run_id: int) -> None:
@@ -265,21 +267,14 @@ def episode_finish(
         )
         if episode.worker != worker or episode.status != Episode.RUNNING:
             raise LeaseLost(episode_id)
-        totals = episode.steps.aggregate(
-            steps=Count("id"),
-            illegal=Count("id", filter=Q(legal=False)),
-            tokens_in=Coalesce(Sum("tokens_in"), 0),
-            tokens_out=Coalesce(Sum("tokens_out"), 0),
-        )
+        totals = _step_totals(episode)
         episode.status = Episode.FINISHED
         episode.finished_at = timezone.now()
         episode.score = score
         episode.end_reason = end_reason
         episode.error = ""
-        episode.num_steps = totals["steps"]
-        episode.illegal_steps = totals["illegal"]
-        episode.tokens_in = totals["tokens_in"]
-        episode.tokens_out = totals["tokens_out"]
+        episode.error_kind = ""
+        _apply_step_totals(episode, totals)
         episode.final_observation_text = final_text
         episode.metrics = metrics or {}
         reflection_text, reflection_in, reflection_out = reflection
@@ -289,22 +284,16 @@ def episode_finish(
         episode.final_observation_image_id = final_image.sha256 if final_image else None
         episode.save(
             update_fields=[
-                "status", "finished_at", "score", "end_reason", "error", "num_steps", "illegal_steps",
+                "status", "finished_at", "score", "end_reason", "error", "error_kind", "num_steps", "illegal_steps",
                 "tokens_in", "tokens_out", "final_observation_text", "final_observation_image", "metrics",
-                "reflection",
+                "reflection", "first_trimmed_step",
             ]
         )
-        steps = episode.num_steps
-        illegal_fraction = episode.illegal_steps / steps if steps else 0.0
         Run.objects.filter(pk=episode.run_id).update(
             episodes_done=F("episodes_done") + 1,
             score_sum=F("score_sum") + score,
             score_sq_sum=F("score_sq_sum") + score * score,
-            steps_total=F("steps_total") + steps,
-            illegal_total=F("illegal_total") + episode.illegal_steps,
-            illegal_fraction_sum=F("illegal_fraction_sum") + illegal_fraction,
-            tokens_in=F("tokens_in") + episode.tokens_in,
-            tokens_out=F("tokens_out") + episode.tokens_out,
+            **_played_sums(episode, totals, sign=1, always=True),
         )
         if reflection_in or reflection_out:
             Run.objects.filter(pk=episode.run_id).update(
@@ -322,8 +311,53 @@ def episode_finish(
         transaction.on_commit(partial(live.publish_end, episode_id))
 
 
-def episode_fail(episode_id: int, reason: str, *, worker: str | None = None) -> bool:
-    """Give up on an episode with a reason a person can read on the run page."""
+def _step_totals(episode: Episode) -> dict:
+    return episode.steps.aggregate(
+        steps=Count("id"),
+        illegal=Count("id", filter=Q(legal=False)),
+        tokens_in=Coalesce(Sum("tokens_in"), 0),
+        tokens_out=Coalesce(Sum("tokens_out"), 0),
+        calls=Count("id", filter=Q(latency_ms__isnull=False)),
+        latency_ms=Coalesce(Sum("latency_ms"), 0.0),
+        first_trimmed=Min("index", filter=Q(info__has_key="context")),
+    )
+
+
+def _apply_step_totals(episode: Episode, totals: dict) -> None:
+    episode.num_steps = totals["steps"]
+    episode.illegal_steps = totals["illegal"]
+    episode.tokens_in = totals["tokens_in"]
+    episode.tokens_out = totals["tokens_out"]
+    episode.first_trimmed_step = totals["first_trimmed"]
+
+
+def _played_sums(episode: Episode, totals: dict, *, sign: int, always: bool = False) -> dict:
+    """What an episode's steps add to (sign +1) or take from (-1) its run's aggregates.
+    Finished episodes always count in the illegal rate; failed or cut-short ones when
+    they played at least one step."""
+    steps = episode.num_steps
+    counted = 1 if (always or steps) else 0
+    illegal_fraction = episode.illegal_steps / steps if steps else 0.0
+    return {
+        "steps_total": F("steps_total") + sign * steps,
+        "illegal_total": F("illegal_total") + sign * episode.illegal_steps,
+        "illegal_fraction_sum": F("illegal_fraction_sum") + sign * illegal_fraction,
+        "illegal_episodes": F("illegal_episodes") + sign * counted,
+        "tokens_in": F("tokens_in") + sign * episode.tokens_in,
+        "tokens_out": F("tokens_out") + sign * episode.tokens_out,
+        "model_calls": F("model_calls") + sign * totals["calls"],
+        "model_latency_ms": F("model_latency_ms") + sign * totals["latency_ms"],
+    }
+
+
+def episode_fail(episode_id: int, reason: str, *, worker: str | None = None, kind: str = "") -> bool:
+    """Give up on an episode with a reason a person can read on the run page.
+
+    What it played still counts: its steps, illegal actions and tokens go into the run's
+    aggregates. A failure that every episode of the run would meet alike (a text-only
+    model and an image task, a refused key, an unknown model: arena.clients.errors)
+    ends the run's queued episodes too, at once, with the same reason; they can be
+    re-queued once the submission is fixed."""
     with transaction.atomic():
         filters = Q(pk=episode_id, status__in=[Episode.QUEUED, Episode.RUNNING])
         if worker is not None:
@@ -331,23 +365,49 @@ def episode_fail(episode_id: int, reason: str, *, worker: str | None = None) -> 
         episode = Episode.objects.select_for_update().filter(filters).first()
         if episode is None:
             return False
+        totals = _step_totals(episode)
+        _apply_step_totals(episode, totals)
         episode.status = Episode.FAILED
         episode.finished_at = timezone.now()
         episode.end_reason = "failed"
         episode.error = reason[:2000]
-        episode.save(update_fields=["status", "finished_at", "end_reason", "error"])
-        Run.objects.filter(pk=episode.run_id).update(episodes_failed=F("episodes_failed") + 1)
+        episode.error_kind = kind or ""
+        episode.save(
+            update_fields=[
+                "status", "finished_at", "end_reason", "error", "error_kind", "num_steps", "illegal_steps",
+                "tokens_in", "tokens_out", "first_trimmed_step",
+            ]
+        )
+        Run.objects.filter(pk=episode.run_id).update(
+            episodes_failed=F("episodes_failed") + 1, **_played_sums(episode, totals, sign=1)
+        )
+        if ends_run(kind):
+            _fail_queued_episodes(episode.run_id, reason, kind)
         _finish_run_if_complete(episode.run_id)
         _enqueue_next_in_order(episode.run_id)
         transaction.on_commit(partial(live.publish_end, episode_id))
     return True
 
 
+def _fail_queued_episodes(run_id: int, reason: str, kind: str) -> None:
+    queued = Episode.objects.filter(run_id=run_id, status=Episode.QUEUED)
+    ids = list(queued.values_list("id", flat=True))
+    if not ids:
+        return
+    queued.update(
+        status=Episode.FAILED, finished_at=timezone.now(), end_reason="failed",
+        error=f"not played: {reason}"[:2000], error_kind=kind,
+    )
+    Run.objects.filter(pk=run_id).update(episodes_failed=F("episodes_failed") + len(ids))
+    for queued_id in ids:
+        transaction.on_commit(partial(live.publish_end, queued_id))
+
+
 def reflections_for(episode: Episode) -> list[str]:
     """Reflexion (textatari.txt §3.2): the lessons given at the start of an episode —
     the 3 most recent reflections of the run's earlier episodes, or the one written
     after its best-scoring episode."""
-    mode = episode.run.variant.get("reflection", "none")
+    mode = Variant.of(episode.run).reflection
     if mode == "none":
         return []
     earlier = Episode.objects.filter(

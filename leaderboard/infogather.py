@@ -42,7 +42,7 @@ class Row:
 def _runs(task_id: str, filters=None):
     from leaderboard.selectors import _scored_runs
 
-    return [r for r in _scored_runs(task_id, filters) if not r.variant.get("replay_control")]
+    return [r for r in _scored_runs(task_id, filters) if not r.settings.replay_control]
 
 
 def leaderboard(task_id: str, filters=None) -> list[Row]:

@@ -115,12 +115,12 @@ def scaling_points(task_id: str, fmt: str) -> tuple[dict[str, list[ScalingPoint]
         if run.submission.is_baseline:
             baselines[run.submission.policy] = run
             continue
-        variant = run.variant
+        variant = run.settings
         label = run.submission.model or run.submission.name
         flags = []
-        if variant.get("chain_of_thought"):
+        if variant.chain_of_thought:
             flags.append("CoT")
-        if not variant.get("show_legal_actions", True):
+        if not variant.show_legal_actions:
             flags.append("no legal list")
         if flags:
             label += f" ({', '.join(flags)})"
@@ -149,7 +149,7 @@ def best_scores_by_task(suite: str) -> list[tuple[type, list[tuple[str, Run]], d
         best: dict[str, Run] = {}
         baselines: dict[str, Run] = {}
         for run in _scored_runs(task_id):
-            if run.variant.get("replay_control"):
+            if run.settings.replay_control:
                 continue  # a copying test, not a score
             target = baselines if run.submission.is_baseline else best
             key = run.submission.policy if run.submission.is_baseline else (run.submission.model or run.submission.name)

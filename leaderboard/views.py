@@ -135,7 +135,7 @@ def experiment_detail(request, pk):
         _, baselines = scaling_points(experiment.task, experiment.format)
         context["figures"] = experiment_scaling_figures(experiment, baselines)
     elif experiment.kind == Experiment.ABLATION:
-        cells = {(r.variant.get("show_legal_actions"), r.variant.get("chain_of_thought")): r for r in runs}
+        cells = {(r.settings.show_legal_actions, r.settings.chain_of_thought): r for r in runs}
         context["ablation"] = [
             {"legal": legal, "cells": [cells.get((legal, cot)) for cot in (False, True)]} for legal in (False, True)
         ]

@@ -14,8 +14,40 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
+from typing import Protocol
 
 from arena.images import read_png
+from arena.strategies.context import ContextBudget, Prompt
+
+
+class Strategy(Protocol):
+    """How one episode's prompts are built and its completions read."""
+
+    # What `messages` leaves out first when the prompt outgrows the context window.
+    dropped_unit: str
+    # Set when fewer demonstrations went into the prompt than the run asked for.
+    demonstrations_capped: dict | None
+
+    def begin(self, task, observation, store_image) -> tuple[list, list[int]]:
+        """Assemble the frozen prefix; returns it and the demonstrations' seeds."""
+
+    def prepare(self, index: int, observation, previous_action: str | None, legal: Sequence[str]) -> list:
+        """What step `index` adds to the prompt (stored on the step)."""
+
+    def messages(self, prompt_added: list, budget: ContextBudget | None = None) -> Prompt:
+        """The messages of the current step, fitted to `budget`."""
+
+    def parse(self, completion: str) -> tuple[str | None, str]:
+        """The action text and the reasoning in a completion."""
+
+    def record(self, completion: str, action: str | None) -> None:
+        """Learn the reply (strategies whose prompt holds earlier replies)."""
+
+    def forced_action(self, index: int) -> str | None:
+        """Teacher forcing (LMAct replay control): the action to execute instead."""
+
+    def conversation(self) -> list[dict] | None:
+        """Every turn so far, for Reflexion; None where the protocol has no turns."""
 
 
 class ContentConverter:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from arena import tokens
 from arena.strategies.base import ContentConverter, as_message_content
+from arena.strategies.context import ContextBudget, Prompt, oldest_to_drop
+from arena.variant import Variant
 
 
 def _turn_tokens(content: list[dict], reply: str | None) -> int:
@@ -66,20 +68,22 @@ def system_text(instructions: str, chain_of_thought: bool, reflections: list[str
 
 
 class ChatStrategy:
-    def __init__(self, run, episode):
+    # What `messages` drops first when the prompt outgrows the context window.
+    dropped_unit = "turns"
+
+    demonstrations_capped = None
+
+    def __init__(self, run, episode, reflections=()):
         self.run = run
         self.episode = episode
-        variant = run.variant
-        self.num_demonstrations = int(variant.get("num_demonstrations", 0))
-        submission = getattr(run, "submission", None)
-        self.context_window = getattr(submission, "context_window", None)
-        self.max_tokens = getattr(submission, "max_tokens", 0) or 0
-        self.dropped_turns = 0
+        self.reflections = list(reflections)
+        variant = Variant.of(run)
+        self.num_demonstrations = variant.num_demonstrations
         self._demonstration_seeds: list[int] = []
-        self.history_window = max(1, int(variant.get("history_window", 16)))
-        self.chain_of_thought = bool(variant.get("chain_of_thought", False))
-        self.show_legal_actions = bool(variant.get("show_legal_actions", True))
-        self.keep_reasoning = bool(variant.get("keep_reasoning", True))
+        self.history_window = variant.history_window
+        self.chain_of_thought = variant.chain_of_thought
+        self.show_legal_actions = variant.show_legal_actions
+        self.keep_reasoning = variant.keep_reasoning
         self._converter = ContentConverter()
         self._system = ""
         self._turns: list[list] = []  # [user content, assistant reply or None]
@@ -95,7 +99,7 @@ class ChatStrategy:
             self.show_legal_actions = task.chat_show_legal_actions
         if task.chat_history_window is not None:
             self.history_window = task.chat_history_window
-        reflections = getattr(self.episode, "previous_reflections", [])
+        reflections = self.reflections
         examples = examples_text(self._demonstrations(task)) if task.observation_is_text() else ""
         opening = task.initial_messages() if hasattr(task, "initial_messages") else None
         if opening:
@@ -136,35 +140,32 @@ class ChatStrategy:
         self._turns.append([self._converter.convert(parts), None])
         return parts
 
-    def messages(self, prompt_added: list) -> list[dict]:
-        messages = [{"role": "system", "content": self._system}] if self._system else []
+    def messages(self, prompt_added: list, budget: ContextBudget | None = None) -> Prompt:
+        """The conversation of the current step: the last `history_window` turns, then
+        as many of those as the context window holds (sliding context window,
+        textatari.txt §3.1); the opening turn, which carries the instructions, and the
+        current observation always stay. ContextExhausted if even they do not fit."""
         turns = self._turns[-self.history_window:]
         if self._opening and turns and turns[0] is not self._turns[0]:
             turns = [self._turns[0], *turns]  # the opening carries the instructions: never dropped
-        if self.context_window:
-            turns = self._fit(turns, tokens.text_tokens(self._system))
-        for content, reply in turns:
+        keep = turns[:1] if self._opening else []
+        rest = turns[len(keep):]
+        fixed = tokens.text_tokens(self._system) + sum(_turn_tokens(c, r) for c, r in keep)
+        sizes = [_turn_tokens(content, reply) for content, reply in rest]
+        dropped = oldest_to_drop(fixed, sizes, budget)
+        messages = [{"role": "system", "content": self._system}] if self._system else []
+        for content, reply in keep + rest[dropped:]:
             messages.append({"role": "user", "content": as_message_content(content)})
             if reply is not None:
                 messages.append({"role": "assistant", "content": reply})
-        return messages
+        return Prompt(messages, fixed + sum(sizes[dropped:]), dropped)
 
-    def _fit(self, turns: list, fixed: int) -> list:
-        """Sliding context window (textatari.txt §3.1): drop the oldest turns while the
-        conversation would not leave room for the answer in the context window."""
-        keep = turns[:1] if self._opening else []
-        rest = turns[len(keep):]
-        budget = self.context_window - self.max_tokens - fixed - sum(_turn_tokens(c, r) for c, r in keep)
-        sizes = [_turn_tokens(content, reply) for content, reply in rest]
-        start = 0
-        while start < len(rest) - 1 and sum(sizes[start:]) > budget:
-            start += 1
-        self.dropped_turns = max(self.dropped_turns, start)
-        return keep + rest[start:]
+    def forced_action(self, index: int) -> str | None:
+        return None
 
     def conversation(self) -> list[dict]:
         """Every turn so far (for the end-of-episode reflection)."""
-        return self.messages([])
+        return self.messages([]).messages
 
     def parse(self, completion: str) -> tuple[str | None, str]:
         action = type(self._task).extract_action(completion)
@@ -175,9 +176,12 @@ class ChatStrategy:
             self._turns[-1][1] = completion if self.keep_reasoning else (action or "")
 
 
-def rebuild_messages(prefix: list, steps: list, history_window: int, keep_reasoning: bool = True) -> list[dict]:
+def rebuild_messages(
+    prefix: list, steps: list, history_window: int, keep_reasoning: bool = True, dropped_turns: int = 0
+) -> list[dict]:
     """The messages sent at the last of `steps` (objects with prompt_added, completion,
-    parsed_action), in the arena's stored-part form (images as {"type": "image", "sha"})."""
+    parsed_action), in the arena's stored-part form (images as {"type": "image", "sha"});
+    `dropped_turns` is what that step recorded as left out to fit the context window."""
     system = [p for p in prefix if p.get("section") == "system"]
     opening = [p for p in prefix if p.get("section") == "opening"]
     messages = [{"role": "system", "content": system[0]["text"]}] if system else []
@@ -195,7 +199,11 @@ def rebuild_messages(prefix: list, steps: list, history_window: int, keep_reason
             turns.append([parts, None])
         if position < len(steps) - 1:
             turns[-1][1] = step.completion if keep_reasoning else (step.parsed_action or "")
-    for content, reply in turns[-history_window:]:
+    window = turns[-history_window:]
+    if opening and window and window[0] is not turns[0]:
+        window = [turns[0], *window]
+    keep = window[:1] if opening else []
+    for content, reply in keep + window[len(keep) + dropped_turns:]:
         messages.append({"role": "user", "content": content})
         if reply is not None:
             messages.append({"role": "assistant", "content": reply})

@@ -30,6 +30,8 @@ from collections.abc import Callable, Sequence
 
 from arena import tokens
 from arena.strategies.base import ContentConverter
+from arena.strategies.context import ContextBudget, Prompt, oldest_to_drop
+from arena.variant import Variant
 from envs.core import Observation
 
 PREAMBLE = (
@@ -67,6 +69,9 @@ ANSWER_COT_LEGAL = (
 )
 
 ACTION_KEYWORD = "Action:"
+# Replaces the oldest steps of the evaluation trajectory when the whole of it would not
+# fit the model's context window (the preamble and demonstrations always stay).
+OMITTED_STEPS = "[The first {count} steps of this episode are left out here to fit the model's context window.]\n"
 
 Part = dict
 StoreImage = Callable[[object], str]  # observation with an image -> sha256 of the stored PNG
@@ -173,10 +178,21 @@ class LMActPrompter:
         return [{"type": "text", "text": text + answer, "section": "instructions"}]
 
 
-def rebuild_prompt(prefix: Sequence[Part], steps_added: Sequence[Sequence[Part]]) -> list[Part]:
-    """The exact prompt of the last step in `steps_added` (each a step's prompt_added)."""
+def omitted_steps_part(count: int) -> Part:
+    return {"type": "text", "text": OMITTED_STEPS.format(count=count), "section": "trajectory"}
+
+
+def rebuild_prompt(prefix: Sequence[Part], steps_added: Sequence[Sequence[Part]], dropped_steps: int = 0) -> list[Part]:
+    """The exact prompt of the last step in `steps_added` (each a step's prompt_added);
+    `dropped_steps` is what that step recorded as left out to fit the context window."""
     parts: list[Part] = [dict(p) for p in prefix]
-    for added in steps_added:
+    if dropped_steps:
+        parts.append({"type": "text", "text": SEPARATOR, "section": "trajectory"})
+        parts.append(omitted_steps_part(dropped_steps))
+        kept = steps_added[dropped_steps:]
+    else:
+        kept = steps_added
+    for added in kept:
         parts.extend(p for p in added if p.get("section") == "trajectory")
     parts.extend(p for p in steps_added[-1] if p.get("section") == "instructions")
     return merge_text([{k: v for k, v in p.items() if k != "section"} for p in parts])
@@ -191,21 +207,27 @@ class LMActStrategy:
     is how often the model's action matches.
     """
 
+    # What `messages` drops first when the prompt outgrows the context window.
+    dropped_unit = "steps"
+
     def __init__(self, run, episode):
         self.run = run
         self.episode = episode
-        variant = run.variant
-        self.replay_control = bool(variant.get("replay_control", False))
-        self.num_demonstrations = int(variant.get("num_demonstrations", 0))
-        self.show_legal_actions = bool(variant.get("show_legal_actions", True))
-        self.chain_of_thought = bool(variant.get("chain_of_thought", False))
+        variant = Variant.of(run)
+        self.replay_control = variant.replay_control
+        self.num_demonstrations = variant.num_demonstrations
+        self.show_legal_actions = variant.show_legal_actions
+        self.chain_of_thought = variant.chain_of_thought
         self.prompter: LMActPrompter | None = None
         self.forced_actions: list[str] = []
         self.action_format = ""
         self.demonstrations_capped: dict | None = None
         self._converter = ContentConverter()
         self._prefix_content: list[dict] = []
-        self._trajectory_content: list[dict] = []
+        self._prefix_tokens = 0
+        # Per step of the evaluation trajectory: its converted content and estimated tokens.
+        self._steps: list[tuple[list[dict], int]] = []
+        self._provider = getattr(getattr(run, "submission", None), "provider", "openai")
 
     def begin(self, task, observation, store_image) -> tuple[list, list[int]]:
         """Draw the demonstrations and assemble the frozen prefix, once per episode."""
@@ -238,6 +260,9 @@ class LMActStrategy:
         # per-step cost does not grow with the number of demonstrations (§2.3's frozen
         # part; byte-identical at every step, which is what prompt caching needs).
         self._prefix_content = merge_text(self._converter.convert(prefix))
+        self._prefix_tokens = tokens.text_tokens(PREAMBLE + DEMONSTRATIONS_HEADER + SEPARATOR) + sum(
+            tokens.demonstration_tokens(d, self._provider) for d in demonstrations
+        )
         return prefix, [d.seed for d in demonstrations]
 
     def _fit_context(self, demonstrations: list) -> list:
@@ -273,16 +298,37 @@ class LMActStrategy:
 
     def prepare(self, index, observation, previous_action, legal) -> list:
         trajectory = self.prompter.trajectory_parts(index, observation, previous_action)
-        self._trajectory_content.extend(self._converter.convert(trajectory))
+        size = tokens.observation_tokens(observation, self._provider) + tokens.text_tokens(previous_action or "") + 6
+        self._steps.append((self._converter.convert(trajectory), size))
         return trajectory + self.prompter.tail_parts(legal, self.action_format)
 
-    def messages(self, prompt_added: list) -> list[dict]:
-        tail = self._converter.convert([p for p in prompt_added if p.get("section") == "instructions"])
+    def messages(self, prompt_added: list, budget: ContextBudget | None = None) -> Prompt:
+        """The prompt of the current step. When the whole trajectory would not fit the
+        budget, its oldest steps give way to a one-line note (the current observation,
+        the preamble and the demonstrations always stay); ContextExhausted if even that
+        is too long."""
+        tail_parts = [p for p in prompt_added if p.get("section") == "instructions"]
+        tail = self._converter.convert(tail_parts)
+        tail_tokens = sum(tokens.text_tokens(p["text"]) for p in tail_parts)
+        sizes = [size for _, size in self._steps]
+        dropped = oldest_to_drop(self._prefix_tokens + tail_tokens + 20, sizes, budget)
+        trajectory: list[dict] = []
+        if dropped:
+            trajectory.append({"type": "text", "text": SEPARATOR})
+            trajectory.extend(self._converter.convert([omitted_steps_part(dropped)]))
+        for content, _ in self._steps[dropped:]:
+            trajectory.extend(content)
+        estimate = self._prefix_tokens + tail_tokens + sum(sizes[dropped:])
         # Content parts, not one string: the prefix part is shared, never copied.
-        return [{"role": "user", "content": self._prefix_content + merge_text(self._trajectory_content + tail)}]
+        messages = [{"role": "user", "content": self._prefix_content + merge_text(trajectory + tail)}]
+        return Prompt(messages, estimate, dropped)
 
     def parse(self, completion: str) -> tuple[str | None, str]:
         return parse_action(completion), parse_reasoning(completion)
 
     def record(self, completion: str, action: str) -> None:
+        return None
+
+    def conversation(self) -> None:
+        """LMAct plays no Reflexion: there is no conversation to reflect on."""
         return None

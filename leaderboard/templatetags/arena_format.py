@@ -42,26 +42,7 @@ def usd(value):
 @register.filter
 def variant_label(run):
     """The run's observation format, options and prompt strategy, in a few words."""
-    v = run.variant
-    parts = [v.get("format", "")]
-    for name, value in v.get("options", {}).items():
-        words = name.replace("num_", "").replace("_", " ")
-        if value is True:
-            parts.append(words)
-        elif value is not False:
-            parts.append(f"{value} {words}")
-    if not run.submission.is_baseline:
-        parts.append("CoT" if v.get("chain_of_thought") else "naive")
-        parts.append(f"{v.get('num_demonstrations', 0)} demos")
-        if not v.get("show_legal_actions", True):
-            parts.append("no legal list")
-        if v.get("self_correction"):
-            parts.append("self-correction")
-        if v.get("reflection", "none") != "none":
-            parts.append(f"reflexion ({v['reflection']})")
-        if v.get("replay_control"):
-            parts.append("replay control")
-    return " · ".join(p for p in parts if p)
+    return run.settings.label(baseline=run.submission.is_baseline)
 
 
 @register.filter

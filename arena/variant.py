@@ -1,0 +1,91 @@
+"""A run's variant: what changes what the model sees and how it is asked.
+
+Stored on `Run.variant` as JSON (so a run stays interpretable when its submission
+changes); read everywhere through `Variant.of(run)`, which holds the one set of defaults
+and the one way of describing a variant in words.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    format: str = ""
+    # The task's own options (e.g. infogather's number of colours).
+    options: dict = dataclasses.field(default_factory=dict)
+    num_demonstrations: int = 0
+    show_legal_actions: bool = True
+    chain_of_thought: bool = False
+    # Multi-turn suites: observations kept in the conversation (BALROG §3: 16).
+    history_window: int = 16
+    # Earlier replies kept whole rather than reduced to their action.
+    keep_reasoning: bool = True
+    self_correction: bool = False
+    reflection: str = "none"  # "none", "recent" or "best" (textatari.txt §3.2)
+    # LMAct's replay-control experiment (lmact.txt App. C.2).
+    replay_control: bool = False
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> "Variant":
+        data = data or {}
+        known = {field.name for field in dataclasses.fields(cls)}
+        values = {name: value for name, value in data.items() if name in known and value is not None}
+        variant = cls(**values)
+        # Older rows and hand-made JSON may hold numbers as strings or floats.
+        return dataclasses.replace(
+            variant,
+            options=dict(variant.options or {}),
+            num_demonstrations=int(variant.num_demonstrations),
+            history_window=max(1, int(variant.history_window)),
+            show_legal_actions=bool(variant.show_legal_actions),
+            chain_of_thought=bool(variant.chain_of_thought),
+            keep_reasoning=bool(variant.keep_reasoning),
+            self_correction=bool(variant.self_correction),
+            replay_control=bool(variant.replay_control),
+        )
+
+    @classmethod
+    def of(cls, run) -> "Variant":
+        """The variant of a run (read once per run object)."""
+        cached = run.__dict__.get("_variant")
+        if cached is None or cached[0] is not run.variant:
+            cached = (run.variant, cls.from_dict(run.variant))
+            run.__dict__["_variant"] = cached
+        return cached[1]
+
+    @property
+    def plays_in_order(self) -> bool:
+        """Reflexion carries lessons from one episode to the next: one at a time."""
+        return self.reflection != "none"
+
+    def options_label(self) -> list[str]:
+        parts = []
+        for name, value in self.options.items():
+            words = name.replace("num_", "").replace("_", " ")
+            if value is True:
+                parts.append(words)
+            elif value is not False:
+                parts.append(f"{value} {words}")
+        return parts
+
+    def strategy_label(self) -> list[str]:
+        parts = ["CoT" if self.chain_of_thought else "naive", f"{self.num_demonstrations} demos"]
+        if not self.show_legal_actions:
+            parts.append("no legal list")
+        if self.self_correction:
+            parts.append("self-correction")
+        if self.plays_in_order:
+            parts.append(f"reflexion ({self.reflection})")
+        if self.replay_control:
+            parts.append("replay control")
+        return parts
+
+    def label(self, *, baseline: bool = False) -> str:
+        """Format, options and (for model runs) prompt strategy, in a few words."""
+        parts = [self.format, *self.options_label()]
+        if not baseline:
+            parts += self.strategy_label()
+        return " · ".join(p for p in parts if p)
