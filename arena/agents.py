@@ -23,6 +23,7 @@ from arena.clients.anthropic import AnthropicClient
 from arena.clients.base import ModelCallError
 from arena.clients.errors import ErrorKind
 from arena.clients.gemini import GeminiClient
+from arena.clients.limits import gate_for
 from arena.clients.openai_compat import OpenAICompatibleClient
 from arena.models import Episode, Run, Submission
 from arena.strategies.chat import ChatStrategy
@@ -179,10 +180,14 @@ class ModelAgent:
         return None
 
     async def _call(self, messages: list[dict], purpose: str, max_tokens: int | None = None):
+        gate = gate_for(self.submission.base_url, self.submission.max_concurrent_requests)
         try:
-            reply = await self.client.complete(messages, max_tokens=max_tokens)
+            async with gate.slot():
+                self.client.set_timeout(gate.timeout(settings.ARENA_MODEL_TIMEOUT_SECONDS))
+                reply = await self.client.complete(messages, max_tokens=max_tokens)
         except ModelCallError as exc:
             raise EndpointFailed(str(exc), exc.kind) from None
+        gate.record(reply.latency_ms)
         call = {
             "purpose": purpose,
             "tokens_in": reply.tokens_in,
@@ -280,6 +285,8 @@ class AgentEndpointAgent:
     def __init__(self, submission: Submission, run: Run, episode: Episode, client=None):
         self.run = run
         self.episode = episode
+        self.submission_url = submission.base_url
+        self.max_concurrent_requests = submission.max_concurrent_requests
         self.client = client or AgentEndpointClient(
             submission.base_url,
             submission.get_agent_secret(),
@@ -324,8 +331,12 @@ class AgentEndpointAgent:
         return None
 
     async def decide(self, task: Task, index: int, prompt_added: list) -> Decision:
+        gate = gate_for(self.submission_url, self.max_concurrent_requests)
         try:
-            reply = await self.client.act(self._request)
+            async with gate.slot():
+                self.client.set_timeout(gate.timeout(settings.ARENA_MODEL_TIMEOUT_SECONDS))
+                reply = await self.client.act(self._request)
+            gate.record(reply.latency_ms)
         except ModelCallError as exc:
             raise EndpointFailed(str(exc), exc.kind) from None
         # An unusable reply (not JSON, no action) is an illegal action, not a crash.

@@ -6,6 +6,7 @@ from arena.models import Submission
 from arena.validation import (
     MAX_DEMONSTRATIONS,
     MAX_TOKENS_LIMIT,
+    check_endpoint,
     parse_task_variant,
     task_variant_choices,
     validate_base_url,
@@ -15,6 +16,14 @@ from arena.validation import (
 
 class SignUpForm(UserCreationForm):
     pass
+
+
+def concurrent_requests_field():
+    return forms.IntegerField(
+        initial=4, min_value=1, max_value=256, label="Concurrent requests",
+        help_text="Calls in flight to this endpoint at once. A local server (llama.cpp, Ollama) with one slot "
+        "queues the rest: keep 1–4 there; hosted APIs take 16–64.",
+    )
 
 
 class SubmissionForm(forms.Form):
@@ -82,8 +91,12 @@ class SubmissionForm(forms.Form):
         )
         self.fields["context_window"] = forms.IntegerField(
             required=False, min_value=1024, label="Context window (tokens)",
-            help_text="If given, demonstrations that would not fit are dropped and the episode says so.",
+            help_text="Used when the server does not report its own (vLLM, llama.cpp, Ollama, OpenRouter and "
+            "Gemini do). Prompts are fitted to it: demonstrations and the oldest steps that do not fit are left "
+            "out, and each episode says so.",
         )
+        self.fields["max_concurrent_requests"] = concurrent_requests_field()
+        self.probe = None
 
     def clean_base_url(self):
         return validate_base_url(self.cleaned_data["base_url"])
@@ -100,6 +113,9 @@ class SubmissionForm(forms.Form):
             "price_output_per_mtok"
         ) is None:
             self.add_error("budget_usd_per_run", "A cost budget needs prices per million tokens.")
+        if not self.errors:
+            # Only a submission that is otherwise valid is worth a call to its endpoint.
+            self.probe = check_endpoint(cleaned, self.add_error, task_variants=cleaned.get("tasks"))
         return cleaned
 
     def clean_tasks(self):
@@ -130,3 +146,38 @@ class ExperimentForm(forms.Form):
     def clean_task(self):
         return parse_task_variant(self.cleaned_data["task"])
 
+
+
+class EndpointForm(forms.Form):
+    """Fix where a submission's calls go; the endpoint is probed before anything changes."""
+
+    base_url = forms.CharField(max_length=500, label="Base URL")
+    model = forms.CharField(max_length=200, required=False)
+    api_key = forms.CharField(
+        required=False, widget=forms.PasswordInput(render_value=False), label="New API key",
+        help_text="Leave empty to keep the current key.",
+    )
+
+    def __init__(self, *args, submission, **kwargs):
+        kwargs.setdefault("initial", {"base_url": submission.base_url, "model": submission.model})
+        super().__init__(*args, **kwargs)
+        self.submission = submission
+        self.probe = None
+
+    def clean_base_url(self):
+        return validate_base_url(self.cleaned_data["base_url"])
+
+    def clean(self):
+        cleaned = super().clean()
+        submission = self.submission
+        if submission.provider != Submission.PROVIDER_AGENT and "model" in cleaned:
+            try:
+                cleaned["model"] = validate_model_name(cleaned["model"])
+            except forms.ValidationError as exc:
+                self.add_error("model", exc)
+        if not self.errors:
+            fields = {**cleaned, "provider": submission.provider, "context_window": submission.context_window}
+            key = cleaned.get("api_key") or submission.get_api_key()
+            tasks = [(run.task, run.format) for run in submission.runs.all()]
+            self.probe = check_endpoint(fields, self.add_error, task_variants=tasks, api_key=key)
+        return cleaned

@@ -182,6 +182,8 @@ class Run(models.Model):
     BUDGET_EXHAUSTED = "budget exhausted"
     CANCELLED = "cancelled"
     STATUS_CHOICES = [(s, s) for s in (QUEUED, RUNNING, FINISHED, FAILED, BUDGET_EXHAUSTED, CANCELLED)]
+    # Statuses after which nothing more happens to the run unless a submitter acts.
+    TERMINAL = (FINISHED, FAILED, BUDGET_EXHAUSTED, CANCELLED)
 
     submission = models.ForeignKey(Submission, related_name="runs", on_delete=models.CASCADE)
     experiment = models.ForeignKey(Experiment, related_name="runs", null=True, blank=True, on_delete=models.SET_NULL)

@@ -8,4 +8,9 @@ urlpatterns = [
     path("submit/", views.submit, name="submit"),
     path("submissions/mine/", views.my_submissions, name="my_submissions"),
     path("submissions/<int:pk>/", views.submission_detail, name="submission"),
+    path("submissions/<int:pk>/endpoint/", views.submission_endpoint, name="submission-endpoint"),
+    path("submissions/<int:pk>/probe/", views.submission_probe, name="submission-probe"),
+    path("submissions/<int:pk>/cancel/", views.submission_cancel, name="submission-cancel"),
+    path("runs/<int:pk>/requeue/", views.run_requeue, name="run-requeue"),
+    path("runs/<int:pk>/cancel/", views.run_cancel, name="run-cancel"),
 ]

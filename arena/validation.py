@@ -49,3 +49,53 @@ def validate_model_name(model: str) -> str:
     if not model:
         raise ValidationError("Enter the model name the endpoint expects, e.g. gpt-4o or llama-3.1-8b-instruct.")
     return model
+
+
+def probe_submission_endpoint(*, provider: str, base_url: str, api_key: str, model: str, stated_context_window=None):
+    """Probe an endpoint once (arena.probe) with the operator's settings."""
+    from arena.probe import probe_endpoint_sync
+
+    return probe_endpoint_sync(
+        provider=provider, base_url=base_url, api_key=api_key or "", model=model or "",
+        stated_context_window=stated_context_window, allow_loopback=settings.ARENA_ALLOW_LOOPBACK,
+        timeout_seconds=settings.ARENA_PROBE_TIMEOUT_SECONDS,
+    )
+
+
+def image_tasks_problem(probe, task_variants: list[tuple[str, str]]) -> str | None:
+    """Why image tasks cannot be played by this endpoint, or None: a model that refused
+    the probe's image part would fail every step of an rgb task."""
+    if probe is None or probe.accepts_images is not False:
+        return None
+    tasks = all_tasks()
+    refused = [f"{task_id}:{fmt}" for task_id, fmt in task_variants if not _is_text_format(tasks[task_id], fmt)]
+    if not refused:
+        return None
+    return (
+        f"The model does not accept images (it refused the probe's image), so it cannot play "
+        f"{', '.join(refused)}. Remove these tasks, or submit a vision-language model."
+    )
+
+
+def _is_text_format(task_cls, fmt: str) -> bool:
+    return task_cls(fmt).observation_is_text()
+
+
+def check_endpoint(cleaned: dict, add_error, *, task_variants=None, api_key: str | None = None):
+    """Shared by the submission form, the endpoint form and the API: probe the endpoint
+    in `cleaned` and report what stops it from being played as field errors through
+    `add_error(field, message)`. The probe result, or None when the fields were already
+    invalid (nothing is probed then)."""
+    if not cleaned.get("base_url") or not cleaned.get("provider"):
+        return None
+    probe = probe_submission_endpoint(
+        provider=cleaned["provider"], base_url=cleaned["base_url"],
+        api_key=cleaned.get("api_key") if api_key is None else api_key,
+        model=cleaned.get("model", ""), stated_context_window=cleaned.get("context_window"),
+    )
+    for field, message in probe.field_errors.items():
+        add_error(field, message)
+    problem = image_tasks_problem(probe, task_variants or [])
+    if problem:
+        add_error("tasks", problem)
+    return probe

@@ -1,22 +1,26 @@
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.db import connection
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
 from arena import services
-from arena.forms import ExperimentForm, SignUpForm, SubmissionForm
-from arena.models import Submission, Worker
+from arena.forms import EndpointForm, ExperimentForm, SignUpForm, SubmissionForm
+from arena.models import Run, Submission, Worker
+from arena.validation import probe_submission_endpoint
+from arena.selectors import endpoint_speed
 
 WORKER_FRESH_SECONDS = 60
 SUBMISSION_FIELDS = (
     "name", "provider", "base_url", "model", "temperature", "max_tokens", "num_demonstrations",
     "show_legal_actions", "chain_of_thought", "context_window", "history_window", "keep_reasoning",
     "self_correction", "reflection", "price_input_per_mtok", "price_output_per_mtok",
-    "budget_tokens_per_run", "budget_usd_per_run",
+    "budget_tokens_per_run", "budget_usd_per_run", "max_concurrent_requests",
 )
 
 
@@ -40,6 +44,7 @@ def submit(request):
         if form.is_valid():
             data = form.cleaned_data
             fields = {key: data[key] for key in SUBMISSION_FIELDS}
+            fields["endpoint_probe"] = form.probe.to_json() if form.probe else None
             runs = services.run_specs(data["tasks"], data["episodes_per_task"])
             submission = services.submission_create(
                 owner=request.user, fields=fields, api_key=data["api_key"], runs=runs
@@ -72,10 +77,14 @@ def submission_detail(request, pk):
             messages.success(request, f"{experiment.get_kind_display()} queued: {experiment.runs.count()} run(s).")
             return redirect(experiment)
     runs = submission.runs.filter(experiment__isnull=True).order_by("task", "id")
+    owner = not submission.is_baseline and request.user.is_authenticated and submission.owner_id == request.user.pk
     return render(
         request,
         "arena/submission.html",
-        {"submission": submission, "runs": runs, "experiments": submission.experiments.all(), "experiment_form": form},
+        {
+            "submission": submission, "runs": runs, "experiments": submission.experiments.all(),
+            "experiment_form": form, "is_owner": owner, "speed": endpoint_speed(submission),
+        },
     )
 
 
@@ -109,3 +118,78 @@ def healthz(request):
         status = 503
     body["worker"] = "ok" if any(w["alive"] for w in body["workers"]) else "no live worker"
     return JsonResponse(body, status=status)
+
+
+def _own_submission(request, pk) -> Submission:
+    submission = get_object_or_404(Submission, pk=pk, kind=Submission.KIND_MODEL)
+    if submission.owner_id != request.user.pk:
+        raise PermissionDenied("Only the submitter can change this submission.")
+    return submission
+
+
+@login_required
+@require_POST
+def run_requeue(request, pk):
+    run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
+    _own_submission(request, run.submission_id)
+    count = services.run_requeue_failed(run)
+    if count:
+        messages.success(request, f"{count} failed episode{'s' if count != 1 else ''} queued again; each resumes after its last stored step.")
+    else:
+        messages.info(request, "This run has no failed episodes.")
+    return redirect(run)
+
+
+@login_required
+@require_POST
+def run_cancel(request, pk):
+    run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
+    _own_submission(request, run.submission_id)
+    stopped = services.run_cancel(run)
+    messages.success(request, f"Run cancelled; {stopped} unfinished episode{'s' if stopped != 1 else ''} stopped. Played steps are kept.")
+    return redirect(run)
+
+
+@login_required
+@require_POST
+def submission_cancel(request, pk):
+    submission = _own_submission(request, pk)
+    stopped = services.submission_cancel(submission)
+    messages.success(request, f"Submission cancelled; {stopped} unfinished episode{'s' if stopped != 1 else ''} stopped.")
+    return redirect(submission)
+
+
+@login_required
+@require_POST
+def submission_probe(request, pk):
+    """The submission page's "Test endpoint" button: probe again and store the result."""
+    submission = _own_submission(request, pk)
+    result = probe_submission_endpoint(
+        provider=submission.provider, base_url=submission.base_url, api_key=submission.get_api_key(),
+        model=submission.model, stated_context_window=submission.context_window,
+    )
+    services.submission_record_probe(submission, result.to_json())
+    if result.field_errors:
+        messages.error(request, "The endpoint test failed: " + " ".join(result.field_errors.values()))
+    else:
+        messages.success(request, "The endpoint answered; what it can do is shown below.")
+    return redirect(submission)
+
+
+@login_required
+def submission_endpoint(request, pk):
+    """Fix a submission's endpoint (base URL, model, key) after its runs failed; the
+    history of changes is kept and shown."""
+    submission = _own_submission(request, pk)
+    form = EndpointForm(request.POST or None, submission=submission)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        edit = services.submission_update_endpoint(
+            submission, changed_by=request.user,
+            changes={"base_url": data["base_url"], "model": data["model"]},
+            api_key=data["api_key"] or None, probe=form.probe.to_json(),
+        )
+        what = ", ".join(edit.changes) if edit else "nothing"
+        messages.success(request, f"Endpoint checked; changed: {what}. Re-queue failed episodes from their run pages.")
+        return redirect(submission)
+    return render(request, "arena/endpoint.html", {"submission": submission, "form": form, "edits": submission.edits.all()})

@@ -107,7 +107,9 @@ def main() -> None:
     try:
         submission = services.submission_create(
             owner=None,
-            fields={"name": "bench", "base_url": base_url, "model": "fake", "max_tokens": 16},
+            # The fake server has no slots: let every episode in flight call it at once.
+            fields={"name": "bench", "base_url": base_url, "model": "fake", "max_tokens": 16,
+                    "max_concurrent_requests": args.in_flight},
             api_key="",
             runs=[services.RunSpec(task=args.task, format=args.format, num_episodes=args.episodes)],
         )

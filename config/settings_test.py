@@ -14,3 +14,4 @@ ARENA_MODEL_BACKOFF_SECONDS = 0.05
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
     DATABASES["default"]["TEST"] = {"NAME": str(Path(tempfile.mkdtemp(prefix="arena-test-db-")) / "test.sqlite3")}  # noqa: F405
 ARENA_DEMO_CACHE_DIR = tempfile.mkdtemp(prefix="arena-test-demos-")
+ARENA_PROBE_TIMEOUT_SECONDS = 5.0

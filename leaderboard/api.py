@@ -16,6 +16,7 @@ from arena.models import Episode, Experiment, Run, Submission
 from arena.validation import (
     MAX_DEMONSTRATIONS,
     MAX_TOKENS_LIMIT,
+    check_endpoint,
     parse_task_variant,
     validate_base_url,
     validate_model_name,
@@ -59,6 +60,13 @@ class SubmissionSerializer(serializers.ModelSerializer):
     base_url = serializers.CharField(max_length=500)
     model = serializers.CharField(max_length=200, allow_blank=True)
     has_api_key = serializers.BooleanField(read_only=True)
+    max_concurrent_requests = serializers.IntegerField(
+        min_value=1, max_value=256, default=4,
+        help_text="Calls in flight to this endpoint at once; keep 1–4 for a local server with one slot.",
+    )
+    endpoint_probe = serializers.JSONField(
+        read_only=True, help_text="What the arena found out about the endpoint: context window, images, latency."
+    )
     agent_secret = serializers.SerializerMethodField(
         help_text="Agent endpoints only, and only in the response that creates the submission: the HMAC signing secret."
     )
@@ -73,6 +81,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
             "context_window", "history_window", "keep_reasoning", "self_correction", "reflection",
             "price_input_per_mtok", "price_output_per_mtok", "budget_tokens_per_run", "budget_usd_per_run",
             "strategy_label", "tasks", "episodes_per_task", "runs", "tokens", "created_at",
+            "max_concurrent_requests", "endpoint_probe",
         ]
         read_only_fields = ["kind", "policy", "strategy_label", "created_at"]
 
@@ -96,6 +105,15 @@ class SubmissionSerializer(serializers.ModelSerializer):
             "price_output_per_mtok"
         ) is None:
             raise serializers.ValidationError({"budget_usd_per_run": ["A cost budget needs prices per million tokens."]})
+        errors: dict[str, list[str]] = {}
+        probe = check_endpoint(
+            {**attrs, "provider": attrs.get("provider", Submission.PROVIDER_OPENAI)},
+            lambda field, message: errors.setdefault(field, []).append(message),
+            task_variants=attrs.get("tasks"),
+        )
+        if errors:
+            raise serializers.ValidationError(errors)
+        attrs["endpoint_probe"] = probe.to_json() if probe else None
         return attrs
 
     def validate_base_url(self, value):

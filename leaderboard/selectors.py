@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from arena.models import Run
+from arena.clients.errors import describe
+from arena.models import Episode, Run
 from envs.registry import all_tasks
 
 
@@ -170,3 +171,33 @@ def replay_rows(task_id: str, fmt: str) -> list[tuple[str, list[float], list[int
         curve = [s / n for s, n in zip(entry["curve_sum"], entry["curve_n"])]
         rows.append((run.submission.model or run.submission.name, curve, entry["curve_n"]))
     return rows
+
+
+@dataclasses.dataclass
+class ErrorGroup:
+    kind: str
+    count: int
+    summary: str  # "the model does not accept images"
+    fix: str
+    example: str  # one episode's own message
+
+
+def run_error_groups(run: Run) -> list[ErrorGroup]:
+    """The run's failed episodes grouped by what went wrong, largest group first: one
+    line each on the run page instead of a wall of identical errors."""
+    groups: dict[str, ErrorGroup] = {}
+    failed = run.episodes.filter(status=Episode.FAILED).order_by("index").values_list("error_kind", "error")
+    for kind, error in failed:
+        info = describe(kind)
+        key = kind if info else f"other:{error[:80]}"
+        group = groups.get(key)
+        if group is None:
+            summary = info.summary if info else _first_clause(error)
+            group = groups[key] = ErrorGroup(kind or "other", 0, summary, info.fix if info else "", error)
+        group.count += 1
+    return sorted(groups.values(), key=lambda g: -g.count)
+
+
+def _first_clause(error: str) -> str:
+    text = error.removeprefix("not played: ")
+    return text if len(text) <= 160 else text[:159] + "…"

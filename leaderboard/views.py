@@ -9,6 +9,7 @@ from envs.registry import all_tasks
 from leaderboard import adventure, infogather
 from leaderboard.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
 from leaderboard.selectors import (
+    run_error_groups,
     MODE_FILTERS,
     STRATEGY_FILTERS,
     Filters,
@@ -167,10 +168,15 @@ def _waiting_reason(run: Run) -> str:
 def run_detail(request, pk):
     run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
     episodes = run.episodes.order_by("index")
+    owner = request.user.is_authenticated and run.submission.owner_id == request.user.pk
     return render(
         request,
         "leaderboard/run.html",
-        {"run": run, "episodes": episodes, "run_data": RunSerializer(run).data, "waiting": _waiting_reason(run)},
+        {
+            "run": run, "episodes": episodes, "run_data": RunSerializer(run).data, "waiting": _waiting_reason(run),
+            "error_groups": run_error_groups(run) if run.episodes_failed else [], "is_owner": owner,
+            "run_terminal_statuses": Run.TERMINAL,
+        },
     )
 
 

@@ -253,6 +253,14 @@ class HTTPModelClient(abc.ABC):
         shown = f", model={model!r}" if model is not None else ""
         return f"{type(self).__name__}(url={self.url!r}{shown})"
 
+    def set_timeout(self, seconds: float) -> None:
+        """Change the per-attempt timeout for the next calls (arena.clients.limits
+        adapts it to the endpoint's measured latency); the whole-attempt deadline keeps
+        its ratio to it."""
+        ratio = self.total_timeout_seconds / self.timeout_seconds if self.timeout_seconds else 2.0
+        self.timeout_seconds = seconds
+        self.total_timeout_seconds = seconds * ratio
+
     # --- lifecycle ---------------------------------------------------------------------
 
     async def aclose(self) -> None:
@@ -383,7 +391,8 @@ class HTTPModelClient(abc.ABC):
         try:
             async with asyncio.timeout(self.total_timeout_seconds):
                 async with self._http.stream(
-                    "POST", self.url, content=payload, headers=self._attempt_headers(payload)
+                    "POST", self.url, content=payload, headers=self._attempt_headers(payload),
+                    timeout=httpx.Timeout(self.timeout_seconds),
                 ) as response:
                     status = response.status_code
                     if 300 <= status < 400:
