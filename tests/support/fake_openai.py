@@ -5,15 +5,28 @@
         ... call server.base_url ...
         server.requests[0].json["messages"]
 
-Queued faults are used one per request, in order; once the queue is empty every request
-gets the default answer from a "player" that picks the first legal move it finds in the
-last user message (a line mentioning "legal" followed by a line "a1, b2, c3"), or
-"Action: <default_action>" if there is no such list.
+Queued faults are used one per completion request, in order; once the queue is empty
+every request gets the default answer from a "player" that picks the first legal move it
+finds in the last user message (a line mentioning "legal" followed by a line
+"a1, b2, c3"), or "Action: <default_action>" if there is no such list.
+
+Options that make the fake behave like a real model server (all off by default):
+
+    FakeOpenAIServer(
+        models=["m", {"id": "n", "max_model_len": 8192}],  # GET /v1/models (vLLM-style
+                                     # entries); a completion naming another model is a 404
+        props_n_ctx=4096,            # GET /props answers like llama.cpp's server
+        context_window=4096,         # prompt (~4 characters per token, 85 tokens per
+                                     # image) plus max_tokens beyond it: llama.cpp's HTTP 400
+        accepts_images=False,        # an image part: llama.cpp's HTTP 500 (no mmproj)
+        api_key="sk-...",            # any other bearer token: HTTP 401, GETs included
+    )
 
 The wire format lives in a few overridable methods of FakeOpenAIServer (`handles`,
 `authorize`, `completion`, `empty_answer`, `error_payload`, `malformed_payload`,
-`oversized_payload`), so tests/support/fake_providers.py reuses the server, the handler
-and the Fault mechanism for other providers' formats.
+`oversized_payload`, `get_answer`, `requested_model`, `measure`, `unknown_model`,
+`image_refusal`, `context_exceeded`), so tests/support/fake_providers.py reuses the
+server, the handler and the Fault mechanism for other providers' formats.
 """
 
 from __future__ import annotations
@@ -22,6 +35,7 @@ import collections
 import dataclasses
 import itertools
 import json
+import math
 import socket
 import struct
 import threading
@@ -141,13 +155,43 @@ def legal_moves(text: str) -> list[str]:
     return found
 
 
+# What llama.cpp's server answers (HTTP 500) to an image part when it runs without a
+# vision projector, and its HTTP 400 for a request beyond the context window.
+LLAMACPP_IMAGE_ERROR = (
+    "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj"
+)
+# A fixed cost per image, about what small vision models spend on a tiny picture.
+IMAGE_TOKENS = 85
+
+
+def estimated_tokens(chars: int, images: int) -> int:
+    """The fakes' token count: about four characters per token, a fixed cost per image."""
+    return math.ceil(chars / 4) + images * IMAGE_TOKENS
+
+
 class FakeOpenAIServer:
     """A threaded HTTP server on 127.0.0.1 that speaks /v1/chat/completions."""
 
-    def __init__(self, default_action: str = "up", latency: float = 0.0, model: str = "fake-model"):
+    def __init__(
+        self,
+        default_action: str = "up",
+        latency: float = 0.0,
+        model: str = "fake-model",
+        *,
+        models: list[str | dict] | None = None,
+        props_n_ctx: int | None = None,
+        context_window: int | None = None,
+        accepts_images: bool = True,
+        api_key: str | None = None,
+    ):
         self.default_action = default_action
         self.latency = latency
         self.model = model
+        self.models = models
+        self.props_n_ctx = props_n_ctx
+        self.context_window = context_window
+        self.accepts_images = accepts_images
+        self.api_key = api_key
         self._lock = threading.Lock()
         self._faults: collections.deque[Fault] = collections.deque()
         self._requests: list[RecordedRequest] = []
@@ -215,10 +259,11 @@ class FakeOpenAIServer:
 
     # --- used by the handler ------------------------------------------------------------
 
-    def _record(self, request: RecordedRequest) -> Fault | None:
+    def _record(self, request: RecordedRequest, takes_fault: bool = True) -> Fault | None:
+        """Keep `request`; the next queued fault if it is a completion request."""
         with self._lock:
             self._requests.append(request)
-            return self._faults.popleft() if self._faults else None
+            return self._faults.popleft() if takes_fault and self._faults else None
 
     def _sleep(self, seconds: float) -> None:
         if seconds > 0:
@@ -232,6 +277,97 @@ class FakeOpenAIServer:
 
     def authorize(self, request: RecordedRequest) -> tuple[int, Any] | None:
         """(status, payload) to refuse the request with, or None to serve it."""
+        if self.api_key is not None and request.headers.get("authorization") != f"Bearer {self.api_key}":
+            return 401, {"error": {"code": 401, "message": "Invalid API Key", "type": "authentication_error"}}
+        return None
+
+    # --- model metadata (GET routes) ---------------------------------------------------
+
+    def listed_models(self) -> list[dict]:
+        """The configured models as dicts with at least an "id"."""
+        entries = self.models if self.models is not None else [self.model]
+        return [entry if isinstance(entry, dict) else {"id": entry} for entry in entries]
+
+    def model_ids(self) -> list[str]:
+        return [entry["id"] for entry in self.listed_models()]
+
+    def get_answer(self, path: str) -> tuple[int, Any]:
+        """(status, payload) for a GET to `path`."""
+        path = path.split("?")[0].rstrip("/")
+        if path.endswith("/models"):
+            data = [{"object": "model", "owned_by": "fake", **entry} for entry in self.listed_models()]
+            return 200, {"object": "list", "data": data}
+        if path == "/props" and self.props_n_ctx is not None:
+            return 200, {
+                "default_generation_settings": {"id": 0, "n_ctx": self.props_n_ctx, "params": {"n_predict": -1}},
+                "total_slots": 1,
+                "model_path": f"models/{self.model}.gguf",
+                "modalities": {"vision": self.accepts_images, "audio": False},
+                "build_info": "fake",
+            }
+        return 404, self.error_payload(404, f"File Not Found: {path}")
+
+    # --- what a real server refuses ----------------------------------------------------
+
+    def requested_model(self, path: str, body: Any) -> str | None:
+        return body.get("model") if isinstance(body, dict) else None
+
+    def measure(self, body: Any) -> tuple[int, int, int]:
+        """(characters of text, number of images, max_tokens) of a completion request."""
+        chars = images = 0
+        messages = body.get("messages", []) if isinstance(body, dict) else []
+        for message in messages:
+            content = message.get("content") if isinstance(message, dict) else None
+            if isinstance(content, str):
+                chars += len(content)
+            elif isinstance(content, list):
+                for part in content:
+                    if not isinstance(part, dict):
+                        continue
+                    if part.get("type") == "image_url":
+                        images += 1
+                    elif isinstance(part.get("text"), str):
+                        chars += len(part["text"])
+        limit = None
+        if isinstance(body, dict):
+            limit = body.get("max_tokens") or body.get("max_completion_tokens")
+        return chars, images, limit if isinstance(limit, int) else 0
+
+    def unknown_model(self, model: str) -> tuple[int, Any]:
+        """vLLM's answer to a model it does not serve."""
+        return 404, {
+            "error": {"message": f"The model `{model}` does not exist.", "type": "NotFoundError", "code": 404}
+        }
+
+    def image_refusal(self) -> tuple[int, Any]:
+        return 500, {"error": {"code": 500, "message": LLAMACPP_IMAGE_ERROR, "type": "server_error"}}
+
+    def context_exceeded(self, needed: int) -> tuple[int, Any]:
+        window = self.context_window
+        return 400, {
+            "error": {
+                "code": 400,
+                "message": f"request ({needed} tokens) exceeds the available context size ({window} tokens), "
+                "try increasing it",
+                "type": "exceed_context_size_error",
+                "n_prompt_tokens": needed,
+                "n_ctx": window,
+            }
+        }
+
+    def refusal(self, path: str, body: Any) -> tuple[int, Any] | None:
+        """(status, payload) for a completion request a real server would refuse: an
+        unknown model, an image for a text-only model, a prompt beyond the window."""
+        model = self.requested_model(path, body)
+        if self.models is not None and model is not None and model not in self.model_ids():
+            return self.unknown_model(model)
+        chars, images, max_tokens = self.measure(body)
+        if images and not self.accepts_images:
+            return self.image_refusal()
+        if self.context_window is not None:
+            needed = estimated_tokens(chars, images) + max_tokens
+            if needed > self.context_window:
+                return self.context_exceeded(needed)
         return None
 
     def player_text(self, prompt: str) -> str:
@@ -325,30 +461,38 @@ class _Handler(BaseHTTPRequestHandler):
 
     # --- routes -----------------------------------------------------------------------
 
-    def do_GET(self) -> None:
-        if self.path.rstrip("/").endswith("/models"):
-            self._send_json(200, {"object": "list", "data": [{"id": self.fake.model, "object": "model"}]})
-        else:
-            self._send_json(404, {"error": {"message": "not found"}})
-
-    def do_POST(self) -> None:
-        raw = self._read_body()
+    def _request(self, method: str, raw: bytes = b"") -> RecordedRequest:
         try:
             body = json.loads(raw) if raw else None
         except ValueError:
             body = None
-        request = RecordedRequest(
-            method="POST",
+        return RecordedRequest(
+            method=method,
             path=self.path,
             headers={name.lower(): value for name, value in self.headers.items()},
             json=body,
             raw=raw,
         )
-        fault = self.fake._record(request)
+
+    def do_GET(self) -> None:
+        request = self._request("GET")
+        self.fake._record(request, takes_fault=False)
+        refusal = self.fake.authorize(request)
+        if refusal is not None:
+            self._send_json(*refusal)
+            return
+        self._send_json(*self.fake.get_answer(self.path))
+
+    def do_POST(self) -> None:
+        request = self._request("POST", self._read_body())
+        body = request.json
+        # Scripted faults are for completion requests; a POST elsewhere (e.g. Ollama's
+        # /api/show, which this fake does not have) leaves them queued.
+        fault = self.fake._record(request, takes_fault=self.fake.handles(self.path))
         if not self.fake.handles(self.path):
             self._send_json(404, self.fake.error_payload(404, f"no route for {self.path}"))
             return
-        refusal = self.fake.authorize(request)
+        refusal = self.fake.authorize(request) or self.fake.refusal(self.path, body)
         if refusal is not None:
             self._send_json(*refusal)
             return

@@ -14,6 +14,11 @@ same way against each of them:
 The default player is the same as the OpenAI fake's: the first legal move listed in
 the last user message, or "Action: <default_action>". The agent fake picks the first
 of ``legal_actions`` instead.
+
+The OpenAI fake's model-server options work here too, in each provider's own words:
+`models` (entries are names or dicts of the provider's model fields, served by its
+models endpoints; a completion for another model is that provider's 404),
+`context_window` and `accepts_images`.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import time
+import urllib.parse
 from typing import Any
 
 from tests.support.fake_openai import FakeOpenAIServer, Fault, RecordedRequest, message_text
@@ -59,6 +65,52 @@ class FakeAnthropicServer(FakeOpenAIServer):
             529: "overloaded_error",
         }.get(status, "api_error")
         return {"type": "error", "error": {"type": kind, "message": message}}
+
+    def get_answer(self, path: str) -> tuple[int, Any]:
+        """GET /v1/models (one page) and GET /v1/models/{model_id}."""
+        path = urllib.parse.unquote(path.split("?")[0].rstrip("/"))
+        entries = [
+            {"type": "model", "display_name": entry["id"], "created_at": "2025-01-01T00:00:00Z", **entry}
+            for entry in self.listed_models()
+        ]
+        if path == "/v1/models":
+            first, last = (entries[0]["id"], entries[-1]["id"]) if entries else (None, None)
+            return 200, {"data": entries, "has_more": False, "first_id": first, "last_id": last}
+        if path.startswith("/v1/models/"):
+            wanted = path.removeprefix("/v1/models/")
+            for entry in entries:
+                if entry["id"] == wanted:
+                    return 200, entry
+            return 404, self.error_payload(404, f"model: {wanted}")
+        return 404, self.error_payload(404, "Not found")
+
+    def measure(self, body: Any) -> tuple[int, int, int]:
+        chars = images = 0
+        if not isinstance(body, dict):
+            return 0, 0, 0
+        system = body.get("system")
+        chars += len(system) if isinstance(system, str) else 0
+        for message in body.get("messages", []):
+            content = message.get("content") if isinstance(message, dict) else None
+            if isinstance(content, str):
+                chars += len(content)
+                continue
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "image":
+                    images += 1
+                elif isinstance(block, dict) and isinstance(block.get("text"), str):
+                    chars += len(block["text"])
+        limit = body.get("max_tokens")
+        return chars, images, limit if isinstance(limit, int) else 0
+
+    def unknown_model(self, model: str) -> tuple[int, Any]:
+        return 404, self.error_payload(404, f"model: {model}")
+
+    def image_refusal(self) -> tuple[int, Any]:
+        return 400, self.error_payload(400, f"{self.model} does not support image input.")
+
+    def context_exceeded(self, needed: int) -> tuple[int, Any]:
+        return 400, self.error_payload(400, f"prompt is too long: {needed} tokens > {self.context_window} maximum")
 
     def malformed_payload(self) -> bytes:
         return b'{"id": "msg_broken", "type": "message", "content": [{"type": "te'
@@ -139,6 +191,64 @@ class FakeGeminiServer(FakeOpenAIServer):
             503: "UNAVAILABLE",
         }.get(status, "INTERNAL")
         return {"error": {"code": status, "message": message, "status": state}}
+
+    def get_answer(self, path: str) -> tuple[int, Any]:
+        """GET /v1beta/models (one page) and GET /v1beta/models/{model}."""
+        path = urllib.parse.unquote(path.split("?")[0].rstrip("/"))
+        entries = []
+        for entry in self.listed_models():
+            fields = {key: value for key, value in entry.items() if key != "id"}
+            entries.append({
+                "name": f"models/{entry['id']}",
+                "displayName": entry["id"],
+                "supportedGenerationMethods": ["generateContent", "countTokens"],
+                **fields,
+            })
+        if path == "/v1beta/models":
+            return 200, {"models": entries}
+        if path.startswith("/v1beta/models/"):
+            wanted = path.removeprefix("/v1beta/")
+            for entry in entries:
+                if entry["name"] == wanted:
+                    return 200, entry
+            return 404, self.error_payload(404, f"{wanted} is not found for API version v1beta")
+        return 404, self.error_payload(404, "Not found")
+
+    def requested_model(self, path: str, body: Any) -> str | None:
+        resource = urllib.parse.unquote(path.split("?")[0]).removeprefix("/v1beta/models/")
+        return resource.split(":", 1)[0]
+
+    def measure(self, body: Any) -> tuple[int, int, int]:
+        if not isinstance(body, dict):
+            return 0, 0, 0
+        chars = len(_gemini_text(body.get("systemInstruction")))
+        images = 0
+        for content in body.get("contents", []):
+            parts = content.get("parts", []) if isinstance(content, dict) else []
+            for part in parts:
+                if isinstance(part, dict) and "inlineData" in part:
+                    images += 1
+                elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                    chars += len(part["text"])
+        config = body.get("generationConfig") if isinstance(body.get("generationConfig"), dict) else {}
+        limit = config.get("maxOutputTokens")
+        return chars, images, limit if isinstance(limit, int) else 0
+
+    def unknown_model(self, model: str) -> tuple[int, Any]:
+        return 404, self.error_payload(
+            404,
+            f"models/{model} is not found for API version v1beta, or is not supported for generateContent. "
+            "Call ListModels to see the list of available models and their supported methods.",
+        )
+
+    def image_refusal(self) -> tuple[int, Any]:
+        return 400, self.error_payload(400, f"Image input modality is not enabled for models/{self.model}")
+
+    def context_exceeded(self, needed: int) -> tuple[int, Any]:
+        return 400, self.error_payload(
+            400,
+            f"The input token count ({needed}) exceeds the maximum number of tokens allowed ({self.context_window}).",
+        )
 
     def malformed_payload(self) -> bytes:
         return b'{"candidates": [{"content": {"parts": [{"text": "Act'
