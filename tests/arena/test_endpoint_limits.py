@@ -1,0 +1,38 @@
+"""One endpoint is never sent more calls at once than its submission allows, and slow
+endpoints get more time instead of timeouts."""
+
+import asyncio
+
+from arena.clients.limits import MAX_TIMEOUT_SECONDS, EndpointGate, gate_for
+
+
+def test_no_more_calls_are_in_flight_than_the_limit():
+    async def main():
+        gate = gate_for("http://127.0.0.1:8080/v1", 2)
+        in_flight, peak = 0, 0
+
+        async def call():
+            nonlocal in_flight, peak
+            async with gate.slot():
+                in_flight += 1
+                peak = max(peak, in_flight)
+                await asyncio.sleep(0.01)
+                in_flight -= 1
+
+        await asyncio.gather(*(call() for _ in range(10)))
+        return peak, gate_for("http://127.0.0.1:8080/v1", 64) is gate
+
+    peak, shared = asyncio.run(main())
+    assert peak == 2
+    assert shared  # a second submission on the same server shares its gate
+
+
+def test_the_timeout_grows_with_the_latency_the_endpoint_has_shown():
+    gate = EndpointGate(limit=4)
+    assert gate.timeout(120.0) == 120.0  # no measurements yet: the operator's setting
+    for _ in range(10):
+        gate.record(30_000.0)  # a one-slot server taking 30 s per call
+    assert gate.timeout(120.0) == 240.0  # 2 × 4 in flight × 30 s
+    for _ in range(50):
+        gate.record(600_000.0)
+    assert gate.timeout(120.0) == MAX_TIMEOUT_SECONDS
