@@ -1,0 +1,504 @@
+"""The endpoint probe: find out what an endpoint can do before any episode is played.
+
+`probe_endpoint` makes a handful of small requests, in this order, and stops at the
+first one that shows the submission cannot work (that becomes a field error):
+
+1. the model's metadata: GET {base}/models for OpenAI-compatible servers, GET
+   /v1/models/{model} for Anthropic, GET /v1beta/models/{model} for Gemini. No answer
+   at all means the base URL is wrong or unreachable; 401/403 means the key; a model
+   that the list does not contain is remembered (step 2 decides);
+2. a one-token completion with the given key, through the arena's own client (the
+   same URL guard, redirect refusal, size cap and redaction as during play; one retry).
+   Its wall time is `latency_ms`. A model missing from the list that still answers is
+   fine (llama.cpp's server answers to any model name); one that does not is a model
+   error listing the names the server offers;
+3. OpenAI-compatible servers only: their own context metadata, asked after step 2 so
+   that Ollama has loaded the model (llama.cpp GET /props, Ollama POST /api/show and
+   GET /api/ps). A metadata request that fails only means the next source is tried;
+4. the generation speed: the same prompt again with max_tokens 16. Both answers carry
+   the same prompt-processing and network overhead, so the extra tokens over the extra
+   time is the decoding speed: tokens_per_second = (tokens₁₆ − tokens₁) / (t₁₆ − t₁).
+   When that difference is too small to measure (a model that stopped early, a noisy
+   network), tokens₁₆ / t₁₆ is used instead, which errs low;
+5. whether images are accepted: an 8×8 PNG as an OpenAI-style image_url part (the
+   Anthropic and Gemini clients convert it), max_tokens 1, no retry. An answer means
+   yes; an error that `is_image_refusal` recognises means no; anything else, or no
+   request, leaves it to the server's metadata (llama.cpp's modalities, Ollama's
+   capabilities, OpenRouter's input modalities, Anthropic's capabilities), else None.
+
+The context window comes from the server where it says what it runs with, else from
+the submitter's stated value (capped by the model's maximum where the server gives
+one), else a safe default (see arena.probe.context). Agent endpoints are only checked
+against the URL guard.
+
+Every message is run through `redact` with the API key before it is returned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import concurrent.futures
+import difflib
+import functools
+import re
+
+import httpx
+from PIL import Image
+
+from arena.clients.anthropic import ANTHROPIC_VERSION, AnthropicClient
+from arena.clients.base import ModelCallError, ModelReply, redact
+from arena.clients.gemini import GeminiClient
+from arena.clients.openai_compat import OpenAICompatibleClient
+from arena.probe import lookups
+from arena.probe.classify import is_image_refusal
+from arena.probe.context import choose_context_window
+from arena.probe.lookups import ServerFacts, is_key_problem
+from arena.probe.result import MAX_MODELS_LISTED, ProbeResult
+from arena.probe.servers import MetadataReader
+from arena.urlguard import PUBLIC_ONLY, GuardedTransport, UnsafeURL, check_url, parse_url
+from envs.render import encode_png
+
+# The values of Submission.PROVIDER_* (this module stays free of Django models).
+OPENAI, ANTHROPIC, GEMINI, AGENT = "openai", "anthropic", "gemini", "agent"
+PROVIDERS = (OPENAI, ANTHROPIC, GEMINI, AGENT)
+
+# Metadata beyond the first request is optional: a slow answer is not worth waiting for.
+METADATA_TIMEOUT_SECONDS = 5.0
+THROUGHPUT_TOKENS = 16
+# Asks for more than 16 tokens of easy output, so the 16-token call uses all of them.
+PROBE_MESSAGES = [{"role": "user", "content": "Count from 1 to 40, separated by spaces."}]
+IMAGE_QUESTION = "What colour is this picture? Answer with one word."
+MODEL_NAMES_IN_ERROR = 8
+
+_MODEL_PROBLEM = re.compile(
+    r"\bmodel\b.{0,80}?\b(?:not found|does not exist|not exist|unknown|invalid|not supported|no such)"
+    r"|\b(?:unknown|invalid|unsupported) model|not a valid model",
+    re.IGNORECASE,
+)
+# The client's retry bookkeeping, which says nothing to the person reading a probe.
+_GAVE_UP = re.compile(r"\s*\(gave up after \d+ attempts?\)")
+# "The model endpoint answered HTTP 404 (check the base URL and the model name): <the
+# server's words>": the client's own hint must not count as the server naming the model.
+_SERVER_WORDS = re.compile(r"answered HTTP \d{3}(?: \([^)]*\))?: (.*)$", re.DOTALL)
+
+
+@functools.cache
+def tiny_png_data_url() -> str:
+    """An 8×8 red square as a data: URL (about 80 bytes of PNG)."""
+    png = encode_png(Image.new("RGB", (8, 8), (200, 40, 40)))
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def _sentence(text: str) -> str:
+    """`text` without retry bookkeeping or a trailing full stop, to quote in a sentence."""
+    return _GAVE_UP.sub("", text).strip().rstrip(".")
+
+
+def _server_words(message: str) -> str | None:
+    """The part of a client's error message that quotes the server, if there is one."""
+    match = _SERVER_WORDS.search(message)
+    return match.group(1) if match else None
+
+
+def _quote(exc: ModelCallError) -> str:
+    """What went wrong with a call, briefly: "HTTP 500: <the server's words>", or the
+    client's own description when no HTTP answer came."""
+    words = _server_words(exc.message)
+    if exc.http_status is not None and words is not None:
+        return _sentence(f"HTTP {exc.http_status}: {words}")
+    return _sentence(exc.message)
+
+
+def _answered(exc: ModelCallError) -> bool:
+    """A 2xx without usable text (a reasoning model that spent its one token thinking):
+    the endpoint, the key and the model all worked."""
+    return exc.http_status is not None and 200 <= exc.http_status < 300
+
+
+async def probe_endpoint(
+    *,
+    provider: str,
+    base_url: str,
+    api_key: str,
+    model: str,
+    stated_context_window: int | None = None,
+    allow_loopback: bool = False,
+    timeout_seconds: float = 10.0,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> ProbeResult:
+    """Probe one endpoint (see the module docstring). Never raises for what the
+    endpoint does; ValueError for a provider the arena does not know.
+
+    `transport` replaces the URL guard's transport (tests); it is closed at the end.
+    """
+    if provider not in PROVIDERS:
+        raise ValueError(f"unknown provider {provider!r}; expected one of {', '.join(PROVIDERS)}")
+    probe = _Probe(
+        provider=provider,
+        base_url=(base_url or "").strip(),
+        api_key=api_key or "",
+        model=(model or "").strip(),
+        stated_context_window=stated_context_window,
+        allow_loopback=allow_loopback,
+        timeout_seconds=timeout_seconds,
+        transport=transport,
+    )
+    try:
+        await probe.run()
+    finally:
+        await probe.aclose()
+    return probe.finish()
+
+
+def probe_endpoint_sync(
+    *,
+    provider: str,
+    base_url: str,
+    api_key: str,
+    model: str,
+    stated_context_window: int | None = None,
+    allow_loopback: bool = False,
+    timeout_seconds: float = 10.0,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> ProbeResult:
+    """`probe_endpoint` for synchronous code, e.g. a form's clean().
+
+    Where no event loop runs in this thread (a WSGI request, a sync view under ASGI,
+    which Django runs in a worker thread, a management command) the probe gets a loop
+    of its own. Where one does run (sync code called from a coroutine), a second loop
+    cannot start in this thread, so the probe runs in a short-lived thread instead; the
+    caller blocks either way, as synchronous code does.
+    """
+    options = dict(
+        provider=provider,
+        base_url=base_url,
+        api_key=api_key,
+        model=model,
+        stated_context_window=stated_context_window,
+        allow_loopback=allow_loopback,
+        timeout_seconds=timeout_seconds,
+        transport=transport,
+    )
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(probe_endpoint(**options))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="probe") as pool:
+        return pool.submit(lambda: asyncio.run(probe_endpoint(**options))).result()
+
+
+class _Probe:
+    """One probe's requests, and what they showed."""
+
+    def __init__(
+        self,
+        *,
+        provider: str,
+        base_url: str,
+        api_key: str,
+        model: str,
+        stated_context_window: int | None,
+        allow_loopback: bool,
+        timeout_seconds: float,
+        transport: httpx.AsyncBaseTransport | None,
+    ) -> None:
+        self.provider = provider
+        self.base_url = base_url
+        self.api_key = api_key
+        self.model = model
+        self.stated = stated_context_window if stated_context_window and stated_context_window > 0 else None
+        self.allow_loopback = allow_loopback
+        self.timeout = timeout_seconds
+        self.metadata_timeout = min(timeout_seconds, METADATA_TIMEOUT_SECONDS)
+        self._given_transport = transport
+        self.transport: httpx.AsyncBaseTransport | None = None
+        self.reader: MetadataReader | None = None
+        self._clients: list = []
+        self.result = ProbeResult(provider=provider)
+        self.facts = ServerFacts()
+        self.first_reply: ModelReply | None = None
+        self.context_decided = False
+
+    # --- the sequence ----------------------------------------------------------------
+
+    async def run(self) -> None:
+        try:
+            parse_url(self.base_url)
+        except UnsafeURL as exc:
+            self.blame("base_url", f"{_sentence(str(exc))}.")
+            return
+        if self.provider == AGENT:
+            await self.check_agent_address()
+            return
+        if not self.model:
+            self.blame("model", "Enter the name of the model the endpoint should run.")
+            return
+        self.transport = self._given_transport or GuardedTransport(
+            self.allow_loopback, limits=httpx.Limits(max_connections=4, max_keepalive_connections=4)
+        )
+        self.reader = MetadataReader(
+            self.transport, headers=self.metadata_headers(), secrets=[self.api_key], timeout_seconds=self.timeout
+        )
+        if not await self.look_up_model():
+            return
+        if not await self.complete_one_token():
+            return
+        if self.provider == OPENAI and (self.facts.context is None or not self.facts.context.exact):
+            await lookups.read_server_context(self.reader, self.base_url, self.model, self.facts, self.metadata_timeout)
+        self.decide_context_window()
+        await self.measure_throughput()
+        await self.check_images()
+
+    async def aclose(self) -> None:
+        for client in self._clients:
+            await client.aclose()
+        if self.reader is not None:
+            await self.reader.aclose()
+        if self.transport is not None:
+            await self.transport.aclose()
+
+    def finish(self) -> ProbeResult:
+        result = self.result
+        # A probe that stopped early still fills in the window, without talking about it.
+        self.decide_context_window(say_why=False)
+        result.ok = not result.field_errors
+        secret = self.api_key
+        result.field_errors = {field: redact(text, secret) for field, text in result.field_errors.items()}
+        result.notes = [redact(text, secret) for text in result.notes]
+        result.models_listed = [redact(name, secret) for name in result.models_listed]
+        return result
+
+    # --- recording findings ------------------------------------------------------------
+
+    def blame(self, field: str, message: str) -> None:
+        self.result.field_errors.setdefault(field, message)
+
+    def note(self, text: str) -> None:
+        self.result.notes.append(text)
+
+    def blame_unreachable(self, detail: str, refused_by_guard: bool) -> None:
+        if refused_by_guard:
+            self.blame("base_url", f"The arena will not call this address: {_sentence(detail)}.")
+            return
+        self.blame(
+            "base_url",
+            f"The arena could not reach the endpoint ({_sentence(detail)}). Check that the server is running "
+            "and reachable from the arena, and that the URL is right (OpenAI-compatible servers usually end "
+            "in /v1).",
+        )
+
+    def blame_key(self, detail: str) -> None:
+        if not self.api_key:
+            self.blame("api_key", f"The endpoint asks for an API key ({_sentence(detail)}). Enter the key.")
+            return
+        self.blame(
+            "api_key",
+            f"The endpoint refused the API key ({_sentence(detail)}). Check that the key is right, active, "
+            "and allowed to use this model.",
+        )
+
+    def unknown_model_message(self, detail: str = "") -> str:
+        text = f"The endpoint does not serve a model called “{self.model}”."
+        names = self.result.models_listed
+        if names:
+            shown = ", ".join(names[:MODEL_NAMES_IN_ERROR])
+            more = len(self.facts.model_names or names) - min(len(names), MODEL_NAMES_IN_ERROR)
+            text += f" It offers: {shown}" + (f" and {more:,} more." if more > 0 else ".")
+        else:
+            text += " Check the exact name the server expects."
+        if detail:
+            text += f" ({_sentence(detail)}.)"
+        return text
+
+    def decide_context_window(self, say_why: bool = True) -> None:
+        if self.context_decided:
+            return
+        self.context_decided = True
+        facts = self.facts
+        choice = choose_context_window(
+            context=facts.context,
+            ceiling=facts.ceiling,
+            stated=self.stated,
+            fallback=facts.fallback_context,
+            fallback_reason=facts.fallback_reason,
+        )
+        self.result.context_window = choice.window
+        self.result.context_window_source = choice.source
+        self.result.context_window_server = choice.server
+        if say_why:
+            self.result.notes.extend(choice.notes)
+
+    # --- agent endpoints ---------------------------------------------------------------
+
+    async def check_agent_address(self) -> None:
+        try:
+            await asyncio.to_thread(check_url, self.base_url, self.allow_loopback)
+        except UnsafeURL as exc:
+            self.blame("base_url", f"{_sentence(str(exc))}.")
+            return
+        self.note(
+            "Agent endpoints are not probed beyond the address check: the arena only sends them signed "
+            "step requests, when episodes are played."
+        )
+
+    # --- step 1: the model's metadata --------------------------------------------------
+
+    def metadata_headers(self) -> dict[str, str]:
+        if self.provider == ANTHROPIC:
+            headers = {"anthropic-version": ANTHROPIC_VERSION}
+            if self.api_key:
+                headers["x-api-key"] = self.api_key
+            return headers
+        if self.provider == GEMINI:
+            return {"x-goog-api-key": self.api_key} if self.api_key else {}
+        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+    async def look_up_model(self) -> bool:
+        """Step 1; False when its answer already shows the submission cannot work."""
+        if self.provider == ANTHROPIC:
+            facts = await lookups.look_up_anthropic(self.reader, self.base_url, self.model, self.metadata_timeout)
+        elif self.provider == GEMINI:
+            facts = await lookups.look_up_gemini(self.reader, self.base_url, self.model, self.metadata_timeout)
+        else:
+            facts = await lookups.look_up_openai(self.reader, self.base_url, self.model)
+        self.facts = facts
+        self.result.notes.extend(facts.notes)
+        self.result.model_found = facts.model_found
+        if facts.model_names is not None:
+            # The names most like the one asked for come first (a typo shows its correction).
+            close = difflib.get_close_matches(self.model, facts.model_names, n=5, cutoff=0.5)
+            ordered = close + [name for name in facts.model_names if name not in close]
+            self.result.models_listed = ordered[:MAX_MODELS_LISTED]
+        if facts.unreachable is not None:
+            self.blame_unreachable(facts.unreachable.problem, facts.unreachable.refused_by_guard)
+        elif facts.key_refused is not None:
+            self.blame_key(facts.key_refused.describe())
+        return not facts.stops_probe
+
+    # --- step 2: one token -------------------------------------------------------------
+
+    def client(self, max_tokens: int, retries: int):
+        """A model client like the ones that play, on the probe's transport."""
+        options = dict(
+            api_key=self.api_key,
+            model=self.model,
+            temperature=0.0,
+            max_tokens=max_tokens,
+            timeout_seconds=self.timeout,
+            total_timeout_seconds=self.timeout,
+            max_retries=retries,
+            backoff_base_seconds=0.5,
+            max_wait_seconds=2.0,
+            malformed_retries=0,
+            transport=self.transport,
+        )
+        kind = {OPENAI: OpenAICompatibleClient, ANTHROPIC: AnthropicClient, GEMINI: GeminiClient}[self.provider]
+        client = kind(base_url=self.base_url, **options)
+        self._clients.append(client)
+        return client
+
+    async def complete_one_token(self) -> bool:
+        """Step 2; False (with a field error) when the endpoint cannot answer."""
+        try:
+            reply = await self.client(max_tokens=1, retries=1).complete(PROBE_MESSAGES)
+        except ModelCallError as exc:
+            if not _answered(exc):
+                self.blame_completion(exc)
+                return False
+            self.result.latency_ms = round(exc.latency_ms, 1) if exc.latency_ms else None
+            self.note(f"The endpoint answered a one-token request, without text ({_quote(exc)}).")
+        else:
+            self.first_reply = reply
+            self.result.latency_ms = round(reply.latency_ms, 1)
+            self.note(f"A one-token answer took {reply.latency_ms:,.0f} ms.")
+        if self.result.model_found is False:
+            why = " (llama.cpp's server, for one, serves its model under any name)" if self.provider == OPENAI else ""
+            self.note(f"The endpoint does not list “{self.model}” but answered to that name{why}.")
+        return True
+
+    def blame_completion(self, exc: ModelCallError) -> None:
+        status, detail = exc.http_status, _quote(exc)
+        if status is None:
+            self.blame_unreachable(detail, refused_by_guard=PUBLIC_ONLY in detail)
+        elif is_key_problem(status, exc.message):
+            self.blame_key(detail)
+        elif status in (402, 429):
+            self.blame(
+                "api_key",
+                f"The endpoint turned the test request down for this key's credits or rate limits "
+                f"({_sentence(detail)}). Try again later, or check the account behind the key.",
+            )
+        elif self.result.model_found is False or (
+            status in (400, 404, 422) and _MODEL_PROBLEM.search(_server_words(exc.message) or exc.message)
+        ):
+            self.blame("model", self.unknown_model_message(detail))
+        elif status == 404:
+            self.blame(
+                "base_url",
+                f"There is no chat endpoint at this URL ({_sentence(detail)}). Check the base URL "
+                "(for OpenAI-compatible servers it usually ends in /v1).",
+            )
+        else:
+            self.blame(
+                "base_url",
+                f"The endpoint failed the one-token test request ({_sentence(detail)}). Check the URL "
+                "and the server's logs.",
+            )
+
+    # --- step 4: speed -----------------------------------------------------------------
+
+    async def measure_throughput(self) -> None:
+        if self.first_reply is None:
+            return
+        try:
+            reply = await self.client(max_tokens=THROUGHPUT_TOKENS, retries=0).complete(PROBE_MESSAGES)
+        except ModelCallError as exc:
+            self.note(f"The generation speed could not be measured ({_quote(exc)}).")
+            return
+        tokens = reply.tokens_out
+        if not tokens:
+            self.note("The endpoint does not report token counts, so its generation speed was not measured.")
+            return
+        first_tokens = self.first_reply.tokens_out or 1
+        extra_seconds = (reply.latency_ms - self.first_reply.latency_ms) / 1000.0
+        if tokens - first_tokens >= 4 and extra_seconds > 0:
+            speed = (tokens - first_tokens) / extra_seconds
+        else:  # too little difference to measure: the whole call, which errs low
+            speed = tokens / (reply.latency_ms / 1000.0)
+        self.result.tokens_per_second = round(speed, 1)
+        self.note(f"It generates about {speed:,.0f} tokens per second ({tokens} tokens in {reply.latency_ms:,.0f} ms).")
+
+    # --- step 5: images ----------------------------------------------------------------
+
+    async def check_images(self) -> None:
+        messages = [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": IMAGE_QUESTION},
+                    {"type": "image_url", "image_url": {"url": tiny_png_data_url()}},
+                ],
+            }
+        ]
+        verdict: bool | None = True
+        try:
+            await self.client(max_tokens=1, retries=0).complete(messages)
+        except ModelCallError as exc:
+            if _answered(exc):
+                verdict = True
+            elif is_image_refusal(exc.http_status, exc.message):
+                verdict = False
+                self.note(
+                    f"It refuses images ({_quote(exc)}). Image tasks need a model that accepts "
+                    "them (a llama.cpp server needs the model's --mmproj file)."
+                )
+            else:
+                verdict = None
+                self.note(f"The image test was inconclusive ({_quote(exc)}).")
+        if verdict is None and self.facts.image_hint is not None:
+            verdict, where = self.facts.image_hint
+            self.note(f"Going by {where}, it {'accepts' if verdict else 'does not accept'} images.")
+        elif verdict:
+            self.note("It accepts images.")
+        self.result.accepts_images = verdict
