@@ -18,9 +18,12 @@ class SignUpForm(UserCreationForm):
     pass
 
 
+DEFAULT_CONCURRENT_REQUESTS = 4
+
+
 def concurrent_requests_field():
     return forms.IntegerField(
-        initial=4, min_value=1, max_value=256, label="Concurrent requests",
+        required=False, initial=DEFAULT_CONCURRENT_REQUESTS, min_value=1, max_value=256, label="Concurrent requests",
         help_text="Calls in flight to this endpoint at once. A local server (llama.cpp, Ollama) with one slot "
         "queues the rest: keep 1–4 there; hosted APIs take 16–64.",
     )
@@ -100,6 +103,9 @@ class SubmissionForm(forms.Form):
 
     def clean_base_url(self):
         return validate_base_url(self.cleaned_data["base_url"])
+
+    def clean_max_concurrent_requests(self):
+        return self.cleaned_data.get("max_concurrent_requests") or DEFAULT_CONCURRENT_REQUESTS
 
     def clean(self):
         cleaned = super().clean()

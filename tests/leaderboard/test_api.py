@@ -60,8 +60,8 @@ def test_it_lists_tasks_with_their_formats():
     assert tasks["lmact/tictactoe"]["formats"] == ["ascii", "rgb"]
 
 
-def test_it_creates_a_submission_with_its_runs_and_never_returns_the_key(client_with_token):
-    response = client_with_token.post("/api/submissions/", _body(), format="json")
+def test_it_creates_a_submission_with_its_runs_and_never_returns_the_key(client_with_token, fake_model, allow_loopback):
+    response = client_with_token.post("/api/submissions/", _body(base_url=fake_model.base_url), format="json")
     assert response.status_code == 201, response.content
     data = response.json()
     assert "api_key" not in data and data["has_api_key"] is True
@@ -112,10 +112,21 @@ def test_a_malformed_body_gets_a_clear_error_and_creates_nothing(client_with_tok
     assert not Submission.objects.exists()
 
 
-def test_loopback_is_accepted_when_the_operator_allows_it(client_with_token, settings):
+def test_loopback_is_accepted_when_the_operator_allows_it(client_with_token, settings, fake_model):
     settings.ARENA_ALLOW_LOOPBACK = True
-    response = client_with_token.post("/api/submissions/", _body(base_url="http://127.0.0.1:8000/v1"), format="json")
+    response = client_with_token.post("/api/submissions/", _body(base_url=fake_model.base_url), format="json")
     assert response.status_code == 201, response.content
+    assert response.json()["endpoint_probe"]["ok"] is True
+
+
+def test_an_unknown_model_is_a_model_error_and_creates_nothing(client_with_token, allow_loopback):
+    from tests.support.fake_openai import FakeOpenAIServer
+
+    with FakeOpenAIServer(models=["llama-3-8b"]) as server:
+        response = client_with_token.post("/api/submissions/", _body(base_url=server.base_url), format="json")
+    assert response.status_code == 400
+    assert "model" in response.json() and "llama-3-8b" in json.dumps(response.json()["model"])
+    assert not Submission.objects.exists() and not Run.objects.exists()
 
 
 @pytest.mark.django_db(transaction=True)
