@@ -241,7 +241,17 @@ async def test_a_wrong_or_missing_key_is_an_api_key_error(given, expected):
 
     assert list(result.field_errors) == ["api_key"]
     assert expected in result.field_errors["api_key"] and "HTTP 401" in result.field_errors["api_key"]
-    assert paths(server) == ["GET /v1/models"]  # no completion was attempted
+    assert paths(server) == ["GET /v1/models", "POST /v1/chat/completions"]  # nothing after the refusal
+
+
+@pytest.mark.asyncio
+async def test_a_key_that_may_not_list_models_but_may_chat_is_accepted():
+    refused = (403, {"error": {"message": "You have insufficient permissions for this operation. Missing scopes: api.model.read."}})
+    transport = scripted({"GET /v1/models": refused, "POST /v1/chat/completions": lambda body: chat_answer()})
+    result = await probe("https://api.openai.test/v1", model="gpt-4o-mini", transport=transport)
+
+    assert result.ok and result.model_found is None
+    assert any("The key may not list the models (HTTP 403: You have insufficient permissions" in note for note in result.notes)
 
 
 @pytest.mark.asyncio
