@@ -113,7 +113,9 @@ async def look_up_openai(reader: MetadataReader, base_url: str, model: str) -> S
     return facts
 
 
-async def read_server_context(reader: MetadataReader, base_url: str, model: str, facts: ServerFacts, timeout: float) -> None:
+async def read_server_context(
+    reader: MetadataReader, base_url: str, model: str, facts: ServerFacts, timeout: float
+) -> None:
     """llama.cpp's /props, else Ollama's /api/show and /api/ps, into `facts`. Asked after
     the first completion, so that Ollama has loaded the model and /api/ps knows it."""
     root = server_root(base_url)
