@@ -23,8 +23,9 @@ class ServerFacts:
     """What the endpoint's metadata showed.
 
     `unreachable` holds the answer when no HTTP answer came at all, `key_refused` when
-    the key was turned down; either stops the probe. `model_names` is None when the
-    endpoint lists no models. `context` is a window the server says it runs with;
+    the key was turned down; either stops the probe. `listing_refused` holds a model
+    list refused to the key, which the completion then settles. `model_names` is None
+    when the endpoint lists no models. `context` is a window the server says it runs with;
     `ceiling` a model maximum it may run below, in which case `fallback_context` (and
     `fallback_reason`) say what to assume when the submitter states nothing.
     `image_hint` is (accepts images?, where that was read).
@@ -32,6 +33,7 @@ class ServerFacts:
 
     unreachable: Answer | None = None
     key_refused: Answer | None = None
+    listing_refused: Answer | None = None
     model_names: list[str] | None = None
     model_found: bool | None = None
     context: ContextFinding | None = None
@@ -84,6 +86,11 @@ async def look_up_openai(reader: MetadataReader, base_url: str, model: str) -> S
     """GET {base}/models: reachable? key accepted? model listed, with a context window?"""
     facts = ServerFacts()
     answer = await reader.get(openai_api_base(base_url) + "/models")
+    if answer.status in (401, 403):
+        # Not the last word on the key: OpenAI's restricted keys, for one, may be denied
+        # the model list and still be allowed to chat.
+        facts.listing_refused = answer
+        return facts
     if facts.take_status(answer):
         return facts
     entries = servers.listed_entries(answer.data) if answer.ok else None
@@ -106,7 +113,9 @@ async def look_up_openai(reader: MetadataReader, base_url: str, model: str) -> S
     return facts
 
 
-async def read_server_context(reader: MetadataReader, base_url: str, model: str, facts: ServerFacts, timeout: float) -> None:
+async def read_server_context(
+    reader: MetadataReader, base_url: str, model: str, facts: ServerFacts, timeout: float
+) -> None:
     """llama.cpp's /props, else Ollama's /api/show and /api/ps, into `facts`. Asked after
     the first completion, so that Ollama has loaded the model and /api/ps knows it."""
     root = server_root(base_url)

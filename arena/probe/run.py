@@ -412,6 +412,9 @@ class _Probe:
             self.first_reply = reply
             self.result.latency_ms = round(reply.latency_ms, 1)
             self.note(f"A one-token answer took {reply.latency_ms:,.0f} ms.")
+        refused = self.facts.listing_refused
+        if refused is not None:
+            self.note(f"The key may not list the models ({_sentence(refused.describe())}), but it can use this one.")
         if self.result.model_found is False:
             why = " (llama.cpp's server, for one, serves its model under any name)" if self.provider == OPENAI else ""
             self.note(f"The endpoint does not list “{self.model}” but answered to that name{why}.")

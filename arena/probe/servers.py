@@ -86,7 +86,12 @@ class MetadataReader:
         self.timeout_seconds = timeout_seconds
         self._http = httpx.AsyncClient(
             transport=transport,
-            headers={"Accept": "application/json", "Accept-Encoding": "identity", "User-Agent": "the-arena/1", **headers},
+            headers={
+                "Accept": "application/json",
+                "Accept-Encoding": "identity",  # so the size cap counts what is really read
+                "User-Agent": "the-arena/1",
+                **headers,
+            },
             timeout=httpx.Timeout(timeout_seconds),
             follow_redirects=False,  # every hop must be checked; see arena.urlguard
             trust_env=False,  # environment proxies would bypass the guard

@@ -161,7 +161,9 @@ async def test_ollama_without_a_loaded_context_is_assumed_small_unless_stated():
     assert (result.context_window, result.context_window_source, result.context_window_server) == (2048, "default", 131072)
     assert any("OLLAMA_CONTEXT_LENGTH" in note for note in result.notes)
 
-    stated = await probe("http://ollama.test:11434/v1", model="llama3.2", transport=scripted(routes), stated_context_window=32768)
+    stated = await probe(
+        "http://ollama.test:11434/v1", model="llama3.2", transport=scripted(routes), stated_context_window=32768
+    )
     assert (stated.context_window, stated.context_window_source) == (32768, "stated")
 
     routes["POST /api/show"] = {"model_info": {"llama.context_length": 131072}, "parameters": "num_ctx 16384"}
@@ -190,7 +192,9 @@ async def test_openrouter_gives_context_length_and_the_speed_is_measured():
 @pytest.mark.asyncio
 async def test_a_reasoning_model_that_answers_without_text_still_passes():
     thinking = {
-        "choices": [{"message": {"role": "assistant", "content": None, "reasoning_content": "Hmm"}, "finish_reason": "length"}]
+        "choices": [
+            {"message": {"role": "assistant", "content": None, "reasoning_content": "Hmm"}, "finish_reason": "length"}
+        ]
     }
     transport = scripted({"POST /v1/chat/completions": lambda body: thinking})
     result = await probe("http://reasoner.test/v1", transport=transport)
@@ -241,7 +245,18 @@ async def test_a_wrong_or_missing_key_is_an_api_key_error(given, expected):
 
     assert list(result.field_errors) == ["api_key"]
     assert expected in result.field_errors["api_key"] and "HTTP 401" in result.field_errors["api_key"]
-    assert paths(server) == ["GET /v1/models"]  # no completion was attempted
+    assert paths(server) == ["GET /v1/models", "POST /v1/chat/completions"]  # nothing after the refusal
+
+
+@pytest.mark.asyncio
+async def test_a_key_that_may_not_list_models_but_may_chat_is_accepted():
+    missing_scope = "You have insufficient permissions for this operation. Missing scopes: api.model.read."
+    refused = (403, {"error": {"message": missing_scope}})
+    transport = scripted({"GET /v1/models": refused, "POST /v1/chat/completions": lambda body: chat_answer()})
+    result = await probe("https://api.openai.test/v1", model="gpt-4o-mini", transport=transport)
+
+    assert result.ok and result.model_found is None
+    assert f"The key may not list the models (HTTP 403: {missing_scope[:-1]}), but it can use this one." in result.notes
 
 
 @pytest.mark.asyncio
@@ -298,7 +313,8 @@ async def test_the_api_key_appears_nowhere_in_the_result_even_when_the_server_ec
         if completion_status != 200:
             return completion_status, {"error": {"message": f"Incorrect API key provided: {KEY}"}}
         if has_image(body):
-            return 400, {"error": {"message": f"Invalid content type. image_url is only supported by certain models ({KEY})"}}
+            refusal = f"Invalid content type. image_url is only supported by certain models ({KEY})"
+            return 400, {"error": {"message": refusal}}
         return chat_answer(f"your key is {KEY}")
 
     transport = scripted({
@@ -467,7 +483,8 @@ def test_other_errors_are_neither_an_image_refusal_nor_a_context_overflow(status
 @pytest.mark.asyncio
 async def test_the_fake_servers_context_error_is_recognised_through_the_client():
     with FakeOpenAIServer(context_window=64) as server:
-        async with OpenAICompatibleClient(server.base_url, **client_options(1, model="fake-model", max_tokens=16)) as client:
+        options = client_options(1, model="fake-model", max_tokens=16)
+        async with OpenAICompatibleClient(server.base_url, **options) as client:
             await client.complete(user("short"))  # 2 + 16 tokens fit
             with pytest.raises(ModelCallError) as failure:
                 await client.complete(user("x" * 200))  # 50 + 16 do not

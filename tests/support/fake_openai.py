@@ -3,7 +3,7 @@
     with FakeOpenAIServer() as server:
         server.enqueue(Fault.status(429, retry_after=1), Fault.reply("Action: up"))
         ... call server.base_url ...
-        server.requests[0].json["messages"]
+        server.requests[0].json["messages"]   # every request, GETs included, in order
 
 Queued faults are used one per completion request, in order; once the queue is empty
 every request gets the default answer from a "player" that picks the first legal move it
