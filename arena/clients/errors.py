@@ -5,11 +5,13 @@ whether asking again can help (a rate limit or a crashed worker may pass; a cont
 window that is too small or a text-only model will not), and what the run page tells the
 submitter to do about it.
 
-The message samples these rules are tested against come from real servers: llama.cpp's
-server ("the request exceeds the available context size", "image input is not
-supported"), vLLM and OpenAI ("maximum context length is N tokens",
-"context_length_exceeded"), Anthropic ("prompt is too long") and Gemini ("exceeds the
-maximum number of tokens").
+Servers say "this image cannot be seen" and "this prompt is too long" in many words and
+with different statuses (llama.cpp answers an image it cannot see with HTTP 500,
+OpenRouter with 404, OpenAI and vLLM with 400), so `is_image_refusal` and
+`is_context_exceeded` go by the message and use the status only to rule out answers
+that are not errors. The phrases are the ones real servers send (llama.cpp, vLLM,
+OpenAI, OpenRouter, Ollama, Anthropic, Gemini, DeepSeek, Groq, TGI); the tests hold a
+sample of each. The endpoint probe uses them too.
 """
 
 from __future__ import annotations
@@ -102,31 +104,83 @@ KINDS: dict[ErrorKind, KindInfo] = {
     ),
 }
 
-_CONTEXT_PATTERNS = re.compile(
-    r"exceeds? the available context size|exceed_context_size|context[ _]length[ _]exceeded"
-    r"|maximum context length|context window|prompt is too long|too many tokens"
-    r"|exceeds the maximum number of tokens|input is too long|longer than the model'?s? context"
-    r"|reduce the length of the (messages|prompt)|n_ctx",
+# An image part the model cannot take. Specific phrases first; the two general patterns
+# catch "<image words> ... not supported/enabled/allowed" and "does not support ... images".
+_IMAGE_REFUSAL = re.compile(
+    "|".join(
+        (
+            r"image input is not supported",  # llama.cpp without a vision projector (HTTP 500)
+            r"mmproj",  # llama.cpp's hint that names the missing projector
+            r"missing data required for image input",  # Ollama, text-only model
+            r"no endpoints found that support image input",  # OpenRouter (HTTP 404)
+            r"image_url is only supported by certain models",  # OpenAI, text-only model
+            r"not a multi-?modal model",  # vLLM and gateways in front of it
+            r"non-multi-?modal|text-only model",
+            r"unknown variant .{0,2}image_url",  # servers that only know text parts (DeepSeek)
+            r"content must be a string",  # servers that only take string content (Groq)
+            r"image input modality is not enabled",  # Gemini API, text-only model
+            r"\b(?:images?|image_url|image inputs?|vision|multi-?modal(?: input)?|content parts?)\b"
+            r"[^.]{0,60}?\b(?:is|are)\s+not\s+(?:supported|enabled|allowed|available)",
+            r"\b(?:does|do)\s*(?:not|n't)\s+(?:support|accept|allow|handle)\b[^.]{0,40}?"
+            r"\b(?:images?|image inputs?|image_url|vision|multi-?modal)",
+        )
+    ),
     re.IGNORECASE,
 )
-_IMAGE_PATTERNS = re.compile(
-    r"image input is not supported|does not support (content parts of type )?image|image_url is not supported"
-    r"|not a multimodal model|images? (are|is) not supported|vision is not supported|mmproj"
-    r"|does not support (vision|images|multimodal)|unsupported content( part)? type",
+
+# A prompt (plus the answer it asks for) beyond the model's context window.
+_CONTEXT_EXCEEDED = re.compile(
+    "|".join(
+        (
+            r"exceed_context_size_error",  # llama.cpp's error type
+            r"exceeds the available context size",  # llama.cpp's message
+            r"context_length_exceeded",  # OpenAI's and Groq's error code
+            r"maximum context length",  # OpenAI, vLLM, OpenRouter, DeepSeek, Mistral
+            r"is longer than the maximum model length",  # vLLM: "The decoder prompt (length N) ..."
+            r"longer than the model's context length",  # SGLang
+            r"prompt is too long",  # Anthropic
+            r"input length and `?max_tokens`? exceed context limit",  # Anthropic
+            r"input is too long",  # Amazon Bedrock
+            r"exceeds the maximum number of tokens",  # Gemini: "The input token count (N) exceeds ..."
+            r"exceeds the context window",  # OpenAI's Responses API
+            r"maximum prompt length is",  # xAI
+            r"context size has been exceeded",  # LM Studio
+            r"`?inputs`? tokens \+ `?max_new_tokens`? must be",  # Text Generation Inference
+            r"reduce the length of the messages",
+        )
+    ),
     re.IGNORECASE,
 )
-_MODEL_PATTERNS = re.compile(r"model .*(not found|does not exist)|no such model|unknown model|model_not_found", re.I)
 
 
-def is_context_exceeded(status: int | None, message: str) -> bool:
-    """A prompt longer than the server's context window (llama.cpp answers 400; some
-    gateways wrap it in a 413 or a 500)."""
-    return status in (None, 400, 413, 422, 500) and bool(_CONTEXT_PATTERNS.search(message or ""))
+def _is_error_status(status: int | None) -> bool:
+    """An HTTP error status, or None when the caller only has the message."""
+    return status is None or status >= 400
 
 
 def is_image_refusal(status: int | None, message: str) -> bool:
-    """A text-only model refusing an image part (llama.cpp answers 500, vLLM 400)."""
-    return status in (None, 400, 415, 422, 500, 501) and bool(_IMAGE_PATTERNS.search(message or ""))
+    """Whether an error says the model (or server) does not take image input.
+
+    `status` is the HTTP status (None if unknown); `message` the error text, either the
+    server's own or a client's wording around it. A 2xx or 3xx is never a refusal.
+    """
+    if not _is_error_status(status) or not message:
+        return False
+    return _IMAGE_REFUSAL.search(message) is not None
+
+
+def is_context_exceeded(status: int | None, message: str) -> bool:
+    """Whether an error says the request does not fit the model's context window.
+
+    A 429 is never one: rate-limit messages about tokens per minute ("Request too large
+    for ... tokens per min") look similar but mean "wait", not "shorten".
+    """
+    if not _is_error_status(status) or status == 429 or not message:
+        return False
+    return _CONTEXT_EXCEEDED.search(message) is not None
+
+
+_MODEL_PATTERNS = re.compile(r"model .*(not found|does not exist)|no such model|unknown model|model_not_found", re.I)
 
 
 def classify_status(status: int, message: str) -> ErrorKind:

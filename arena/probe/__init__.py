@@ -11,7 +11,7 @@
 play as well.
 """
 
-from arena.probe.classify import is_context_exceeded, is_image_refusal
+from arena.clients.errors import is_context_exceeded, is_image_refusal
 from arena.probe.result import DEFAULT_CONTEXT_WINDOW, ProbeResult
 from arena.probe.run import probe_endpoint, probe_endpoint_sync
 

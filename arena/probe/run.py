@@ -51,7 +51,7 @@ from arena.clients.base import ModelCallError, ModelReply, redact
 from arena.clients.gemini import GeminiClient
 from arena.clients.openai_compat import OpenAICompatibleClient
 from arena.probe import lookups
-from arena.probe.classify import is_image_refusal
+from arena.clients.errors import is_image_refusal
 from arena.probe.context import choose_context_window
 from arena.probe.lookups import ServerFacts, is_key_problem
 from arena.probe.result import MAX_MODELS_LISTED, ProbeResult
