@@ -20,7 +20,7 @@ from arena.validation import (
     validate_base_url,
     validate_model_name,
 )
-from envs.registry import all_tasks
+from envs.registry import all_suites, all_tasks, suite_of
 from leaderboard.selectors import leaderboard_rows
 from leaderboard.serializers import EpisodeSerializer, RunSerializer, StepSerializer
 
@@ -132,8 +132,9 @@ class ExperimentSerializer(serializers.ModelSerializer):
 
     def validate_task(self, value):
         task_id, fmt = _django_validator(parse_task_variant)(value)
-        if not task_id.startswith("lmact/"):
-            raise serializers.ValidationError("Experiments are defined for LMAct tasks.")
+        if not suite_of(task_id).experiments:
+            with_experiments = " and ".join(s.title for s in all_suites().values() if s.experiments)
+            raise serializers.ValidationError(f"Experiments are defined for {with_experiments} tasks.")
         return task_id, fmt
 
     def validate_submission(self, submission):
