@@ -60,6 +60,9 @@ class Metric:
     digits: int = 2
     # One sentence for the page: what the number is, citing the paper.
     description: str = ""
+    # For a metric an episode may lack (it reports None): what that means, in words,
+    # e.g. "never reached sufficient information". Shown with the ranking rule.
+    missing_means: str = ""
 
     def __post_init__(self):
         if self.fold not in FOLDS:

@@ -228,8 +228,22 @@ class EpisodeViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
         return paginator.get_paginated_response(StepSerializer(page, many=True).data)
 
 
+class MetricValueSerializer(serializers.Serializer):
+    """One metric of a run as its suite defines it (envs.suite.Metric), in the paper's unit."""
+
+    name = serializers.CharField(source="metric.name")
+    label = serializers.CharField(source="metric.label")
+    higher_is_better = serializers.BooleanField(source="metric.higher_is_better")
+    mean = serializers.FloatField(allow_null=True)
+    stderr = serializers.FloatField(allow_null=True)
+    episodes = serializers.IntegerField(help_text="episodes with a value")
+    missing = serializers.IntegerField(help_text="episodes without one (e.g. never reached sufficient information)")
+
+
 class LeaderboardRowSerializer(serializers.Serializer):
     rank = serializers.IntegerField(allow_null=True)
+    metric = MetricValueSerializer(source="primary", help_text="the suite's primary metric, which ranks the rows")
+    metrics = MetricValueSerializer(many=True, help_text="the suite's metrics, the primary one first")
     run = RunSerializer()
 
 
@@ -239,7 +253,9 @@ class LeaderboardRowSerializer(serializers.Serializer):
 )
 @api_view(["GET"])
 def leaderboard(request):
-    """Ranked rows of one task; baselines appear with rank null as reference rows."""
+    """Ranked rows of one task, by the primary metric of its suite (LMAct: mean summed
+    reward; infogather: steps to sufficient information, lower is better; AdventureGame:
+    clemscore); baselines appear with rank null as reference rows."""
     task_id = request.query_params.get("task", "")
     if task_id not in all_tasks():
         return Response(

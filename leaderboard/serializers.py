@@ -6,13 +6,7 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from arena.models import Episode, Run, Step, Submission
-
-IMAGE_FORMATS = {"rgb"}
-TASK_RENDERERS = {
-    "lmact/chess": "chess",
-    "infogather/single-feature": "infogather",
-    "infogather/conjunction": "infogather",
-}
+from envs.registry import replay_renderer
 
 
 def _image_url(sha: str) -> str:
@@ -112,12 +106,9 @@ class EpisodeSerializer(serializers.ModelSerializer):
         ]
 
     def get_renderer(self, episode) -> str:
-        """Which player renderer draws this episode's observations (static/js/renderers*.js)."""
-        if episode.run.format in IMAGE_FORMATS:
-            return "image"
-        if episode.run.task.startswith("adventure/"):
-            return "adventure"
-        return TASK_RENDERERS.get(episode.run.task, "text")
+        """Which player renderer draws this episode's observations (static/js/renderers*.js),
+        as the task's suite declares it."""
+        return replay_renderer(episode.run.task, episode.run.format)
 
     def get_final_observation(self, episode) -> dict | None:
         """The state after the last action, in the shape of a step's observation."""

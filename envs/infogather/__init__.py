@@ -21,6 +21,7 @@ STEPS_TO_SUFFICIENT_INFORMATION = Metric(
         "The first step after which only one rule is consistent with the objects picked, assuming "
         "perfect reasoning (infogather §4); averaged over the episodes that got there."
     ),
+    missing_means="never reached sufficient information within the step budget",
 )
 IDENTIFICATION_ACCURACY = Metric(
     name="identification_accuracy",

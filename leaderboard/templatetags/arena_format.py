@@ -83,3 +83,15 @@ def mean_se(summary, style=""):
     if summary.get("stderr") is None:
         return f"{mean:.{digits}f}{unit}"
     return f"{mean:.{digits}f} ± {summary['stderr'] * scale:.{digits}f}{unit}"
+
+
+@register.filter
+def metric(value):
+    """A run's metric (leaderboard.selectors.MetricValue) as "mean ± se" in the metric's
+    unit and precision, or an em dash when no episode has a value."""
+    if value is None or value.mean is None:
+        return "—"
+    digits, unit = value.metric.digits, value.metric.unit
+    if value.stderr is None:
+        return f"{value.mean:.{digits}f}{unit}"
+    return f"{value.mean:.{digits}f} ± {value.stderr:.{digits}f}{unit}"
