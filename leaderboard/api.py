@@ -22,7 +22,7 @@ from arena.validation import (
 )
 from envs.registry import all_suites, all_tasks, suite_of
 from leaderboard.selectors import leaderboard_rows
-from leaderboard.serializers import EpisodeSerializer, RunSerializer, StepSerializer
+from leaderboard.serializers import EpisodeSerializer, MetricValueSerializer, RunSerializer, StepSerializer
 
 
 def _django_validator(func):
@@ -226,18 +226,6 @@ class EpisodeViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
         paginator = StepPagination()
         page = paginator.paginate_queryset(episode.steps.order_by("index"), request, view=self)
         return paginator.get_paginated_response(StepSerializer(page, many=True).data)
-
-
-class MetricValueSerializer(serializers.Serializer):
-    """One metric of a run as its suite defines it (envs.suite.Metric), in the paper's unit."""
-
-    name = serializers.CharField(source="metric.name")
-    label = serializers.CharField(source="metric.label")
-    higher_is_better = serializers.BooleanField(source="metric.higher_is_better")
-    mean = serializers.FloatField(allow_null=True)
-    stderr = serializers.FloatField(allow_null=True)
-    episodes = serializers.IntegerField(help_text="episodes with a value")
-    missing = serializers.IntegerField(help_text="episodes without one (e.g. never reached sufficient information)")
 
 
 class LeaderboardRowSerializer(serializers.Serializer):

@@ -138,3 +138,12 @@ def test_the_replay_player_gets_the_renderer_the_suite_declares(baseline):
     for (task, fmt), renderer in cases.items():
         episode = new_run(baseline("random"), task=task, fmt=fmt).episodes.get()
         assert EpisodeSerializer(episode).data["renderer"] == renderer, (task, fmt)
+
+
+def test_a_run_page_and_the_run_api_lead_with_the_metric_that_ranks_the_run(client, infogather_runs):
+    optimal = infogather_runs["Optimal"]
+    page = client.get(f"/runs/{optimal.pk}/").content.decode()
+    assert 'Steps to sufficient information: <strong id="run-score">2.50 ± 0.50</strong>' in page
+    data = APIClient().get(f"/api/runs/{optimal.pk}/").json()
+    assert data["primary_metric"]["name"] == "steps_to_sufficient_information"
+    assert (data["primary_metric"]["mean"], data["primary_metric"]["digits"]) == (2.5, 2)
