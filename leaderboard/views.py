@@ -5,7 +5,7 @@ from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 
 from arena.models import Episode, Experiment, Run, Worker
-from envs.registry import all_tasks, get_suite, suite_of, tasks_of
+from envs.registry import all_tasks, get_suite, tasks_of
 from envs.suite import Suite
 from leaderboard import adventure, infogather
 from leaderboard.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
@@ -17,7 +17,6 @@ from leaderboard.selectors import (
     leaderboard_by_suite,
     leaderboard_rows,
     replay_rows,
-    metric_value,
     scaling_points,
 )
 from leaderboard.serializers import EpisodeSerializer, RunSerializer, StepSerializer
@@ -176,17 +175,10 @@ def _waiting_reason(run: Run) -> str:
 def run_detail(request, pk):
     run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
     episodes = run.episodes.order_by("index")
-    try:
-        primary = metric_value(run, suite_of(run.task).primary_metric)
-    except KeyError:
-        primary = None  # a task no longer in the catalogue: its summed reward
     return render(
         request,
         "leaderboard/run.html",
-        {
-            "run": run, "episodes": episodes, "primary": primary, "run_data": RunSerializer(run).data,
-            "waiting": _waiting_reason(run),
-        },
+        {"run": run, "episodes": episodes, "run_data": RunSerializer(run).data, "waiting": _waiting_reason(run)},
     )
 
 

@@ -95,3 +95,16 @@ def metric(value):
     if value.stderr is None:
         return f"{value.mean:.{digits}f}{unit}"
     return f"{value.mean:.{digits}f} ± {value.stderr:.{digits}f}{unit}"
+
+
+@register.filter
+def ranking_metric(run):
+    """The run's value of the metric that ranks it on its task's leaderboard (the
+    primary metric of the task's suite); None for a task no longer in the catalogue."""
+    from envs.registry import suite_of
+    from leaderboard.selectors import metric_value
+
+    try:
+        return metric_value(run, suite_of(run.task).primary_metric)
+    except KeyError:
+        return None
