@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from envs.registry import all_suites, all_tasks, get_suite, replay_renderer, suite_of, tasks_of
+from envs.registry import all_suites, all_tasks, get_suite, make, replay_renderer, suite_of, tasks_of
 from envs.suite import CHAT, FROZEN_PREFIX, MEAN_OF_EPISODE_METRIC, MEAN_SUMMED_REWARD, Metric
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,8 +77,6 @@ def test_a_metric_that_does_not_say_how_it_is_folded_is_refused():
 
 @pytest.mark.parametrize("task_id", ["infogather/single-feature", "infogather/conjunction", "adventure/basic-easy"])
 def test_the_tasks_report_every_episode_metric_their_suite_ranks_by(task_id):
-    from envs.registry import make
-
     task = make(task_id)
     task.reset(0)
     while not task.step(task.expert_action()).done:
