@@ -78,8 +78,9 @@ def suite_of(task_id: str) -> Suite:
 
 
 def tasks_of(suite_id: str) -> dict[str, type[Task]]:
-    """The suite's tasks by id, sorted by id."""
-    return {task_id: cls for task_id, cls in sorted(all_tasks().items()) if cls.suite == suite_id}
+    """The suite's tasks by id, in the order its package registers them (the order its
+    pages list them)."""
+    return {task_id: cls for task_id, cls in all_tasks().items() if cls.suite == suite_id}
 
 
 def replay_renderer(task_id: str, fmt: str) -> str:
