@@ -31,7 +31,7 @@ from arena.strategies.context import ContextBudget, ContextExhausted
 from arena.strategies.lmact import LMActStrategy
 from arena.variant import Variant
 from envs.core import Observation, Task, make_policy
-from envs.registry import get_task_class
+from envs.registry import get_task_class, suite_of
 
 
 @dataclasses.dataclass
@@ -383,7 +383,7 @@ def make_client(submission: Submission):
 
 def make_strategy(run: Run, episode: Episode, reflections: Sequence[str] = ()):
     """LMAct has its own prompt protocol (lmact.txt §2.3); the other suites talk in turns."""
-    if run.task.startswith("lmact/"):
+    if suite_of(run.task).frozen_prefix:
         return LMActStrategy(run, episode)
     return ChatStrategy(run, episode, reflections=reflections)
 

@@ -12,6 +12,7 @@ from arena.validation import (
     validate_base_url,
     validate_model_name,
 )
+from envs.registry import suite_of
 
 
 class SignUpForm(UserCreationForm):
@@ -144,7 +145,9 @@ class ExperimentForm(forms.Form):
 
         super().__init__(*args, **kwargs)
         self.fields["kind"].choices = Experiment.KIND_CHOICES
-        self.fields["task"].choices = [c for c in task_variant_choices() if c[0].startswith("lmact/")]
+        self.fields["task"].choices = [
+            (value, label) for value, label in task_variant_choices() if suite_of(value.partition(":")[0]).experiments
+        ]
         self.fields["episodes"] = forms.IntegerField(
             initial=10, min_value=1, max_value=settings.ARENA_MAX_EPISODES_PER_TASK, label="Episodes per run"
         )

@@ -170,7 +170,8 @@ class _Playthrough:
         """Play until the episode ends; False if the run's budget stopped it first."""
         task, agent = self.task, self.agent
         budgeted = self.run.budget_tokens is not None or self.run.budget_usd is not None
-        while self.index < task.max_steps:
+        # The task applies its own step limit (envs.core.Task.step): play until it says done.
+        while True:
             if budgeted and await db(services.run_budget_reached, self.run.pk):
                 await self._flush()
                 await db(services.run_budget_exhausted, self.run.pk, self.episode.pk, self.worker)
@@ -189,9 +190,8 @@ class _Playthrough:
                 action = decision.parsed_action if decision.parsed_action is not None else ""
                 result = await self._off_loop(task.step, action)
                 legal_answer = result.legal
-            done = result.done or self.index + 1 >= task.max_steps
-            self.end_reason = result.end_reason or ("step limit" if done else "")
-            record = step_record_of(self.index, self.observation, image, prompt_added, decision, result, legal_answer, done)
+            self.end_reason = result.end_reason or ""
+            record = step_record_of(self.index, self.observation, image, prompt_added, decision, result, legal_answer)
             # The write of step k overlaps the model call of step k+1; at most one
             # write is outstanding, so a lost lease still stops play one step later.
             await self._flush()
@@ -228,7 +228,7 @@ class _Playthrough:
         )
 
 
-def step_record_of(index, observation, image, prompt_added, decision: Decision, result, legal: bool, done: bool):
+def step_record_of(index, observation, image, prompt_added, decision: Decision, result, legal: bool):
     """The stored form of one live step: what was seen and sent, what the model said,
     what was executed and what it led to."""
     info = {}
@@ -241,7 +241,6 @@ def step_record_of(index, observation, image, prompt_added, decision: Decision, 
         info["match"] = decision.parsed_action == decision.forced_action
     if decision.context:
         info["context"] = decision.context
-    end_reason = result.end_reason or ("step limit" if done else "")
     return services.StepRecord(
         index=index,
         observation_text=observation.text,
@@ -253,8 +252,8 @@ def step_record_of(index, observation, image, prompt_added, decision: Decision, 
         executed_action=result.executed_action,
         legal=legal,
         reward=result.reward,
-        done=done,
-        end_reason=end_reason if done else "",
+        done=result.done,
+        end_reason=(result.end_reason or "") if result.done else "",
         tokens_in=decision.tokens_in,
         tokens_out=decision.tokens_out,
         latency_ms=decision.latency_ms,

@@ -30,7 +30,7 @@ from arena.metrics import fold as fold_metrics
 from arena.models import Episode, Experiment, Run, Submission, SubmissionEdit, Worker
 from arena.variant import Variant
 from arena.steps import LeaseLost, StepRecord, step_record, steps_record  # noqa: F401  (re-exported)
-from envs.registry import get_task_class
+from envs.registry import get_task_class, suite_of
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ def run_create(
             reflection=submission.reflection,
         )
     variant.update(overrides or {})
-    if spec.task.startswith("lmact/"):
+    if not suite_of(spec.task).reflection:
         # The LMAct protocol (lmact.txt §2.3) has no reflection between episodes.
         variant["reflection"] = "none"
     with transaction.atomic():

@@ -6,6 +6,10 @@ itself decides what happens to an action that is not legal, because the suites d
 (LMAct substitutes a random legal action, BALROG a default one, AdventureGame aborts);
 whatever it decides is reported in `StepResult.legal` and `StepResult.executed_action`.
 
+`Task.reset` and `Task.step` keep the episode's bookkeeping for every task, once, as
+gymnasium's TimeLimit wrapper does: no step before a reset or after the end, the step
+count, and the step limit. A task implements the game itself in `_reset` and `_step`.
+
 Same seed ⇒ same episode: every source of randomness inside a task is a
 `random.Random` derived from the seed passed to `reset`.
 """
@@ -18,6 +22,9 @@ import random
 from typing import ClassVar
 
 from PIL import Image
+
+# Observation formats given to the agent as an image (everything else is text).
+IMAGE_FORMATS = ("rgb",)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,6 +55,9 @@ class StepResult:
     @property
     def done(self) -> bool:
         return self.terminated or self.truncated
+
+
+_NOT_STARTED, _PLAYING, _OVER = "not started", "playing", "over"
 
 
 class Task(abc.ABC):
@@ -94,6 +104,11 @@ class Task(abc.ABC):
     demonstration_pool_size: ClassVar[int] = 1000
     # For tasks whose actions cannot be listed: the answer format shown instead.
     action_format: ClassVar[str] = ""
+    # The end reason of an episode cut by the step limit.
+    step_limit_reason: ClassVar[str] = "step limit"
+    # The replay renderer of the task's text observations when it is not the suite's
+    # (static/js/renderers*.js), e.g. "chess".
+    renderer: ClassVar[str | None] = None
     # Task classes are passed to page templates; this stops Django calling them.
     do_not_call_in_templates: ClassVar[bool] = True
 
@@ -102,7 +117,9 @@ class Task(abc.ABC):
         if fmt not in self.formats:
             raise ValueError(f"{self.id} has no observation format {fmt!r}; choose one of {', '.join(self.formats)}")
         self.format = fmt
+        # Episode bookkeeping, kept by `reset` and `step` only.
         self.steps_taken = 0
+        self._phase = _NOT_STARTED
 
     def configure(self, **options) -> None:
         """Apply variant options; tasks with options override this (and call it for
@@ -115,11 +132,52 @@ class Task(abc.ABC):
                 raise ValueError(f"{self.id}: {name} must be one of {', '.join(map(str, allowed))}; got {value!r}")
 
     # -- protocol ---------------------------------------------------------------
-    @abc.abstractmethod
-    def reset(self, seed: int) -> Observation: ...
+    def reset(self, seed: int) -> Observation:
+        """Start the episode of `seed` and return its first observation."""
+        # The count is zero while `_reset` builds the first observation (some show the
+        # turns left); the episode is playable only once `_reset` has succeeded.
+        self.steps_taken = 0
+        self._phase = _NOT_STARTED
+        observation = self._reset(seed)
+        self._phase = _PLAYING
+        return observation
+
+    def step(self, action_text: str) -> StepResult:
+        """Apply the agent's action; the one place that counts steps and applies the
+        step limit. An episode the game ends on its last allowed step is terminated,
+        not truncated (gymnasium's rule)."""
+        if self._phase == _NOT_STARTED:
+            raise RuntimeError(f"{self.id}: call reset(seed) before step()")
+        if self._phase == _OVER:
+            raise RuntimeError(f"{self.id}: the episode is over; call reset(seed) to start another")
+        # Counted before `_step` runs, so the game sees this step in `steps_taken`
+        # (e.g. the turns left in the observation it returns).
+        self.steps_taken += 1
+        result = self._step(action_text)
+        if not result.done and self.steps_taken >= self.max_steps:
+            result = dataclasses.replace(result, truncated=True, end_reason=self.step_limit_reason)
+        if result.done:
+            self._phase = _OVER
+        return result
+
+    @property
+    def done(self) -> bool:
+        """Whether the current episode has ended, by the game or by the step limit."""
+        return self._phase == _OVER
+
+    @property
+    def steps_left(self) -> int:
+        """Steps the agent may still take in this episode."""
+        return max(0, self.max_steps - self.steps_taken)
 
     @abc.abstractmethod
-    def step(self, action_text: str) -> StepResult: ...
+    def _reset(self, seed: int) -> Observation:
+        """Set up the game of `seed` and return the first observation."""
+
+    @abc.abstractmethod
+    def _step(self, action_text: str) -> StepResult:
+        """Play one step of a running episode (`steps_taken` already counts it). The
+        result's `terminated` and `end_reason` are the game's; `step` adds the limit."""
 
     @abc.abstractmethod
     def legal_actions(self) -> list[str]:
@@ -138,7 +196,7 @@ class Task(abc.ABC):
         """The expert's action in the current state (lmact.txt §2.2)."""
 
     def observation_is_text(self) -> bool:
-        return self.format != "rgb"
+        return self.format not in IMAGE_FORMATS
 
     @classmethod
     def extract_action(cls, completion: str) -> str | None:
@@ -146,11 +204,6 @@ class Task(abc.ABC):
         arena's chat strategy). By default the whole reply; the task's `step` decides
         whether it is legal. LMAct has its own strict parser (arena.strategies.lmact)."""
         return completion.strip()
-
-    def step_limit(self, terminated: bool, end_reason: str | None) -> tuple[bool, str | None]:
-        """After a step: whether the step limit cuts the episode, and the end reason."""
-        truncated = not terminated and self.steps_taken >= self.max_steps
-        return truncated, "step limit" if truncated else end_reason
 
     def episode_metrics(self) -> dict:
         """Suite-specific per-episode metrics, read when the episode ends (e.g.

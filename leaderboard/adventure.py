@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from arena.models import Episode, Run
 from envs.adventure.metrics import EXPERIMENTS, aggregate
+from envs.registry import tasks_of
 from leaderboard.charts import _fig_json
 
 
@@ -25,20 +26,21 @@ class Row:
     runs: list
 
 
-def _latest_runs(filters=None) -> dict[int, dict[str, Run]]:
+def _latest_runs(suite_id: str, filters=None) -> dict[int, dict[str, Run]]:
     """Per submission, the latest run of each experiment that has finished episodes."""
     from leaderboard.selectors import _scored_runs
 
     latest: dict[int, dict[str, Run]] = {}
-    runs = _scored_runs(filters=filters).filter(task__startswith="adventure/").order_by("created_at")
+    runs = _scored_runs(filters=filters).filter(task__in=list(tasks_of(suite_id))).order_by("created_at")
     for run in runs:
         latest.setdefault(run.submission_id, {})[run.task.split("/", 1)[1]] = run
     return latest
 
 
-def leaderboard(filters=None) -> list[Row]:
+def leaderboard(suite_id: str, filters=None) -> list[Row]:
+    """Table 1: per submission, clemscore and its parts over the nine experiments."""
     rows = []
-    for submission_runs in _latest_runs(filters).values():
+    for submission_runs in _latest_runs(suite_id, filters).values():
         runs = list(submission_runs.values())
         metrics = Episode.objects.filter(run__in=runs, status=Episode.FINISHED).values_list("metrics", flat=True)
         episodes = [m for m in metrics if m and "experiment" in m]

@@ -21,9 +21,9 @@ from arena.validation import (
     validate_base_url,
     validate_model_name,
 )
-from envs.registry import all_tasks
+from envs.registry import all_suites, all_tasks, suite_of
 from leaderboard.selectors import leaderboard_rows
-from leaderboard.serializers import EpisodeSerializer, RunSerializer, StepSerializer
+from leaderboard.serializers import EpisodeSerializer, MetricValueSerializer, RunSerializer, StepSerializer
 
 
 def _django_validator(func):
@@ -150,8 +150,9 @@ class ExperimentSerializer(serializers.ModelSerializer):
 
     def validate_task(self, value):
         task_id, fmt = _django_validator(parse_task_variant)(value)
-        if not task_id.startswith("lmact/"):
-            raise serializers.ValidationError("Experiments are defined for LMAct tasks.")
+        if not suite_of(task_id).experiments:
+            with_experiments = " and ".join(s.title for s in all_suites().values() if s.experiments)
+            raise serializers.ValidationError(f"Experiments are defined for {with_experiments} tasks.")
         return task_id, fmt
 
     def validate_submission(self, submission):
@@ -247,6 +248,8 @@ class EpisodeViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
 
 class LeaderboardRowSerializer(serializers.Serializer):
     rank = serializers.IntegerField(allow_null=True)
+    metric = MetricValueSerializer(source="primary", help_text="the suite's primary metric, which ranks the rows")
+    metrics = MetricValueSerializer(many=True, help_text="the suite's metrics, the primary one first")
     run = RunSerializer()
 
 
@@ -256,7 +259,9 @@ class LeaderboardRowSerializer(serializers.Serializer):
 )
 @api_view(["GET"])
 def leaderboard(request):
-    """Ranked rows of one task; baselines appear with rank null as reference rows."""
+    """Ranked rows of one task, by the primary metric of its suite (LMAct: mean summed
+    reward; infogather: steps to sufficient information, lower is better; AdventureGame:
+    clemscore); baselines appear with rank null as reference rows."""
     task_id = request.query_params.get("task", "")
     if task_id not in all_tasks():
         return Response(

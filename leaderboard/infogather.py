@@ -12,9 +12,9 @@ import plotly.graph_objects as go
 
 from arena.metrics import summary
 from arena.models import Run
+from envs.registry import suite_of
 from leaderboard.charts import BASELINE_STYLE, _fig_json
 
-TASKS = ("infogather/single-feature", "infogather/conjunction")
 STEPS = "steps_to_sufficient_information"
 BASELINE_COLOURS = {
     "optimal": "#2a9d8f",
@@ -46,19 +46,17 @@ def _runs(task_id: str, filters=None):
 
 
 def leaderboard(task_id: str, filters=None) -> list[Row]:
-    """Grouped by number of colours; within a group ranked by identification accuracy,
-    then by fewer steps to sufficient information."""
+    """Grouped by number of colours; within a group ranked as on the task page, by the
+    suite's primary metric (fewer steps to sufficient information, runs with episodes
+    that never got there after the others; leaderboard.selectors.rank_key)."""
+    from leaderboard.selectors import rank_key
+
+    primary = suite_of(task_id).primary_metric
     rows = [
         Row(None, run, summary(run.metric_sums.get("identified", {})), summary(run.metric_sums.get(STEPS, {})))
         for run in _runs(task_id, filters)
     ]
-    rows.sort(
-        key=lambda r: (
-            r.num_colours or 0,
-            -(r.identified["mean"] or 0),
-            r.steps["mean"] if r.steps["mean"] is not None else 1e9,
-        )
-    )
+    rows.sort(key=lambda r: (r.num_colours or 0, rank_key(r.run, primary)))
     rank, group = 0, None
     for row in rows:
         if row.num_colours != group:
@@ -140,4 +138,4 @@ def exploitation_chart(task_id: str, colours: int, title: str) -> dict:
     return _fig_json(figure)
 
 
-__all__ = ["BASELINE_STYLE", "TASKS", "leaderboard", "steps_chart", "exploitation_chart"]
+__all__ = ["BASELINE_STYLE", "leaderboard", "steps_chart", "exploitation_chart"]

@@ -4,23 +4,99 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from arena.clients.errors import describe
+from arena.metrics import summary
 from arena.models import Episode, Run
-from envs.registry import all_tasks
+from envs.core import IMAGE_FORMATS
+from envs.registry import all_suites, suite_of, tasks_of
+from envs.suite import MEAN_OF_EPISODE_METRIC_OVER, Metric, Suite
+
+
+@dataclasses.dataclass(frozen=True)
+class MetricValue:
+    """One metric of one run, as shown: scaled mean, its standard error (None with
+    fewer than two values), how many episodes have a value and how many have none."""
+
+    metric: Metric
+    mean: float | None
+    stderr: float | None
+    episodes: int
+    missing: int
+
+    @property
+    def missing_share(self) -> float:
+        """The share of episodes without a value; 1 when no episode has one."""
+        total = self.episodes + self.missing
+        return self.missing / total if self.episodes else 1.0
+
+
+def metric_value(run: Run, metric: Metric) -> MetricValue:
+    """A metric of a run, folded as its descriptor says, from the run's aggregates."""
+    if metric.is_summed_reward:
+        mean, stderr, n, missing = run.score_mean, run.score_stderr, run.episodes_done, 0
+    else:
+        entry = run.metric_sums.get(metric.episode_metric, {})
+        if metric.fold == MEAN_OF_EPISODE_METRIC_OVER:
+            # The metric is 0 on the other episodes (envs.suite), so its sums over all
+            # episodes are its sums over the selected ones, and those are counted by
+            # the sum of the 0/1 condition.
+            selected = int(run.metric_sums.get(metric.over, {}).get("sum", 0))
+            entry = {"n": selected, "sum": entry.get("sum", 0.0), "sumsq": entry.get("sumsq", 0.0)}
+        folded = summary(entry)
+        mean, stderr, n, missing = folded["mean"], folded["stderr"], folded["n"], folded["missing"]
+    return MetricValue(
+        metric=metric,
+        mean=None if mean is None else mean * metric.scale,
+        stderr=None if stderr is None else stderr * metric.scale,
+        episodes=n,
+        missing=missing,
+    )
+
+
+def rank_key(run: Run, metric: Metric) -> tuple:
+    """Orders runs best first by a metric (envs.suite.Metric): fewest episodes without a
+    value first, then the mean in the metric's direction; ties go to more episodes."""
+    value = metric_value(run, metric)
+    if value.mean is None:
+        by_mean = math.inf
+    else:
+        by_mean = -value.mean if metric.higher_is_better else value.mean
+    return (value.missing_share, by_mean, -run.episodes_done, run.pk)
 
 
 @dataclasses.dataclass
 class LeaderboardRow:
     rank: int | None
     run: Run
+    # The suite's metrics of the run, the primary metric first.
+    metrics: list[MetricValue] = dataclasses.field(default_factory=list)
 
     @property
     def submission(self):
         return self.run.submission
 
+    @property
+    def primary(self) -> MetricValue | None:
+        return self.metrics[0] if self.metrics else None
 
-IMAGE_FORMATS = ("rgb",)
+
+@dataclasses.dataclass
+class TaskBoard:
+    """One task's leaderboard on the front page."""
+
+    task: type
+    rows: list[LeaderboardRow]
+
+
+@dataclasses.dataclass
+class SuiteBoard:
+    """One suite's section of the front page: its descriptor and its tasks' leaderboards."""
+
+    suite: Suite
+    tasks: list[TaskBoard]
+
 STRATEGY_FILTERS = {
     "naive": "Naive (answer only)",
     "cot": "Chain of thought",
@@ -73,28 +149,34 @@ def _scored_runs(task_id: str | None = None, filters: Filters | None = None):
 
 
 def leaderboard_rows(task_id: str, filters: Filters | None = None) -> list[LeaderboardRow]:
-    """Model runs ranked by mean score (ties: more episodes first); baselines unranked
-    reference rows, placed by their score."""
-    runs = sorted(
-        _scored_runs(task_id, filters),
-        key=lambda r: (-(r.score_mean or 0.0), -r.episodes_done, r.pk),
-    )
+    """Model runs ranked by the primary metric of the task's suite (`rank_key`), with
+    the suite's metrics; baselines are unranked reference rows, placed by the same rule."""
+    suite = suite_of(task_id)
+    runs = sorted(_scored_runs(task_id, filters), key=lambda run: rank_key(run, suite.primary_metric))
     rows, rank = [], 0
     for run in runs:
+        metrics = [metric_value(run, metric) for metric in suite.metrics]
         if run.submission.is_baseline:
-            rows.append(LeaderboardRow(rank=None, run=run))
+            rows.append(LeaderboardRow(rank=None, run=run, metrics=metrics))
         else:
             rank += 1
-            rows.append(LeaderboardRow(rank=rank, run=run))
+            rows.append(LeaderboardRow(rank=rank, run=run, metrics=metrics))
     return rows
 
 
-def leaderboard_by_task(filters: Filters | None = None) -> list[tuple[type, list[LeaderboardRow]]]:
+def leaderboard_by_suite(filters: Filters | None = None) -> list[SuiteBoard]:
+    """Every task's leaderboard, grouped by suite in the suites' order."""
     with_runs = set(_scored_runs(filters=filters).values_list("task", flat=True).distinct())
-    sections = []
-    for task_id, cls in sorted(all_tasks().items()):
-        sections.append((cls, leaderboard_rows(task_id, filters) if task_id in with_runs else []))
-    return sections
+    return [
+        SuiteBoard(
+            suite=suite,
+            tasks=[
+                TaskBoard(task=cls, rows=leaderboard_rows(task_id, filters) if task_id in with_runs else [])
+                for task_id, cls in tasks_of(suite.id).items()
+            ],
+        )
+        for suite in all_suites().values()
+    ]
 
 
 @dataclasses.dataclass
@@ -144,9 +226,7 @@ def best_scores_by_task(suite: str) -> list[tuple[type, list[tuple[str, Run]], d
     """lmact.txt Fig. 2: per task, each model's best run over every setting (format,
     demonstrations, prompt flags), and the best baseline runs."""
     sections = []
-    for task_id, cls in sorted(all_tasks().items()):
-        if cls.suite != suite:
-            continue
+    for task_id, cls in tasks_of(suite).items():
         best: dict[str, Run] = {}
         baselines: dict[str, Run] = {}
         for run in _scored_runs(task_id):

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from arena.models import Episode, Run, Step, Submission
-
-IMAGE_FORMATS = {"rgb"}
-TASK_RENDERERS = {
-    "lmact/chess": "chess",
-    "infogather/single-feature": "infogather",
-    "infogather/conjunction": "infogather",
-}
+from envs.registry import replay_renderer, suite_of
+from leaderboard.selectors import metric_value
 
 
 def _image_url(sha: str) -> str:
@@ -112,12 +108,9 @@ class EpisodeSerializer(serializers.ModelSerializer):
         ]
 
     def get_renderer(self, episode) -> str:
-        """Which player renderer draws this episode's observations (static/js/renderers*.js)."""
-        if episode.run.format in IMAGE_FORMATS:
-            return "image"
-        if episode.run.task.startswith("adventure/"):
-            return "adventure"
-        return TASK_RENDERERS.get(episode.run.task, "text")
+        """Which player renderer draws this episode's observations (static/js/renderers*.js),
+        as the task's suite declares it."""
+        return replay_renderer(episode.run.task, episode.run.format)
 
     def get_final_observation(self, episode) -> dict | None:
         """The state after the last action, in the shape of a step's observation."""
@@ -139,6 +132,20 @@ class EpisodeSerializer(serializers.ModelSerializer):
         return f"/ws/episodes/{episode.pk}/"
 
 
+class MetricValueSerializer(serializers.Serializer):
+    """One metric of a run as its suite defines it (envs.suite.Metric), in the paper's unit."""
+
+    name = serializers.CharField(source="metric.name")
+    label = serializers.CharField(source="metric.label")
+    higher_is_better = serializers.BooleanField(source="metric.higher_is_better")
+    unit = serializers.CharField(source="metric.unit")
+    digits = serializers.IntegerField(source="metric.digits", help_text="the precision pages show it with")
+    mean = serializers.FloatField(allow_null=True)
+    stderr = serializers.FloatField(allow_null=True)
+    episodes = serializers.IntegerField(help_text="episodes with a value")
+    missing = serializers.IntegerField(help_text="episodes without one (e.g. never reached sufficient information)")
+
+
 class RunSerializer(serializers.ModelSerializer):
     submission = SubmissionSummarySerializer(read_only=True)
     format = serializers.CharField(read_only=True)
@@ -148,6 +155,7 @@ class RunSerializer(serializers.ModelSerializer):
     score_stderr = serializers.FloatField(read_only=True, allow_null=True)
     illegal_rate = serializers.FloatField(read_only=True, allow_null=True)
     cost_usd = serializers.FloatField(read_only=True, allow_null=True)
+    primary_metric = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
     api_url = serializers.SerializerMethodField()
 
@@ -169,6 +177,7 @@ class RunSerializer(serializers.ModelSerializer):
             "progress",
             "score_mean",
             "score_stderr",
+            "primary_metric",
             "illegal_rate",
             "steps_total",
             "illegal_total",
@@ -185,6 +194,16 @@ class RunSerializer(serializers.ModelSerializer):
             "started_at",
             "finished_at",
         ]
+
+    @extend_schema_field(MetricValueSerializer(allow_null=True))
+    def get_primary_metric(self, run) -> dict | None:
+        """The metric that ranks the run on its task's leaderboard (None for a task no
+        longer in the catalogue)."""
+        try:
+            metric = suite_of(run.task).primary_metric
+        except KeyError:
+            return None
+        return MetricValueSerializer(metric_value(run, metric)).data
 
     def get_url(self, run) -> str:
         return run.get_absolute_url()

@@ -5,7 +5,8 @@ from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 
 from arena.models import Episode, Experiment, Run, Worker
-from envs.registry import all_tasks
+from envs.registry import all_tasks, get_suite, tasks_of
+from envs.suite import Suite
 from leaderboard import adventure, infogather
 from leaderboard.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
 from leaderboard.selectors import (
@@ -14,7 +15,7 @@ from leaderboard.selectors import (
     STRATEGY_FILTERS,
     Filters,
     best_scores_by_task,
-    leaderboard_by_task,
+    leaderboard_by_suite,
     leaderboard_rows,
     replay_rows,
     scaling_points,
@@ -27,19 +28,9 @@ def _filter_context(request) -> tuple[Filters, dict]:
     return filters, {"filters": filters, "mode_filters": MODE_FILTERS, "strategy_filters": STRATEGY_FILTERS}
 
 
-# Suites whose papers score with their own metrics have their own leaderboard pages;
-# their summed reward is not a ranking.
-SUITE_PAGES = {
-    "infogather": "identification accuracy and steps to sufficient information",
-    "adventure": "clemscore, quality, % played and goal rate",
-}
-
-
 def index(request):
     filters, context = _filter_context(request)
-    sections = [(cls, rows) for cls, rows in leaderboard_by_task(filters) if cls.suite not in SUITE_PAGES]
-    suites = [(suite, metrics) for suite, metrics in SUITE_PAGES.items()]
-    return render(request, "leaderboard/index.html", {"sections": sections, "suite_pages": suites, **context})
+    return render(request, "leaderboard/index.html", {"suites": leaderboard_by_suite(filters), **context})
 
 
 def tasks(request):
@@ -51,11 +42,14 @@ def task_detail(request, suite, name):
     cls = all_tasks().get(task_id)
     if cls is None:
         raise Http404(f"no task {task_id}")
+    descriptor = get_suite(cls.suite)
     charts, replays = [], []
-    for fmt in cls.formats if cls.suite == "lmact" else ():
+    # Scores against the number of demonstrations (LMAct §3.2), and the replay-control
+    # experiment (LMAct App. C.2), for the suites that have them.
+    for fmt in cls.formats if descriptor.demonstrations else ():
         figures = scaling_figures(task_id, fmt)
         charts.append({"format": fmt, "score_id": f"fig-score-{fmt}", "illegal_id": f"fig-illegal-{fmt}", **figures})
-        rows = replay_rows(task_id, fmt)
+        rows = replay_rows(task_id, fmt) if descriptor.experiments else []
         if rows:
             replays.append(
                 {"id": f"fig-replay-{fmt}", "figure": replay_heatmap(rows, f"Replaying one demonstration · {fmt}")}
@@ -65,31 +59,38 @@ def task_detail(request, suite, name):
         request,
         "leaderboard/task.html",
         {
-            "task": cls, "rows": leaderboard_rows(task_id, filters), "charts": charts, "replays": replays,
-            "suite_page": SUITE_PAGES.get(cls.suite), **context,
+            "task": cls, "suite": descriptor, "rows": leaderboard_rows(task_id, filters), "charts": charts,
+            "replays": replays, **context,
         },
     )
 
 
 def suite_detail(request, suite):
-    if suite == "infogather":
-        return infogather_page(request)
-    if suite == "adventure":
-        return adventure_page(request)
-    sections = best_scores_by_task(suite)
-    if not sections:
-        raise Http404(f"no suite {suite}")
+    try:
+        descriptor = get_suite(suite)
+    except KeyError:
+        raise Http404(f"no suite {suite}") from None
+    page = SUITE_PAGES.get(descriptor.page)
+    if page is None:
+        raise Http404(f"the suite {suite} has no page")
+    return page(request, descriptor)
+
+
+def best_score_page(request, suite: Suite):
+    """LMAct Fig. 2: per task, each model's best run over every setting."""
+    sections = best_scores_by_task(suite.id)
     return render(request, "leaderboard/suite.html", {"suite": suite, "charts": best_score_bars(sections)})
 
 
-def adventure_page(request):
+def adventure_page(request, suite: Suite):
     """adventuregame.txt §4.2: Table 1, Table 2 and the turns chart."""
     filters, context = _filter_context(request)
-    rows = adventure.leaderboard(filters)
+    rows = adventure.leaderboard(suite.id, filters)
     return render(
         request,
         "leaderboard/adventure.html",
         {
+            "suite": suite,
             "rows": rows,
             "table": adventure.experiment_cells(rows),
             "experiments": adventure.EXPERIMENTS,
@@ -99,7 +100,7 @@ def adventure_page(request):
     )
 
 
-def infogather_page(request):
+def infogather_page(request, suite: Suite):
     """infogather.txt §4: both metrics per run, Figs. 3–4 and Fig. 6."""
     filters, context = _filter_context(request)
     try:
@@ -107,8 +108,7 @@ def infogather_page(request):
     except ValueError:
         colours = 3
     sections = []
-    for task_id in infogather.TASKS:
-        cls = all_tasks()[task_id]
+    for task_id, cls in tasks_of(suite.id).items():
         sections.append(
             {
                 "task": cls,
@@ -124,8 +124,16 @@ def infogather_page(request):
     return render(
         request,
         "leaderboard/infogather.html",
-        {"sections": sections, "colours": colours, "colour_choices": range(3, 11), **context},
+        {"suite": suite, "sections": sections, "colours": colours, "colour_choices": range(3, 11), **context},
     )
+
+
+# The suite pages a descriptor may name (envs.suite.Suite.page).
+SUITE_PAGES = {
+    "best-score-per-task": best_score_page,
+    "information-gathering": infogather_page,
+    "clemscore-tables": adventure_page,
+}
 
 
 def experiment_detail(request, pk):

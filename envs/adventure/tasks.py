@@ -85,7 +85,7 @@ class AdventureTask(Task):
         self.game: Game | None = None
 
     # -- protocol ----------------------------------------------------------------------
-    def reset(self, seed: int) -> Observation:
+    def _reset(self, seed: int) -> Observation:
         self.seed = seed
         self.index = seed % INSTANCES_PER_EXPERIMENT
         self.instance = fixture.instances(self.experiment)[self.index]
@@ -95,18 +95,17 @@ class AdventureTask(Task):
         self.game.preexplore(self.instance["preexploration"])
         self._visited = {record_room for record_room in self._rooms_seen_in_preexploration()}
         self.instructions = prompts.instructions(self.experiment, self.instance["goal"], self.instance["new_words"])
-        self.steps_taken = 0
         return Observation(text=self.initial_observation_text())
 
-    def step(self, action_text: str) -> StepResult:
+    def _step(self, action_text: str) -> StepResult:
         game = self._game()
-        if game.finished:
-            raise RuntimeError("the episode is over; call reset(seed) to start another")
         record = game.reply(action_text or "")
-        self.steps_taken += 1
         info = {"turn": record.to_json(), **self.state_info()}
         if game.finished:
             info["metrics"] = self.episode_metrics()
+        # The game's own 50-turn rule (AdventureGame §3.2) aborts the episode, which then
+        # counts as not played; it coincides with the step limit, and is reported as a
+        # truncation like it.
         turn_limit = game.end_reason is not None and game.end_reason.startswith("aborted: turn limit")
         return StepResult(
             observation=Observation(text=record.feedback),

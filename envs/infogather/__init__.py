@@ -1,12 +1,74 @@
-"""The infogather suite (infogather.txt): importing this package registers its tasks.
+"""The infogather suite (infogather.txt): importing this package registers its
+descriptor and its tasks.
 
 `infogather/single-feature` and `infogather/conjunction` (envs.infogather.tasks); the
 suite's baseline policies are in `envs.infogather.baselines.BASELINES`.
 """
 
-from envs.infogather import tasks  # noqa: F401
-from envs.infogather.baselines import BASELINES  # noqa: F401
-from envs.infogather.tasks import Conjunction, InfoGatherTask, SingleFeature  # noqa: F401
+from envs.registry import register_suite
+from envs.suite import CHAT, MEAN_OF_EPISODE_METRIC, Metric, Suite
+
+# infogather §4 ("Evaluation"): exploration efficiency, the number of steps until the
+# observations leave a single rule consistent (Figs. 3–4, lower is better, error bars
+# the standard error), and property-identification accuracy.
+STEPS_TO_SUFFICIENT_INFORMATION = Metric(
+    name="steps_to_sufficient_information",
+    label="Steps to sufficient information",
+    higher_is_better=False,
+    fold=MEAN_OF_EPISODE_METRIC,
+    episode_metric="steps_to_sufficient_information",
+    description=(
+        "The first step after which only one rule is consistent with the objects picked, assuming "
+        "perfect reasoning (infogather §4); averaged over the episodes that got there."
+    ),
+    missing_means="never reached sufficient information within the step budget",
+)
+IDENTIFICATION_ACCURACY = Metric(
+    name="identification_accuracy",
+    label="Identified",
+    higher_is_better=True,
+    fold=MEAN_OF_EPISODE_METRIC,
+    episode_metric="identified",
+    scale=100.0,
+    unit=" %",
+    digits=1,
+    description="Episodes whose final stated rule names exactly the rewarding factor(s) and value(s) (infogather §4).",
+)
+SUFFICIENT_INFORMATION_REACHED = Metric(
+    name="sufficient_information_reached",
+    label="Reached sufficient information",
+    higher_is_better=True,
+    fold=MEAN_OF_EPISODE_METRIC,
+    episode_metric="sufficient_information_reached",
+    scale=100.0,
+    unit=" %",
+    digits=1,
+    description="Episodes that reached sufficient information within the step budget.",
+)
+
+SUITE = register_suite(
+    Suite(
+        id="infogather",
+        title="Information gathering",
+        description="Find the hidden reward rule by picking up objects, in as few steps as possible.",
+        paper="Information gathering (infogather.txt)",
+        order=4,
+        prompt_protocol=CHAT,
+        illegal_actions=(
+            "An answer naming no object of the room, several, or one already picked wastes the turn and "
+            "is counted as illegal; the turn still counts against the budget."
+        ),
+        primary_metric=STEPS_TO_SUFFICIENT_INFORMATION,
+        secondary_metrics=(IDENTIFICATION_ACCURACY, SUFFICIENT_INFORMATION_REACHED),
+        renderer="infogather",
+        page="information-gathering",
+        page_summary="steps to sufficient information and identification accuracy (Figs. 3, 4, 6)",
+    )
+)
+
+from envs.infogather import tasks  # noqa: E402, F401
+from envs.infogather.baselines import BASELINES  # noqa: E402, F401
+from envs.infogather.tasks import Conjunction, InfoGatherTask, SingleFeature  # noqa: E402, F401
 
 # What the arena reads to run and seed these tasks: the number of colours the paper
 # sweeps (§4.4, Figs. 3–4) and the suite's own baselines (§4).

@@ -68,6 +68,9 @@ class InfoGatherTask(Task):
 
     suite = "infogather"
     formats = ("text",)
+    # The paper's words for the end of the exploration budget (infogather §4, "fixed
+    # budget of exploration steps").
+    step_limit_reason = END_BUDGET
     kind: ClassVar[str]
     extra_properties: ClassVar[dict[str, int]] = {}
 
@@ -122,7 +125,7 @@ class InfoGatherTask(Task):
         return max(total // (counts[a] * counts[b]) for a, b in ((COLOUR, SHAPE), (SHAPE, TEXTURE), (COLOUR, TEXTURE)))
 
     # -- protocol ------------------------------------------------------------------
-    def reset(self, seed: int) -> Observation:
+    def _reset(self, seed: int) -> Observation:
         self.seed = seed
         rng = random.Random(f"{self.id}/scene:{sorted(self.counts.items())}:{seed}")
         self._scene = make_scene(self.counts, rng)
@@ -133,25 +136,19 @@ class InfoGatherTask(Task):
         self._history: list[TurnRecord] = []
         self._turn_lines: list[str] = []
         self._sufficient_at: int | None = None
-        self.steps_taken = 0
-        self._end_reason: str | None = None
+        self._stopped = False
         return self._observe()
 
-    def step(self, action_text: str) -> StepResult:
-        if self._scene is None:
-            raise RuntimeError("call reset(seed) before step()")
-        if self._end_reason is not None:
-            raise RuntimeError("the episode is over; call reset(seed) to start another")
+    def _step(self, action_text: str) -> StepResult:
         answer = answers.parse_answer(action_text)
         score = answers.belief_score(answer.factors, answer.values, self._rule.factors, self._rule.values)
-        self.steps_taken += 1
         reward = 0
         info: dict = {}
         if answer.stop:
             record = TurnRecord(STOP, None, None, "", answer.factors, answer.values, score)
             executed = answers.canonical(None, True, answer.factors, answer.values)
             legal = True
-            self._end_reason = END_STOPPED
+            self._stopped = True
         else:
             action = answers.clean_action(answer.action)
             obj, reason = answers.resolve_object(action, self._scene)
@@ -171,8 +168,6 @@ class InfoGatherTask(Task):
                     self._sufficient_at = self.steps_taken
                 record = TurnRecord(PICK, obj.name, reward, "", answer.factors, answer.values, score)
                 executed = answers.canonical(f"pick up {obj.name}", False, answer.factors, answer.values)
-            if self.steps_taken >= self.max_steps:
-                self._end_reason = END_BUDGET
         self._history.append(record)
         self._turn_lines.append(prompts.turn_line(len(self._history), record))
         # For the replay page: what this turn did and the rules still consistent after it.
@@ -182,16 +177,14 @@ class InfoGatherTask(Task):
             belief_score=score,
             consistent=[h.describe() for h in self._tracker.remaining()],
         )
-        terminated = self._end_reason == END_STOPPED
-        truncated = self._end_reason == END_BUDGET
         return StepResult(
             observation=self._observe(),
             reward=float(reward),
-            terminated=terminated,
-            truncated=truncated,
+            terminated=self._stopped,
+            truncated=False,
             legal=legal,
             executed_action=executed,
-            end_reason=self._end_reason,
+            end_reason=END_STOPPED if self._stopped else None,
             info=info,
         )
 
@@ -243,7 +236,7 @@ class InfoGatherTask(Task):
             "objects_picked": len(self._picked),
             "wasted_steps": sum(1 for turn in self._history if turn.kind == WASTED),
             "rewards_found": sum(self._picked.values()),
-            "stopped": self._end_reason == END_STOPPED,
+            "stopped": self._stopped,
             "hypotheses_left": self._tracker.count,
         }
 
@@ -273,20 +266,15 @@ class InfoGatherTask(Task):
     def history(self) -> list[TurnRecord]:
         return list(self._history)
 
-    @property
-    def done(self) -> bool:
-        return self._end_reason is not None
-
     def _require_episode(self) -> None:
         if self._scene is None:
             raise RuntimeError("call reset(seed) first")
 
     def _observe(self) -> Observation:
-        return Observation(
-            text=prompts.observation_text(
-                self._room, self._turn_lines, self.max_steps - self.steps_taken, self._end_reason
-            )
-        )
+        # Built inside `_step`, before `step` applies the limit: a turn that uses the last
+        # of the budget already shows the game as over (the agent is not asked again).
+        ended = END_STOPPED if self._stopped else (END_BUDGET if self.steps_left == 0 else None)
+        return Observation(text=prompts.observation_text(self._room, self._turn_lines, self.steps_left, ended))
 
 
 _DESCRIPTION_COMMON = (

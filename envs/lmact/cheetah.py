@@ -142,7 +142,7 @@ class CheetahRun(Task):
         self._env = None
 
     # -- protocol ----------------------------------------------------------------
-    def reset(self, seed: int) -> Observation:
+    def _reset(self, seed: int) -> Observation:
         import mujoco
 
         self.close()
@@ -152,8 +152,6 @@ class CheetahRun(Task):
         physics = self._env.physics
         self._initial_state = physics.get_state().copy()
         self._illegal_rng = random.Random(f"{self.id}/illegal:{seed}")
-        self.steps_taken = 0
-        self._finished = False
         self._observation = self._observe(timestep)
         # Planning works on a scratch copy of the physics data so that the live
         # simulation is never touched by the expert.
@@ -179,28 +177,21 @@ class CheetahRun(Task):
         self._plan_action = ""
         return self._observation
 
-    def step(self, action_text: str) -> StepResult:
-        if self._env is None:
-            raise RuntimeError("call reset(seed) before step()")
-        if self._finished:
-            raise RuntimeError("the episode is over; call reset(seed) to start another")
+    def _step(self, action_text: str) -> StepResult:
+        # The task never ends by itself: only the step limit stops it (LMAct §2.4).
         values = parse_action(action_text)
         legal = values is not None
         if not legal:
             values = self.random_action_values(self._illegal_rng)
         timestep = self._env.step(np.asarray(values, dtype=float))
-        self.steps_taken += 1
-        truncated = self.steps_taken >= self.max_steps
-        self._finished = truncated
         self._observation = self._observe(timestep)
         return StepResult(
             observation=self._observation,
             reward=float(timestep.reward),
             terminated=False,
-            truncated=truncated,
+            truncated=False,
             legal=legal,
             executed_action=format_action(values),
-            end_reason="step limit" if truncated else None,
         )
 
     def legal_actions(self) -> list[str]:
@@ -222,7 +213,7 @@ class CheetahRun(Task):
         """
         if self._env is None:
             raise RuntimeError("call reset(seed) first")
-        if self._finished:
+        if self.done:
             raise RuntimeError("the episode is over")
         if self._plan_step == self.steps_taken:
             return self._plan_action

@@ -271,6 +271,7 @@ def board_image(board: chess.Board) -> Image.Image:
 @register
 class Chess(Task):
     id = "lmact/chess"
+    renderer = "chess"  # the replay player draws the board (static/js/renderers-chess.js)
     suite = "lmact"
     title = "Chess"
     formats = ("ascii", "fen", "pgn", "rgb")
@@ -311,6 +312,8 @@ class Chess(Task):
         # One engine process per task, started on first use (reset does not need it).
         self._engine = engine if engine is not None else Stockfish()
         self._end: tuple[bool | None, str] | None = None
+        # Where the next reset starts when `reset_to` chose it (None: the seed's opening).
+        self._next_opening: Opening | chess.Board | None = None
 
     # -- lifetime ----------------------------------------------------------------
     def episode_metrics(self) -> dict:
@@ -330,11 +333,17 @@ class Chess(Task):
         self.close()
 
     # -- protocol ----------------------------------------------------------------
-    def reset(self, seed: int) -> Observation:
-        return self.reset_to(seed, opening_for_seed(seed))
-
     def reset_to(self, seed: int, opening: Opening | chess.Board) -> Observation:
-        """Start an episode from an opening, or (for tests and tools) from any position with its move history."""
+        """Start an episode from an opening, or (for tests and tools) from any position with its move history.
+        Goes through `reset`, which keeps the episode's bookkeeping."""
+        self._next_opening = opening
+        try:
+            return self.reset(seed)
+        finally:
+            self._next_opening = None
+
+    def _reset(self, seed: int) -> Observation:
+        opening = self._next_opening if self._next_opening is not None else opening_for_seed(seed)
         self.seed = seed
         if isinstance(opening, Opening):
             self.opening = opening
@@ -348,15 +357,9 @@ class Chess(Task):
         self._start_fen = board.fen()
         self._agent = board.turn
         self._end = None
-        self.steps_taken = 0
-        self._finished = False
         return self._observe()
 
-    def step(self, action_text: str) -> StepResult:
-        if self._board is None:
-            raise RuntimeError("call reset(seed) before step()")
-        if self._finished:
-            raise RuntimeError("the episode is over; call reset(seed) to start another")
+    def _step(self, action_text: str) -> StepResult:
         legal_now = legal_sans(self._board)
         action = action_text.strip()
         legal = action in legal_now
@@ -364,10 +367,11 @@ class Chess(Task):
             executed = action
         else:
             # A generator per step (not one per episode) so that replaying the stored,
-            # executed actions of an interrupted episode reproduces it exactly.
-            executed = random.Random(f"{self.id}/illegal:{self.seed}:{self.steps_taken}").choice(legal_now)
+            # executed actions of an interrupted episode reproduces it exactly. Seeded
+            # with the step's index (steps_taken already counts this step).
+            step_index = self.steps_taken - 1
+            executed = random.Random(f"{self.id}/illegal:{self.seed}:{step_index}").choice(legal_now)
         self._board.push_san(executed)
-        self.steps_taken += 1
 
         opponent_action = None
         end = game_end(self._board)
@@ -384,13 +388,11 @@ class Chess(Task):
             self._end = end
             winner, why = end
             reward, end_reason = two_player_result(winner, self._agent, draw_reason=f"draw ({why})")
-        truncated, end_reason = self.step_limit(terminated, end_reason)
-        self._finished = terminated or truncated
         return StepResult(
             observation=self._observe(),
             reward=reward,
             terminated=terminated,
-            truncated=truncated,
+            truncated=False,
             legal=legal,
             executed_action=executed,
             end_reason=end_reason,

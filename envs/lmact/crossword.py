@@ -316,22 +316,15 @@ class Crossword(Task):
         self._filled: set[str] = set()
 
     # -- protocol ----------------------------------------------------------------
-    def reset(self, seed: int) -> Observation:
+    def _reset(self, seed: int) -> Observation:
         self.seed = seed
         self._puzzle = generate(seed)
         self._filled = set()
         self._expert_order = [entry.label for entry in self._puzzle.entries]
         random.Random(f"{self.id}/expert:{seed}").shuffle(self._expert_order)
-        self.steps_taken = 0
-        self._finished = False
         return self._observe()
 
-    def step(self, action_text: str) -> StepResult:
-        if self._puzzle is None:
-            raise RuntimeError("call reset(seed) before step()")
-        if self._finished:
-            raise RuntimeError("the episode is over; call reset(seed) to start another")
-        self.steps_taken += 1
+    def _step(self, action_text: str) -> StepResult:
         action = action_text.strip()
         reward, legal, problem = 0.0, True, None
         match = ACTION_RE.fullmatch(action_text)
@@ -354,22 +347,20 @@ class Crossword(Task):
 
         solved = len(self._filled) == len(self._puzzle.entries)
         terminated = problem is not None or solved
-        truncated, end_reason = self.step_limit(terminated, problem or ("solved" if solved else None))
-        self._finished = terminated or truncated
         return StepResult(
             observation=self._observe(),
             reward=reward,
             terminated=terminated,
-            truncated=truncated,
+            truncated=False,
             legal=legal,
             executed_action=action,
-            end_reason=end_reason,
+            end_reason=problem or ("solved" if solved else None),
         )
 
     def legal_actions(self) -> list[str]:
         if self._puzzle is None:
             raise RuntimeError("call reset(seed) first")
-        if self._finished:
+        if self.done:
             return []
         words = words_by_length()
         actions = []

@@ -112,39 +112,29 @@ class GridWorld(Task):
         super().__init__(format)
         self._player: tuple[int, int] | None = None
 
-    def reset(self, seed: int) -> Observation:
+    def _reset(self, seed: int) -> Observation:
         self.seed = seed
         start, goal = random.Random(f"{self.id}/start:{seed}").sample(FREE_CELLS, 2)
         self._start = start
         self._player = start
         self._target = goal
         self._illegal_rng = random.Random(f"{self.id}/illegal:{seed}")
-        self.steps_taken = 0
-        self._finished = False
         return self._observe()
 
-    def step(self, action_text: str) -> StepResult:
-        if self._player is None:
-            raise RuntimeError("call reset(seed) before step()")
-        if self._finished:
-            raise RuntimeError("the episode is over; call reset(seed) to start another")
+    def _step(self, action_text: str) -> StepResult:
         action = action_text.strip()
         legal = action in MOVES
         executed = action if legal else self._illegal_rng.choice(ACTIONS)
         self._player = moved(self._player, executed)
-        self.steps_taken += 1
-
         terminated = self._player == self._target
-        truncated, end_reason = self.step_limit(terminated, "reached the target" if terminated else None)
-        self._finished = terminated or truncated
         return StepResult(
             observation=self._observe(),
             reward=1.0 if terminated else 0.0,
             terminated=terminated,
-            truncated=truncated,
+            truncated=False,
             legal=legal,
             executed_action=executed,
-            end_reason=end_reason,
+            end_reason="reached the target" if terminated else None,
         )
 
     def legal_actions(self) -> list[str]:

@@ -165,7 +165,7 @@ class Phoenix(Task):
         self._release = None
 
     # -- protocol ----------------------------------------------------------------
-    def reset(self, seed: int) -> Observation:
+    def _reset(self, seed: int) -> Observation:
         self.close()
         self.seed = seed
         emulator = _acquire_emulator()
@@ -180,17 +180,11 @@ class Phoenix(Task):
         self._sticky_rng = random.Random(f"{self.id}/sticky:{seed}")
         self._previous_action = self._actions["NOOP"]  # what the no-op frames pressed
         self._illegal_rng = random.Random(f"{self.id}/illegal:{seed}")
-        self.steps_taken = 0
-        self._finished = False
         self._expert_step = -1
         self._expert_choice = ""
         return Observation(image=Image.fromarray(screen))
 
-    def step(self, action_text: str) -> StepResult:
-        if self._emulator is None:
-            raise RuntimeError("call reset(seed) before step()")
-        if self._finished:
-            raise RuntimeError("the episode is over; call reset(seed) to start another")
+    def _step(self, action_text: str) -> StepResult:
         name = action_text.strip().upper()
         legal = name in self._actions
         if not legal:
@@ -202,18 +196,15 @@ class Phoenix(Task):
             if self._sticky_rng.random() >= STICKY_ACTION_PROBABILITY:
                 self._previous_action = chosen
             reward += self._emulator.act(self._previous_action)
-        self.steps_taken += 1
         terminated = self._emulator.game_over()
-        truncated, end_reason = self.step_limit(terminated, "game over" if terminated else None)
-        self._finished = terminated or truncated
         return StepResult(
             observation=Observation(image=Image.fromarray(self._emulator.getScreenRGB())),
             reward=reward,
             terminated=terminated,
-            truncated=truncated,
+            truncated=False,
             legal=legal,
             executed_action=name,
-            end_reason=end_reason,
+            end_reason="game over" if terminated else None,
             info={"lives": int(self._emulator.lives())},
         )
 
@@ -240,7 +231,7 @@ class Phoenix(Task):
         """
         if self._emulator is None:
             raise RuntimeError("call reset(seed) first")
-        if self._finished:
+        if self.done:
             raise RuntimeError("the episode is over")
         if self._expert_step == self.steps_taken:
             return self._expert_choice

@@ -242,28 +242,21 @@ class TicTacToe(Task):
         self._board: str | None = None
 
     # -- protocol ----------------------------------------------------------------
-    def reset(self, seed: int) -> Observation:
+    def _reset(self, seed: int) -> Observation:
         self.seed = seed
         self._opening = random.Random(f"{self.id}/opening:{seed}").choice(openings())
         self._board = self._opening
         self._agent = side_to_move(self._opening)
         self._opponent_rng = random.Random(f"{self.id}/opponent:{seed}")
         self._illegal_rng = random.Random(f"{self.id}/illegal:{seed}")
-        self.steps_taken = 0
-        self._finished = False
         return self._observe()
 
-    def step(self, action_text: str) -> StepResult:
-        if self._board is None:
-            raise RuntimeError("call reset(seed) before step()")
-        if self._finished:
-            raise RuntimeError("the episode is over; call reset(seed) to start another")
+    def _step(self, action_text: str) -> StepResult:
         legal_now = self.legal_actions()
         action = action_text.strip()
         legal = action in legal_now
         executed = action if legal else self._illegal_rng.choice(legal_now)
         self._board = play(self._board, _INDEX[executed])
-        self.steps_taken += 1
 
         opponent_action = None
         if not is_over(self._board):
@@ -275,13 +268,11 @@ class TicTacToe(Task):
         terminated = is_over(self._board)
         if terminated:
             reward, end_reason = two_player_result(winner(self._board), self._agent)
-        truncated, end_reason = self.step_limit(terminated, end_reason)
-        self._finished = terminated or truncated
         return StepResult(
             observation=self._observe(),
             reward=reward,
             terminated=terminated,
-            truncated=truncated,
+            truncated=False,
             legal=legal,
             executed_action=executed,
             end_reason=end_reason,

@@ -64,3 +64,28 @@ def mean_se(summary, style=""):
     if summary.get("stderr") is None:
         return f"{mean:.{digits}f}{unit}"
     return f"{mean:.{digits}f} ± {summary['stderr'] * scale:.{digits}f}{unit}"
+
+
+@register.filter
+def metric(value):
+    """A run's metric (leaderboard.selectors.MetricValue) as "mean ± se" in the metric's
+    unit and precision, or an em dash when no episode has a value."""
+    if value is None or value.mean is None:
+        return "—"
+    digits, unit = value.metric.digits, value.metric.unit
+    if value.stderr is None:
+        return f"{value.mean:.{digits}f}{unit}"
+    return f"{value.mean:.{digits}f} ± {value.stderr:.{digits}f}{unit}"
+
+
+@register.filter
+def ranking_metric(run):
+    """The run's value of the metric that ranks it on its task's leaderboard (the
+    primary metric of the task's suite); None for a task no longer in the catalogue."""
+    from envs.registry import suite_of
+    from leaderboard.selectors import metric_value
+
+    try:
+        return metric_value(run, suite_of(run.task).primary_metric)
+    except KeyError:
+        return None

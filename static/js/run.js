@@ -5,7 +5,9 @@
  * status, ...}; without api_url it uses /api/runs/<id>/) and, while the run
  * is queued or running, polls that URL every 2 s to update #run-progress
  * (.progress > .progress-bar), #run-progress-label,
- * #run-status, #run-score and, if present, #run-illegal. When the run reaches
+ * #run-status, #run-score (the primary metric of the task's suite, as
+ * primary_metric gives it; the summed reward for a task without one) and, if
+ * present, #run-illegal. When the run reaches
  * finished/failed the page is reloaded once so the server-rendered episode
  * table is complete.
  */
@@ -109,12 +111,16 @@
       setText(ui.status, status);
     }
     if (ui.score) {
-      if (isNum(data.score_mean)) {
-        var score = data.score_mean.toFixed(3);
-        if (isNum(data.score_stderr)) {
-          score += " ± " + data.score_stderr.toFixed(3);
+      var metric = data.primary_metric || {
+        mean: data.score_mean, stderr: data.score_stderr, digits: 3, unit: "",
+      };
+      if (isNum(metric.mean)) {
+        var digits = Number.isInteger(metric.digits) ? metric.digits : 3;
+        var score = metric.mean.toFixed(digits);
+        if (isNum(metric.stderr)) {
+          score += " ± " + metric.stderr.toFixed(digits);
         }
-        setText(ui.score, score);
+        setText(ui.score, score + (metric.unit || ""));
       } else {
         setText(ui.score, "—");
       }

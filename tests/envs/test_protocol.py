@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from envs.core import Observation, RandomLegalPolicy, Task, baselines_of
+from envs.core import Observation, RandomLegalPolicy, StepResult, Task, baselines_of
 from envs.lmact import gridworld, tictactoe
 from envs.registry import all_tasks, make
 
@@ -134,6 +134,85 @@ def test_it_refuses_to_step_before_reset_and_after_the_end(task_id):
         pass
     with pytest.raises(RuntimeError):
         task.step(task.legal_actions()[0] if task.legal_actions() else "a1")
+
+
+class Ticker(Task):
+    """A game that never ends by itself: only the protocol's step limit stops it."""
+
+    id = "test/ticker"
+    suite = "test"
+    title = "Ticker"
+    formats = ("text",)
+    max_steps = 3
+
+    def _reset(self, seed: int) -> Observation:
+        if seed < 0:
+            raise ValueError("no such episode")
+        self.counts_seen = []
+        return Observation(text="0")
+
+    def _step(self, action_text: str) -> StepResult:
+        self.counts_seen.append(self.steps_taken)
+        return StepResult(Observation(text=str(self.steps_taken)), 1.0, False, False, True, action_text)
+
+    def legal_actions(self) -> list[str]:
+        return ["tick"]
+
+    def initial_state_key(self) -> str:
+        return "ticker"
+
+    def expert_action(self) -> str:
+        return "tick"
+
+
+@pytest.mark.parametrize("task_id", sorted(all_tasks()))
+def test_every_task_refuses_a_step_before_reset_with_a_clear_error(task_id):
+    task = all_tasks()[task_id]()
+    with pytest.raises(RuntimeError, match=r"call reset\(seed\) before step\(\)"):
+        task.step("anything")
+    task.close()
+
+
+def test_it_refuses_a_step_after_the_end_until_the_next_reset():
+    task = Ticker()
+    task.reset(0)
+    while not task.step("tick").done:
+        pass
+    assert task.done
+    with pytest.raises(RuntimeError, match="the episode is over"):
+        task.step("tick")
+    task.reset(1)
+    assert not task.done and task.steps_taken == 0
+    assert not task.step("tick").done
+
+
+def test_the_step_limit_truncates_with_the_end_reason_step_limit_counting_each_step_once():
+    task = Ticker()
+    task.reset(0)
+    results = [task.step("tick") for _ in range(task.max_steps)]
+    assert [r.done for r in results] == [False, False, True]
+    last = results[-1]
+    assert (last.terminated, last.truncated, last.end_reason, last.reward) == (False, True, "step limit", 1.0)
+    # The game saw each step counted exactly once, already including the step it played.
+    assert task.counts_seen == [1, 2, 3] and task.steps_taken == task.max_steps == 3
+
+
+def test_a_real_game_is_cut_at_its_step_limit_by_the_protocol():
+    task = make("lmact/gridworld", "ascii")
+    task.reset(0)
+    task._player, task._target = (1, 1), (10, 10)
+    results = [task.step("up") for _ in range(task.max_steps)]  # into the wall, every time
+    assert not any(r.done for r in results[:-1])
+    assert (results[-1].truncated, results[-1].end_reason) == (True, "step limit")
+    assert task.steps_taken == 25
+
+
+def test_a_failed_reset_leaves_no_episode_to_step():
+    task = Ticker()
+    with pytest.raises(ValueError):
+        task.reset(-1)
+    with pytest.raises(RuntimeError, match="before step"):
+        task.step("tick")
 
 
 def test_it_maps_scores_onto_progress_between_0_and_100():

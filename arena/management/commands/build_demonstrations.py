@@ -4,20 +4,22 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from envs import demos
-from envs.registry import all_tasks
+from envs.registry import all_tasks, get_suite
 
 
 class Command(BaseCommand):
-    help = "Build (and cache in var/demos/) the expert demonstration pools of LMAct tasks."
+    help = "Build (and cache in var/demos/) the expert demonstration pools of the tasks of suites that use them (LMAct)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--task", action="append", help="task id (repeatable); default: every LMAct task")
+        parser.add_argument(
+            "--task", action="append", help="task id (repeatable); default: every task of a suite with demonstrations"
+        )
         parser.add_argument("--format", action="append", help="observation format (repeatable); default: all")
         parser.add_argument("--size", type=int, default=None, help="pool size (default: the task's)")
 
     def handle(self, *args, task=None, format=None, size=None, **options):
         tasks = all_tasks()
-        wanted = task or [t for t, cls in sorted(tasks.items()) if cls.suite == "lmact"]
+        wanted = task or [t for t, cls in sorted(tasks.items()) if get_suite(cls.suite).demonstrations]
         for task_id in wanted:
             if task_id not in tasks:
                 raise CommandError(f"unknown task {task_id}")

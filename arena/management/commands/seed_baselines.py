@@ -5,7 +5,7 @@ from arena import services
 from arena.services import option_combinations
 from arena.models import Run
 from envs.core import baselines_of
-from envs.registry import all_tasks
+from envs.registry import all_tasks, get_suite
 
 
 class Command(BaseCommand):
@@ -19,11 +19,12 @@ class Command(BaseCommand):
         explicit = episodes is not None
         episodes = episodes or settings.ARENA_BASELINE_EPISODES
         created = 0
-        # The queue is first-in first-out: the quick LMAct games first (their rows appear
-        # within a minute), then the other suites, then tasks with engines and planners.
+        # The queue is first-in first-out: quick tasks before tasks with engines and
+        # planners, and among them the suites in their order (LMAct's games first: their
+        # rows appear within a minute).
         def order(item):
             task_id, cls = item
-            return (cls.blocking, cls.suite != "lmact", task_id)
+            return (cls.blocking, get_suite(cls.suite).order, task_id)
 
         for task_id, cls in sorted(all_tasks().items(), key=order):
             if task and task_id not in task:

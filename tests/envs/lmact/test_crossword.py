@@ -233,7 +233,7 @@ def test_expert_order_is_seeded_and_random():
         task = make("lmact/crossword")
         task.reset(9)
         order = []
-        while not task._finished:
+        while not task.done:
             action = task.expert_action()
             order.append(action)
             task.step(action)

@@ -1,0 +1,140 @@
+"""What a suite is, declared once next to its tasks (DESIGN §2: "suite").
+
+Each suite package (`envs/lmact`, `envs/infogather`, `envs/adventure`, …) builds one
+`Suite` and registers it with `envs.registry.register_suite`. The arena and the
+leaderboard ask the descriptor — how the suite is prompted, which metric ranks its
+leaderboards, which replay renderer draws its observations — instead of testing task
+ids. Plain Python, no Django: the read side turns a `Metric` into numbers from a
+run's aggregates (leaderboard.selectors.metric_value).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+# -- how a suite is prompted ---------------------------------------------------------
+# LMAct's protocol (LMAct §2.3): a preamble and the expert demonstrations form a prefix
+# frozen for the whole episode, followed by the growing trajectory; one completion per
+# step (arena.strategies.lmact).
+FROZEN_PREFIX = "frozen-prefix"
+# A conversation: the suite's instructions, then one user turn per observation and one
+# assistant turn per reply, in a history window (arena.strategies.chat).
+CHAT = "chat"
+PROMPT_PROTOCOLS = (FROZEN_PREFIX, CHAT)
+
+# -- how a run folds a metric over its finished episodes ------------------------------
+# The mean over episodes of the episode's summed reward (the run's score_mean/stderr).
+MEAN_SUMMED_REWARD = "mean summed reward"
+# The mean of one per-episode metric (`Task.episode_metrics`) over the episodes that
+# report a value; an episode that reports None is counted as missing, not averaged in.
+MEAN_OF_EPISODE_METRIC = "mean of an episode metric"
+# The mean of a per-episode metric over the episodes where another per-episode metric
+# (`over`) is true. Only for metrics that are 0 on every other episode, so that the
+# run's sums over all episodes are the sums over the selected ones (AdventureGame's
+# quality is 0 for an episode that was not played).
+MEAN_OF_EPISODE_METRIC_OVER = "mean of an episode metric over the episodes where another holds"
+FOLDS = (MEAN_SUMMED_REWARD, MEAN_OF_EPISODE_METRIC, MEAN_OF_EPISODE_METRIC_OVER)
+
+
+@dataclasses.dataclass(frozen=True)
+class Metric:
+    """One number of a run on a suite's leaderboard, with how it is computed.
+
+    Ranking by a metric: runs are ordered by their share of episodes without a value
+    (fewest first: an episode that never got a value is worse than any value), then by
+    the mean in the metric's direction.
+    """
+
+    name: str  # its key in the API, e.g. "steps_to_sufficient_information"
+    label: str  # its column header, e.g. "Steps to sufficient information"
+    higher_is_better: bool
+    fold: str  # one of FOLDS
+    # The per-episode metric folded (a key of Task.episode_metrics); empty for the
+    # summed reward.
+    episode_metric: str = ""
+    # For MEAN_OF_EPISODE_METRIC_OVER: the per-episode boolean selecting the episodes.
+    over: str = ""
+    # Shown = scale × folded mean: 100 turns a 0/1 episode value into a percentage.
+    scale: float = 1.0
+    unit: str = ""
+    digits: int = 2
+    # One sentence for the page: what the number is, citing the paper.
+    description: str = ""
+    # For a metric an episode may lack (it reports None): what that means, in words,
+    # e.g. "never reached sufficient information". Shown with the ranking rule.
+    missing_means: str = ""
+
+    def __post_init__(self):
+        if self.fold not in FOLDS:
+            raise ValueError(f"metric {self.name}: unknown fold {self.fold!r}; choose one of {', '.join(FOLDS)}")
+        if (self.fold == MEAN_SUMMED_REWARD) == bool(self.episode_metric):
+            raise ValueError(f"metric {self.name}: the summed reward has no episode metric; every other fold needs one")
+        if (self.fold == MEAN_OF_EPISODE_METRIC_OVER) != bool(self.over):
+            raise ValueError(f"metric {self.name}: `over` goes with the fold {MEAN_OF_EPISODE_METRIC_OVER!r} only")
+
+    @property
+    def direction(self) -> str:
+        return "higher is better" if self.higher_is_better else "lower is better"
+
+    @property
+    def is_summed_reward(self) -> bool:
+        return self.fold == MEAN_SUMMED_REWARD
+
+
+SUMMED_REWARD = Metric(
+    name="score",
+    label="Score",
+    higher_is_better=True,
+    fold=MEAN_SUMMED_REWARD,
+    digits=3,
+    description="The summed reward of an episode, averaged over the run's episodes.",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Suite:
+    """One benchmark: its identity, protocol and how its leaderboards are scored."""
+
+    id: str  # "lmact"; the part of its task ids before the "/"
+    title: str  # "LMAct"
+    description: str  # one line, for the front page
+    paper: str  # where the protocol comes from, e.g. "LMAct (lmact.txt)"
+    # Place among the suites: pages list them in this order, and the baselines of
+    # earlier suites are queued first.
+    order: int
+    prompt_protocol: str  # FROZEN_PREFIX or CHAT
+    # What happens to a completion that is not a legal action, in words; the task's
+    # `step` enforces it.
+    illegal_actions: str
+    primary_metric: Metric  # ranks every task leaderboard of the suite
+    secondary_metrics: tuple[Metric, ...] = ()
+    # Reflexion (a reflection after each episode, given at the start of the next) may
+    # be chosen for the suite's runs.
+    reflection: bool = True
+    # LMAct's experiments (demonstration sweep, legal-actions × chain-of-thought
+    # ablation, replay control) are defined for its tasks.
+    experiments: bool = False
+    # Expert demonstration pools are built for its tasks (envs.demos).
+    demonstrations: bool = False
+    # The replay player's renderer for text observations (static/js/renderers*.js);
+    # a task may name its own (Task.renderer), and image formats use "image".
+    renderer: str = "text"
+    # The suite's own page at /suites/<id>/: which page it is (leaderboard.views) and
+    # what it shows, in a few words. Empty: the suite has none.
+    page: str = ""
+    page_summary: str = ""
+
+    def __post_init__(self):
+        if self.prompt_protocol not in PROMPT_PROTOCOLS:
+            raise ValueError(f"suite {self.id}: unknown prompt protocol {self.prompt_protocol!r}")
+        if "/" in self.id:
+            raise ValueError(f"suite {self.id}: a suite id has no '/'")
+
+    @property
+    def metrics(self) -> tuple[Metric, ...]:
+        """The leaderboard's columns: the primary metric first."""
+        return (self.primary_metric, *self.secondary_metrics)
+
+    @property
+    def frozen_prefix(self) -> bool:
+        return self.prompt_protocol == FROZEN_PREFIX
