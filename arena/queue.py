@@ -9,10 +9,10 @@ same task too, one episode per consumer thread, because the task body is the sam
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from django.conf import settings
+from django.utils.module_loading import import_string
 from huey import MemoryHuey, RedisHuey, SqliteHuey
 
 logger = logging.getLogger(__name__)
@@ -29,11 +29,14 @@ def _make_huey():
 huey = _make_huey()
 
 
+# What plays a dequeued episode, named rather than imported: the runner writes through
+# arena.services, which queues episodes through this module (no import cycle).
+PLAYER = "arena.runner.play_episode_blocking"
+
+
 @huey.task(name="play_episode")
 def play_episode(episode_id: int) -> None:
-    from arena.runner import EpisodeRunner
-
-    asyncio.run(EpisodeRunner(worker_name="huey-consumer").run(episode_id))
+    import_string(PLAYER)(episode_id)
 
 
 def enqueue_episodes(episode_ids: list[int]) -> None:

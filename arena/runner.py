@@ -54,6 +54,12 @@ class _ObservationImages:
         return self.write(observation.image).sha256
 
 
+def play_episode_blocking(episode_id: int) -> None:
+    """Play one episode to its end on a fresh event loop (Huey's own consumer runs the
+    queued task this way, one episode per consumer thread)."""
+    asyncio.run(EpisodeRunner(worker_name="huey-consumer").run(episode_id))
+
+
 class EpisodeRunner:
     def __init__(self, worker_name: str, agent_factory=make_agent, writer: StepWriter | None = None):
         self.worker_name = worker_name

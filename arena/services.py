@@ -23,7 +23,7 @@ from django.db.models import Count, F, Min, Q, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from arena import images, live
+from arena import images, live, queue
 from arena.images import ImageRef
 from arena.clients.errors import ends_run
 from arena.metrics import fold as fold_metrics
@@ -48,9 +48,7 @@ class RunSpec:
 
 
 def _enqueue_on_commit(episode_ids: list[int]) -> None:
-    from arena.queue import enqueue_episodes
-
-    transaction.on_commit(partial(enqueue_episodes, list(episode_ids)))
+    transaction.on_commit(partial(queue.enqueue_episodes, list(episode_ids)))
 
 
 def run_create(

@@ -7,21 +7,24 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
+from arena import api as write_api
 from arena.views import healthz
 from leaderboard import api
 
 router = DefaultRouter()
 router.register("tasks", api.TaskViewSet, basename="task")
-router.register("submissions", api.SubmissionViewSet, basename="submission")
+router.register("submissions", write_api.SubmissionViewSet, basename="submission")
 router.register("runs", api.RunViewSet, basename="run")
 router.register("episodes", api.EpisodeViewSet, basename="episode")
-router.register("experiments", api.ExperimentViewSet, basename="experiment")
+router.register("experiments", write_api.ExperimentViewSet, basename="experiment")
 
 api_patterns = [
-    path("", include(router.urls)),
     path("leaderboard/", api.leaderboard, name="leaderboard"),
-    path("agent-protocol/", api.agent_protocol, name="agent-protocol"),
+    path("agent-protocol/", write_api.agent_protocol, name="agent-protocol"),
+    path("runs/<int:pk>/requeue/", write_api.run_requeue, name="run-requeue"),
+    path("runs/<int:pk>/cancel/", write_api.run_cancel, name="run-cancel"),
     path("token/", obtain_auth_token, name="token"),
+    path("", include(router.urls)),
 ]
 
 urlpatterns = [

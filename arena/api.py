@@ -1,0 +1,222 @@
+"""REST API, the write side (DRF): submissions, experiments and what a submitter can do
+to a run. Writes need a token (or a logged-in session); the views validate and call
+arena.services. The read side is leaderboard.api; config/urls.py composes both."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, serializers, viewsets
+from rest_framework.decorators import api_view, permission_classes
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+
+from arena import services
+from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
+from arena.models import Experiment, Run, Submission
+from arena.validation import (
+    MAX_DEMONSTRATIONS,
+    MAX_TOKENS_LIMIT,
+    check_endpoint,
+    parse_task_variant,
+    validate_base_url,
+    validate_model_name,
+)
+from envs.registry import all_suites, suite_of
+
+
+def _django_validator(func):
+    def run(value):
+        try:
+            return func(value)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from None
+
+    return run
+
+
+class SubmissionSerializer(serializers.ModelSerializer):
+    """A submission. `api_key` is write-only: it is stored encrypted and never returned."""
+
+    api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, default="", trim_whitespace=True)
+    tasks = serializers.ListField(
+        child=serializers.CharField(), write_only=True, min_length=1,
+        help_text='Task and observation format, e.g. ["lmact/gridworld:ascii", "lmact/tictactoe:rgb"].',
+    )
+    episodes_per_task = serializers.IntegerField(write_only=True, min_value=1, default=10)
+    temperature = serializers.FloatField(min_value=0.0, max_value=2.0, default=0.0)
+    max_tokens = serializers.IntegerField(min_value=1, max_value=MAX_TOKENS_LIMIT, default=2048)
+    num_demonstrations = serializers.IntegerField(min_value=0, max_value=MAX_DEMONSTRATIONS, default=0)
+    base_url = serializers.CharField(max_length=500)
+    model = serializers.CharField(max_length=200, allow_blank=True)
+    has_api_key = serializers.BooleanField(read_only=True)
+    max_concurrent_requests = serializers.IntegerField(
+        min_value=1, max_value=256, default=4,
+        help_text="Calls in flight to this endpoint at once; keep 1–4 for a local server with one slot.",
+    )
+    endpoint_probe = serializers.JSONField(
+        read_only=True, help_text="What the arena found out about the endpoint: context window, images, latency."
+    )
+    agent_secret = serializers.SerializerMethodField(
+        help_text="Agent endpoints only, and only in the response that creates the submission: the HMAC signing secret."
+    )
+    runs = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+    tokens = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Submission
+        fields = [
+            "id", "name", "kind", "policy", "provider", "base_url", "model", "api_key", "has_api_key", "agent_secret",
+            "temperature", "max_tokens", "num_demonstrations", "show_legal_actions", "chain_of_thought",
+            "context_window", "history_window", "keep_reasoning", "self_correction", "reflection",
+            "price_input_per_mtok", "price_output_per_mtok", "budget_tokens_per_run", "budget_usd_per_run",
+            "strategy_label", "tasks", "episodes_per_task", "runs", "tokens", "created_at",
+            "max_concurrent_requests", "endpoint_probe",
+        ]
+        read_only_fields = ["kind", "policy", "strategy_label", "created_at"]
+
+    def get_agent_secret(self, submission) -> str | None:
+        return getattr(submission, "new_agent_secret", None)
+
+    def get_tokens(self, submission) -> dict:
+        """Tokens and cost spent by all of the submission's runs."""
+        spent_in = sum(run.tokens_spent_in for run in submission.runs.all())
+        spent_out = sum(run.tokens_spent_out for run in submission.runs.all())
+        cached = sum(run.cached_tokens_in for run in submission.runs.all())
+        return {"in": spent_in, "out": spent_out, "cached_in": cached, "cost_usd": submission.cost_usd(spent_in, spent_out)}
+
+    def validate(self, attrs):
+        if attrs.get("provider", Submission.PROVIDER_OPENAI) != Submission.PROVIDER_AGENT:
+            try:
+                attrs["model"] = validate_model_name(attrs.get("model", ""))
+            except DjangoValidationError as exc:
+                raise serializers.ValidationError({"model": exc.messages}) from None
+        if attrs.get("budget_usd_per_run") is not None and attrs.get("price_input_per_mtok") is None and attrs.get(
+            "price_output_per_mtok"
+        ) is None:
+            raise serializers.ValidationError({"budget_usd_per_run": ["A cost budget needs prices per million tokens."]})
+        errors: dict[str, list[str]] = {}
+        probe = check_endpoint(
+            {**attrs, "provider": attrs.get("provider", Submission.PROVIDER_OPENAI)},
+            lambda field, message: errors.setdefault(field, []).append(message),
+            task_variants=attrs.get("tasks"),
+        )
+        if errors:
+            raise serializers.ValidationError(errors)
+        attrs["endpoint_probe"] = probe.to_json() if probe else None
+        return attrs
+
+    def validate_base_url(self, value):
+        return _django_validator(validate_base_url)(value)
+
+    def validate_tasks(self, value):
+        return [_django_validator(parse_task_variant)(v) for v in value]
+
+    def validate_episodes_per_task(self, value):
+        if value > settings.ARENA_MAX_EPISODES_PER_TASK:
+            raise serializers.ValidationError(f"At most {settings.ARENA_MAX_EPISODES_PER_TASK} episodes per task.")
+        return value
+
+    def create(self, validated):
+        api_key = validated.pop("api_key", "")
+        tasks = validated.pop("tasks")
+        episodes = validated.pop("episodes_per_task")
+        runs = services.run_specs(tasks, episodes)
+        return services.submission_create(owner=self.context["request"].user, fields=validated, api_key=api_key, runs=runs)
+
+
+class ExperimentSerializer(serializers.ModelSerializer):
+    """An LMAct experiment of a model submission; creating one queues its runs."""
+
+    task = serializers.CharField(help_text='Task and format, e.g. "lmact/gridworld:ascii".')
+    num_episodes = serializers.IntegerField(write_only=True, min_value=1, default=10)
+    max_demonstrations = serializers.IntegerField(write_only=True, min_value=0, max_value=MAX_DEMONSTRATIONS, default=0)
+    runs = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+
+    class Meta:
+        model = Experiment
+        fields = ["id", "kind", "submission", "task", "format", "config", "num_episodes", "max_demonstrations", "runs", "created_at"]
+        read_only_fields = ["format", "config", "created_at"]
+
+    def validate_task(self, value):
+        task_id, fmt = _django_validator(parse_task_variant)(value)
+        if not suite_of(task_id).experiments:
+            with_experiments = " and ".join(s.title for s in all_suites().values() if s.experiments)
+            raise serializers.ValidationError(f"Experiments are defined for {with_experiments} tasks.")
+        return task_id, fmt
+
+    def validate_submission(self, submission):
+        if submission.is_baseline or submission.owner_id != self.context["request"].user.pk:
+            raise serializers.ValidationError("You can run experiments on your own model submissions only.")
+        return submission
+
+    def validate_num_episodes(self, value):
+        if value > settings.ARENA_MAX_EPISODES_PER_TASK:
+            raise serializers.ValidationError(f"At most {settings.ARENA_MAX_EPISODES_PER_TASK} episodes per run.")
+        return value
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        data["task"] = instance.task
+        return data
+
+    def create(self, validated):
+        task_id, fmt = validated["task"]
+        return services.experiment_create(
+            validated["submission"], kind=validated["kind"], task=task_id, format=fmt,
+            num_episodes=validated["num_episodes"], max_demonstrations=validated["max_demonstrations"],
+        )
+
+
+class ExperimentViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    queryset = Experiment.objects.prefetch_related("runs").order_by("-created_at")
+    serializer_class = ExperimentSerializer
+
+
+class SubmissionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    queryset = Submission.objects.prefetch_related("runs").order_by("-created_at")
+    serializer_class = SubmissionSerializer
+
+
+def _owned_run(request, pk) -> Run:
+    run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
+    if run.submission.owner_id != request.user.pk:
+        raise PermissionDenied("Only the submitter can change this run.")
+    return run
+
+
+@extend_schema(summary="Re-queue a run's failed episodes", request=None,
+               description="Each failed episode is queued again and resumes after its last stored step. "
+               "Fix the endpoint first (its base URL, model or key) if that is what failed.")
+@api_view(["POST"])
+@permission_classes([IsAuthenticated])
+def run_requeue(request, pk):
+    return Response({"requeued": services.run_requeue_failed(_owned_run(request, pk))})
+
+
+@extend_schema(summary="Cancel a run", request=None,
+               description="Queued and running episodes end as skipped; the steps played so far are kept.")
+@api_view(["POST"])
+@permission_classes([IsAuthenticated])
+def run_cancel(request, pk):
+    return Response({"stopped": services.run_cancel(_owned_run(request, pk))})
+
+
+@extend_schema(
+    summary="The agent-endpoint protocol (arena-agent/1)",
+    description=(
+        "Agent endpoints receive one signed POST per step and answer with an action. The body "
+        "follows `request`; the reply must follow `response`. Every request carries "
+        "`X-Arena-Timestamp` (Unix seconds) and `X-Arena-Signature: sha256=<hex>`, the "
+        "HMAC-SHA256 of `<timestamp>.<raw body>` with the submission's signing secret (shown once "
+        "when the submission is created). A reply that is not JSON or has no string `action` is "
+        "recorded as an illegal action. See examples/agent_endpoint.py."
+    ),
+    responses={200: {"type": "object", "properties": {"request": {"type": "object"}, "response": {"type": "object"}}}},
+)
+@api_view(["GET"])
+def agent_protocol(request):
+    return Response({"request": AGENT_REQUEST_SCHEMA, "response": AGENT_RESPONSE_SCHEMA})
