@@ -84,6 +84,19 @@ def test_a_prompt_longer_than_the_window_is_refused_with_400(llama_server):
     assert error["n_prompt_tokens"] > 4096
 
 
+def test_a_prompt_that_fits_but_leaves_too_little_room_is_answered_and_cut_at_the_window(llama_server):
+    prompt = " ".join([ENGLISH] * 42)  # about 4,000 tokens: fits, with less than 1,000 to spare
+
+    response = chat(llama_server, [{"role": "user", "content": prompt}], max_tokens=1000)
+
+    # Only the prompt is checked against the window; the reply just stops where it ends.
+    assert response.status_code == 200
+    body = response.json()
+    assert body["choices"][0]["finish_reason"] == "length"
+    assert body["usage"]["prompt_tokens"] < 4096
+    assert body["usage"]["total_tokens"] == 4096
+
+
 def test_an_image_is_refused_because_the_model_is_text_only(llama_server):
     content = [{"type": "text", "text": "What is on this board?"}, {"type": "image_url", "image_url": {"url": PNG_URL}}]
 
@@ -101,8 +114,10 @@ def test_two_requests_at_once_are_queued_by_its_one_slot_not_refused(llama_serve
     start = threading.Barrier(2)
 
     def ask(question: str) -> None:
+        # About 1,000 prompt tokens each (a few tenths of a second), so the two overlap.
+        content = question + "\n" + " ".join([ENGLISH] * 10)
         start.wait()
-        responses.append(chat(llama_server, [{"role": "user", "content": question}], max_tokens=64))
+        responses.append(chat(llama_server, [{"role": "user", "content": content}], max_tokens=64))
 
     askers = [threading.Thread(target=ask, args=(question,)) for question in ("Which move?", "Which square?")]
     for asker in askers:

@@ -297,7 +297,8 @@ def tictactoe_board(rng: random.Random) -> str:
 
 def legal_moves_line(rng: random.Random) -> str:
     files, ranks = "abcdefgh", "12345678"
-    moves = [rng.choice(files) + rng.choice(ranks) + rng.choice(files) + rng.choice(ranks) for _ in range(rng.randrange(3, 12))]
+    count = rng.randrange(3, 12)
+    moves = [rng.choice(files) + rng.choice(ranks) + rng.choice(files) + rng.choice(ranks) for _ in range(count)]
     return "Legal actions: " + ", ".join(moves)
 
 
@@ -310,7 +311,8 @@ def training_corpus() -> str:
         parts.append("Observation:\n" + grid_board(rng, rng.randrange(5, 12), rng.randrange(5, 10)))
         parts.append("Board:\n" + chess_board(rng) + "\n" + legal_moves_line(rng))
         parts.append(tictactoe_board(rng) + "\nLegal actions: " + ", ".join(str(i) for i in rng.sample(range(9), 4)))
-        parts.append(f"Step {rng.randrange(1, 200)}. Reward: {rng.choice(['0', '1', '-1', '0.5'])}. Action: {rng.choice(['up', 'down', 'left', 'right'])}")
+        step, reward, action = rng.randrange(1, 200), rng.choice(["0", "1", "-1", "0.5"]), rng.choice(["up", "down", "left", "right"])
+        parts.append(f"Step {step}. Reward: {reward}. Action: {action}")
     return "\n\n".join(parts)
 
 
@@ -481,4 +483,4 @@ if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit("usage: python -m tests.support.tiny_gguf OUT.gguf")
     figures = write_model(Path(sys.argv[1]))
-    print(", ".join(f"{name}: {value:.2f}" if isinstance(value, float) else f"{name}: {value}" for name, value in figures.items()))
+    print(", ".join(f"{name}: {round(value, 2)}" for name, value in figures.items()))
