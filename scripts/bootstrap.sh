@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a fresh machine; safe to re-run (it skips what is
-# already there). Usage: scripts/bootstrap.sh [--test]   (--test adds the browser)
+# already there). Usage: scripts/bootstrap.sh [--test]
+# (--test adds the browser and builds the real model server the tests start, once)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,4 +32,10 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/pip install --quiet --upgrade pip
   .venv/bin/pip install --quiet -r requirements.txt
   echo "$want" > "$stamp"
+fi
+
+# The tests' real OpenAI-compatible model server (llama.cpp's llama-server), built once
+# into a cache outside the clone; a no-op when it is already there.
+if [ "$want_test" = 1 ]; then
+  scripts/build_llama_server.sh >/dev/null
 fi

@@ -6,6 +6,8 @@ from arena.models import Submission
 from arena.runner import EpisodeRunner
 from tests.support.fake_openai import FakeOpenAIServer
 
+pytest_plugins = ["tests.support.llama_fixtures"]
+
 
 @pytest.fixture
 def fake_model():
