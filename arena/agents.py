@@ -21,7 +21,7 @@ from django.conf import settings
 from arena.clients.agent_endpoint import AgentEndpointClient
 from arena.clients.anthropic import AnthropicClient
 from arena.clients.base import ModelCallError
-from arena.clients.errors import ErrorKind
+from arena.clients.errors import ErrorKind, window_in_message
 from arena.clients.gemini import GeminiClient
 from arena.clients.limits import gate_for
 from arena.clients.openai_compat import OpenAICompatibleClient
@@ -212,7 +212,7 @@ class ModelAgent:
             except EndpointFailed as failure:
                 if failure.kind != ErrorKind.CONTEXT_EXCEEDED:
                     raise
-                self.budget.overflowed(prompt.estimated_tokens)
+                self.budget.overflowed(prompt.estimated_tokens, window_in_message(str(failure)))
                 if attempt == CONTEXT_RETRIES:
                     raise ContextExhausted(self.budget.tokens(prompt.estimated_tokens), self.budget.window) from None
                 continue

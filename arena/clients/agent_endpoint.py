@@ -48,6 +48,7 @@ import httpx
 from arena.clients.base import ModelReply
 from arena.clients.errors import ErrorKind
 from arena.clients.http import (
+    clean_text,
     AttemptFailed,
     HTTPModelClient,
     check_base_url,
@@ -344,7 +345,7 @@ class AgentEndpointClient(HTTPModelClient):
             return invalid("agent reply has an empty \"action\"")
         reasoning = data.get("reasoning")
         return ModelReply(
-            text=action,
-            reasoning=reasoning if isinstance(reasoning, str) else "",
+            text=clean_text(action),
+            reasoning=clean_text(reasoning) if isinstance(reasoning, str) else "",
             http_status=status,
         )

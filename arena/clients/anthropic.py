@@ -26,6 +26,7 @@ from typing import Any
 
 from arena.clients.base import ModelReply
 from arena.clients.http import (
+    clean_text,
     ChatCompletionClient,
     check_base_url,
     content_parts,
@@ -199,8 +200,8 @@ class AnthropicClient(ChatCompletionClient):
 
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         return ModelReply(
-            text="".join(texts),
-            reasoning=reasoning,
+            text=clean_text("".join(texts)),
+            reasoning=clean_text(reasoning),
             finish_reason=stop_reason,
             tokens_in=sum_or_none(
                 usage.get("input_tokens"),

@@ -180,6 +180,25 @@ def is_context_exceeded(status: int | None, message: str) -> bool:
     return _CONTEXT_EXCEEDED.search(message) is not None
 
 
+# The window a "context exceeded" message states: llama.cpp "exceeds the available context
+# size (4096 tokens)", vLLM/OpenAI "maximum context length is 4096 tokens", Anthropic
+# "… > 200000 maximum".
+_WINDOW_IN_MESSAGE = re.compile(
+    r"available context size \((\d+) tokens\)|maximum context length is (\d+)|> (\d+) maximum"
+    r"|context (?:length|window|size) (?:is|of) (\d+)",
+    re.IGNORECASE,
+)
+
+
+def window_in_message(message: str) -> int | None:
+    """The context window a server's "too long" message states, if it states one."""
+    match = _WINDOW_IN_MESSAGE.search(message or "")
+    if not match:
+        return None
+    value = int(next(group for group in match.groups() if group))
+    return value if value > 0 else None
+
+
 _MODEL_PATTERNS = re.compile(r"model .*(not found|does not exist)|no such model|unknown model|model_not_found", re.I)
 
 

@@ -34,6 +34,7 @@ import httpx
 from arena.clients.base import ModelReply, parse_retry_after
 from arena.clients.errors import ErrorKind
 from arena.clients.http import (
+    clean_text,
     AttemptFailed,
     ChatCompletionClient,
     check_base_url,
@@ -238,8 +239,8 @@ class GeminiClient(ChatCompletionClient):
         usage = data.get("usageMetadata") if isinstance(data.get("usageMetadata"), dict) else {}
         thoughts_count = int_or_none(usage.get("thoughtsTokenCount"))
         return ModelReply(
-            text="".join(texts),
-            reasoning=reasoning,
+            text=clean_text("".join(texts)),
+            reasoning=clean_text(reasoning),
             finish_reason=finish_reason,
             tokens_in=int_or_none(usage.get("promptTokenCount")),
             tokens_out=sum_or_none(usage.get("candidatesTokenCount"), thoughts_count),

@@ -104,8 +104,34 @@ def error_excerpt(body: bytes) -> str:
     return excerpt(text)
 
 
+# Token counts beyond this are not counts a server could mean (and overflow the
+# database's integers): they are dropped like any other nonsense.
+MAX_TOKEN_COUNT = 2**31 - 1
+
+
 def int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """A count the server reported: a non-negative int in range, else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKEN_COUNT:
+        return value
+    return None
+
+
+def clean_text(text: str) -> str:
+    """Model text as something every database and page can hold: lone surrogates (a
+    JSON "\\ud800" with no partner, which tiny or broken models do emit) and NUL
+    characters are replaced."""
+    if not text:
+        return text
+    cleaned = text.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(text) else text
+    return cleaned.replace("\x00", "\ufffd")
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def sum_or_none(*values: Any) -> int | None:

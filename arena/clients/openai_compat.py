@@ -17,6 +17,7 @@ from arena.clients.http import (
     DEFAULT_MAX_RESPONSE_BYTES,
     ChatCompletionClient,
     check_base_url,
+    clean_text,
     content_text,
     error_excerpt,
     excerpt,
@@ -114,8 +115,8 @@ class OpenAICompatibleClient(ChatCompletionClient):
         prompt_details = usage.get("prompt_tokens_details")
         completion_details = usage.get("completion_tokens_details")
         return ModelReply(
-            text=text,
-            reasoning=reasoning,
+            text=clean_text(text),
+            reasoning=clean_text(reasoning),
             finish_reason=finish_reason,
             tokens_in=int_or_none(usage.get("prompt_tokens")),
             tokens_out=int_or_none(usage.get("completion_tokens")),

@@ -85,9 +85,12 @@ class ContextBudget:
         if estimate > 0 and isinstance(tokens_in, int) and tokens_in > 0:
             self.scale = max(self.scale, tokens_in / estimate)
 
-    def overflowed(self, estimate: int) -> None:
-        """The server refused a prompt of this estimate as too long for its window."""
+    def overflowed(self, estimate: int, stated_window: int | None = None) -> None:
+        """The server refused a prompt of this estimate as too long for its window (and
+        may have said how large the window is)."""
         self.overflows += 1
+        if stated_window and (self.window is None or stated_window < self.window):
+            self.window = stated_window
         if self.window is None:
             # Learn the window from the refusal: somewhat less than what was sent.
             self.window = max(2 * MIN_ANSWER_TOKENS, int(self.tokens(estimate) * 0.9))

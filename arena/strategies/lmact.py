@@ -69,6 +69,9 @@ ANSWER_COT_LEGAL = (
 )
 
 ACTION_KEYWORD = "Action:"
+# Demonstrations fill at most this share of the window by the tokenizer-free estimate:
+# real tokenizers count up to ~20 % more tokens on boards and rare words.
+DENSE_TOKENIZER_MARGIN = 0.8
 # Replaces the oldest steps of the evaluation trajectory when the whole of it would not
 # fit the model's context window (the preamble and demonstrations always stay).
 OMITTED_STEPS = "[The first {count} steps of this episode are left out here to fit the model's context window.]\n"
@@ -266,19 +269,23 @@ class LMActStrategy:
         return prefix, [d.seed for d in demonstrations]
 
     def _fit_context(self, demonstrations: list) -> list:
-        """Keep as many demonstrations as the stated context window holds, leaving room
-        for an evaluation trajectory as long as an average demonstration and for the
-        answer; record when that meant fewer than requested."""
+        """Keep as many demonstrations as the context window holds (the server's, else
+        the stated one: Submission.effective_context_window), leaving room for an
+        evaluation trajectory as long as the longest demonstration and for the answer;
+        record when that meant fewer than requested. The estimate is tokenizer-free, so
+        a share of the window is kept free for tokenizers denser than it assumes."""
         submission = self.run.submission
-        window = submission.context_window
+        window = submission.effective_context_window
         if not window or not demonstrations:
             return demonstrations
         provider = getattr(submission, "provider", "openai")
         sizes = [tokens.demonstration_tokens(d, provider) for d in demonstrations]
-        reserve = tokens.text_tokens(PREAMBLE + SEPARATOR + ANSWER_COT_LEGAL) + max(sizes) + submission.max_tokens
+        answer = ContextBudget(window=window, max_tokens=submission.max_tokens).answer_reserve
+        reserve = tokens.text_tokens(PREAMBLE + SEPARATOR + ANSWER_COT_LEGAL) + max(sizes) + answer
+        usable = int(window * DENSE_TOKENIZER_MARGIN)
         kept, used = [], 0
         for demonstration, size in zip(demonstrations, sizes):
-            if used + size + reserve > window:
+            if used + size + reserve > usable:
                 break
             kept.append(demonstration)
             used += size
