@@ -159,6 +159,8 @@ class Run(models.Model):
     QUEUED, RUNNING, FINISHED, FAILED = "queued", "running", "finished", "failed"
     BUDGET_EXHAUSTED = "budget exhausted"
     STATUS_CHOICES = [(s, s) for s in (QUEUED, RUNNING, FINISHED, FAILED, BUDGET_EXHAUSTED)]
+    # Statuses a run never leaves (pages stop following it).
+    TERMINAL = (FINISHED, FAILED, BUDGET_EXHAUSTED)
 
     submission = models.ForeignKey(Submission, related_name="runs", on_delete=models.CASCADE)
     experiment = models.ForeignKey(Experiment, related_name="runs", null=True, blank=True, on_delete=models.SET_NULL)
@@ -284,6 +286,8 @@ class Episode(models.Model):
     QUEUED, RUNNING, FINISHED, FAILED = "queued", "running", "finished", "failed"
     SKIPPED = "skipped"  # never played: the run's budget ran out first
     STATUS_CHOICES = [(s, s) for s in (QUEUED, RUNNING, FINISHED, FAILED, SKIPPED)]
+    # Statuses an episode never leaves: no step will follow, the live channel ends.
+    TERMINAL = (FINISHED, FAILED, SKIPPED)
 
     run = models.ForeignKey(Run, related_name="episodes", on_delete=models.CASCADE)
     index = models.PositiveIntegerField()

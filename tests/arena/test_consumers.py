@@ -105,6 +105,29 @@ async def test_a_finished_episode_is_replayed_in_full_and_closed():
     await communicator.wait()
 
 
+def _run_stopped_by_its_budget():
+    """A run of two episodes whose budget ran out during the first: the second is skipped."""
+    submission = services.baseline_submission("random", "Random")
+    run = new_run(submission, episodes=2)
+    playing, never_played = run.episodes.order_by("index")
+    assert services.episode_claim(playing.id, WORKER)
+    services.run_budget_exhausted(run.id, playing.id, WORKER)
+    return never_played.id
+
+
+async def test_a_skipped_episode_sends_its_end_right_after_catch_up():
+    skipped_id = await sync_to_async(_run_stopped_by_its_budget)()
+
+    communicator = WebsocketCommunicator(application, f"/ws/episodes/{skipped_id}/")
+    connected, _ = await communicator.connect()
+    assert connected
+    end = await communicator.receive_json_from(timeout=3)
+    assert end["type"] == "end"
+    assert end["episode"]["status"] == "skipped"
+    assert end["episode"]["end_reason"] == "skipped: budget exhausted"
+    await communicator.wait()
+
+
 async def test_an_unknown_episode_is_refused():
     communicator = WebsocketCommunicator(application, "/ws/episodes/999999/")
     connected, code = await communicator.connect()
