@@ -1,4 +1,7 @@
 from django import template
+from django.utils.html import json_script
+
+from arena.models import Episode, Run
 
 register = template.Library()
 
@@ -83,3 +86,14 @@ def mean_se(summary, style=""):
     if summary.get("stderr") is None:
         return f"{mean:.{digits}f}{unit}"
     return f"{mean:.{digits}f} ± {summary['stderr'] * scale:.{digits}f}{unit}"
+
+
+@register.simple_tag
+def status_vocabulary():
+    """The statuses of episodes and runs, and which of them are terminal, as the JSON
+    block "status-vocabulary" that static/js/arena.js reads: scripts never spell them."""
+    vocabulary = {
+        "episode": {"statuses": [value for value, _ in Episode.STATUS_CHOICES], "terminal": list(Episode.TERMINAL)},
+        "run": {"statuses": [value for value, _ in Run.STATUS_CHOICES], "terminal": list(Run.TERMINAL)},
+    }
+    return json_script(vocabulary, "status-vocabulary")
