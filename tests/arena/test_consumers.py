@@ -10,6 +10,7 @@ from channels.testing import WebsocketCommunicator
 from arena import services
 from arena.routing import websocket_urlpatterns
 from tests.conftest import new_run
+from tests.support.episodes import skipped_episode
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -105,18 +106,12 @@ async def test_a_finished_episode_is_replayed_in_full_and_closed():
     await communicator.wait()
 
 
-def _run_stopped_by_its_budget():
-    """A run of two episodes whose budget ran out during the first: the second is skipped."""
-    submission = services.baseline_submission("random", "Random")
-    run = new_run(submission, episodes=2)
-    playing, never_played = run.episodes.order_by("index")
-    assert services.episode_claim(playing.id, WORKER)
-    services.run_budget_exhausted(run.id, playing.id, WORKER)
-    return never_played.id
+def _skipped_episode_id():
+    return skipped_episode(services.baseline_submission("random", "Random")).id
 
 
 async def test_a_skipped_episode_sends_its_end_right_after_catch_up():
-    skipped_id = await sync_to_async(_run_stopped_by_its_budget)()
+    skipped_id = await sync_to_async(_skipped_episode_id)()
 
     communicator = WebsocketCommunicator(application, f"/ws/episodes/{skipped_id}/")
     connected, _ = await communicator.connect()
