@@ -23,7 +23,6 @@ from arena.live import episode_group
 from arena.models import Episode
 from leaderboard.serializers import episode_payload, step_payloads_after
 
-TERMINAL = (Episode.FINISHED, Episode.FAILED)
 BATCH = 200
 
 
@@ -76,7 +75,7 @@ class EpisodeConsumer(AsyncJsonWebsocketConsumer):
                     self.last_sent = step["index"]
                 if len(steps) < BATCH:
                     break
-            if status in TERMINAL:
+            if status in Episode.TERMINAL:
                 # The status is read before the steps, so every step is already sent.
                 payload = await sync_to_async(episode_payload)(self.episode_id)
                 await self.send_json({"type": "end", "episode": payload})

@@ -324,6 +324,8 @@ class Episode(models.Model):
     QUEUED, RUNNING, FINISHED, FAILED = "queued", "running", "finished", "failed"
     SKIPPED = "skipped"  # never played: the run's budget ran out first
     STATUS_CHOICES = [(s, s) for s in (QUEUED, RUNNING, FINISHED, FAILED, SKIPPED)]
+    # Statuses an episode never leaves: no step will follow, the live channel ends.
+    TERMINAL = (FINISHED, FAILED, SKIPPED)
 
     run = models.ForeignKey(Run, related_name="episodes", on_delete=models.CASCADE)
     index = models.PositiveIntegerField()

@@ -20,7 +20,7 @@ from leaderboard.selectors import (
     replay_rows,
     scaling_points,
 )
-from leaderboard.serializers import EpisodeSerializer, RunSerializer, StepSerializer
+from leaderboard.serializers import EpisodeSerializer, RunSerializer
 
 
 def _filter_context(request) -> tuple[Filters, dict]:
@@ -212,8 +212,36 @@ def episode_detail(request, pk):
     )
 
 
+def first_difference(left: Episode, right: Episode) -> dict | None:
+    """The first step index at which the two episodes' executed actions differ, with
+    each side's action there (None for a side that had already ended); None when
+    they executed the same actions at every step."""
+    left_actions = dict(left.steps.values_list("index", "executed_action"))
+    right_actions = dict(right.steps.values_list("index", "executed_action"))
+    for index in sorted(left_actions.keys() | right_actions.keys()):
+        if left_actions.get(index) != right_actions.get(index):
+            return {"index": index, "left": left_actions.get(index), "right": right_actions.get(index)}
+    return None
+
+
+def _difference_in_words(difference: dict | None, left: Episode, right: Episode) -> str:
+    if difference is None:
+        if not left.num_steps and not right.num_steps:
+            return "Neither episode has recorded steps."
+        return "The executed actions are the same at every step."
+    words = f"Executed actions first differ at step {difference['index']}"
+    if difference["left"] is None or difference["right"] is None:
+        still_playing = left if difference["left"] is not None else right
+        return f"{words}, where only {still_playing.run.submission.name} still plays."
+    return (
+        f"{words}: {left.run.submission.name} played {difference['left']}, "
+        f"{right.run.submission.name} played {difference['right']}."
+    )
+
+
 def compare(request, pk, other_pk):
-    """Two episodes of the same game side by side, one step at a time (?step=N)."""
+    """Two episodes of the same game side by side on one scrubber (?step=N), drawn by
+    the player's renderers, with the first step where their actions differ."""
     left = get_object_or_404(Episode.objects.select_related("run__submission"), pk=pk)
     right = get_object_or_404(Episode.objects.select_related("run__submission"), pk=other_pk)
     last = max(left.num_steps, right.num_steps, 1) - 1
@@ -221,15 +249,23 @@ def compare(request, pk, other_pk):
         index = min(max(int(request.GET.get("step", 0)), 0), last)
     except ValueError:
         index = 0
-    sides = []
-    for episode in (left, right):
-        step = episode.steps.filter(index=index).first()
-        sides.append({"episode": episode, "step": step, "data": StepSerializer(step).data if step else None})
+    difference = first_difference(left, right)
+    sides = [{"episode": left, "prefix": "left-"}, {"episode": right, "prefix": "right-"}]
+    compare_data = {
+        "left": EpisodeSerializer(left).data,
+        "right": EpisodeSerializer(right).data,
+        "step": index,
+        "last": last,
+        "first_difference": difference,
+    }
     return render(
         request,
         "leaderboard/compare.html",
-        {"left": left, "right": right, "sides": sides, "index": index, "last": last,
-         "previous": index - 1 if index > 0 else None, "next": index + 1 if index < last else None},
+        {
+            "left": left, "right": right, "sides": sides, "index": index, "last": last,
+            "difference": difference, "difference_words": _difference_in_words(difference, left, right),
+            "compare_data": compare_data,
+        },
     )
 
 

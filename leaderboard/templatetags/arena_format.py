@@ -1,4 +1,7 @@
 from django import template
+from django.utils.html import json_script
+
+from arena.models import Episode, Run
 
 register = template.Library()
 
@@ -89,3 +92,14 @@ def ranking_metric(run):
         return metric_value(run, suite_of(run.task).primary_metric)
     except KeyError:
         return None
+
+
+@register.simple_tag
+def status_vocabulary():
+    """The statuses of episodes and runs, and which of them are terminal, as the JSON
+    block "status-vocabulary" that static/js/arena.js reads: scripts never spell them."""
+    vocabulary = {
+        "episode": {"statuses": [value for value, _ in Episode.STATUS_CHOICES], "terminal": list(Episode.TERMINAL)},
+        "run": {"statuses": [value for value, _ in Run.STATUS_CHOICES], "terminal": list(Run.TERMINAL)},
+    }
+    return json_script(vocabulary, "status-vocabulary")

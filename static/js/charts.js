@@ -9,15 +9,10 @@
 
   var DEFAULT_CONFIG = { responsive: true, displaylogo: false };
 
-  function note(el, text) {
-    while (el.firstChild) {
-      el.removeChild(el.firstChild);
-    }
-    var p = document.createElement("p");
-    p.className = "muted chart-note";
-    p.textContent = text;
-    el.appendChild(p);
-    el.setAttribute("data-chart-state", "error");
+  function note(chart, text) {
+    window.Arena.clear(chart);
+    chart.appendChild(window.Arena.el("p", "muted chart-note", text));
+    chart.setAttribute("data-chart-state", "error");
   }
 
   function readFigure(id) {

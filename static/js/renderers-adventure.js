@@ -9,6 +9,7 @@
   if (!R) {
     return;
   }
+  var el = window.Arena.el;
 
   function drawMap(visited, passages, current) {
     // Rooms on a circle, passages as lines: an SVG built with createElementNS.
@@ -63,22 +64,22 @@
       if (!info.room) {
         return;
       }
-      var box = R.el("div", "adventure-state");
-      var facts = R.el("div", "adventure-facts");
-      facts.appendChild(R.el("p", null, "After this turn: in the " + info.room));
+      var box = el("div", "adventure-state");
+      var facts = el("div", "adventure-facts");
+      facts.appendChild(el("p", null, "After this turn: in the " + info.room));
       var inventory = Array.isArray(info.inventory) && info.inventory.length ? info.inventory.join(", ") : "nothing";
-      facts.appendChild(R.el("p", null, "Carrying: " + inventory));
+      facts.appendChild(el("p", null, "Carrying: " + inventory));
       if (Array.isArray(info.goals)) {
-        var list = R.el("ul", "adventure-goals");
+        var list = el("ul", "adventure-goals");
         info.goals.forEach(function (goal) {
-          var item = R.el("li", goal.achieved ? "goal-met" : "goal-open", (goal.achieved ? "\u2713 " : "\u2717 ") + goal.text);
+          var item = el("li", goal.achieved ? "goal-met" : "goal-open", (goal.achieved ? "\u2713 " : "\u2717 ") + goal.text);
           list.appendChild(item);
         });
         facts.appendChild(list);
       }
       var turn = info.turn || {};
       if (turn.failure) {
-        facts.appendChild(R.el("p", "error-text", "Failed: " + turn.failure));
+        facts.appendChild(el("p", "error-text", "Failed: " + turn.failure));
       }
       var labels = [];
       if (turn.epistemic) {
@@ -88,7 +89,7 @@
         labels.push("pragmatic");
       }
       if (labels.length) {
-        facts.appendChild(R.el("p", "muted", "Action: " + labels.join(", ")));
+        facts.appendChild(el("p", "muted", "Action: " + labels.join(", ")));
       }
       box.appendChild(facts);
       if (Array.isArray(info.visited) && info.visited.length) {

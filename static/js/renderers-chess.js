@@ -10,6 +10,7 @@
   if (!R) {
     return;
   }
+  var el = window.Arena.el;
   var PIECES = {
     K: "\u2654", Q: "\u2655", R: "\u2656", B: "\u2657", N: "\u2658", P: "\u2659",
     k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F",
@@ -34,22 +35,22 @@
   }
 
   function drawBoard(fen) {
-    var table = R.el("table", "chess-board");
+    var table = el("table", "chess-board");
     table.setAttribute("aria-label", "Chess position " + fen);
     var files = "abcdefgh";
     parseBoard(fen).forEach(function (cells, r) {
-      var tr = R.el("tr");
-      tr.appendChild(R.el("th", "chess-rank", String(8 - r)));
+      var tr = el("tr");
+      tr.appendChild(el("th", "chess-rank", String(8 - r)));
       cells.forEach(function (piece, c) {
-        var td = R.el("td", (r + c) % 2 === 0 ? "chess-light" : "chess-dark", piece);
+        var td = el("td", (r + c) % 2 === 0 ? "chess-light" : "chess-dark", piece);
         tr.appendChild(td);
       });
       table.appendChild(tr);
     });
-    var footer = R.el("tr");
-    footer.appendChild(R.el("th"));
+    var footer = el("tr");
+    footer.appendChild(el("th"));
     files.split("").forEach(function (f) {
-      footer.appendChild(R.el("th", "chess-file", f));
+      footer.appendChild(el("th", "chess-file", f));
     });
     table.appendChild(footer);
     return table;
@@ -65,7 +66,7 @@
       if (!match || match[0] !== text.trim()) {
         R.get(step.observation_image ? "image" : "text").render(container, step, episode, context);
       } else {
-        container.appendChild(R.el("pre", "obs-text", text));
+        container.appendChild(el("pre", "obs-text", text));
       }
     },
   });

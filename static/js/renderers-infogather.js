@@ -9,33 +9,34 @@
   if (!R) {
     return;
   }
+  var el = window.Arena.el;
   R.register("infogather", {
     render: function (container, step, episode, context) {
       R.get("text").render(container, step, episode, context);
       var info = step.info || {};
-      var box = R.el("div", "infogather-step");
+      var box = el("div", "infogather-step");
       var picked = info.picked
         ? "Picked up the " + info.picked + ": reward " + (info.reward === null || info.reward === undefined ? "?" : info.reward)
         : info.illegal_reason
           ? "Turn wasted: " + info.illegal_reason
           : "No object picked this turn";
-      box.appendChild(R.el("p", "infogather-picked", picked));
+      box.appendChild(el("p", "infogather-picked", picked));
       if (typeof info.belief_score === "number") {
         box.appendChild(
-          R.el("p", "muted", "Stated rule is " + (info.belief_score ? "correct" : "not (yet) correct"))
+          el("p", "muted", "Stated rule is " + (info.belief_score ? "correct" : "not (yet) correct"))
         );
       }
       if (Array.isArray(info.consistent)) {
         var title = info.consistent.length === 1
           ? "One rule left — sufficient information"
           : info.consistent.length + " rules still consistent after this step";
-        box.appendChild(R.el("div", "infogather-count", title));
-        var list = R.el("ul", "infogather-rules");
+        box.appendChild(el("div", "infogather-count", title));
+        var list = el("ul", "infogather-rules");
         info.consistent.slice(0, 40).forEach(function (rule) {
-          list.appendChild(R.el("li", null, rule));
+          list.appendChild(el("li", null, rule));
         });
         if (info.consistent.length > 40) {
-          list.appendChild(R.el("li", "muted", "… and " + (info.consistent.length - 40) + " more"));
+          list.appendChild(el("li", "muted", "… and " + (info.consistent.length - 40) + " more"));
         }
         box.appendChild(list);
       }

@@ -16,23 +16,13 @@
  * untrusted text: build nodes with createElement and set text with
  * textContent only. Suite-specific renderers (chess board, ...) live in their
  * own files, loaded after this one, and register themselves by name.
+ * Needs arena.js (Arena.el) first.
  */
 (function () {
   "use strict";
 
   var registry = new Map();
-
-  /* Create an element with an optional class and text content. */
-  function el(tag, className, text) {
-    var node = document.createElement(tag);
-    if (className) {
-      node.className = className;
-    }
-    if (text !== undefined && text !== null) {
-      node.textContent = String(text);
-    }
-    return node;
-  }
+  var el = window.Arena.el;
 
   /*
    * Accept only image URLs this site serves (relative or same-origin paths)
@@ -134,9 +124,7 @@
 
   /* Clear the container and draw the step with the right renderer. */
   function render(container, step, episode, context) {
-    while (container.firstChild) {
-      container.removeChild(container.firstChild);
-    }
+    window.Arena.clear(container);
     var name = pick(episode, step);
     container.setAttribute("data-renderer", name);
     try {
@@ -145,9 +133,7 @@
       if (window.console) {
         window.console.error("renderer '" + name + "' failed; falling back", err);
       }
-      while (container.firstChild) {
-        container.removeChild(container.firstChild);
-      }
+      window.Arena.clear(container);
       var fallback = hasImage(step) && name !== "image" ? "image" : "text";
       container.setAttribute("data-renderer", fallback);
       registry.get(fallback).render(container, step, episode, context || {});
@@ -203,8 +189,7 @@
     },
     pick: pick,
     render: render,
-    // Helpers for renderers in other files.
-    el: el,
+    // Helpers for renderers in other files (they build elements with Arena.el).
     safeImageUrl: safeImageUrl,
     imageElement: imageElement,
   };

@@ -3,13 +3,13 @@
  *
  * Reads <script type="application/json" id="run-data"> ({id, api_url,
  * status, ...}; without api_url it uses /api/runs/<id>/) and, while the run
- * is queued or running, polls that URL every 2 s to update #run-progress
- * (.progress > .progress-bar), #run-progress-label,
- * #run-status, #run-score (the primary metric of the task's suite, as
- * primary_metric gives it; the summed reward for a task without one) and, if
- * present, #run-illegal. When the run reaches
- * finished/failed the page is reloaded once so the server-rendered episode
- * table is complete.
+ * is active (not in a terminal status of the vocabulary arena.js reads),
+ * polls that URL every 2 s to update #run-progress (.progress > .progress-bar),
+ * #run-progress-label, #run-status, #run-score (the primary metric of the
+ * task's suite, as primary_metric gives it; the summed reward for a task
+ * without one) and, if present, #run-illegal. When the run reaches a terminal
+ * status the page is reloaded once so the server-rendered episode table is
+ * complete.
  */
 (function () {
   "use strict";
@@ -17,12 +17,14 @@
   var POLL_MS = 2000;
   var HIDDEN_POLL_MS = 10000; // background tab: poll less often
   var MAX_BACKOFF_MS = 30000;
-  // Class-safe names (as the server's |slugify): "budget exhausted" -> "budget-exhausted".
-  var STATUSES = ["queued", "running", "finished", "failed", "budget-exhausted"];
+  var runStatus = window.Arena.runStatus;
 
+  // Class-safe names (as the server's |slugify): "budget exhausted" -> "budget-exhausted".
   function slug(status) {
     return String(status || "").toLowerCase().replace(/[^a-z0-9]+/g, "-");
   }
+
+  var STATUSES = runStatus.all.map(slug);
 
   function byId(id) {
     return document.getElementById(id);
@@ -59,19 +61,8 @@
   var bar = ui.progress ? ui.progress.querySelector(".progress-bar") : null;
   var failures = 0;
 
-  function isActive(status) {
-    return status === "queued" || status === "running";
-  }
-
-  function isNum(x) {
-    return typeof x === "number" && isFinite(x);
-  }
-
-  function setText(node, text) {
-    if (node) {
-      node.textContent = String(text);
-    }
-  }
+  var isNum = window.Arena.isNum;
+  var setText = window.Arena.setText;
 
   function update(data) {
     var status = typeof data.status === "string" ? data.status : run.status;
@@ -147,10 +138,10 @@
       .then(function (data) {
         failures = 0;
         update(data || {});
-        if (isActive(run.status)) {
+        if (runStatus.isActive(run.status)) {
           schedule(document.hidden ? HIDDEN_POLL_MS : POLL_MS);
         } else {
-          // Finished or failed: reload once for the complete episode table.
+          // Terminal: reload once for the complete episode table.
           window.location.reload();
         }
       })
@@ -160,8 +151,8 @@
       });
   }
 
-  // Only a run seen queued/running polls, so the reload cannot loop.
-  if (isActive(run.status)) {
+  // Only a run seen active polls, so the reload cannot loop.
+  if (runStatus.isActive(run.status)) {
     schedule(POLL_MS);
   }
 })();

@@ -10,6 +10,7 @@ from channels.testing import WebsocketCommunicator
 from arena import services
 from arena.routing import websocket_urlpatterns
 from tests.conftest import new_run
+from tests.support.episodes import skipped_episode
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -102,6 +103,23 @@ async def test_a_finished_episode_is_replayed_in_full_and_closed():
     messages = await _receive_all(communicator)
     assert [m["type"] for m in messages] == ["step", "step", "end"]
     assert messages[1]["step"]["observation_text"] == "obs 1"
+    await communicator.wait()
+
+
+def _skipped_episode_id():
+    return skipped_episode(services.baseline_submission("random", "Random")).id
+
+
+async def test_a_skipped_episode_sends_its_end_right_after_catch_up():
+    skipped_id = await sync_to_async(_skipped_episode_id)()
+
+    communicator = WebsocketCommunicator(application, f"/ws/episodes/{skipped_id}/")
+    connected, _ = await communicator.connect()
+    assert connected
+    end = await communicator.receive_json_from(timeout=3)
+    assert end["type"] == "end"
+    assert end["episode"]["status"] == "skipped"
+    assert end["episode"]["end_reason"] == "skipped: budget exhausted"
     await communicator.wait()
 
 

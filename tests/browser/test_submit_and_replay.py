@@ -2,95 +2,17 @@
 play it against a local fake OpenAI-compatible server, and watch the replay.
 
 The site and the worker are the real processes `make serve` starts (Daphne and
-`manage.py arena_worker`), on a throw-away database.
+`manage.py arena_worker`), on a throw-away database (tests/browser/conftest.py).
 """
 
-import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
-import tempfile
-import time
-from pathlib import Path
 
-import httpx
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from tests.support.fake_openai import FakeOpenAIServer
 
 pytestmark = pytest.mark.browser
-
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def site():
-    var = tempfile.mkdtemp(prefix="arena-browser-")
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "ARENA_VAR_DIR": var,
-        "ARENA_ALLOW_LOOPBACK": "1",
-        "ARENA_QUEUE": "sqlite",
-        "ARENA_LIVE_POLL_SECONDS": "0.2",
-        "LOG_LEVEL": "WARNING",
-    }
-    python = sys.executable
-    subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-    port = _free_port()
-    processes = [
-        subprocess.Popen(
-            [python, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        ),
-        subprocess.Popen(
-            [python, "manage.py", "arena_worker", "--concurrency", "8"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        ),
-    ]
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        try:
-            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    else:
-        pytest.fail("the site did not start: " + processes[0].stderr.read().decode()[-2000:])
-    try:
-        yield base
-    finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        shutil.rmtree(var, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield browser
-        browser.close()
 
 
 def test_a_researcher_submits_a_model_and_replays_its_episode(site, browser):
@@ -99,7 +21,7 @@ def test_a_researcher_submits_a_model_and_replays_its_episode(site, browser):
     page.on("pageerror", lambda exc: errors.append(str(exc)))
 
     with FakeOpenAIServer(default_action="up") as model:
-        page.goto(f"{site}/signup/")
+        page.goto(f"{site.url}/signup/")
         page.fill("#id_username", "researcher")
         page.fill("#id_password1", "a long and unusual passphrase")
         page.fill("#id_password2", "a long and unusual passphrase")

@@ -7,6 +7,7 @@ from rest_framework.test import APIClient
 from arena import services
 from arena.models import Experiment, Run
 from tests.conftest import new_run
+from tests.support.episodes import scripted_episode
 
 pytestmark = pytest.mark.django_db
 
@@ -90,3 +91,40 @@ def test_a_waiting_run_says_why_it_is_not_moving(client, baseline):
     services.worker_heartbeat("w1", "host", 1, 3)
     page = client.get(run.get_absolute_url()).content.decode()
     assert "Waiting for a free slot" in page and "3 being played now" in page
+
+
+def _compare(client, left, right):
+    response = client.get(f"/episodes/{left.pk}/compare/{right.pk}/")
+    return response.context["compare_data"]["first_difference"], response.content.decode()
+
+
+def test_the_compare_page_states_the_first_step_where_the_actions_differ(client, baseline):
+    expert = scripted_episode(baseline("expert"), ["up", "up", "left", "down"])
+    random_episode = scripted_episode(baseline("random"), ["up", "up", "right"])
+
+    difference, page = _compare(client, expert, random_episode)
+
+    assert difference == {"index": 2, "left": "left", "right": "right"}
+    assert "Executed actions first differ at step 2: Expert played left, Random played right." in page
+    assert 'id="first-difference" class="notice compare-difference" data-step="2"' in page
+
+
+def test_the_compare_page_says_where_one_episode_plays_on_alone(client, baseline):
+    expert = scripted_episode(baseline("expert"), ["up", "up"])
+    random_episode = scripted_episode(baseline("random"), ["up", "up", "down"])
+
+    difference, page = _compare(client, expert, random_episode)
+
+    assert difference == {"index": 2, "left": None, "right": "down"}
+    assert "Executed actions first differ at step 2, where only Random still plays." in page
+
+
+def test_the_compare_page_says_when_both_episodes_acted_alike(client, baseline):
+    expert = scripted_episode(baseline("expert"), ["up", "left"])
+    random_episode = scripted_episode(baseline("random"), ["up", "left"])
+
+    difference, page = _compare(client, expert, random_episode)
+
+    assert difference is None
+    assert "The executed actions are the same at every step." in page
+    assert "mark-differ" not in page

@@ -1,0 +1,104 @@
+"""The real site for browser tests: Daphne and `manage.py arena_worker`, the processes
+`make serve` starts, on a throw-away database (one per test module); and Debian's
+Chromium driven by Playwright."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclasses.dataclass
+class Site:
+    url: str
+    env: dict
+
+    def django(self, code: str):
+        """Run Python in the site's Django (its database, its queue) and return what
+        the code printed, parsed as JSON: how a test sets up data the pages show."""
+        done = subprocess.run(
+            [sys.executable, "manage.py", "shell", "-c", code],
+            cwd=ROOT, env=self.env, check=True, capture_output=True, text=True,
+        )
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def site():
+    var = tempfile.mkdtemp(prefix="arena-browser-")
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "ARENA_VAR_DIR": var,
+        "ARENA_ALLOW_LOOPBACK": "1",
+        "ARENA_QUEUE": "sqlite",
+        "ARENA_LIVE_POLL_SECONDS": "0.2",
+        "LOG_LEVEL": "WARNING",
+    }
+    python = sys.executable
+    subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
+    port = _free_port()
+    processes = [
+        subprocess.Popen(
+            [python, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        ),
+        subprocess.Popen(
+            [python, "manage.py", "arena_worker", "--concurrency", "8"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        ),
+    ]
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    else:
+        pytest.fail("the site did not start: " + processes[0].stderr.read().decode()[-2000:])
+    try:
+        yield Site(url=base, env=env)
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        shutil.rmtree(var, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()

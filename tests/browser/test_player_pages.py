@@ -1,0 +1,85 @@
+"""In real Chromium against the real site: an episode skipped by its run's budget is
+shown as ended (not as live, waiting), and the compare page moves both episodes on
+one scrubber and marks where their actions first differ."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+SKIPPED_EPISODE = """
+import json
+from arena import services
+from tests.support.episodes import skipped_episode
+print(json.dumps(skipped_episode(services.baseline_submission("random", "Random")).id))
+"""
+
+TWO_SCRIPTED_EPISODES = """
+import json
+from arena import services
+from tests.support.episodes import scripted_episode
+left = scripted_episode(services.baseline_submission("expert", "Expert"), ["up", "up", "left", "down"])
+right = scripted_episode(services.baseline_submission("random", "Random"), ["up", "up", "right"])
+print(json.dumps([left.id, right.id]))
+"""
+
+
+def _page(browser):
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return page, errors
+
+
+def test_a_skipped_episode_page_shows_it_as_ended(site, browser):
+    episode_id = site.django(SKIPPED_EPISODE)
+    page, errors = _page(browser)
+
+    page.goto(f"{site.url}/episodes/{episode_id}/")
+
+    expect(page.locator("#player[data-ready='1']")).to_be_attached(timeout=10_000)
+    expect(page.locator("#player")).to_have_attribute("data-mode", "replay")
+    expect(page.locator("#live-badge")).to_be_hidden()
+    expect(page.locator("#episode-status")).to_have_text("skipped")
+    expect(page.locator("#end-reason")).to_have_text("Episode not played: skipped: budget exhausted")
+    expect(page.locator("#observation")).to_have_text("This episode has no recorded steps.")
+    assert not errors, errors
+
+
+def test_the_compare_page_moves_both_episodes_together_and_marks_the_first_difference(site, browser):
+    left, right = site.django(TWO_SCRIPTED_EPISODES)
+    page, errors = _page(browser)
+
+    page.goto(f"{site.url}/episodes/{left}/compare/{right}/")
+    expect(page.locator("#compare[data-ready='1']")).to_be_attached(timeout=10_000)
+    expect(page.locator("#first-difference")).to_have_text(
+        "Executed actions first differ at step 2: Expert played left, Random played right."
+    )
+    expect(page.locator("#scrubber-marks .mark-differ")).to_have_attribute("data-step", "2")
+    # Both sides are drawn by the player's renderer for the task, at the same step.
+    expect(page.locator("#left-observation")).to_have_attribute("data-renderer", "text")
+    expect(page.locator("#left-observation")).to_have_text("obs 0")
+    expect(page.locator("#right-observation")).to_have_text("obs 0")
+
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#left-fact-step")).to_have_text("1")
+    expect(page.locator("#right-fact-step")).to_have_text("1")
+
+    page.keyboard.press("Shift+ArrowRight")  # to where the actions first differ
+    expect(page.locator("#compare-title")).to_have_text("Side by side: step 2 of 3")
+    expect(page.locator("#left-executed-action")).to_have_text("left")
+    expect(page.locator("#right-executed-action")).to_have_text("right")
+    expect(page.locator("#step-label")).to_contain_text("actions differ here")
+    expect(page).to_have_url(re.compile(r"\?step=2$"))
+
+    page.keyboard.press("End")  # the longer episode's last step; the other had ended
+    expect(page.locator("#left-fact-step")).to_have_text("3")
+    expect(page.locator("#right-observation")).to_have_text("This episode had already ended.")
+    expect(page.locator("#right-end-reason")).to_contain_text("Episode ended: step limit")
+
+    page.locator("#scrubber").fill("0")
+    expect(page.locator("#left-fact-step")).to_have_text("0")
+    expect(page.locator("#right-fact-step")).to_have_text("0")
+    assert not errors, errors

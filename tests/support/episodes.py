@@ -1,0 +1,62 @@
+"""Episodes in a chosen state without playing a game: scripted actions, or skipped
+because the run's budget ran out. Used by the page, live-channel and browser tests
+(the browser tests run these inside the site's own process environment)."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from arena import services
+from arena.models import Episode, Submission
+from arena.steps import StepRecord
+
+WORKER = "scripted-test-worker"
+
+
+def record_step(episode_id: int, index: int, action: str, *, done: bool = False, worker: str = WORKER) -> None:
+    services.step_record(
+        episode_id,
+        worker,
+        StepRecord(
+            index=index, observation_text=f"obs {index}", observation_image=None, prompt_added=[],
+            completion=f"Action: {action}", reasoning="", parsed_action=action, executed_action=action, legal=True,
+            reward=0.0, done=done, end_reason="step limit" if done else "",
+            tokens_in=None, tokens_out=None, latency_ms=None, error="",
+        ),
+    )
+
+
+def scripted_episode(submission: Submission, actions: list[str], *, seed: int = 4) -> Episode:
+    """A finished lmact/gridworld episode whose executed actions are `actions`.
+
+    All in one transaction: the episode is queued on commit, when it is already
+    finished, so a running worker finds nothing to play."""
+    with transaction.atomic():
+        return _scripted_episode(submission, actions, seed)
+
+
+def _scripted_episode(submission: Submission, actions: list[str], seed: int) -> Episode:
+    run = services.run_create(submission, services.RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1, first_seed=seed))
+    episode = run.episodes.get()
+    assert services.episode_claim(episode.id, WORKER)
+    for index, action in enumerate(actions):
+        record_step(episode.id, index, action, done=index == len(actions) - 1)
+    services.episode_finish(episode.id, WORKER, score=0.0, end_reason="step limit")
+    episode.refresh_from_db()
+    return episode
+
+
+def skipped_episode(submission: Submission) -> Episode:
+    """The second episode of a two-episode run whose budget ran out during the first
+    (in one transaction, as `scripted_episode`)."""
+    with transaction.atomic():
+        return _skipped_episode(submission)
+
+
+def _skipped_episode(submission: Submission) -> Episode:
+    run = services.run_create(submission, services.RunSpec(task="lmact/gridworld", format="ascii", num_episodes=2))
+    playing, never_played = run.episodes.order_by("index")
+    assert services.episode_claim(playing.id, WORKER)
+    services.run_budget_exhausted(run.id, playing.id, WORKER)
+    never_played.refresh_from_db()
+    return never_played
