@@ -8,7 +8,7 @@ from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 
 from arena import services
-from arena.routing import websocket_urlpatterns
+from leaderboard.routing import websocket_urlpatterns
 from tests.conftest import new_run
 from tests.support.episodes import skipped_episode
 

@@ -1,5 +1,5 @@
 from django.urls import path
 
-from arena.consumers import EpisodeConsumer
+from leaderboard.consumers import EpisodeConsumer
 
 websocket_urlpatterns = [path("ws/episodes/<int:episode_id>/", EpisodeConsumer.as_asgi())]
