@@ -75,6 +75,7 @@
       tokens: byId("fact-tokens"),
       latency: byId("fact-latency"),
       time: byId("fact-time"),
+      context: byId("fact-context"),
       errorBox: byId("step-error"),
       errorText: byId("step-error-text"),
     };
@@ -106,6 +107,20 @@
       }
       box.appendChild(wrapper);
     });
+  }
+
+  var CONTEXT_WHOLE = "whole prompt sent";
+
+  /* What the prompt left out to fit the model's context window (step.info.context). */
+  function contextNote(step) {
+    var context = step.info && typeof step.info === "object" ? step.info.context : null;
+    if (!context || !isNum(context.dropped) || context.dropped <= 0) {
+      return CONTEXT_WHOLE;
+    }
+    var unit = context.unit === "turns" ? "turn" : "step";
+    var plural = context.dropped === 1 ? "" : "s";
+    var size = isNum(context.estimated_tokens) ? " (about " + fmtNumber(context.estimated_tokens) + " tokens sent)" : "";
+    return "the " + context.dropped + " oldest " + unit + plural + " left out to fit" + size;
   }
 
   /*
@@ -154,6 +169,10 @@
     setText(ui.tokens, tin === null && tout === null ? "—" : fmtNumber(tin) + " / " + fmtNumber(tout));
     setText(ui.latency, fmtLatency(step.latency_ms));
     setText(ui.time, fmtTime(step.created_at));
+    if (ui.context) {
+      setText(ui.context, contextNote(step));
+      ui.context.classList.toggle("is-trimmed", contextNote(step) !== CONTEXT_WHOLE);
+    }
 
     var error = typeof step.error === "string" ? step.error : "";
     ui.errorBox.hidden = error === "";
@@ -169,7 +188,7 @@
     setText(ui.completion, "");
     ui.reasoningPanel.hidden = true;
     ui.errorBox.hidden = true;
-    [ui.factStep, ui.parsed, ui.executed, ui.reward, ui.cumulative, ui.tokens, ui.latency, ui.time].forEach(function (node) {
+    [ui.factStep, ui.parsed, ui.executed, ui.reward, ui.cumulative, ui.tokens, ui.latency, ui.time, ui.context].forEach(function (node) {
       setText(node, "");
     });
     setText(ui.legal, "");
