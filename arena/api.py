@@ -14,7 +14,7 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
-from arena import services
+from arena import run_actions, services
 from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
 from arena.models import Experiment, Run, Submission
 from arena.validation import (
@@ -194,7 +194,7 @@ def _owned_run(request, pk) -> Run:
 @api_view(["POST"])
 @permission_classes([IsAuthenticated])
 def run_requeue(request, pk):
-    return Response({"requeued": services.run_requeue_failed(_owned_run(request, pk))})
+    return Response({"requeued": run_actions.run_requeue_failed(_owned_run(request, pk))})
 
 
 @extend_schema(summary="Cancel a run", request=None,
@@ -202,7 +202,7 @@ def run_requeue(request, pk):
 @api_view(["POST"])
 @permission_classes([IsAuthenticated])
 def run_cancel(request, pk):
-    return Response({"stopped": services.run_cancel(_owned_run(request, pk))})
+    return Response({"stopped": run_actions.run_cancel(_owned_run(request, pk))})
 
 
 @extend_schema(

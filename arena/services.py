@@ -19,15 +19,15 @@ from functools import partial
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, Min, Q, Sum
-from django.db.models.functions import Coalesce
+from django.db.models import F, Q
 from django.utils import timezone
 
 from arena import images, live, queue
 from arena.images import ImageRef
+from arena.aggregates import apply_step_totals, played_sums, step_totals
 from arena.clients.errors import ends_run
 from arena.metrics import fold as fold_metrics
-from arena.models import Episode, Experiment, Run, Submission, SubmissionEdit, Worker
+from arena.models import Episode, Experiment, Run, Submission, Worker
 from arena.variant import Variant
 from arena.steps import LeaseLost, StepRecord, step_record, steps_record  # noqa: F401  (re-exported)
 from envs.registry import get_task_class, suite_of
@@ -47,7 +47,7 @@ class RunSpec:
     options: dict = dataclasses.field(default_factory=dict)
 
 
-def _enqueue_on_commit(episode_ids: list[int]) -> None:
+def enqueue_on_commit(episode_ids: list[int]) -> None:
     transaction.on_commit(partial(queue.enqueue_episodes, list(episode_ids)))
 
 
@@ -95,7 +95,7 @@ def run_create(
         if plays_in_order(run):
             # Reflexion carries lessons from one episode to the next: one at a time.
             episode_ids = episode_ids[:1]
-        _enqueue_on_commit(episode_ids)
+        enqueue_on_commit(episode_ids)
     return run
 
 
@@ -108,7 +108,7 @@ def _enqueue_next_in_order(run_id: int) -> None:
     if plays_in_order(run):
         following = run.episodes.filter(status=Episode.QUEUED).order_by("index").values_list("id", flat=True).first()
         if following is not None:
-            _enqueue_on_commit([following])
+            enqueue_on_commit([following])
 
 
 def submission_create(*, owner, fields: dict, api_key: str, runs: list[RunSpec]) -> Submission:
@@ -265,14 +265,14 @@ def episode_finish(
         )
         if episode.worker != worker or episode.status != Episode.RUNNING:
             raise LeaseLost(episode_id)
-        totals = _step_totals(episode)
+        totals = step_totals(episode)
         episode.status = Episode.FINISHED
         episode.finished_at = timezone.now()
         episode.score = score
         episode.end_reason = end_reason
         episode.error = ""
         episode.error_kind = ""
-        _apply_step_totals(episode, totals)
+        apply_step_totals(episode, totals)
         episode.final_observation_text = final_text
         episode.metrics = metrics or {}
         reflection_text, reflection_in, reflection_out = reflection
@@ -291,7 +291,7 @@ def episode_finish(
             episodes_done=F("episodes_done") + 1,
             score_sum=F("score_sum") + score,
             score_sq_sum=F("score_sq_sum") + score * score,
-            **_played_sums(episode, totals, sign=1, always=True),
+            **played_sums(episode, totals, sign=1, always=True),
         )
         if reflection_in or reflection_out:
             Run.objects.filter(pk=episode.run_id).update(
@@ -309,45 +309,6 @@ def episode_finish(
         transaction.on_commit(partial(live.publish_end, episode_id))
 
 
-def _step_totals(episode: Episode) -> dict:
-    return episode.steps.aggregate(
-        steps=Count("id"),
-        illegal=Count("id", filter=Q(legal=False)),
-        tokens_in=Coalesce(Sum("tokens_in"), 0),
-        tokens_out=Coalesce(Sum("tokens_out"), 0),
-        calls=Count("id", filter=Q(latency_ms__isnull=False)),
-        latency_ms=Coalesce(Sum("latency_ms"), 0.0),
-        first_trimmed=Min("index", filter=Q(info__has_key="context")),
-    )
-
-
-def _apply_step_totals(episode: Episode, totals: dict) -> None:
-    episode.num_steps = totals["steps"]
-    episode.illegal_steps = totals["illegal"]
-    episode.tokens_in = totals["tokens_in"]
-    episode.tokens_out = totals["tokens_out"]
-    episode.first_trimmed_step = totals["first_trimmed"]
-
-
-def _played_sums(episode: Episode, totals: dict, *, sign: int, always: bool = False) -> dict:
-    """What an episode's steps add to (sign +1) or take from (-1) its run's aggregates.
-    Finished episodes always count in the illegal rate; failed or cut-short ones when
-    they played at least one step."""
-    steps = episode.num_steps
-    counted = 1 if (always or steps) else 0
-    illegal_fraction = episode.illegal_steps / steps if steps else 0.0
-    return {
-        "steps_total": F("steps_total") + sign * steps,
-        "illegal_total": F("illegal_total") + sign * episode.illegal_steps,
-        "illegal_fraction_sum": F("illegal_fraction_sum") + sign * illegal_fraction,
-        "illegal_episodes": F("illegal_episodes") + sign * counted,
-        "tokens_in": F("tokens_in") + sign * episode.tokens_in,
-        "tokens_out": F("tokens_out") + sign * episode.tokens_out,
-        "model_calls": F("model_calls") + sign * totals["calls"],
-        "model_latency_ms": F("model_latency_ms") + sign * totals["latency_ms"],
-    }
-
-
 def episode_fail(episode_id: int, reason: str, *, worker: str | None = None, kind: str = "") -> bool:
     """Give up on an episode with a reason a person can read on the run page.
 
@@ -363,8 +324,8 @@ def episode_fail(episode_id: int, reason: str, *, worker: str | None = None, kin
         episode = Episode.objects.select_for_update().filter(filters).first()
         if episode is None:
             return False
-        totals = _step_totals(episode)
-        _apply_step_totals(episode, totals)
+        totals = step_totals(episode)
+        apply_step_totals(episode, totals)
         episode.status = Episode.FAILED
         episode.finished_at = timezone.now()
         episode.end_reason = "failed"
@@ -377,7 +338,7 @@ def episode_fail(episode_id: int, reason: str, *, worker: str | None = None, kin
             ]
         )
         Run.objects.filter(pk=episode.run_id).update(
-            episodes_failed=F("episodes_failed") + 1, **_played_sums(episode, totals, sign=1)
+            episodes_failed=F("episodes_failed") + 1, **played_sums(episode, totals, sign=1)
         )
         if ends_run(kind):
             _fail_queued_episodes(episode.run_id, reason, kind)
@@ -399,91 +360,6 @@ def _fail_queued_episodes(run_id: int, reason: str, kind: str) -> None:
     Run.objects.filter(pk=run_id).update(episodes_failed=F("episodes_failed") + len(ids))
     for queued_id in ids:
         transaction.on_commit(partial(live.publish_end, queued_id))
-
-
-# -- what a submitter can do about a run ---------------------------------------------
-
-
-def run_requeue_failed(run: Run) -> int:
-    """Queue the run's failed episodes again (after the submitter fixed the endpoint).
-
-    Each resumes after its last stored step; what it had added to the run's aggregates
-    is taken back first, since finishing adds its whole playthrough again."""
-    with transaction.atomic():
-        run = Run.objects.select_for_update().get(pk=run.pk)
-        failed = list(run.episodes.select_for_update().filter(status=Episode.FAILED))
-        if not failed:
-            return 0
-        for episode in failed:
-            totals = _step_totals(episode)
-            _apply_step_totals(episode, totals)
-            Run.objects.filter(pk=run.pk).update(
-                episodes_failed=F("episodes_failed") - 1, **_played_sums(episode, totals, sign=-1)
-            )
-        Episode.objects.filter(pk__in=[e.pk for e in failed]).update(
-            status=Episode.QUEUED, worker="", error="", error_kind="", end_reason="", finished_at=None,
-        )
-        Run.objects.filter(pk=run.pk).update(status=Run.QUEUED if not run.started_at else Run.RUNNING, finished_at=None)
-        ids = [e.pk for e in sorted(failed, key=lambda e: e.index)]
-        _enqueue_on_commit(ids[:1] if plays_in_order(run) else ids)
-    return len(failed)
-
-
-CANCELLED_REASON = "cancelled by the submitter"
-
-
-def run_cancel(run: Run) -> int:
-    """Stop a run: its queued and running episodes end as skipped (a worker playing one
-    loses its lease at the next step and stops); what was played stays stored."""
-    with transaction.atomic():
-        open_episodes = Episode.objects.filter(run=run, status__in=[Episode.QUEUED, Episode.RUNNING])
-        ids = list(open_episodes.values_list("id", flat=True))
-        open_episodes.update(status=Episode.SKIPPED, end_reason=CANCELLED_REASON, finished_at=timezone.now())
-        Run.objects.filter(pk=run.pk).exclude(status__in=Run.TERMINAL).update(
-            status=Run.CANCELLED, finished_at=timezone.now()
-        )
-        for episode_id in ids:
-            transaction.on_commit(partial(live.publish_end, episode_id))
-    return len(ids)
-
-
-def submission_cancel(submission: Submission) -> int:
-    """Cancel every unfinished run of a submission; the number of episodes stopped."""
-    stopped = 0
-    for run in submission.runs.exclude(status__in=Run.TERMINAL):
-        stopped += run_cancel(run)
-    return stopped
-
-
-ENDPOINT_FIELDS = ("base_url", "model")
-
-
-def submission_update_endpoint(submission: Submission, *, changed_by, changes: dict, api_key: str | None,
-                               probe: dict | None = None) -> SubmissionEdit | None:
-    """Change where a submission's calls go (base URL, model name, key), keeping the
-    history; the key is recorded only as "changed". None if nothing changed."""
-    record: dict = {}
-    with transaction.atomic():
-        submission = Submission.objects.select_for_update().get(pk=submission.pk)
-        for name in ENDPOINT_FIELDS:
-            if name in changes and changes[name] != getattr(submission, name):
-                record[name] = [getattr(submission, name), changes[name]]
-                setattr(submission, name, changes[name])
-        if api_key is not None and api_key != submission.get_api_key():
-            submission.set_api_key(api_key)
-            record["api_key"] = "changed"
-        if probe is not None:
-            submission.endpoint_probe = probe
-        if not record and probe is None:
-            return None
-        submission.save()
-        if not record:
-            return None
-        return SubmissionEdit.objects.create(submission=submission, changed_by=changed_by, changes=record)
-
-
-def submission_record_probe(submission: Submission, probe: dict) -> None:
-    Submission.objects.filter(pk=submission.pk).update(endpoint_probe=probe)
 
 
 def reflections_for(episode: Episode) -> list[str]:
@@ -559,7 +435,7 @@ def reap_stale_episodes(now=None) -> dict[str, int]:
                 status=Episode.QUEUED, worker="", error=f"worker {worker or '?'} stopped sending heartbeats; re-queued"
             ):
                 requeued.append(episode_id)
-                _enqueue_on_commit([episode_id])
+                enqueue_on_commit([episode_id])
     if requeued or failed:
         logger.warning("reaper: re-queued %d stale episodes, failed %d", len(requeued), failed)
     return {"requeued": len(requeued), "failed": failed}

@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
-from arena import services
+from arena import run_actions, services
 from arena.forms import EndpointForm, ExperimentForm, SignUpForm, SubmissionForm
 from arena.models import Run, Submission, Worker
 from arena.validation import probe_submission_endpoint
@@ -132,7 +132,7 @@ def _own_submission(request, pk) -> Submission:
 def run_requeue(request, pk):
     run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
     _own_submission(request, run.submission_id)
-    count = services.run_requeue_failed(run)
+    count = run_actions.run_requeue_failed(run)
     if count:
         messages.success(request, f"{count} failed episode{'s' if count != 1 else ''} queued again; each resumes after its last stored step.")
     else:
@@ -145,7 +145,7 @@ def run_requeue(request, pk):
 def run_cancel(request, pk):
     run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
     _own_submission(request, run.submission_id)
-    stopped = services.run_cancel(run)
+    stopped = run_actions.run_cancel(run)
     messages.success(request, f"Run cancelled; {stopped} unfinished episode{'s' if stopped != 1 else ''} stopped. Played steps are kept.")
     return redirect(run)
 
@@ -154,7 +154,7 @@ def run_cancel(request, pk):
 @require_POST
 def submission_cancel(request, pk):
     submission = _own_submission(request, pk)
-    stopped = services.submission_cancel(submission)
+    stopped = run_actions.submission_cancel(submission)
     messages.success(request, f"Submission cancelled; {stopped} unfinished episode{'s' if stopped != 1 else ''} stopped.")
     return redirect(submission)
 
@@ -168,7 +168,7 @@ def submission_probe(request, pk):
         provider=submission.provider, base_url=submission.base_url, api_key=submission.get_api_key(),
         model=submission.model, stated_context_window=submission.context_window,
     )
-    services.submission_record_probe(submission, result.to_json())
+    run_actions.submission_record_probe(submission, result.to_json())
     if result.field_errors:
         messages.error(request, "The endpoint test failed: " + " ".join(result.field_errors.values()))
     else:
@@ -184,7 +184,7 @@ def submission_endpoint(request, pk):
     form = EndpointForm(request.POST or None, submission=submission)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        edit = services.submission_update_endpoint(
+        edit = run_actions.submission_update_endpoint(
             submission, changed_by=request.user,
             changes={"base_url": data["base_url"], "model": data["model"]},
             api_key=data["api_key"] or None, probe=form.probe.to_json(),

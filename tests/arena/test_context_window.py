@@ -2,7 +2,7 @@
 
 import pytest
 
-from arena import services
+from arena import run_actions
 from arena.models import Episode, Run
 from arena.strategies.chat import rebuild_messages
 from arena.strategies.lmact import rebuild_prompt
@@ -167,7 +167,7 @@ def test_failed_episodes_can_be_requeued_after_the_fix_and_resume(make_model_sub
     run.refresh_from_db()
     assert run.status == Run.FAILED and run.steps_total == 1
 
-    assert services.run_requeue_failed(run) == 1
+    assert run_actions.run_requeue_failed(run) == 1
     run.refresh_from_db()
     assert run.episodes_failed == 0 and run.steps_total == 0 and run.status != Run.FAILED
     play(run.episodes.get().id)
@@ -183,7 +183,7 @@ def test_failed_episodes_can_be_requeued_after_the_fix_and_resume(make_model_sub
 def test_a_cancelled_run_skips_what_is_left(make_model_submission):
     submission = make_model_submission()
     run = new_run(submission, task="lmact/gridworld", fmt="ascii", episodes=3)
-    assert services.run_cancel(run) == 3
+    assert run_actions.run_cancel(run) == 3
     run.refresh_from_db()
     assert run.status == Run.CANCELLED
     assert set(run.episodes.values_list("status", flat=True)) == {Episode.SKIPPED}

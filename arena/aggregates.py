@@ -1,0 +1,51 @@
+"""What an episode's stored steps add to its run's aggregates (DESIGN §3: leaderboard
+numbers are maintained when episodes end, never computed from steps on a page view).
+
+Finishing, failing and re-queueing an episode all go through these, so what a failed
+episode played counts exactly once whatever happens to it next."""
+
+from __future__ import annotations
+
+from django.db.models import Count, F, Min, Q, Sum
+from django.db.models.functions import Coalesce
+
+from arena.models import Episode
+
+
+def step_totals(episode: Episode) -> dict:
+    return episode.steps.aggregate(
+        steps=Count("id"),
+        illegal=Count("id", filter=Q(legal=False)),
+        tokens_in=Coalesce(Sum("tokens_in"), 0),
+        tokens_out=Coalesce(Sum("tokens_out"), 0),
+        calls=Count("id", filter=Q(latency_ms__isnull=False)),
+        latency_ms=Coalesce(Sum("latency_ms"), 0.0),
+        first_trimmed=Min("index", filter=Q(info__has_key="context")),
+    )
+
+
+def apply_step_totals(episode: Episode, totals: dict) -> None:
+    episode.num_steps = totals["steps"]
+    episode.illegal_steps = totals["illegal"]
+    episode.tokens_in = totals["tokens_in"]
+    episode.tokens_out = totals["tokens_out"]
+    episode.first_trimmed_step = totals["first_trimmed"]
+
+
+def played_sums(episode: Episode, totals: dict, *, sign: int, always: bool = False) -> dict:
+    """What an episode's steps add to (sign +1) or take from (-1) its run's aggregates.
+    Finished episodes always count in the illegal rate; failed or cut-short ones when
+    they played at least one step."""
+    steps = episode.num_steps
+    counted = 1 if (always or steps) else 0
+    illegal_fraction = episode.illegal_steps / steps if steps else 0.0
+    return {
+        "steps_total": F("steps_total") + sign * steps,
+        "illegal_total": F("illegal_total") + sign * episode.illegal_steps,
+        "illegal_fraction_sum": F("illegal_fraction_sum") + sign * illegal_fraction,
+        "illegal_episodes": F("illegal_episodes") + sign * counted,
+        "tokens_in": F("tokens_in") + sign * episode.tokens_in,
+        "tokens_out": F("tokens_out") + sign * episode.tokens_out,
+        "model_calls": F("model_calls") + sign * totals["calls"],
+        "model_latency_ms": F("model_latency_ms") + sign * totals["latency_ms"],
+    }
