@@ -254,7 +254,7 @@ class ModelAgent:
             error=notes,
             forced_action=self.strategy.forced_action(index),
             calls=calls,
-            context=prompt.record(self.strategy.dropped_unit),
+            context=prompt.record(self.strategy.dropped_unit, self.budget),
         )
 
     async def reflect(self, outcome: str) -> tuple[str, int, int]:

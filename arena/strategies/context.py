@@ -109,11 +109,13 @@ class Prompt:
     # left out to fit the window; stored on the step so the replay can say so.
     dropped: int = 0
 
-    def record(self, unit: str) -> dict | None:
-        """What the step stores about it (None when nothing was dropped)."""
+    def record(self, unit: str, budget: ContextBudget | None = None) -> dict | None:
+        """What the step stores about it (None when nothing was dropped); the token
+        figure is the estimate as corrected by the server's counts so far."""
         if not self.dropped:
             return None
-        return {"dropped": self.dropped, "unit": unit, "estimated_tokens": self.estimated_tokens}
+        tokens = budget.tokens(self.estimated_tokens) if budget is not None else self.estimated_tokens
+        return {"dropped": self.dropped, "unit": unit, "estimated_tokens": tokens}
 
 
 def oldest_to_drop(fixed: int, sizes: list[int], budget: ContextBudget | None, keep_last: int = 1) -> int:
