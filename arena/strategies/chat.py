@@ -21,8 +21,12 @@ from arena.strategies.context import ContextBudget, Prompt, oldest_to_drop
 from arena.variant import Variant
 
 
+# What a chat template adds around each message ("<|im_start|>user\n … <|im_end|>\n").
+MESSAGE_OVERHEAD_TOKENS = 5
+
+
 def _turn_tokens(content: list[dict], reply: str | None) -> int:
-    size = 0
+    size = 2 * MESSAGE_OVERHEAD_TOKENS
     for part in content:
         size += tokens.text_tokens(part["text"]) if part["type"] == "text" else 765  # an image, at most
     return size + (tokens.text_tokens(reply) if reply else 0)

@@ -9,7 +9,8 @@ even the shortest prompt its protocol allows does not.
 Estimates are the tokenizer-free rule of arena.tokens (about four characters per
 token), corrected by what the server reports: after every call the budget learns the
 ratio between the server's prompt token count and the estimate, and a "context
-exceeded" answer raises that ratio so the retried prompt is shorter. A window nobody
+exceeded" answer raises that ratio (for the rest of the episode) so the retried prompt
+is shorter. A window nobody
 stated is learned the same way, from the first prompt the server refused.
 """
 
@@ -21,6 +22,8 @@ import dataclasses
 # quarter of the window: a 2,048-token answer budget would halve a 4,096-token window.
 ANSWER_SHARE = 4
 MIN_ANSWER_TOKENS = 64
+# Room left for a prompt whose make-up differs a little from the last one measured.
+LEARNED_MARGIN = 1.05
 # How much a refused prompt raises the estimate's correction factor, at least.
 OVERFLOW_GROWTH = 1.25
 
@@ -41,10 +44,13 @@ class ContextExhausted(Exception):
 class ContextBudget:
     window: int | None
     max_tokens: int
-    # Real tokens per estimated token, learned from the server's counts (never below 1:
-    # the estimate is a floor, a dense tokenizer only makes prompts longer).
+    # Real tokens per estimated token, learned from the server's counts: the latest
+    # call's ratio with a small margin (prompts grow a little from one step to the next
+    # and keep their make-up, so the latest ratio predicts the next best), never below
+    # what a refused prompt showed to be needed.
     scale: float = 1.0
     overflows: int = 0
+    floor: float = 1.0
 
     @property
     def answer_reserve(self) -> int:
@@ -83,7 +89,7 @@ class ContextBudget:
     def learn(self, estimate: int, tokens_in: int | None) -> None:
         """The server counted `tokens_in` for a prompt estimated at `estimate`."""
         if estimate > 0 and isinstance(tokens_in, int) and tokens_in > 0:
-            self.scale = max(self.scale, tokens_in / estimate)
+            self.scale = max(self.floor, tokens_in / estimate * LEARNED_MARGIN)
 
     def overflowed(self, estimate: int, stated_window: int | None = None) -> None:
         """The server refused a prompt of this estimate as too long for its window (and
@@ -96,7 +102,7 @@ class ContextBudget:
             self.window = max(2 * MIN_ANSWER_TOKENS, int(self.tokens(estimate) * 0.9))
             return
         limit = max(1, self.prompt_limit or 1)
-        self.scale = max(self.scale * OVERFLOW_GROWTH, (limit + 1) / max(1, estimate))
+        self.scale = self.floor = max(self.scale * OVERFLOW_GROWTH, (limit + 1) / max(1, estimate))
 
 
 @dataclasses.dataclass
