@@ -22,6 +22,16 @@ if [ ${#apt_packages[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${apt_packages[@]}" >/dev/null
 fi
 
+# The tests' real OpenAI-compatible model server (llama.cpp's llama-server) is built once
+# into a cache outside the clone (a no-op when it is there); on a fresh machine its
+# compile (CPU) overlaps the Python install below (network and disk).
+build_pid=
+if [ "$want_test" = 1 ]; then
+  # It downloads its source with the system Python: the venv may still be in the making.
+  PYTHON="${PYTHON:-python3}" scripts/build_llama_server.sh >/dev/null &
+  build_pid=$!
+fi
+
 PYTHON=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
@@ -34,8 +44,6 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 
-# The tests' real OpenAI-compatible model server (llama.cpp's llama-server), built once
-# into a cache outside the clone; a no-op when it is already there.
-if [ "$want_test" = 1 ]; then
-  scripts/build_llama_server.sh >/dev/null
+if [ -n "$build_pid" ]; then
+  wait "$build_pid"
 fi
