@@ -25,7 +25,7 @@ from arena.clients.errors import ErrorKind, window_in_message
 from arena.clients.gemini import GeminiClient
 from arena.clients.limits import gate_for
 from arena.clients.openai_compat import OpenAICompatibleClient
-from arena.models import Episode, Run, Submission
+from arena.models import Episode, Run, StoredImage, Submission
 from arena.strategies.chat import ChatStrategy
 from arena.strategies.context import ContextBudget, ContextExhausted
 from arena.strategies.lmact import LMActStrategy
@@ -309,7 +309,7 @@ class AgentEndpointAgent:
         image_url = None
         if observation.image is not None:
             sha = self._store_image(observation)
-            image_url = f"{settings.ARENA_PUBLIC_URL.rstrip('/')}/media/images/{sha[:2]}/{sha}.png"
+            image_url = settings.ARENA_PUBLIC_URL.rstrip("/") + StoredImage.url_of(sha)
         self._request = {
             "task": self.run.task,
             "suite": self._task.suite,

@@ -45,7 +45,7 @@ def write_png_bytes(data: bytes, width: int, height: int) -> ImageRef:
 
 
 def image_path(sha256: str) -> Path:
-    return Path(settings.MEDIA_ROOT) / f"images/{sha256[:2]}/{sha256}.png"
+    return Path(settings.MEDIA_ROOT) / StoredImage.relative_path_of(sha256)
 
 
 def write_png(image: Image.Image) -> ImageRef:
