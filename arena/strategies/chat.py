@@ -121,17 +121,13 @@ class ChatStrategy:
         return [{"type": "text", "text": self._system, "section": "system"}], self._demonstration_seeds
 
     def _demonstrations(self, task) -> list:
-        if not self.num_demonstrations:
-            return []
-        from envs.demos import demonstration_pool, sample_demonstrations
+        from envs.demos import draw_demonstrations
 
-        pool = demonstration_pool(self.run.task, self.run.format)
-        candidates = [d for d in pool if d.initial_state_key != task.initial_state_key()]
-        chosen = sample_demonstrations(
-            pool, min(self.num_demonstrations, len(candidates)), self.episode.seed, task.initial_state_key()
+        draw = draw_demonstrations(
+            self.run.task, self.run.format, self.num_demonstrations, self.episode.seed, task.initial_state_key()
         )
-        self._demonstration_seeds = [d.seed for d in chosen]
-        return chosen
+        self._demonstration_seeds = [d.seed for d in draw.demonstrations]
+        return draw.demonstrations
 
     def prepare(self, index, observation, previous_action, legal) -> list:
         if index == 0 and self._opening:

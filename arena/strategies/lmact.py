@@ -234,7 +234,7 @@ class LMActStrategy:
 
     def begin(self, task, observation, store_image) -> tuple[list, list[int]]:
         """Draw the demonstrations and assemble the frozen prefix, once per episode."""
-        from envs.demos import demonstration_pool, play_expert_episode, sample_demonstrations
+        from envs.demos import draw_demonstrations, play_expert_episode
 
         demonstrations = []
         if self.replay_control:
@@ -242,16 +242,11 @@ class LMActStrategy:
             demonstrations = [demonstration]
             self.forced_actions = [action for _, action in demonstration.steps]
         elif self.num_demonstrations:
-            pool = demonstration_pool(self.run.task, self.run.format)
-            available = sum(1 for d in pool if d.initial_state_key != task.initial_state_key())
-            wanted = min(self.num_demonstrations, available)
-            demonstrations = sample_demonstrations(pool, wanted, self.episode.seed, exclude_key=task.initial_state_key())
-            if wanted < self.num_demonstrations:
-                # The pool is smaller than asked (planning experts build small pools).
-                self.demonstrations_capped = {
-                    "requested": self.num_demonstrations, "used": wanted, "pool_size": len(pool),
-                }
-            demonstrations = self._fit_context(demonstrations)
+            draw = draw_demonstrations(
+                self.run.task, self.run.format, self.num_demonstrations, self.episode.seed, task.initial_state_key()
+            )
+            self.demonstrations_capped = draw.capped
+            demonstrations = self._fit_context(draw.demonstrations)
         self.prompter = LMActPrompter(
             show_legal_actions=self.show_legal_actions,
             chain_of_thought=self.chain_of_thought,
