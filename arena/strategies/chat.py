@@ -123,6 +123,8 @@ class ChatStrategy:
         return [{"type": "text", "text": self._system, "section": "system"}], self._demonstration_seeds
 
     def _demonstrations(self, task) -> list:
+        if not self.num_demonstrations:
+            return []
         from envs.demos import draw_demonstrations
 
         draw = draw_demonstrations(
