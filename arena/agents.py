@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Protocol
 
 from django.conf import settings
@@ -25,7 +25,8 @@ from arena.clients.errors import ErrorKind, window_in_message
 from arena.clients.gemini import GeminiClient
 from arena.clients.limits import gate_for
 from arena.clients.openai_compat import OpenAICompatibleClient
-from arena.models import Episode, Run, Submission
+from arena.models import Episode, Run, StoredImage, Submission
+from arena.strategies.base import ImageStore
 from arena.strategies.chat import ChatStrategy
 from arena.strategies.context import ContextBudget, ContextExhausted
 from arena.strategies.lmact import LMActStrategy
@@ -65,8 +66,9 @@ class Agent(Protocol):
     # True when `begin` does no work worth moving off the event loop.
     begins_instantly: bool
 
-    def begin(self, task: Task, observation: Observation, store_image) -> tuple[list, list[int]]:
-        """The frozen prompt prefix (stored on the episode) and the demonstrations' seeds."""
+    def begin(self, task: Task, observation: Observation, images: ImageStore) -> tuple[list, list[int]]:
+        """The frozen prompt prefix (stored on the episode) and the demonstrations' seeds;
+        `images` stores the episode's images (and serves their bytes) from now on."""
 
     def prepare(self, index: int, observation: Observation, previous_action: str | None, legal: Sequence[str]) -> list:
         """What step `index` adds to the prompt (stored on the step)."""
@@ -112,7 +114,7 @@ class BaselineAgent:
     def replay_step(self, completion: str, parsed_action: str | None) -> None:
         return None
 
-    def begin(self, task: Task, observation: Observation, store_image) -> tuple[list, list[int]]:
+    def begin(self, task: Task, observation: Observation, images: ImageStore) -> tuple[list, list[int]]:
         return [], []
 
     def prepare(self, index: int, observation: Observation, previous_action: str | None, legal: Sequence[str]) -> list:
@@ -163,8 +165,8 @@ class ModelAgent:
         self.self_correction = Variant.of(run).self_correction
         self.budget = ContextBudget(window=submission.effective_context_window, max_tokens=submission.max_tokens)
 
-    def begin(self, task: Task, observation: Observation, store_image: Callable[[object], str]) -> tuple[list, list[int]]:
-        return self.strategy.begin(task, observation, store_image)
+    def begin(self, task: Task, observation: Observation, images: ImageStore) -> tuple[list, list[int]]:
+        return self.strategy.begin(task, observation, images)
 
     @property
     def demonstrations_capped(self) -> dict | None:
@@ -297,19 +299,20 @@ class AgentEndpointAgent:
         )
         self.history: list[dict] = []
         self._request: dict = {}
-        self._store_image = None
+        # Set by `begin`.
+        self._images: ImageStore | None = None
         self._task = None
 
-    def begin(self, task: Task, observation: Observation, store_image) -> tuple[list, list[int]]:
+    def begin(self, task: Task, observation: Observation, images: ImageStore) -> tuple[list, list[int]]:
         self._task = task
-        self._store_image = store_image
+        self._images = images
         return [], []
 
     def prepare(self, index: int, observation: Observation, previous_action: str | None, legal: Sequence[str]) -> list:
         image_url = None
         if observation.image is not None:
-            sha = self._store_image(observation)
-            image_url = f"{settings.ARENA_PUBLIC_URL.rstrip('/')}/media/images/{sha[:2]}/{sha}.png"
+            sha = self._images.sha(observation)
+            image_url = settings.ARENA_PUBLIC_URL.rstrip("/") + StoredImage.url_of(sha)
         self._request = {
             "task": self.run.task,
             "suite": self._task.suite,

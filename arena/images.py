@@ -13,10 +13,8 @@ import os
 from pathlib import Path
 
 from django.conf import settings
-from PIL import Image
 
 from arena.models import StoredImage
-from envs.render import encode_png
 
 # Hashes whose file is known to exist, so repeated frames cost no stat().
 _files: set[str] = set()
@@ -31,7 +29,7 @@ class ImageRef:
 
 
 def write_png_bytes(data: bytes, width: int, height: int) -> ImageRef:
-    """Store already-encoded PNG bytes (e.g. a demonstration frame from a pool)."""
+    """Store encoded PNG bytes (a rendered frame, or a demonstration frame from a pool)."""
     sha = hashlib.sha256(data).hexdigest()
     if sha not in _files:
         path = image_path(sha)
@@ -45,11 +43,7 @@ def write_png_bytes(data: bytes, width: int, height: int) -> ImageRef:
 
 
 def image_path(sha256: str) -> Path:
-    return Path(settings.MEDIA_ROOT) / f"images/{sha256[:2]}/{sha256}.png"
-
-
-def write_png(image: Image.Image) -> ImageRef:
-    return write_png_bytes(encode_png(image), image.width, image.height)
+    return Path(settings.MEDIA_ROOT) / StoredImage.relative_path_of(sha256)
 
 
 def ensure_row(ref: ImageRef) -> None:

@@ -306,13 +306,25 @@ class StoredImage(models.Model):
     size_bytes = models.PositiveIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
 
+    @staticmethod
+    def relative_path_of(sha256: str) -> str:
+        """Where the PNG of this hash lives under MEDIA_ROOT and MEDIA_URL: the one
+        place that spells the layout (fanned out by the first two hex digits so no
+        directory grows huge)."""
+        return f"images/{sha256[:2]}/{sha256}.png"
+
+    @classmethod
+    def url_of(cls, sha256: str) -> str:
+        """The site-relative URL of the PNG of this hash."""
+        return "/" + settings.MEDIA_URL.strip("/") + "/" + cls.relative_path_of(sha256)
+
     @property
     def relative_path(self) -> str:
-        return f"images/{self.sha256[:2]}/{self.sha256}.png"
+        return self.relative_path_of(self.sha256)
 
     @property
     def url(self) -> str:
-        return "/" + settings.MEDIA_URL.strip("/") + "/" + self.relative_path
+        return self.url_of(self.sha256)
 
     def __str__(self):
         return self.sha256[:12]

@@ -24,34 +24,49 @@ from arena.stepwriter import StepWriter
 from arena.agents import Agent, Decision, EndpointFailed, make_agent
 from arena.strategies.context import ContextExhausted
 from arena.variant import Variant
-from arena.images import ImageRef, write_png, write_png_bytes
+from arena.images import ImageRef, read_png, write_png_bytes
 from arena.models import Episode, Step
 from envs.registry import make
+from envs.render import encode_png
 
 logger = logging.getLogger(__name__)
 
 
 class _ObservationImages:
-    """Writes each observation's PNG once, even when both the step record and the
-    prompt refer to it."""
+    """The episode's image store (arena.strategies.base.ImageStore): writes each
+    observation's PNG once, even when both the step record and the prompt refer to it,
+    and keeps the bytes it wrote or was handed, so the strategy encodes what it sends
+    without reading the files back."""
 
     def __init__(self):
         self._last: tuple[int, ImageRef] | None = None
+        self._png: dict[str, bytes] = {}
 
     def write(self, image) -> ImageRef:
         if self._last is not None and self._last[0] == id(image):
             return self._last[1]
-        ref = write_png(image)
+        data = encode_png(image)
+        ref = self._keep(data, image.width, image.height)
         self._last = (id(image), ref)
         return ref
 
     def sha(self, observation) -> str:
         """The stored PNG's hash of an observation's image: a live frame, or a pool
         observation that already holds its PNG bytes."""
-        png = getattr(observation, "png", None)
-        if png is not None:
-            return write_png_bytes(png, observation.width, observation.height).sha256
+        if observation.png is not None:
+            return self._keep(observation.png, observation.width, observation.height).sha256
         return self.write(observation.image).sha256
+
+    def png(self, sha: str) -> bytes:
+        """The PNG's bytes: held for every image of this episode and its prompt prefix;
+        any other is read from its file."""
+        data = self._png.get(sha)
+        return data if data is not None else read_png(sha)
+
+    def _keep(self, data: bytes, width: int, height: int) -> ImageRef:
+        ref = write_png_bytes(data, width, height)
+        self._png[ref.sha256] = data
+        return ref
 
 
 def play_episode_blocking(episode_id: int) -> None:
@@ -142,9 +157,9 @@ class _Playthrough:
         agent = self.agent
         # Drawing demonstrations may build a pool (CPU work, no database): off the loop.
         if agent.begins_instantly:
-            prefix, demo_seeds = agent.begin(self.task, self.observation, self.images.sha)
+            prefix, demo_seeds = agent.begin(self.task, self.observation, self.images)
         else:
-            prefix, demo_seeds = await asyncio.to_thread(agent.begin, self.task, self.observation, self.images.sha)
+            prefix, demo_seeds = await asyncio.to_thread(agent.begin, self.task, self.observation, self.images)
         if prefix and not self.episode.prompt_prefix:
             await db(
                 services.episode_set_prefix, self.episode.pk, self.worker, prefix, demo_seeds,

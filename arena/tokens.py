@@ -61,7 +61,7 @@ def observation_tokens(observation, provider: str = "openai") -> int:
     total = 0
     if observation.text is not None:
         total += text_tokens(observation.text)
-    if getattr(observation, "png", None) is not None:  # a pool frame: size known, no decoding
+    if observation.png is not None:  # a pool frame: size known, no decoding
         total += image_tokens(observation.width, observation.height, provider)
     elif observation.image is not None:
         total += image_tokens(observation.image.width, observation.image.height, provider)

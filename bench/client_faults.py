@@ -4,7 +4,7 @@ For the OpenAI-compatible, Anthropic, Gemini and agent-endpoint clients, each fa
 scripted on the client's fake (real HTTP on 127.0.0.1) and one call is made. The table
 shows how many HTTP attempts the client made, how long the call took, and what the arena
 would record: the reply (with the retry note), an illegal action (agent replies that are
-not a move), or the ModelCallError that ends the episode.
+not a move), or the ModelCallError that ends the episode, with its error kind.
 
     .venv/bin/python bench/client_faults.py [--width 110]
 
@@ -26,17 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.clients.agent_endpoint import AgentEndpointClient  # noqa: E402
-from arena.clients.anthropic import AnthropicClient  # noqa: E402
 from arena.clients.base import ModelCallError  # noqa: E402
-from arena.clients.gemini import GeminiClient  # noqa: E402
-from arena.clients.openai_compat import OpenAICompatibleClient  # noqa: E402
+from tests.support.clients import CLIENTS_UNDER_TEST, ClientUnderTest  # noqa: E402
 from tests.support.fake_openai import FakeOpenAIServer, Fault  # noqa: E402
-from tests.support.fake_providers import FakeAgentServer, FakeAnthropicServer, FakeGeminiServer  # noqa: E402
 
 KEY = "sk-bench-CANARY-0123456789"
 WRONG_KEY = "sk-bench-wrong-key-000000"
-PROMPT = "You are playing a game.\nThe legal actions are:\na1, b2, c3\nAnswer with Action: <move>."
 
 SETTINGS = dict(
     timeout_seconds=0.3,
@@ -93,53 +88,23 @@ def common_options(seed: int) -> dict:
     )
 
 
-def messages() -> list[dict]:
-    return [{"role": "user", "content": PROMPT}]
-
-
-def agent_request() -> dict:
-    return {
-        "task": "lmact/gridworld",
-        "suite": "lmact",
-        "episode": {"id": 1, "seed": 0},
-        "step": 0,
-        "observation": {"text": "#A.G#", "image_url": None},
-        "legal_actions": ["right", "left"],
-        "instructions": "Reach G.",
-        "history": [],
-    }
-
-
 def make_targets(servers: dict[str, FakeOpenAIServer]) -> list[Target]:
-    async def openai_call(wrong: bool):
-        if wrong:  # this fake does not check keys: script what a real server says
-            servers["openai"].enqueue(Fault.status(401, body={"error": {"message": "Incorrect API key"}}))
-        options = common_options(1) | {"malformed_retries": MALFORMED_RETRIES}
-        async with OpenAICompatibleClient(servers["openai"].base_url, KEY, "fake", **options) as client:
-            return await client.complete(messages())
+    """Each client against its fake, which refuses every key but KEY."""
 
-    async def anthropic_call(wrong: bool):
-        options = common_options(2) | {"malformed_retries": MALFORMED_RETRIES}
-        key = WRONG_KEY if wrong else KEY
-        async with AnthropicClient(servers["anthropic"].base_url, key, "claude-fake", **options) as client:
-            return await client.complete(messages())
+    def caller(under_test: ClientUnderTest, seed: int):
+        async def call(wrong: bool):
+            options = common_options(seed)
+            if under_test.chat:  # agent replies are never retried, so they have no such setting
+                options["malformed_retries"] = MALFORMED_RETRIES
+            key = WRONG_KEY if wrong else KEY
+            async with under_test.client(servers[under_test.name].base_url, key, **options) as client:
+                return await under_test.ask(client)
 
-    async def gemini_call(wrong: bool):
-        options = common_options(3) | {"malformed_retries": MALFORMED_RETRIES}
-        key = WRONG_KEY if wrong else KEY
-        async with GeminiClient(servers["gemini"].base_url, key, "gemini-fake", **options) as client:
-            return await client.complete(messages())
-
-    async def agent_call(wrong: bool):
-        secret = WRONG_KEY if wrong else KEY
-        async with AgentEndpointClient(servers["agent"].url, secret, **common_options(4)) as client:
-            return await client.act(agent_request())
+        return call
 
     return [
-        Target("openai-compatible", servers["openai"], openai_call),
-        Target("anthropic", servers["anthropic"], anthropic_call),
-        Target("gemini", servers["gemini"], gemini_call),
-        Target("agent endpoint", servers["agent"], agent_call),
+        Target(under_test.name, servers[under_test.name], caller(under_test, seed))
+        for seed, under_test in enumerate(CLIENTS_UNDER_TEST, 1)
     ]
 
 
@@ -157,8 +122,8 @@ async def run_one(target: Target, scenario: Scenario) -> tuple[str, float, str]:
     except ModelCallError as error:
         elapsed = time.perf_counter() - started
         assert KEY not in str(error) and WRONG_KEY not in str(error), "a secret leaked into an error"
-        kind = "retries exhausted" if error.retryable else "not retried"
-        return str(error.attempts), elapsed, f"FAILED ({kind}): {error}"
+        how = "retries exhausted" if error.retryable else "not retried"
+        return str(error.attempts), elapsed, f"FAILED ({how}; {error.kind}): {error}"
     elapsed = time.perf_counter() - started
     if not reply.text and reply.error:
         return str(reply.attempts), elapsed, f"illegal action: {reply.error}"
@@ -183,12 +148,7 @@ def print_settings() -> None:
 async def main(width: int) -> None:
     print_settings()
     attempts = SETTINGS["max_retries"] + 1
-    servers = {
-        "openai": FakeOpenAIServer(),
-        "anthropic": FakeAnthropicServer(api_key=KEY),
-        "gemini": FakeGeminiServer(api_key=KEY),
-        "agent": FakeAgentServer(secret=KEY),
-    }
+    servers = {under_test.name: under_test.fake(KEY) for under_test in CLIENTS_UNDER_TEST}
     for server in servers.values():
         server.start()
     started = time.perf_counter()

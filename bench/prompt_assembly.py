@@ -31,14 +31,14 @@ def measure(num_demonstrations: int) -> tuple[float, int, float]:
     run = SimpleNamespace(
         task=TASK, format=FORMAT,
         variant={"format": FORMAT, "num_demonstrations": num_demonstrations, "show_legal_actions": True},
-        submission=SimpleNamespace(context_window=None, max_tokens=256, provider="openai"),
+        submission=SimpleNamespace(effective_context_window=None, max_tokens=256, provider="openai"),
     )
     episode = SimpleNamespace(seed=7)
     strategy = LMActStrategy(run, episode)
     task = make(TASK, FORMAT)
     observation = task.reset(episode.seed)
     started = time.perf_counter()
-    prefix, _ = strategy.begin(task, observation, _ObservationImages().sha)
+    prefix, _ = strategy.begin(task, observation, _ObservationImages())
     begin_seconds = time.perf_counter() - started
     prefix_chars = sum(len(part.get("text", "")) for part in prefix)
     policy = RandomLegalPolicy(episode.seed)

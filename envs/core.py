@@ -38,6 +38,13 @@ class Observation:
         if self.text is None and self.image is None:
             raise ValueError("an observation needs text, an image or both")
 
+    @property
+    def png(self) -> bytes | None:
+        """The image already encoded as PNG: None for a live frame, which holds pixels;
+        observations kept in demonstration pools (envs.demos.PackedObservation) hold
+        their frame this way instead."""
+        return None
+
 
 @dataclasses.dataclass(frozen=True)
 class StepResult:
@@ -194,6 +201,12 @@ class Task(abc.ABC):
     @abc.abstractmethod
     def expert_action(self) -> str:
         """The expert's action in the current state (lmact.txt §2.2)."""
+
+    def initial_messages(self) -> list[dict] | None:
+        """The chat turns a conversation starts with, for suites whose paper opens it
+        with given turns (AdventureGame); None: the conversation starts with the system
+        prompt (`instructions`) and the first observation."""
+        return None
 
     def observation_is_text(self) -> bool:
         return self.format not in IMAGE_FORMATS

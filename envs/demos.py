@@ -168,6 +168,35 @@ def build_pool(
     return tuple(pool)
 
 
+@dataclasses.dataclass(frozen=True)
+class DemonstrationDraw:
+    """The demonstrations drawn for one evaluation episode."""
+
+    demonstrations: list[Demonstration]
+    # Set when the pool held fewer usable demonstrations than requested (planning
+    # experts build small pools): {"requested", "used", "pool_size"}, stored on the
+    # episode and shown on its page.
+    capped: dict | None = None
+
+
+def draw_demonstrations(
+    task_id: str, format: str, requested: int, episode_seed: int, exclude_key: str
+) -> DemonstrationDraw:
+    """`requested` demonstrations from the task's pool for the episode of `episode_seed`,
+    none starting where the episode starts (`exclude_key`, its initial state key); all
+    the pool can give when that is fewer, saying so in `capped`. Asking for none never
+    builds the pool."""
+    if requested <= 0:
+        return DemonstrationDraw([])
+    pool = demonstration_pool(task_id, format)
+    available = sum(1 for demonstration in pool if demonstration.initial_state_key != exclude_key)
+    used = min(requested, available)
+    chosen = sample_demonstrations(pool, used, episode_seed, exclude_key)
+    if used == requested:
+        return DemonstrationDraw(chosen)
+    return DemonstrationDraw(chosen, {"requested": requested, "used": used, "pool_size": len(pool)})
+
+
 def sample_demonstrations(pool, k: int, episode_seed: int, exclude_key: str) -> list[Demonstration]:
     """k demonstrations drawn without replacement, none sharing the excluded initial state."""
     candidates = [d for d in pool if d.initial_state_key != exclude_key]

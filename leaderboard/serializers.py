@@ -6,13 +6,13 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from arena.models import Episode, Run, Step, Submission
+from arena.models import Episode, Run, Step, StoredImage, Submission
 from envs.registry import replay_renderer, suite_of
 from leaderboard.selectors import metric_value
 
 
 def _image_url(sha: str) -> str:
-    return f"/media/images/{sha[:2]}/{sha}.png"
+    return StoredImage.url_of(sha)
 
 
 def _part_for_client(part: dict) -> dict:

@@ -16,8 +16,20 @@ import base64
 from collections.abc import Sequence
 from typing import Protocol
 
-from arena.images import read_png
 from arena.strategies.context import ContextBudget, Prompt
+
+
+class ImageStore(Protocol):
+    """Where a strategy's images live (arena.runner keeps one per episode): each
+    observation's image is stored once as a PNG named by its SHA-256, which prompt parts
+    refer to, and its bytes are handed back for the data URL sent to the model."""
+
+    def sha(self, observation) -> str:
+        """Store the observation's image (a live frame, or a pool observation's PNG) and
+        return the PNG's SHA-256."""
+
+    def png(self, sha: str) -> bytes:
+        """The bytes of the PNG stored under `sha`."""
 
 
 class Strategy(Protocol):
@@ -28,8 +40,9 @@ class Strategy(Protocol):
     # Set when fewer demonstrations went into the prompt than the run asked for.
     demonstrations_capped: dict | None
 
-    def begin(self, task, observation, store_image) -> tuple[list, list[int]]:
-        """Assemble the frozen prefix; returns it and the demonstrations' seeds."""
+    def begin(self, task, observation, images: ImageStore) -> tuple[list, list[int]]:
+        """Assemble the frozen prefix; returns it and the demonstrations' seeds. `images`
+        stores the episode's images and serves their bytes for the rest of it."""
 
     def prepare(self, index: int, observation, previous_action: str | None, legal: Sequence[str]) -> list:
         """What step `index` adds to the prompt (stored on the step)."""
@@ -51,9 +64,11 @@ class Strategy(Protocol):
 
 
 class ContentConverter:
-    """Prompt parts → OpenAI-style content parts; images become data URLs, encoded once."""
+    """Prompt parts → OpenAI-style content parts; images become data URLs, encoded once
+    from the bytes `images` holds."""
 
-    def __init__(self):
+    def __init__(self, images: ImageStore):
+        self._images = images
         self._data_urls: dict[str, str] = {}
 
     def convert(self, parts: Sequence[dict]) -> list[dict]:
@@ -64,7 +79,7 @@ class ContentConverter:
             else:
                 sha = part["sha"]
                 if sha not in self._data_urls:
-                    self._data_urls[sha] = "data:image/png;base64," + base64.b64encode(read_png(sha)).decode()
+                    self._data_urls[sha] = "data:image/png;base64," + base64.b64encode(self._images.png(sha)).decode()
                 content.append({"type": "image_url", "image_url": {"url": self._data_urls[sha]}})
         return content
 

@@ -16,7 +16,7 @@ and the stored steps: see `rebuild_messages`.
 from __future__ import annotations
 
 from arena import tokens
-from arena.strategies.base import ContentConverter, as_message_content
+from arena.strategies.base import ContentConverter, ImageStore, as_message_content
 from arena.strategies.context import ContextBudget, Prompt, oldest_to_drop
 from arena.variant import Variant
 
@@ -38,10 +38,10 @@ COT_REQUEST = (
 LEGAL_ACTIONS_HEADER = "\n\nAvailable actions:\n"
 
 
-def _user_parts(observation, legal, show_legal: bool, store_image) -> list[dict]:
+def _user_parts(observation, legal, show_legal: bool, images: ImageStore) -> list[dict]:
     parts: list[dict] = []
     if observation.image is not None:
-        parts.append({"type": "image", "sha": store_image(observation)})
+        parts.append({"type": "image", "sha": images.sha(observation)})
     if observation.text is not None:
         parts.append({"type": "text", "text": observation.text})
     if show_legal and legal:
@@ -88,16 +88,18 @@ class ChatStrategy:
         self.chain_of_thought = variant.chain_of_thought
         self.show_legal_actions = variant.show_legal_actions
         self.keep_reasoning = variant.keep_reasoning
-        self._converter = ContentConverter()
         self._system = ""
         self._turns: list[list] = []  # [user content, assistant reply or None]
+        # Set by `begin`: the task, the episode's images and the converter reading them.
         self._task = None
-        self._store_image = None
+        self._images: ImageStore | None = None
+        self._converter: ContentConverter | None = None
         self._opening = False
 
-    def begin(self, task, observation, store_image) -> tuple[list, list[int]]:
+    def begin(self, task, observation, images: ImageStore) -> tuple[list, list[int]]:
         self._task = task
-        self._store_image = store_image
+        self._images = images
+        self._converter = ContentConverter(images)
         # What the paper fixes wins over the submission's settings.
         if task.chat_show_legal_actions is not None:
             self.show_legal_actions = task.chat_show_legal_actions
@@ -105,7 +107,7 @@ class ChatStrategy:
             self.history_window = task.chat_history_window
         reflections = self.reflections
         examples = examples_text(self._demonstrations(task)) if task.observation_is_text() else ""
-        opening = task.initial_messages() if hasattr(task, "initial_messages") else None
+        opening = task.initial_messages()
         if opening:
             # Suites whose conversation starts with given turns (AdventureGame puts the
             # instructions in the first user message and injects pre-exploration turns).
@@ -127,20 +129,18 @@ class ChatStrategy:
     def _demonstrations(self, task) -> list:
         if not self.num_demonstrations:
             return []
-        from envs.demos import demonstration_pool, sample_demonstrations
+        from envs.demos import draw_demonstrations
 
-        pool = demonstration_pool(self.run.task, self.run.format)
-        candidates = [d for d in pool if d.initial_state_key != task.initial_state_key()]
-        chosen = sample_demonstrations(
-            pool, min(self.num_demonstrations, len(candidates)), self.episode.seed, task.initial_state_key()
+        draw = draw_demonstrations(
+            self.run.task, self.run.format, self.num_demonstrations, self.episode.seed, task.initial_state_key()
         )
-        self._demonstration_seeds = [d.seed for d in chosen]
-        return chosen
+        self._demonstration_seeds = [d.seed for d in draw.demonstrations]
+        return draw.demonstrations
 
     def prepare(self, index, observation, previous_action, legal) -> list:
         if index == 0 and self._opening:
             return []  # the first observation is the opening's last user turn
-        parts = _user_parts(observation, legal, self.show_legal_actions, self._store_image)
+        parts = _user_parts(observation, legal, self.show_legal_actions, self._images)
         self._turns.append([self._converter.convert(parts), None])
         return parts
 

@@ -26,10 +26,10 @@ prompt of step k is prefix + every step's trajectory parts up to k + step k's ta
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from arena import tokens
-from arena.strategies.base import ContentConverter
+from arena.strategies.base import ContentConverter, ImageStore
 from arena.strategies.context import ContextBudget, Prompt, oldest_to_drop
 from arena.variant import Variant
 from envs.core import Observation
@@ -77,7 +77,6 @@ DENSE_TOKENIZER_MARGIN = 0.8
 OMITTED_STEPS = "[The first {count} steps of this episode are left out here to fit the model's context window.]\n"
 
 Part = dict
-StoreImage = Callable[[object], str]  # observation with an image -> sha256 of the stored PNG
 
 
 def parse_action(completion: str) -> str | None:
@@ -98,9 +97,9 @@ def parse_reasoning(completion: str) -> str:
     return head
 
 
-def _observation_parts(observation: Observation, store_image: StoreImage) -> list[Part]:
+def _observation_parts(observation: Observation, images: ImageStore) -> list[Part]:
     if _has_image(observation):
-        return [{"type": "text", "text": "Observation: "}, {"type": "image", "sha": store_image(observation)}]
+        return [{"type": "text", "text": "Observation: "}, {"type": "image", "sha": images.sha(observation)}]
     text = observation.text or ""
     # Multi-line observations (grids, boards) start on their own line so they stay aligned.
     if "\n" in text:
@@ -110,7 +109,7 @@ def _observation_parts(observation: Observation, store_image: StoreImage) -> lis
 
 def _has_image(observation) -> bool:
     # Pool observations keep their frame as PNG bytes (envs.demos.PackedObservation).
-    return getattr(observation, "png", None) is not None or observation.image is not None
+    return observation.png is not None or observation.image is not None
 
 
 def _action_text(action: str, observation: Observation) -> str:
@@ -131,7 +130,7 @@ def merge_text(parts: Sequence[Part]) -> list[Part]:
     return merged
 
 
-def build_prefix(demonstrations, store_image: StoreImage) -> list[Part]:
+def build_prefix(demonstrations, images: ImageStore) -> list[Part]:
     """Listing 1: preamble, then each demonstration episode, one blank line between."""
     parts: list[Part] = [{"type": "text", "text": PREAMBLE}]
     if not demonstrations:
@@ -140,7 +139,7 @@ def build_prefix(demonstrations, store_image: StoreImage) -> list[Part]:
     parts.append({"type": "text", "text": DEMONSTRATIONS_HEADER})
     for demonstration in demonstrations:
         for observation, action in demonstration.steps:
-            parts.extend(_observation_parts(observation, store_image))
+            parts.extend(_observation_parts(observation, images))
             parts.append({"type": "text", "text": _action_text(action, observation)})
         parts.append({"type": "text", "text": "\n"})
     return merge_text(parts)
@@ -149,10 +148,10 @@ def build_prefix(demonstrations, store_image: StoreImage) -> list[Part]:
 class LMActPrompter:
     """Builds the per-step prompt additions for one episode."""
 
-    def __init__(self, *, show_legal_actions: bool, chain_of_thought: bool, store_image: StoreImage):
+    def __init__(self, *, show_legal_actions: bool, chain_of_thought: bool, images: ImageStore):
         self.show_legal_actions = show_legal_actions
         self.chain_of_thought = chain_of_thought
-        self.store_image = store_image
+        self.images = images
         self._previous_observation: Observation | None = None
 
     def trajectory_parts(self, index: int, observation: Observation, previous_action: str | None) -> list[Part]:
@@ -163,7 +162,7 @@ class LMActPrompter:
             parts.append({"type": "text", "text": SEPARATOR})
         elif previous_action is not None and self._previous_observation is not None:
             parts.append({"type": "text", "text": _action_text(previous_action, self._previous_observation)})
-        parts.extend(_observation_parts(observation, self.store_image))
+        parts.extend(_observation_parts(observation, self.images))
         self._previous_observation = observation
         return [{**part, "section": "trajectory"} for part in merge_text(parts)]
 
@@ -225,16 +224,16 @@ class LMActStrategy:
         self.forced_actions: list[str] = []
         self.action_format = ""
         self.demonstrations_capped: dict | None = None
-        self._converter = ContentConverter()
+        self._converter: ContentConverter | None = None  # made in `begin`, with the episode's images
         self._prefix_content: list[dict] = []
         self._prefix_tokens = 0
         # Per step of the evaluation trajectory: its converted content and estimated tokens.
         self._steps: list[tuple[list[dict], int]] = []
-        self._provider = getattr(getattr(run, "submission", None), "provider", "openai")
+        self._provider = run.submission.provider
 
-    def begin(self, task, observation, store_image) -> tuple[list, list[int]]:
+    def begin(self, task, observation, images: ImageStore) -> tuple[list, list[int]]:
         """Draw the demonstrations and assemble the frozen prefix, once per episode."""
-        from envs.demos import demonstration_pool, play_expert_episode, sample_demonstrations
+        from envs.demos import draw_demonstrations, play_expert_episode
 
         demonstrations = []
         if self.replay_control:
@@ -242,23 +241,19 @@ class LMActStrategy:
             demonstrations = [demonstration]
             self.forced_actions = [action for _, action in demonstration.steps]
         elif self.num_demonstrations:
-            pool = demonstration_pool(self.run.task, self.run.format)
-            available = sum(1 for d in pool if d.initial_state_key != task.initial_state_key())
-            wanted = min(self.num_demonstrations, available)
-            demonstrations = sample_demonstrations(pool, wanted, self.episode.seed, exclude_key=task.initial_state_key())
-            if wanted < self.num_demonstrations:
-                # The pool is smaller than asked (planning experts build small pools).
-                self.demonstrations_capped = {
-                    "requested": self.num_demonstrations, "used": wanted, "pool_size": len(pool),
-                }
-            demonstrations = self._fit_context(demonstrations)
+            draw = draw_demonstrations(
+                self.run.task, self.run.format, self.num_demonstrations, self.episode.seed, task.initial_state_key()
+            )
+            self.demonstrations_capped = draw.capped
+            demonstrations = self._fit_context(draw.demonstrations)
         self.prompter = LMActPrompter(
             show_legal_actions=self.show_legal_actions,
             chain_of_thought=self.chain_of_thought,
-            store_image=store_image,
+            images=images,
         )
         self.action_format = task.action_format
-        prefix = build_prefix(demonstrations, store_image)
+        self._converter = ContentConverter(images)
+        prefix = build_prefix(demonstrations, images)
         # Converted and merged once: every step sends these very part objects, so the
         # per-step cost does not grow with the number of demonstrations (§2.3's frozen
         # part; byte-identical at every step, which is what prompt caching needs).
@@ -278,8 +273,7 @@ class LMActStrategy:
         window = submission.effective_context_window
         if not window or not demonstrations:
             return demonstrations
-        provider = getattr(submission, "provider", "openai")
-        sizes = [tokens.demonstration_tokens(d, provider) for d in demonstrations]
+        sizes = [tokens.demonstration_tokens(d, self._provider) for d in demonstrations]
         answer = ContextBudget(window=window, max_tokens=submission.max_tokens).answer_reserve
         reserve = tokens.text_tokens(PREAMBLE + SEPARATOR + ANSWER_COT_LEGAL) + max(sizes) + answer
         usable = int(window * DENSE_TOKENIZER_MARGIN)

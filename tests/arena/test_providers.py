@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena import services
+from arena.images import image_path
 from arena.models import Episode, Run, Submission
 from tests.conftest import new_run
 from tests.support.fake_openai import Fault
@@ -83,6 +84,21 @@ def test_a_non_json_agent_reply_is_an_illegal_action_not_a_crash(allow_loopback,
     assert episode.status == Episode.FINISHED
     first = episode.steps.first()
     assert first.legal is False and first.parsed_action is None and "not JSON" in first.error
+
+
+def test_an_agent_endpoint_gets_the_public_url_of_each_stored_frame(allow_loopback, play, settings):
+    settings.ARENA_PUBLIC_URL = "https://arena.example.org/"
+    submission = _submission("http://127.0.0.1:1/", provider="agent", model="")
+    with FakeAgentServer(secret=submission.new_agent_secret) as agent:
+        Submission.objects.filter(pk=submission.pk).update(base_url=agent.base_url)
+        run = new_run(Submission.objects.get(pk=submission.pk), task="lmact/tictactoe", fmt="rgb")
+        play(run.episodes.get().id)
+    episode = run.episodes.get()
+    assert episode.status == Episode.FINISHED, episode.error
+    sent = [request.json["observation"]["image_url"] for request in agent.requests]
+    frames = list(episode.steps.order_by("index").values_list("observation_image_id", flat=True))
+    assert sent == [f"https://arena.example.org/media/images/{sha[:2]}/{sha}.png" for sha in frames]
+    assert all(image_path(sha).exists() for sha in frames)
 
 
 def test_self_correction_makes_and_records_two_calls_per_step(make_model_submission, fake_model, play):

@@ -1,17 +1,21 @@
 """The episode runner against a local fake OpenAI-compatible server over real HTTP."""
 
 import asyncio
+import base64
 from datetime import timedelta
 
 import pytest
 from asgiref.sync import async_to_sync
 from django.utils import timezone
+from PIL import Image
 
-from arena import services
+from arena import runner, services
+from arena.images import image_path, write_png_bytes
 from arena.models import Episode, Run, Step
 from arena.runner import EpisodeRunner
 from arena.strategies.lmact import rebuild_prompt
 from tests.conftest import new_run
+from envs.render import encode_png
 from tests.support.fake_openai import Fault
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -203,3 +207,27 @@ def test_image_demonstrations_are_sent_as_images_and_stored_once(make_model_subm
     sent = [p for p in content if p["type"] == "image_url"]
     assert len(sent) == len(images_in_prefix) + 1  # the demonstrations' frames and the current one
     assert len({p["image_url"]["url"] for p in sent}) <= len(sent)
+
+
+def test_images_are_sent_from_memory_as_the_very_bytes_stored(make_model_submission, fake_model, play, monkeypatch):
+    def no_reading_back(sha):
+        raise AssertionError(f"image {sha[:8]} was read back from its file")
+
+    monkeypatch.setattr(runner, "read_png", no_reading_back)
+    run = new_run(make_model_submission(num_demonstrations=2), task="lmact/gridworld", fmt="rgb", episodes=1)
+    play(run.episodes.get().id)
+    episode = run.episodes.get()
+    assert episode.status == Episode.FINISHED, episode.error
+    first_step = episode.steps.get(index=0)
+    shown = [p["sha"] for p in episode.prompt_prefix if p["type"] == "image"] + [first_step.observation_image_id]
+    content = fake_model.requests[0].json["messages"][0]["content"]
+    sent = [p["image_url"]["url"] for p in content if p["type"] == "image_url"]
+    stored = ["data:image/png;base64," + base64.b64encode(image_path(sha).read_bytes()).decode() for sha in shown]
+    assert sent == stored
+
+
+def test_the_image_store_reads_the_file_of_an_image_it_did_not_store(tmp_path, settings):
+    settings.MEDIA_ROOT = tmp_path
+    data = encode_png(Image.new("RGB", (3, 2), "red"))
+    sha = write_png_bytes(data, 3, 2).sha256
+    assert runner._ObservationImages().png(sha) == data

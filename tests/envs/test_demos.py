@@ -92,3 +92,23 @@ def test_it_refuses_to_sample_more_than_is_available(grid_pool):
     with pytest.raises(ValueError, match="demonstrations"):
         demos.sample_demonstrations(grid_pool, len(grid_pool), 0, exclude_key=excluded)
     assert demos.sample_demonstrations(grid_pool, 0, 0, exclude_key=excluded) == []
+
+
+def test_a_draw_takes_what_the_pool_has_and_says_when_it_was_capped(grid_pool, monkeypatch):
+    monkeypatch.setattr(demos, "demonstration_pool", lambda task_id, format: grid_pool)
+    excluded = grid_pool[0].initial_state_key
+    enough = demos.draw_demonstrations("lmact/gridworld", "coords", 10, 7, excluded)
+    assert enough.demonstrations == demos.sample_demonstrations(grid_pool, 10, 7, exclude_key=excluded)
+    assert enough.capped is None
+    short = demos.draw_demonstrations("lmact/gridworld", "coords", 100, 7, excluded)
+    assert len(short.demonstrations) == len(grid_pool) - 1
+    assert excluded not in {demo.initial_state_key for demo in short.demonstrations}
+    assert short.capped == {"requested": 100, "used": len(grid_pool) - 1, "pool_size": len(grid_pool)}
+
+
+def test_a_draw_of_no_demonstrations_never_builds_the_pool(monkeypatch):
+    def refuse(*args):
+        raise AssertionError("the pool was built")
+
+    monkeypatch.setattr(demos, "demonstration_pool", refuse)
+    assert demos.draw_demonstrations("lmact/gridworld", "coords", 0, 7, "none") == demos.DemonstrationDraw([])
