@@ -71,6 +71,14 @@ class Variant:
                 parts.append(f"{value} {words}")
         return parts
 
+    def prompt_flags(self) -> list[str]:
+        """What sets the prompt apart from the default one, besides the demonstrations
+        (a scaling curve is one line per such setting)."""
+        flags = ["CoT"] if self.chain_of_thought else []
+        if not self.show_legal_actions:
+            flags.append("no legal list")
+        return flags
+
     def strategy_label(self) -> list[str]:
         parts = ["CoT" if self.chain_of_thought else "naive", f"{self.num_demonstrations} demos"]
         if not self.show_legal_actions:

@@ -198,13 +198,8 @@ def scaling_points(task_id: str, fmt: str) -> tuple[dict[str, list[ScalingPoint]
         if run.submission.is_baseline:
             baselines[run.submission.policy] = run
             continue
-        variant = run.settings
         label = run.submission.model or run.submission.name
-        flags = []
-        if variant.chain_of_thought:
-            flags.append("CoT")
-        if not variant.show_legal_actions:
-            flags.append("no legal list")
+        flags = run.settings.prompt_flags()
         if flags:
             label += f" ({', '.join(flags)})"
         curves.setdefault(label, []).append(
