@@ -9,18 +9,22 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, serializers, viewsets
+from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.decorators import api_view, permission_classes
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import PermissionDenied, Throttled
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from arena import run_actions, services
 from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
 from arena.models import Experiment, Run, Submission
+from arena.throttles import ExperimentThrottle, SubmissionThrottle
 from arena.validation import (
     MAX_DEMONSTRATIONS,
     MAX_TOKENS_LIMIT,
     check_endpoint,
+    check_episode_volume,
+    merge_task_variants,
     parse_task_variant,
     validate_base_url,
     validate_model_name,
@@ -89,6 +93,10 @@ class SubmissionSerializer(serializers.ModelSerializer):
         return {"in": spent_in, "out": spent_out, "cached_in": cached, "cost_usd": submission.cost_usd(spent_in, spent_out)}
 
     def validate(self, attrs):
+        try:
+            check_episode_volume(services.run_specs(attrs["tasks"], attrs["episodes_per_task"]))
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError({"episodes_per_task": exc.messages}) from None
         if attrs.get("provider", Submission.PROVIDER_OPENAI) != Submission.PROVIDER_AGENT:
             try:
                 attrs["model"] = validate_model_name(attrs.get("model", ""))
@@ -113,7 +121,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
         return _django_validator(validate_base_url)(value)
 
     def validate_tasks(self, value):
-        return [_django_validator(parse_task_variant)(v) for v in value]
+        return _django_validator(merge_task_variants)(value)
 
     def validate_episodes_per_task(self, value):
         if value > settings.ARENA_MAX_EPISODES_PER_TASK:
@@ -158,6 +166,18 @@ class ExperimentSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError(f"At most {settings.ARENA_MAX_EPISODES_PER_TASK} episodes per run.")
         return value
 
+    def validate(self, attrs):
+        task_id, fmt = attrs["task"]
+        runs = services.experiment_run_specs(
+            kind=attrs["kind"], task=task_id, format=fmt, num_episodes=attrs["num_episodes"],
+            max_demonstrations=attrs["max_demonstrations"],
+        )
+        try:
+            check_episode_volume(runs, what="experiment")
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError({"num_episodes": exc.messages}) from None
+        return attrs
+
     def to_representation(self, instance):
         data = super().to_representation(instance)
         data["task"] = instance.task
@@ -171,14 +191,44 @@ class ExperimentSerializer(serializers.ModelSerializer):
         )
 
 
-class ExperimentViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+class _CreateThrottledViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Reads are free; each create attempt counts against the user's hourly limit, which
+    the form views share (arena.throttles)."""
+
+    create_throttle = None
+
+    def get_throttles(self):
+        return [self.create_throttle()] if self.action == "create" else []
+
+    def throttled(self, request, wait):
+        raise Throttled(wait, detail=self.create_throttle.refusal(wait))
+
+
+class ExperimentViewSet(_CreateThrottledViewSet):
     queryset = Experiment.objects.prefetch_related("runs").order_by("-created_at")
     serializer_class = ExperimentSerializer
+    create_throttle = ExperimentThrottle
 
 
-class SubmissionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+class SubmissionViewSet(_CreateThrottledViewSet):
     queryset = Submission.objects.prefetch_related("runs").order_by("-created_at")
     serializer_class = SubmissionSerializer
+    create_throttle = SubmissionThrottle
+
+
+class TokenView(ObtainAuthToken):
+    """`POST /api/token/` (username, password) → the user's token. While the account or
+    the address is locked out after failed attempts (arena.throttles), the answer is 429
+    with Retry-After and the password is not checked."""
+
+    def post(self, request, *args, **kwargs):
+        try:
+            return super().post(request, *args, **kwargs)
+        except serializers.ValidationError:
+            refusal = getattr(request, "login_refusal", None)
+            if refusal is None:
+                raise
+            raise Throttled(refusal.wait, detail=str(refusal)) from None
 
 
 def _owned_run(request, pk) -> Run:

@@ -1,4 +1,13 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def create_cache_table(using="default", **kwargs):
+    """The embedded mode keeps throttle counters in a database cache table; creating it
+    after every `migrate` means `make serve`, tests and any deployment have it."""
+    from django.core.management import call_command
+
+    call_command("createcachetable", database=using, verbosity=0)
 
 
 class ArenaConfig(AppConfig):
@@ -12,3 +21,4 @@ class ArenaConfig(AppConfig):
 
         # Expert demonstration pools are built once and kept in var/demos/.
         demos.set_cache_dir(settings.ARENA_DEMO_CACHE_DIR)
+        post_migrate.connect(create_cache_table, sender=self)

@@ -1,12 +1,16 @@
 from django import forms
 from django.conf import settings
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.forms.utils import ErrorDict
 
+from arena import services
 from arena.models import Submission
 from arena.validation import (
     MAX_DEMONSTRATIONS,
     MAX_TOKENS_LIMIT,
     check_endpoint,
+    check_episode_volume,
+    merge_task_variants,
     parse_task_variant,
     task_variant_choices,
     validate_base_url,
@@ -17,6 +21,34 @@ from envs.registry import suite_of
 
 class SignUpForm(UserCreationForm):
     pass
+
+
+class LoginForm(AuthenticationForm):
+    """Django's login form; when the lock-out (arena.throttles) refused to check the
+    password, it says so instead of "wrong password"."""
+
+    def get_invalid_login_error(self):
+        refusal = getattr(self.request, "login_refusal", None)
+        if refusal is not None:
+            return forms.ValidationError(str(refusal), code="throttled")
+        return super().get_invalid_login_error()
+
+
+class RefusableForm(forms.Form):
+    """A form whose request may be refused before any work is done (a rate limit): it
+    then shows the refusal, keeps what the user typed, and validates nothing (no DNS
+    look-up, no endpoint probe)."""
+
+    def __init__(self, *args, refusal: str | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.refusal = refusal
+
+    def full_clean(self):
+        if self.refusal is None:
+            return super().full_clean()
+        self._errors = ErrorDict()
+        self.cleaned_data = {}
+        self.add_error(None, self.refusal)
 
 
 DEFAULT_CONCURRENT_REQUESTS = 4
@@ -30,7 +62,7 @@ def concurrent_requests_field():
     )
 
 
-class SubmissionForm(forms.Form):
+class SubmissionForm(RefusableForm):
     name = forms.CharField(max_length=100, help_text="Shown on the leaderboard.")
     provider = forms.ChoiceField(
         choices=Submission.PROVIDER_CHOICES, initial=Submission.PROVIDER_OPENAI,
@@ -120,16 +152,21 @@ class SubmissionForm(forms.Form):
             "price_output_per_mtok"
         ) is None:
             self.add_error("budget_usd_per_run", "A cost budget needs prices per million tokens.")
+        if "tasks" in cleaned and "episodes_per_task" in cleaned:
+            try:
+                check_episode_volume(services.run_specs(cleaned["tasks"], cleaned["episodes_per_task"]))
+            except forms.ValidationError as exc:
+                self.add_error("episodes_per_task", exc)
         if not self.errors:
             # Only a submission that is otherwise valid is worth a call to its endpoint.
             self.probe = check_endpoint(cleaned, self.add_error, task_variants=cleaned.get("tasks"))
         return cleaned
 
     def clean_tasks(self):
-        return [parse_task_variant(value) for value in self.cleaned_data["tasks"]]
+        return merge_task_variants(self.cleaned_data["tasks"])
 
 
-class ExperimentForm(forms.Form):
+class ExperimentForm(RefusableForm):
     """An LMAct experiment for an existing model submission (lmact.txt §3.2, App. C)."""
 
     kind = forms.ChoiceField(choices=())
@@ -155,6 +192,19 @@ class ExperimentForm(forms.Form):
     def clean_task(self):
         return parse_task_variant(self.cleaned_data["task"])
 
+    def clean(self):
+        cleaned = super().clean()
+        if {"kind", "task", "episodes"} <= cleaned.keys():
+            task_id, fmt = cleaned["task"]
+            runs = services.experiment_run_specs(
+                kind=cleaned["kind"], task=task_id, format=fmt, num_episodes=cleaned["episodes"],
+                max_demonstrations=cleaned.get("max_demonstrations") or 0,
+            )
+            try:
+                check_episode_volume(runs, what="experiment")
+            except forms.ValidationError as exc:
+                self.add_error("episodes", exc)
+        return cleaned
 
 
 class EndpointForm(forms.Form):

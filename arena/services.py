@@ -175,23 +175,29 @@ def experiment_create(
             submission=submission, kind=kind, task=task, format=format,
             config={"num_episodes": num_episodes, "max_demonstrations": max_demonstrations},
         )
-        if kind == Experiment.SWEEP:
-            grid = [{"num_demonstrations": n} for n in demonstration_counts(max_demonstrations)]
-        elif kind == Experiment.ABLATION:
-            grid = [
-                {"num_demonstrations": 1, "show_legal_actions": legal, "chain_of_thought": cot}
-                for legal in (False, True)
-                for cot in (False, True)
-            ]
-        elif kind == Experiment.REPLAY:
-            grid = [
-                {"num_demonstrations": 1, "show_legal_actions": False, "chain_of_thought": False, "replay_control": True}
-            ]
-        else:
-            raise ValueError(f"unknown experiment kind {kind!r}")
-        for overrides in grid:
+        for overrides in experiment_grid(kind, max_demonstrations):
             run_create(submission, spec, overrides=overrides, experiment=experiment)
     return experiment
+
+
+def experiment_run_specs(*, kind: str, task: str, format: str, num_episodes: int, max_demonstrations: int = 0):
+    """The runs an experiment would create, one RunSpec each (what the episode cap counts)."""
+    return [RunSpec(task=task, format=format, num_episodes=num_episodes)] * len(experiment_grid(kind, max_demonstrations))
+
+
+def experiment_grid(kind: str, max_demonstrations: int = 0) -> list[dict]:
+    """The variant overrides of an experiment's runs, one dict per run."""
+    if kind == Experiment.SWEEP:
+        return [{"num_demonstrations": n} for n in demonstration_counts(max_demonstrations)]
+    if kind == Experiment.ABLATION:
+        return [
+            {"num_demonstrations": 1, "show_legal_actions": legal, "chain_of_thought": cot}
+            for legal in (False, True)
+            for cot in (False, True)
+        ]
+    if kind == Experiment.REPLAY:
+        return [{"num_demonstrations": 1, "show_legal_actions": False, "chain_of_thought": False, "replay_control": True}]
+    raise ValueError(f"unknown experiment kind {kind!r}")
 
 
 def baseline_submission(policy: str, name: str) -> Submission:

@@ -99,3 +99,35 @@ def check_endpoint(cleaned: dict, add_error, *, task_variants=None, api_key: str
     if problem:
         add_error("tasks", problem)
     return probe
+
+
+def merge_task_variants(values) -> list[tuple[str, str]]:
+    """Parse the chosen "task:format" entries, merge duplicates (the same task and
+    format named twice is one run, not two) and hold the count to the operator's limit."""
+    merged = list(dict.fromkeys(parse_task_variant(value) for value in values))
+    limit = settings.ARENA_MAX_TASKS_PER_SUBMISSION
+    if len(merged) > limit:
+        raise ValidationError(
+            f"At most {limit} different tasks per submission; this one names {len(merged)}. "
+            "Split it into several submissions."
+        )
+    return merged
+
+
+def check_episode_volume(runs, *, what: str = "submission") -> None:
+    """Refuse a submission or an experiment whose runs (a list of services.RunSpec) would
+    queue more episodes than the operator allows, counting the runs a task's option
+    combinations multiply."""
+    total = sum(spec.num_episodes for spec in runs)
+    limit = settings.ARENA_MAX_EPISODES_PER_SUBMISSION
+    if total <= limit:
+        return
+    combinations: dict[str, set[str]] = {}
+    for spec in runs:
+        combinations.setdefault(f"{spec.task}:{spec.format}", set()).add(repr(sorted(spec.options.items())))
+    multiplied = [f"{name} plays {len(combos)} runs" for name, combos in combinations.items() if len(combos) > 1]
+    why = f" ({'; '.join(multiplied)}, one per combination of its options)" if multiplied else ""
+    raise ValidationError(
+        f"This {what} would queue {total:,} episodes in {len(runs)} runs{why}; this arena allows "
+        f"{limit:,} per {what}. Choose fewer tasks or fewer episodes."
+    )

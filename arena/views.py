@@ -12,6 +12,7 @@ from rest_framework.authtoken.models import Token
 from arena import run_actions, services
 from arena.forms import EndpointForm, ExperimentForm, SignUpForm, SubmissionForm
 from arena.models import Run, Submission, Worker
+from arena.throttles import ExperimentThrottle, SubmissionThrottle, form_refusal
 from arena.validation import probe_submission_endpoint
 from arena.selectors import endpoint_speed
 
@@ -40,7 +41,7 @@ def signup(request):
 @login_required
 def submit(request):
     if request.method == "POST":
-        form = SubmissionForm(request.POST)
+        form = SubmissionForm(request.POST, refusal=form_refusal(SubmissionThrottle, request))
         if form.is_valid():
             data = form.cleaned_data
             fields = {key: data[key] for key in SUBMISSION_FIELDS}
@@ -58,7 +59,7 @@ def submit(request):
             return redirect(submission)
     else:
         form = SubmissionForm()
-    return render(request, "arena/submit.html", {"form": form})
+    return render(request, "arena/submit.html", {"form": form}, status=429 if form.refusal else 200)
 
 
 def submission_detail(request, pk):
@@ -66,7 +67,8 @@ def submission_detail(request, pk):
     can_experiment = not submission.is_baseline and request.user.is_authenticated and submission.owner_id == request.user.pk
     form = None
     if can_experiment:
-        form = ExperimentForm(request.POST or None)
+        refusal = form_refusal(ExperimentThrottle, request) if request.method == "POST" else None
+        form = ExperimentForm(request.POST or None, refusal=refusal)
         if request.method == "POST" and form.is_valid():
             data = form.cleaned_data
             task_id, fmt = data["task"]
@@ -85,6 +87,7 @@ def submission_detail(request, pk):
             "submission": submission, "runs": runs, "experiments": submission.experiments.all(),
             "experiment_form": form, "is_owner": owner, "speed": endpoint_speed(submission),
         },
+        status=429 if form is not None and form.refusal else 200,
     )
 
 

@@ -204,6 +204,36 @@ ARENA_PUBLIC_URL = env_str("ARENA_PUBLIC_URL", "http://127.0.0.1:8000")
 ARENA_DEMO_CACHE_DIR = env_str("ARENA_DEMO_CACHE_DIR", str(VAR_DIR / "demos"))
 ARENA_BASELINE_EPISODES = env_int("ARENA_BASELINE_EPISODES", 100, minimum=1)
 
+# --- limits: no single user floods the queue or guesses passwords ---------------------
+# Distinct task × format entries in one submission (duplicates are merged first).
+ARENA_MAX_TASKS_PER_SUBMISSION = env_int("ARENA_MAX_TASKS_PER_SUBMISSION", 25, minimum=1)
+# Episodes one submission (or one experiment) may queue, counting every run its tasks'
+# option combinations create.
+ARENA_MAX_EPISODES_PER_SUBMISSION = env_int("ARENA_MAX_EPISODES_PER_SUBMISSION", 5000, minimum=1)
+# Per-user attempts in any sliding hour, form and API together (each attempt probes the endpoint).
+ARENA_SUBMISSIONS_PER_HOUR = env_int("ARENA_SUBMISSIONS_PER_HOUR", 20, minimum=1)
+ARENA_EXPERIMENTS_PER_HOUR = env_int("ARENA_EXPERIMENTS_PER_HOUR", 20, minimum=1)
+# After this many failed password checks for one account, or from one address, within
+# ARENA_LOGIN_LOCKOUT_SECONDS, further ones are refused until the oldest failure expires.
+ARENA_LOGIN_MAX_FAILURES = env_int("ARENA_LOGIN_MAX_FAILURES", 5, minimum=1)
+ARENA_LOGIN_LOCKOUT_SECONDS = env_int("ARENA_LOGIN_LOCKOUT_SECONDS", 900, minimum=1)
+# Reverse proxies in front of the site whose X-Forwarded-For is trusted to name the
+# client address; 0 trusts none (the header is client-controlled then).
+ARENA_NUM_PROXIES = env_int("ARENA_NUM_PROXIES", 0, minimum=0, maximum=10)
+REST_FRAMEWORK["NUM_PROXIES"] = ARENA_NUM_PROXIES
+AUTHENTICATION_BACKENDS = ["arena.throttles.ThrottledModelBackend"]
+
+# Throttle and lock-out counters live in Django's cache: Redis in the scaled mode (shared
+# by every process), a database table in the embedded mode (created by `migrate`, see
+# arena.apps).
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                          "KEY_PREFIX": "arena-cache"}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "arena_cache",
+                          # Culling at the default 300 entries would let a flood of keys evict lock-outs.
+                          "OPTIONS": {"MAX_ENTRIES": 100_000}}}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -9,6 +9,14 @@ from tests.support.fake_openai import FakeOpenAIServer
 pytest_plugins = ["tests.support.llama_fixtures"]
 
 
+@pytest.fixture(autouse=True)
+def fresh_throttles():
+    """Rate-limit counts of one test never carry over into the next."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture
 def fake_model():
     with FakeOpenAIServer() as server:
