@@ -6,6 +6,7 @@ from django.db import connection
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
@@ -91,6 +92,7 @@ def submission_detail(request, pk):
     )
 
 
+@never_cache  # the page shows the user's API token: no browser or proxy may keep a copy
 @login_required
 def my_submissions(request):
     submissions = Submission.objects.filter(owner=request.user).prefetch_related("runs")
@@ -99,7 +101,8 @@ def my_submissions(request):
 
 
 def healthz(request):
-    """Database and worker status, for operators and load balancers."""
+    """Database and worker status, for operators and load balancers. Public, so workers
+    are not named: their names carry the host name and process id."""
     body = {"database": "ok", "workers": []}
     status = 200
     try:
@@ -110,7 +113,6 @@ def healthz(request):
             age = (now - worker.heartbeat_at).total_seconds()
             body["workers"].append(
                 {
-                    "name": worker.name,
                     "alive": age < WORKER_FRESH_SECONDS,
                     "seconds_since_heartbeat": round(age, 1),
                     "episodes_in_flight": worker.episodes_in_flight,

@@ -234,6 +234,12 @@ else:
                           # Culling at the default 300 entries would let a flood of keys evict lock-outs.
                           "OPTIONS": {"MAX_ENTRIES": 100_000}}}
 
+# The site is served over HTTPS (directly or behind a TLS proxy): cookies are then sent
+# only over HTTPS.
+ARENA_HTTPS = env_bool("ARENA_HTTPS", False)
+SESSION_COOKIE_SECURE = ARENA_HTTPS
+CSRF_COOKIE_SECURE = ARENA_HTTPS
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -94,7 +94,6 @@ class EpisodeSerializer(serializers.ModelSerializer):
             "end_reason",
             "error",
             "attempts",
-            "worker",
             "heartbeat_at",
             "started_at",
             "finished_at",
