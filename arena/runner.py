@@ -97,6 +97,10 @@ class EpisodeRunner:
                 task.close()
         except services.LeaseLost:
             logger.warning("episode %s was taken away from %s; stopping", episode_id, self.worker_name)
+        except services.StepNotStored as exc:
+            # Its steps must be stored in order, so this episode cannot go on; the other
+            # episodes whose steps shared the batch were stored and play on.
+            await db(services.episode_fail, episode_id, str(exc), worker=self.worker_name)
         except EndpointFailed as exc:
             await db(
                 services.episode_fail,
