@@ -48,12 +48,13 @@ import httpx
 from arena.clients.base import ModelReply
 from arena.clients.errors import ErrorKind
 from arena.clients.http import (
-    clean_text,
     AttemptFailed,
     HTTPModelClient,
+    JSONTooDeep,
     check_base_url,
     error_excerpt,
     excerpt,
+    parse_json,
 )
 
 __all__ = [
@@ -330,22 +331,22 @@ class AgentEndpointClient(HTTPModelClient):
 
         if not body.strip():
             return invalid("agent reply was not JSON: (empty body)")
+        text = body.decode("utf-8", "replace")
         try:
-            data = json.loads(body)
+            data = parse_json(body)
+        except JSONTooDeep:
+            return invalid("agent reply was JSON nested too deeply to read")
         except ValueError:
-            return invalid(f"agent reply was not JSON: {excerpt(body.decode('utf-8', 'replace'), 120)}")
+            return invalid(f"agent reply was not JSON: {excerpt(text, 120)}")
         if not isinstance(data, dict):
-            return invalid(f"agent reply was not a JSON object: {excerpt(json.dumps(data), 120)}")
+            return invalid(f"agent reply was not a JSON object: {excerpt(text, 120)}")
         action = data.get("action")
         if not isinstance(action, str):
             got = "no \"action\" field" if "action" not in data else f"\"action\" is {type(action).__name__}"
-            return invalid(f"agent reply has no string \"action\" ({got}): {excerpt(json.dumps(data), 120)}")
+            return invalid(f"agent reply has no string \"action\" ({got}): {excerpt(text, 120)}")
         action = action.strip()
         if not action:
             return invalid("agent reply has an empty \"action\"")
         reasoning = data.get("reasoning")
-        return ModelReply(
-            text=clean_text(action),
-            reasoning=clean_text(reasoning) if isinstance(reasoning, str) else "",
-            http_status=status,
-        )
+        # Cleaned and capped with every other reply (arena.clients.http.normalise_reply).
+        return ModelReply(text=action, reasoning=reasoning if isinstance(reasoning, str) else "", http_status=status)
