@@ -115,6 +115,7 @@ def _store(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
                     stored.append(False)
                     continue
                 fields = {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
+                fields["calls"] = calls_to_store(record.completion, record.calls)
                 image = fields.pop("observation_image")
                 fields["observation_image_id"] = image.sha256 if image else None
                 if image is not None:
@@ -131,6 +132,17 @@ def _store(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
             for episode_id, (spent_in, spent_out, cached) in spent_by_episode.items():
                 cursor.execute(sql.spend, [spent_in, spent_out, cached, episode_id])
     return stored
+
+
+def calls_to_store(completion: str, calls: list[dict]) -> list[dict]:
+    """A step's calls as stored: a call whose completion is the step's own leaves it out,
+    so the text is stored once (Step.calls_with_completions puts it back)."""
+    return [
+        {key: value for key, value in call.items() if key != "completion"}
+        if call.get("completion") == completion
+        else call
+        for call in calls
+    ]
 
 
 def step_record(episode_id: int, worker: str, record: StepRecord) -> None:

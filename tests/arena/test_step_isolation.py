@@ -59,7 +59,9 @@ def test_one_unstorable_step_leaves_the_rest_of_its_batch_stored(baseline, bad):
 
 def test_a_lost_lease_and_a_refused_step_are_told_apart(baseline):
     held, lost = claimed_episodes(baseline, 2)
-    refused, taken_away = steps_record([(held.id, "w", record(completion=LONE_SURROGATE)), (lost.id, "other", record())])
+    refused, taken_away = steps_record(
+        [(held.id, "w", record(completion=LONE_SURROGATE)), (lost.id, "other", record())]
+    )
     assert isinstance(refused, StepNotStored) and taken_away is False
     with pytest.raises(StepNotStored, match="step 0 could not be stored"):
         step_record(held.id, "w", record(completion=LONE_SURROGATE))
