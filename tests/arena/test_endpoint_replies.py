@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import re
+from types import SimpleNamespace
 
 import pytest
 
+from arena.agents import Decision
 from arena.clients.base import ModelCallError
 from arena.clients.errors import ErrorKind
 from arena.clients.http import (
@@ -21,6 +23,7 @@ from arena.clients.http import (
     MAX_TOKEN_COUNT,
 )
 from arena.probe import probe_endpoint
+from arena.runner import step_record_of
 from tests.support.clients import CHAT_CLIENTS_UNDER_TEST, CLIENTS_UNDER_TEST, client_options
 from tests.support.fake_openai import FakeOpenAIServer, Fault
 
@@ -199,3 +202,14 @@ async def test_the_probe_reads_a_model_list_nested_too_deeply_as_no_list():
         )
     assert result.ok, result.field_errors
     assert result.model_found is not True
+
+
+def test_a_steps_error_notes_from_several_calls_stay_within_the_error_cap():
+    # Self-correction makes two calls; each may note what its retries overcame.
+    note = "succeeded after 3 attempts (" + "x" * MAX_ERROR_CHARS + ")"
+    decision = Decision(parsed_action="up", completion="Action: up", error=f"{note}; {note}")
+    observation = SimpleNamespace(text="obs")
+    result = SimpleNamespace(executed_action="up", reward=0.0, done=False, end_reason=None, info={})
+    record = step_record_of(0, observation, None, [], decision, result, legal=True)
+    assert_storable(record.error, MAX_ERROR_CHARS)
+    assert record.error.startswith("succeeded after 3 attempts (xxx")
