@@ -26,11 +26,12 @@ Retries: a request is retried (with the backoff rules of arena.clients.base) whe
 complete answer came back: timeouts, connection errors, HTTP 408, 429 and 5xx. Each
 retry is signed again with a fresh timestamp. Agents that keep state should treat a
 repeated (episode.id, step) as the same step. An answer that did come back with a 2xx
-status is the agent's move for this step and is never retried: if it is not JSON, not
-an object, or has no non-empty string "action", `act` returns a ModelReply with
+status is the agent's move for this step and is never retried: if it is not JSON (or
+JSON nested too deeply to read), not an object, or has no non-empty string "action", `act` returns a ModelReply with
 ``text=""`` and ``error`` saying what was wrong, which the arena records as an illegal
-action (the episode goes on). Transport failures and other HTTP errors raise
-ModelCallError, as for the model clients.
+action (the episode goes on). The action and the reasoning are cleaned and capped like
+every reply (arena.clients.http.normalise_reply). Transport failures and other HTTP
+errors raise ModelCallError, as for the model clients.
 """
 
 from __future__ import annotations
