@@ -416,7 +416,9 @@ class Step(models.Model):
     error = models.TextField(blank=True)
     # Every model call made for this step, in order (a self-correction step has two):
     # [{"purpose", "tokens_in", "tokens_out", "cached_tokens_in", "latency_ms",
-    #   "attempts", "http_status", "completion"}].
+    #   "attempts", "http_status", "completion"}]. A call's "completion" is stored only
+    # where it differs from the step's own (self-correction's first answer): the text is
+    # kept once. Read them with `calls_with_completions`.
     calls = models.JSONField(default=list, blank=True)
     cached_tokens_in = models.PositiveIntegerField(null=True, blank=True)
     # Extras of special protocols, e.g. the replay-control experiment's
@@ -430,6 +432,12 @@ class Step(models.Model):
 
     def __str__(self):
         return f"step {self.index} of episode {self.episode_id}"
+
+    @property
+    def calls_with_completions(self) -> list[dict]:
+        """`calls`, each with its completion (a call stored without one answered the
+        step's own completion)."""
+        return [call if "completion" in call else {**call, "completion": self.completion} for call in self.calls]
 
 
 class Worker(models.Model):

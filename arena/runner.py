@@ -22,6 +22,7 @@ from arena import live, services
 from arena.dbthread import db
 from arena.stepwriter import StepWriter
 from arena.agents import Agent, Decision, EndpointFailed, make_agent
+from arena.clients.http import MAX_ERROR_CHARS, capped_text
 from arena.strategies.context import ContextExhausted
 from arena.variant import Variant
 from arena.images import ImageRef, read_png, write_png_bytes
@@ -97,6 +98,10 @@ class EpisodeRunner:
                 task.close()
         except services.LeaseLost:
             logger.warning("episode %s was taken away from %s; stopping", episode_id, self.worker_name)
+        except services.StepNotStored as exc:
+            # Its steps must be stored in order, so this episode cannot go on; the other
+            # episodes whose steps shared the batch were stored and play on.
+            await db(services.episode_fail, episode_id, str(exc), worker=self.worker_name)
         except EndpointFailed as exc:
             await db(
                 services.episode_fail,
@@ -278,7 +283,8 @@ def step_record_of(index, observation, image, prompt_added, decision: Decision, 
         tokens_in=decision.tokens_in,
         tokens_out=decision.tokens_out,
         latency_ms=decision.latency_ms,
-        error=decision.error,
+        # Each call's note is capped by its client; a step with two calls joins two.
+        error=capped_text(decision.error, MAX_ERROR_CHARS),
         info=info,
         calls=decision.calls,
         cached_tokens_in=decision.cached_tokens_in,

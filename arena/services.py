@@ -29,7 +29,7 @@ from arena.clients.errors import ends_run
 from arena.metrics import fold as fold_metrics
 from arena.models import Episode, Experiment, Run, Submission, Worker
 from arena.variant import Variant
-from arena.steps import LeaseLost, StepRecord, step_record, steps_record  # noqa: F401  (re-exported)
+from arena.steps import LeaseLost, StepNotStored, StepRecord, step_record, steps_record  # noqa: F401  (re-exported)
 from envs.registry import get_task_class, suite_of
 
 logger = logging.getLogger(__name__)

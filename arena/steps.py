@@ -8,18 +8,36 @@ batch. Re-exported by arena.services, where the other writes live.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from functools import partial
 
 from django.db import connections, transaction
 from django.utils import timezone
 
 from arena import images, live
+from arena.clients.http import excerpt
 from arena.images import ImageRef
 from arena.models import Episode, Run, Step
+
+logger = logging.getLogger(__name__)
 
 
 class LeaseLost(Exception):
     """The episode was reaped or taken over; this worker must stop playing it."""
+
+
+class StepNotStored(Exception):
+    """The database refused a step even when it was written alone: the episode it
+    belongs to cannot go on (its steps must be stored in order); the message says why,
+    in a line fit for the episode page."""
+
+    def __init__(self, episode_id: int, index: int, cause: BaseException):
+        detail = (str(cause).strip().splitlines() or [""])[0]
+        # A database error's first line names the problem; later lines may quote the
+        # whole row, which belongs neither on a public page nor in a short reason.
+        super().__init__(f"step {index} could not be stored: {type(cause).__name__}: {excerpt(detail, 200)}")
+        self.episode_id = episode_id
+        self.index = index
 
 
 @dataclasses.dataclass
@@ -45,8 +63,8 @@ class StepRecord:
     cached_tokens_in: int | None = None
 
 
-def steps_record(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
-    """Store a batch of steps (possibly of many episodes) in one transaction.
+def steps_record(batch: list[tuple[int, str, StepRecord]]) -> list[bool | StepNotStored]:
+    """Store a batch of steps (possibly of many episodes), in one transaction if it can.
 
     For each (episode_id, worker, record): beat the episode's heart and insert the
     step, unless the worker no longer holds the episode (then False for that item and
@@ -54,7 +72,36 @@ def steps_record(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
     exists, so a replayed step is never stored twice. One commit for the whole batch
     is what keeps a busy worker's per-step cost low (group commit); every step is
     published after that commit.
+
+    A step the database refuses must not fail the other episodes of its batch: when the
+    batch's transaction fails, each item is written again in a transaction of its own,
+    and an item refused even then gets a StepNotStored (True for the items stored).
     """
+    try:
+        return _store(batch)
+    except Exception as exc:
+        if len(batch) == 1:
+            return [_refused(batch[0], exc)]
+        logger.warning("a batch of %d steps could not be stored; storing them one by one", len(batch))
+    return [_store_alone(item) for item in batch]
+
+
+def _store_alone(item: tuple[int, str, StepRecord]) -> bool | StepNotStored:
+    try:
+        return _store([item])[0]
+    except Exception as exc:
+        return _refused(item, exc)
+
+
+def _refused(item: tuple[int, str, StepRecord], cause: Exception) -> StepNotStored:
+    episode_id, _, record = item
+    logger.warning("step %s of episode %s could not be stored: %r", record.index, episode_id, cause)
+    return StepNotStored(episode_id, record.index, cause)
+
+
+def _store(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
+    """The items of `batch` in one transaction (see `steps_record`); raises whatever the
+    database (or a value it cannot take) raises, and then nothing is written."""
     connection = connections[Episode.objects.db]
     sql = _StepSQL.for_connection(connection)
     now = timezone.now()
@@ -68,6 +115,7 @@ def steps_record(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
                     stored.append(False)
                     continue
                 fields = {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
+                fields["calls"] = calls_to_store(record.completion, record.calls)
                 image = fields.pop("observation_image")
                 fields["observation_image_id"] = image.sha256 if image else None
                 if image is not None:
@@ -86,9 +134,24 @@ def steps_record(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
     return stored
 
 
+def calls_to_store(completion: str, calls: list[dict]) -> list[dict]:
+    """A step's calls as stored: a call whose completion is the step's own leaves it out,
+    so the text is stored once (Step.calls_with_completions puts it back)."""
+    return [
+        {key: value for key, value in call.items() if key != "completion"}
+        if call.get("completion") == completion
+        else call
+        for call in calls
+    ]
+
+
 def step_record(episode_id: int, worker: str, record: StepRecord) -> None:
-    """Store one step (see `steps_record`); LeaseLost if the worker lost the episode."""
-    if not steps_record([(episode_id, worker, record)])[0]:
+    """Store one step (see `steps_record`); LeaseLost if the worker lost the episode,
+    StepNotStored if the database refused the step."""
+    stored = steps_record([(episode_id, worker, record)])[0]
+    if isinstance(stored, StepNotStored):
+        raise stored
+    if not stored:
         raise LeaseLost(episode_id)
 
 

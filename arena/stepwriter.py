@@ -3,7 +3,9 @@
 Every runner hands its step to the writer and waits until it is committed (a step is
 never published or built upon before that). The writer takes whatever steps are
 waiting — one, or dozens when many episodes are in flight — and commits them in one
-transaction on the database thread.
+transaction on the database thread. A step the database refuses fails only the
+runner that wrote it (StepNotStored, see arena.steps.steps_record); the others of its
+batch are committed all the same.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ class StepWriter:
         return self._queue
 
     async def write(self, episode_id: int, worker: str, record: services.StepRecord) -> None:
+        """Wait until the step is committed; LeaseLost if the worker no longer holds the
+        episode, StepNotStored if the database refused this step."""
         future = asyncio.get_running_loop().create_future()
         self._ensure_started().put_nowait((episode_id, worker, record, future))
         if not await future:
@@ -52,5 +56,9 @@ class StepWriter:
                     raise
                 continue
             for (*_, future), stored in zip(batch, results):
-                if not future.done():
+                if future.done():
+                    continue
+                if isinstance(stored, services.StepNotStored):
+                    future.set_exception(stored)
+                else:
                     future.set_result(stored)

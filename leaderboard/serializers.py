@@ -24,6 +24,7 @@ def _part_for_client(part: dict) -> dict:
 class StepSerializer(serializers.ModelSerializer):
     observation_image = serializers.SerializerMethodField()
     prompt_added = serializers.SerializerMethodField()
+    calls = serializers.SerializerMethodField()
 
     class Meta:
         model = Step
@@ -56,6 +57,11 @@ class StepSerializer(serializers.ModelSerializer):
 
     def get_prompt_added(self, step) -> list[dict]:
         return [_part_for_client(p) for p in step.prompt_added]
+
+    def get_calls(self, step) -> list[dict]:
+        """Every model call of the step, each with its completion (stored once, on the
+        step, when it is the step's own)."""
+        return step.calls_with_completions
 
 
 class SubmissionSummarySerializer(serializers.ModelSerializer):

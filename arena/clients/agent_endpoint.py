@@ -26,11 +26,12 @@ Retries: a request is retried (with the backoff rules of arena.clients.base) whe
 complete answer came back: timeouts, connection errors, HTTP 408, 429 and 5xx. Each
 retry is signed again with a fresh timestamp. Agents that keep state should treat a
 repeated (episode.id, step) as the same step. An answer that did come back with a 2xx
-status is the agent's move for this step and is never retried: if it is not JSON, not
-an object, or has no non-empty string "action", `act` returns a ModelReply with
+status is the agent's move for this step and is never retried: if it is not JSON (or
+JSON nested too deeply to read), not an object, or has no non-empty string "action", `act` returns a ModelReply with
 ``text=""`` and ``error`` saying what was wrong, which the arena records as an illegal
-action (the episode goes on). Transport failures and other HTTP errors raise
-ModelCallError, as for the model clients.
+action (the episode goes on). The action and the reasoning are cleaned and capped like
+every reply (arena.clients.http.normalise_reply). Transport failures and other HTTP
+errors raise ModelCallError, as for the model clients.
 """
 
 from __future__ import annotations
@@ -48,12 +49,13 @@ import httpx
 from arena.clients.base import ModelReply
 from arena.clients.errors import ErrorKind
 from arena.clients.http import (
-    clean_text,
     AttemptFailed,
     HTTPModelClient,
+    JSONTooDeep,
     check_base_url,
     error_excerpt,
     excerpt,
+    parse_json,
 )
 
 __all__ = [
@@ -330,22 +332,22 @@ class AgentEndpointClient(HTTPModelClient):
 
         if not body.strip():
             return invalid("agent reply was not JSON: (empty body)")
+        text = body.decode("utf-8", "replace")
         try:
-            data = json.loads(body)
+            data = parse_json(body)
+        except JSONTooDeep:
+            return invalid("agent reply was JSON nested too deeply to read")
         except ValueError:
-            return invalid(f"agent reply was not JSON: {excerpt(body.decode('utf-8', 'replace'), 120)}")
+            return invalid(f"agent reply was not JSON: {excerpt(text, 120)}")
         if not isinstance(data, dict):
-            return invalid(f"agent reply was not a JSON object: {excerpt(json.dumps(data), 120)}")
+            return invalid(f"agent reply was not a JSON object: {excerpt(text, 120)}")
         action = data.get("action")
         if not isinstance(action, str):
             got = "no \"action\" field" if "action" not in data else f"\"action\" is {type(action).__name__}"
-            return invalid(f"agent reply has no string \"action\" ({got}): {excerpt(json.dumps(data), 120)}")
+            return invalid(f"agent reply has no string \"action\" ({got}): {excerpt(text, 120)}")
         action = action.strip()
         if not action:
             return invalid("agent reply has an empty \"action\"")
         reasoning = data.get("reasoning")
-        return ModelReply(
-            text=clean_text(action),
-            reasoning=clean_text(reasoning) if isinstance(reasoning, str) else "",
-            http_status=status,
-        )
+        # Cleaned and capped with every other reply (arena.clients.http.normalise_reply).
+        return ModelReply(text=action, reasoning=reasoning if isinstance(reasoning, str) else "", http_status=status)

@@ -26,7 +26,6 @@ from typing import Any
 
 from arena.clients.base import ModelReply
 from arena.clients.http import (
-    clean_text,
     ChatCompletionClient,
     check_base_url,
     content_parts,
@@ -200,8 +199,8 @@ class AnthropicClient(ChatCompletionClient):
 
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         return ModelReply(
-            text=clean_text("".join(texts)),
-            reasoning=clean_text(reasoning),
+            text="".join(texts),
+            reasoning=reasoning,
             finish_reason=stop_reason,
             tokens_in=sum_or_none(
                 usage.get("input_tokens"),

@@ -10,8 +10,8 @@ Retry decisions (RetryPolicy, is_retryable_status; applied in arena.clients.http
 * a ``Retry-After`` header (seconds or an HTTP date) replaces the computed backoff, and
   every wait is capped at ``max_wait_seconds`` (default 60 s);
 * retried at most ``malformed_retries`` times (default 2), on top of the overall
-  ``max_retries`` bound: a 200 response whose body is empty, is not JSON, is not a JSON
-  object, or carries an ``error`` object instead of choices. Proxies and gateways in
+  ``max_retries`` bound: a 200 response whose body is empty, is not JSON (or is JSON
+  nested too deeply to read), is not a JSON object, or carries an ``error`` object instead of choices. Proxies and gateways in
   front of model servers do produce truncated or HTML bodies under load, so one or two
   more tries are worth it; more would only burn the submitter's quota on a server that
   is consistently broken;

@@ -34,7 +34,6 @@ import httpx
 from arena.clients.base import ModelReply, parse_retry_after
 from arena.clients.errors import ErrorKind
 from arena.clients.http import (
-    clean_text,
     AttemptFailed,
     ChatCompletionClient,
     check_base_url,
@@ -42,6 +41,7 @@ from arena.clients.http import (
     error_excerpt,
     image_url_of,
     int_or_none,
+    parse_json,
     split_data_url,
     sum_or_none,
 )
@@ -104,7 +104,7 @@ def to_gemini_contents(messages: list[dict]) -> tuple[dict | None, list[dict]]:
 def _retry_delay_from_body(body: bytes) -> float | None:
     """The ``retryDelay`` of a google.rpc.RetryInfo detail in an error body, if any."""
     try:
-        data = json.loads(body)
+        data = parse_json(body)
     except ValueError:
         return None
     error = data.get("error") if isinstance(data, dict) else None
@@ -239,8 +239,8 @@ class GeminiClient(ChatCompletionClient):
         usage = data.get("usageMetadata") if isinstance(data.get("usageMetadata"), dict) else {}
         thoughts_count = int_or_none(usage.get("thoughtsTokenCount"))
         return ModelReply(
-            text=clean_text("".join(texts)),
-            reasoning=clean_text(reasoning),
+            text="".join(texts),
+            reasoning=reasoning,
             finish_reason=finish_reason,
             tokens_in=int_or_none(usage.get("promptTokenCount")),
             tokens_out=sum_or_none(usage.get("candidatesTokenCount"), thoughts_count),

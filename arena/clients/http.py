@@ -10,7 +10,10 @@
   and Retry-After rules) and the per-attempt deadline (`total_timeout_seconds`) that
   cuts a server trickling its answer a byte at a time;
 * reading the body with a size cap, and the wording of every transport error;
-* redaction: each secret the subclass registers is removed from every error message.
+* redaction: each secret the subclass registers is removed from every error message;
+* normalising what came back before anything stores it (`normalise_reply`): text as
+  valid Unicode without NULs, each field within its cap (MAX_*_CHARS), token counts as
+  bounded non-negative integers or None, JSON too deep to read as a malformed answer.
 
 A provider client subclasses it, builds the request body, and implements `_parse`
 (body bytes of a 2xx answer -> ModelReply, or raise AttemptFailed via `_malformed` /
@@ -92,7 +95,7 @@ def error_excerpt(body: bytes) -> str:
     """
     text = body.decode("utf-8", errors="replace")
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except ValueError:
         return excerpt(text) if text.strip() else "(empty body)"
     if isinstance(data, dict):
@@ -104,9 +107,23 @@ def error_excerpt(body: bytes) -> str:
     return excerpt(text)
 
 
-# Token counts beyond this are not counts a server could mean (and overflow the
-# database's integers): they are dropped like any other nonsense.
-MAX_TOKEN_COUNT = 2**31 - 1
+class JSONTooDeep(ValueError):
+    """JSON nested deeper than Python's parser goes (it would raise RecursionError)."""
+
+
+def parse_json(body: bytes | str) -> Any:
+    """`json.loads` for what an endpoint sent: ValueError for anything that is not JSON
+    the arena can read, including JSON nested too deeply (JSONTooDeep)."""
+    try:
+        return json.loads(body)
+    except RecursionError:
+        raise JSONTooDeep("JSON nested too deeply to read") from None
+
+
+# Token counts beyond this are not counts a server could mean: they are dropped like any
+# other nonsense. A step adds up a few of them (a provider's cached and uncached input,
+# self-correction's two calls), and the sum must still fit the step's 32-bit columns.
+MAX_TOKEN_COUNT = 100_000_000
 
 
 def int_or_none(value: Any) -> int | None:
@@ -132,6 +149,52 @@ def _has_surrogate(text: str) -> bool:
     except UnicodeEncodeError:
         return True
     return False
+
+
+# The most characters each text an endpoint returns may keep (a step stores them as they
+# are, and pages and the API serve them): the completion (an agent's action), each
+# call's completion, the reasoning, an error or retry note, a finish reason. 64 Ki
+# characters is far more than any game answer needs and at most 256 KiB of UTF-8.
+MAX_COMPLETION_CHARS = 64 * 1024
+MAX_REASONING_CHARS = 64 * 1024
+MAX_ERROR_CHARS = 4 * 1024
+MAX_FINISH_REASON_CHARS = 64
+# Of a text that is cut, the part kept from its end: answers put their action last
+# ("Action: …"), and the beginning keeps what formats that want a first line need.
+CUT_TAIL_SHARE = 0.25
+
+
+def capped_text(text: str, limit: int) -> str:
+    """`text` cleaned (see `clean_text`) and at most `limit` characters long: a longer
+    text keeps its beginning and its end around a line saying how much was cut."""
+    text = clean_text(text)
+    if len(text) <= limit:
+        return text
+    marker_room = len(_cut_marker(len(text)))
+    kept = max(0, limit - marker_room)
+    tail = int(kept * CUT_TAIL_SHARE)
+    head = kept - tail
+    return text[:head] + _cut_marker(len(text) - kept) + (text[len(text) - tail:] if tail else "")
+
+
+def _cut_marker(cut: int) -> str:
+    return f"\n[… the arena cut {cut:,} characters here …]\n"
+
+
+def normalise_reply(reply: ModelReply) -> ModelReply:
+    """`reply` made safe to store: every text cleaned and within its cap, every token
+    count a bounded non-negative integer or None (the parsers read counts with
+    `int_or_none`; this also covers a parser that did not)."""
+    reply.text = capped_text(reply.text if isinstance(reply.text, str) else "", MAX_COMPLETION_CHARS)
+    reply.reasoning = capped_text(reply.reasoning if isinstance(reply.reasoning, str) else "", MAX_REASONING_CHARS)
+    reply.error = capped_text(reply.error or "", MAX_ERROR_CHARS)
+    if reply.finish_reason is not None:
+        reply.finish_reason = capped_text(str(reply.finish_reason), MAX_FINISH_REASON_CHARS)
+    reply.tokens_in = int_or_none(reply.tokens_in)
+    reply.tokens_out = int_or_none(reply.tokens_out)
+    reply.cached_tokens_in = int_or_none(reply.cached_tokens_in)
+    reply.reasoning_tokens = int_or_none(reply.reasoning_tokens)
+    return reply
 
 
 def sum_or_none(*values: Any) -> int | None:
@@ -351,7 +414,9 @@ class HTTPModelClient(abc.ABC):
         if not body.strip():
             raise self._malformed(f"The {label} answered HTTP {status} with an empty body", status)
         try:
-            data = json.loads(body)
+            data = parse_json(body)
+        except JSONTooDeep:
+            raise self._malformed(f"The {label}'s answer was JSON nested too deeply to read", status) from None
         except ValueError:
             text = body.decode("utf-8", errors="replace")
             raise self._malformed(
@@ -364,7 +429,9 @@ class HTTPModelClient(abc.ABC):
     # --- the call ----------------------------------------------------------------------
 
     def _redact(self, text: str) -> str:
-        return redact(text, *self._secrets)
+        """`text` without the secrets, cleaned and cut to what an error may hold (it is
+        shown on pages and stored with steps and episodes)."""
+        return capped_text(redact(text, *self._secrets), MAX_ERROR_CHARS)
 
     async def _send(self, payload: bytes) -> ModelReply:
         """POST `payload` to `self.url` with retries; the parsed reply or ModelCallError."""
@@ -409,7 +476,7 @@ class HTTPModelClient(abc.ABC):
                     reply.error += f" (an earlier attempt failed: {last_problem})"
             else:
                 reply.error = last_problem
-            return reply
+            return normalise_reply(reply)
 
     async def _attempt(self, payload: bytes) -> ModelReply:
         label = self.endpoint_label

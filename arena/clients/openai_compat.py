@@ -17,7 +17,6 @@ from arena.clients.http import (
     DEFAULT_MAX_RESPONSE_BYTES,
     ChatCompletionClient,
     check_base_url,
-    clean_text,
     content_text,
     error_excerpt,
     excerpt,
@@ -115,8 +114,8 @@ class OpenAICompatibleClient(ChatCompletionClient):
         prompt_details = usage.get("prompt_tokens_details")
         completion_details = usage.get("completion_tokens_details")
         return ModelReply(
-            text=clean_text(text),
-            reasoning=clean_text(reasoning),
+            text=text,
+            reasoning=reasoning,
             finish_reason=finish_reason,
             tokens_in=int_or_none(usage.get("prompt_tokens")),
             tokens_out=int_or_none(usage.get("completion_tokens")),

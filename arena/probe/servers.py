@@ -37,7 +37,7 @@ from typing import Any
 import httpx
 
 from arena.clients.base import redact
-from arena.clients.http import error_excerpt, excerpt
+from arena.clients.http import error_excerpt, excerpt, parse_json
 from arena.urlguard import UnsafeURL
 
 # OpenRouter's model list is well over a megabyte; nothing else the probe reads comes close.
@@ -130,8 +130,8 @@ class MetadataReader:
             detail = excerpt(str(exc) or type(exc).__name__, 200)
             return Answer(None, problem=self._redact(f"could not connect: {detail}"))
         try:
-            data = json.loads(body) if body.strip() else None
-        except ValueError:
+            data = parse_json(body) if body.strip() else None
+        except ValueError:  # not JSON, or nested too deeply to read
             data = None
         problem = "" if 200 <= status < 300 else self._redact(error_excerpt(body))
         if 200 <= status < 300 and data is None:

@@ -113,6 +113,30 @@ def test_self_correction_makes_and_records_two_calls_per_step(make_model_submiss
     assert revision[-2] == {"role": "assistant", "content": "Action: left"}
 
 
+def test_a_steps_completion_is_stored_once_and_readers_still_get_each_calls_text(
+    make_model_submission, fake_model, play, client
+):
+    run = new_run(make_model_submission(self_correction=True), task="lmact/gridworld", fmt="coords")
+    fake_model.enqueue(
+        Fault.reply("Action: left"), Fault.reply("On reflection:\nAction: down"),
+        Fault.reply("Action: up"), Fault.reply("Action: up"),
+    )
+    play(run.episodes.get().id)
+    episode = run.episodes.get()
+    first, second = episode.steps.order_by("index")[:2]
+
+    # The last call's text is the step's completion, kept once; the first call's own
+    # answer differs and stays with its call.
+    assert first.completion == "On reflection:\nAction: down"
+    assert first.calls[0]["completion"] == "Action: left" and "completion" not in first.calls[1]
+    assert not any("completion" in call for call in second.calls)  # both calls answered alike
+    expected = [["Action: left", first.completion], [second.completion, second.completion]]
+    assert [[call["completion"] for call in step.calls_with_completions] for step in (first, second)] == expected
+
+    served = client.get(f"/api/episodes/{episode.id}/steps/").json()["results"]
+    assert [[call["completion"] for call in step["calls"]] for step in served[:2]] == expected
+
+
 def test_a_run_stops_cleanly_at_its_token_budget(make_model_submission, fake_model, play):
     run = new_run(make_model_submission(budget_tokens_per_run=300), task="lmact/gridworld", fmt="ascii", episodes=4)
     play(*run.episodes.order_by("index").values_list("id", flat=True))

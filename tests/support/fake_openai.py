@@ -107,6 +107,12 @@ class Fault:
         return cls("drip", seconds=interval, nbytes=max(1, chunk_bytes))
 
     @classmethod
+    def raw(cls, body: bytes, status: int = 200) -> Fault:
+        """Answer with exactly these bytes (as application/json): what no well-behaved
+        server sends, e.g. JSON nested 100,000 levels deep or a usage block of nonsense."""
+        return cls("raw", status_code=status, body=body)
+
+    @classmethod
     def reply(cls, text: str, reasoning: str | None = None) -> Fault:
         """A normal completion with this text (and reasoning_content, if given)."""
         return cls("reply", text=text, reasoning=reasoning)
@@ -525,6 +531,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, fake.empty_answer(body))
         elif fault.kind == "reply":
             self._send_json(200, fake.completion(body, fault.text, fault.reasoning))
+        elif fault.kind == "raw":
+            self._send(fault.status_code, fault.body)
         elif fault.kind == "reset":
             # SO_LINGER with a zero timeout makes close() send RST instead of FIN.
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
