@@ -8,12 +8,15 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
+from django.utils.html import escape
 from rest_framework.test import APIClient
 
 from arena import services
 from leaderboard import serializers
 from leaderboard.routing import websocket_urlpatterns
 from leaderboard.serializers import STEP_PAGE_MAX_BYTES, STEP_TEXT_PREVIEW_CHARS
+from leaderboard.views import SHOWN_ACTION_CHARS
+from tests.support.episodes import scripted_episode
 from tests.support.huge_steps import END_MARK, huge_steps_episode
 
 ONE_MB = 1_000_000
@@ -133,3 +136,17 @@ async def test_the_live_channel_sends_the_same_cut_steps():
     assert all(set(step["truncated"]) == CUT_FIELDS for step in steps)
     assert all(len(json.dumps(m)) < STEP_PAGE_MAX_BYTES // 10 for m in messages)
     assert steps[2]["full_url"] == f"/api/episodes/{episode.id}/steps/2/"
+
+
+@pytest.mark.django_db
+def test_the_compare_page_names_a_huge_action_by_its_start(client):
+    reply = "> take the parcel " + "and again " * 10_000
+    left = scripted_episode(services.baseline_submission("expert", "Expert"), ["up", reply])
+    right = scripted_episode(services.baseline_submission("random", "Random"), ["up", "down"])
+
+    response = client.get(f"/episodes/{left.pk}/compare/{right.pk}/")
+
+    assert len(response.content) < 50_000
+    shown = reply[:SHOWN_ACTION_CHARS] + "…"
+    assert response.context["compare_data"]["first_difference"] == {"index": 1, "left": shown, "right": "down"}
+    assert escape(f"Expert played {shown}, Random played down.") in response.content.decode()
