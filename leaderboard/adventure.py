@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from arena.models import Episode, Run
 from envs.adventure.metrics import EXPERIMENTS, aggregate
 from envs.registry import tasks_of
-from leaderboard.charts import _fig_json
+from leaderboard.charts import _fig_json, plain_text
 
 
 @dataclasses.dataclass
@@ -71,7 +71,7 @@ def turns_chart(rows: list[Row]) -> dict:
     optimal: dict[str, float] = {}
     for row in rows:
         per = row.result["experiments"]
-        label = row.submission.model or row.submission.name
+        label = plain_text(row.submission.model or row.submission.name)
         figure.add_trace(
             go.Bar(
                 x=[e for e in EXPERIMENTS if e in per],

@@ -3,16 +3,27 @@ All public. The write side (submissions, experiments, run actions) is arena.api.
 
 from __future__ import annotations
 
+import re
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
-from rest_framework.pagination import PageNumberPagination
+from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
 
 from arena.models import Episode, Run
 from envs.registry import all_tasks
 from leaderboard.selectors import leaderboard_rows
-from leaderboard.serializers import EpisodeSerializer, MetricValueSerializer, RunSerializer, StepSerializer
+from leaderboard.serializers import (
+    STEP_PAGE_MAX_BYTES,
+    STEP_TEXT_PREVIEW_CHARS,
+    EpisodeSerializer,
+    MetricValueSerializer,
+    RunSerializer,
+    StepSerializer,
+    step_page,
+)
 
 
 class TaskSerializer(serializers.Serializer):
@@ -63,23 +74,75 @@ class RunViewSet(viewsets.ReadOnlyModelViewSet):
         return super().list(request, *args, **kwargs)
 
 
-class StepPagination(PageNumberPagination):
-    page_size = 100
-    page_size_query_param = "page_size"
-    max_page_size = 500
+class StepPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="steps of the episode")
+    next = serializers.URLField(allow_null=True, help_text="the page after this one; null on the last page")
+    results = StepSerializer(many=True)
+
+
+# A step index past any stored one: larger cursors read as "after the last step", and no
+# number too large for the database reaches a query.
+LAST_POSSIBLE_STEP_INDEX = 2**31 - 1
 
 
 class EpisodeViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     queryset = Episode.objects.select_related("run__submission")
     serializer_class = EpisodeSerializer
 
-    @extend_schema(responses=StepSerializer(many=True))
+    STEPS_PAGE_SIZE = 100
+    STEPS_MAX_PAGE_SIZE = 500
+
+    @extend_schema(
+        description=(
+            "The episode's steps in index order. A page holds at most `page_size` steps and about "
+            f"{STEP_PAGE_MAX_BYTES:,} bytes (at least one step); texts longer than "
+            f"{STEP_TEXT_PREVIEW_CHARS:,} characters are cut and named in each step's `truncated`, "
+            "and its `full_url` serves the step whole. Follow `next` for the rest."
+        ),
+        parameters=[
+            OpenApiParameter("after", int, description="only steps with a greater index (the last index held)"),
+            OpenApiParameter("page_size", int, description=f"at most this many steps (≤ {STEPS_MAX_PAGE_SIZE})"),
+        ],
+        responses=StepPageSerializer,
+    )
     @action(detail=True, methods=["get"], url_path="steps", url_name="steps")
     def steps(self, request, pk=None):
         episode = self.get_object()
-        paginator = StepPagination()
-        page = paginator.paginate_queryset(episode.steps.order_by("index"), request, view=self)
-        return paginator.get_paginated_response(StepSerializer(page, many=True).data)
+        params = request.query_params
+        if "page" in params:
+            return Response(
+                {"page": ["Steps are paged by `after` (the last step index held); follow `next`."]},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        after = params.get("after", "-1")
+        if not re.fullmatch(r"-?[0-9]+", after) or int(after) < -1:
+            return Response(
+                {"after": ["A step index (-1 or more): the page starts after it."]}, status=status.HTTP_400_BAD_REQUEST
+            )
+        after_index = min(int(after), LAST_POSSIBLE_STEP_INDEX)
+        page = step_page(episode.pk, after_index, self._steps_page_size(params.get("page_size")))
+        next_url = None
+        if page.more:
+            next_url = replace_query_param(request.build_absolute_uri(), "after", page.results[-1]["index"])
+        return Response({"count": episode.steps.count(), "next": next_url, "results": page.results})
+
+    def _steps_page_size(self, raw: str | None) -> int:
+        # As DRF's paginators do: a missing or unreadable size is the default, a large one the maximum.
+        if raw and re.fullmatch(r"[0-9]+", raw) and int(raw) > 0:
+            return min(int(raw), self.STEPS_MAX_PAGE_SIZE)
+        return self.STEPS_PAGE_SIZE
+
+    @extend_schema(
+        operation_id="episodes_step_retrieve",
+        description="One step whole, with no text cut: what a page's `full_url` gives.",
+        parameters=[OpenApiParameter("index", int, OpenApiParameter.PATH, description="the step's index")],
+        responses=StepSerializer,
+    )
+    @action(detail=True, methods=["get"], url_path=r"steps/(?P<index>[0-9]{1,10})", url_name="step")
+    def step(self, request, pk=None, index=None):
+        episode = self.get_object()
+        step = get_object_or_404(episode.steps.all(), index=min(int(index), LAST_POSSIBLE_STEP_INDEX))
+        return Response(StepSerializer(step).data)
 
 
 class LeaderboardRowSerializer(serializers.Serializer):

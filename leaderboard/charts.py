@@ -1,4 +1,8 @@
-"""Plotly figures (built server-side, drawn by static/js/charts.js)."""
+"""Plotly figures (built server-side, drawn by static/js/charts.js).
+
+Every string a user chose (submission and model names) goes into a figure through
+plain_text: Plotly reads a subset of HTML in labels, legends and hover text (a link
+among them) and fills %{…} placeholders in hover templates."""
 
 from __future__ import annotations
 
@@ -9,6 +13,14 @@ import plotly.graph_objects as go
 from leaderboard.selectors import scaling_points
 
 BASELINE_STYLE = {"expert": ("Expert", "#2a9d8f"), "random": ("Random legal actions", "#e76f51")}
+
+
+def plain_text(text: str) -> str:
+    """`text` for a Plotly label, shown exactly as written: its markup characters as
+    entities (which Plotly draws as the characters) and no %{ left to open a
+    placeholder."""
+    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return escaped.replace("%{", "%&#123;")
 
 
 def _x_value(n: int) -> float:
@@ -38,7 +50,8 @@ def scaling_figures(task_id: str, fmt: str) -> dict[str, str]:
     curves, baselines = scaling_points(task_id, fmt)
     score, illegal = go.Figure(), go.Figure()
     xs: list[float] = []
-    for label, points in curves.items():
+    for curve_label, points in curves.items():
+        label = plain_text(curve_label)
         x = [_x_value(p.num_demonstrations) for p in points]
         xs.extend(x)
         score.add_trace(
@@ -91,7 +104,7 @@ def experiment_scaling_figures(experiment, baselines: dict) -> dict:
     runs = [r for r in runs if r.episodes_done]
     xs = [_x_value(r.num_demonstrations) for r in runs] or [0.5, 1]
     score, illegal = go.Figure(), go.Figure()
-    label = experiment.submission.model or experiment.submission.name
+    label = plain_text(experiment.submission.model or experiment.submission.name)
     score.add_trace(
         go.Scatter(
             x=xs[: len(runs)], y=[r.score_mean for r in runs], mode="lines+markers", name=label,
@@ -119,7 +132,7 @@ def replay_heatmap(rows: list[tuple[str, list[float], list[int]]], title: str) -
     counts = [n + [0] * (width - len(n)) for _, _, n in rows]
     figure = go.Figure(
         go.Heatmap(
-            z=z, x=list(range(width)), y=[label for label, _, _ in rows], zmin=0, zmax=1,
+            z=z, x=list(range(width)), y=[plain_text(label) for label, _, _ in rows], zmin=0, zmax=1,
             colorscale="Viridis", colorbar={"title": {"text": "accuracy"}}, customdata=counts,
             hovertemplate="step %{x}: %{z:.2f} over %{customdata} episodes<extra>%{y}</extra>",
         )
@@ -137,7 +150,7 @@ def best_score_bars(sections) -> list[dict]:
     charts = []
     for cls, best, baselines in sections:
         figure = go.Figure()
-        labels = [label for label, _ in best]
+        labels = [plain_text(label) for label, _ in best]
         figure.add_trace(
             go.Bar(
                 x=labels, y=[run.score_mean for _, run in best],

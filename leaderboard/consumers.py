@@ -2,7 +2,9 @@
 
 On connect the consumer joins the episode's group *before* reading what is stored, so
 a step committed in between is announced to it; it then sends every stored step, each
-new step as it is committed, and an end-of-episode message. It remembers the last index
+new step as it is committed, and an end-of-episode message. Steps go out as the steps
+API lists them (leaderboard.serializers.step_page): long texts cut, read in batches of
+bounded size. It remembers the last index
 it sent and always reads steps from the database with a greater index, so interleaving
 notifications and catch-up reads can neither skip nor repeat a step.
 
@@ -21,7 +23,7 @@ from django.conf import settings
 
 from arena.live import episode_group
 from arena.models import Episode
-from leaderboard.serializers import episode_payload, step_payloads_after
+from leaderboard.serializers import episode_payload, step_page
 
 BATCH = 200
 
@@ -69,11 +71,11 @@ class EpisodeConsumer(AsyncJsonWebsocketConsumer):
             if self.ended:
                 return
             while True:
-                status, steps = await sync_to_async(_status_and_steps)(self.episode_id, self.last_sent)
-                for step in steps:
+                status, page = await sync_to_async(_status_and_steps)(self.episode_id, self.last_sent)
+                for step in page.results:
                     await self.send_json({"type": "step", "step": step})
                     self.last_sent = step["index"]
-                if len(steps) < BATCH:
+                if not page.more:
                     break
             if status in Episode.TERMINAL:
                 # The status is read before the steps, so every step is already sent.
@@ -85,4 +87,4 @@ class EpisodeConsumer(AsyncJsonWebsocketConsumer):
 
 def _status_and_steps(episode_id: int, after_index: int):
     status = Episode.objects.values_list("status", flat=True).get(pk=episode_id)
-    return status, step_payloads_after(episode_id, after_index, limit=BATCH)
+    return status, step_page(episode_id, after_index, max_steps=BATCH)

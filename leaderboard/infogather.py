@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from arena.metrics import summary
 from arena.models import Run
 from envs.registry import suite_of
-from leaderboard.charts import BASELINE_STYLE, _fig_json
+from leaderboard.charts import BASELINE_STYLE, _fig_json, plain_text
 
 STEPS = "steps_to_sufficient_information"
 BASELINE_COLOURS = {
@@ -68,11 +68,12 @@ def leaderboard(task_id: str, filters=None) -> list[Row]:
 
 
 def _label(run: Run) -> str:
-    """One line per submission (and per prompt variant): names are the submitters'."""
+    """One line per submission (and per prompt variant): names are the submitters', so
+    they are plain text in the chart."""
     label = run.submission.name
     if run.options.get("guided_reasoning"):
         label += " (guided reasoning)"
-    return label
+    return plain_text(label)
 
 
 def steps_chart(task_id: str, title: str) -> dict:

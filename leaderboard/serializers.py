@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.utils.encoders import JSONEncoder
 
 from arena.models import Episode, Run, Step, StoredImage, Submission
 from envs.registry import replay_renderer, suite_of
@@ -21,10 +25,51 @@ def _part_for_client(part: dict) -> dict:
     return {"type": "text", "text": part.get("text", ""), "section": part.get("section", "")}
 
 
+# Model output is untrusted and may be huge (a completion of megabytes). Lists of steps
+# (API pages, the live channel) cut every text longer than this many characters and
+# name the cut fields in `truncated`; `full_url` serves one step in full.
+STEP_TEXT_PREVIEW_CHARS = 8_000
+# A page of steps stops adding steps once its JSON would pass this many bytes; it
+# always holds at least one step, and its `next` link continues after its last one.
+STEP_PAGE_MAX_BYTES = 1_000_000
+# Steps are read from the database this many at a time while a page is filled, so a
+# page of huge stored steps never holds them all in memory at once.
+STEP_READ_CHUNK = 16
+
+
+def _cut_long_texts(value, path: str, cut: list[str]):
+    """`value` with every string longer than the preview cut to it; the dotted paths of
+    the cut strings ("completion", "calls.0.completion") are appended to `cut`."""
+    if isinstance(value, str):
+        if len(value) > STEP_TEXT_PREVIEW_CHARS:
+            cut.append(path)
+            return value[:STEP_TEXT_PREVIEW_CHARS]
+        return value
+    if isinstance(value, dict):
+        return {key: _cut_long_texts(item, f"{path}.{key}" if path else str(key), cut) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_cut_long_texts(item, f"{path}.{i}", cut) for i, item in enumerate(value)]
+    return value
+
+
+def json_size(data) -> int:
+    """Bytes of `data` as the API renders it (compact UTF-8 JSON)."""
+    text = json.dumps(data, cls=JSONEncoder, ensure_ascii=False, separators=(",", ":"))
+    return len(text.encode("utf-8", "replace"))
+
+
 class StepSerializer(serializers.ModelSerializer):
+    """One step. In full by default; with the context {"preview": True} (lists of steps)
+    every text longer than STEP_TEXT_PREVIEW_CHARS is cut and named in `truncated`."""
+
     observation_image = serializers.SerializerMethodField()
     prompt_added = serializers.SerializerMethodField()
     calls = serializers.SerializerMethodField()
+    truncated = serializers.SerializerMethodField(
+        help_text=f"fields cut to their first {STEP_TEXT_PREVIEW_CHARS} characters in this list, as dotted "
+        "paths (e.g. completion, calls.0.completion); empty when the step is whole. full_url serves it whole."
+    )
+    full_url = serializers.SerializerMethodField()
 
     class Meta:
         model = Step
@@ -49,7 +94,23 @@ class StepSerializer(serializers.ModelSerializer):
             "info",
             "calls",
             "created_at",
+            "truncated",
+            "full_url",
         ]
+
+    def to_representation(self, step):
+        data = super().to_representation(step)
+        if self.context.get("preview"):
+            cut: list[str] = []
+            data = _cut_long_texts(data, "", cut)
+            data["truncated"] = cut
+        return data
+
+    def get_truncated(self, step) -> list[str]:
+        return []  # a whole step; to_representation names what a preview cuts
+
+    def get_full_url(self, step) -> str:
+        return reverse("api:episode-step", args=[step.episode_id, step.index])
 
     def get_observation_image(self, step) -> str | None:
         sha = step.observation_image_id
@@ -222,6 +283,26 @@ def episode_payload(episode_id: int) -> dict:
     return EpisodeSerializer(episode).data
 
 
-def step_payloads_after(episode_id: int, after_index: int, limit: int = 500) -> list[dict]:
-    steps = Step.objects.filter(episode_id=episode_id, index__gt=after_index).order_by("index")[:limit]
-    return StepSerializer(steps, many=True).data
+@dataclasses.dataclass
+class StepPage:
+    results: list[dict]  # step previews, in index order
+    more: bool  # steps after the last of `results` remain
+
+
+def step_page(episode_id: int, after_index: int, max_steps: int) -> StepPage:
+    """The previews of the steps after `after_index`, at most `max_steps` of them and
+    about STEP_PAGE_MAX_BYTES of JSON (at least one step): one page of the steps API,
+    one batch of the live channel."""
+    steps = Step.objects.filter(episode_id=episode_id, index__gt=after_index).order_by("index")
+    results: list[dict] = []
+    size = 1_000  # room for the page's own fields (count, next) and the commas
+    for step in steps.iterator(chunk_size=STEP_READ_CHUNK):
+        if len(results) == max_steps:
+            return StepPage(results, more=True)
+        preview = StepSerializer(step, context={"preview": True}).data
+        preview_size = json_size(preview)
+        if results and size + preview_size > STEP_PAGE_MAX_BYTES:
+            return StepPage(results, more=True)
+        results.append(preview)
+        size += preview_size + 1
+    return StepPage(results, more=False)

@@ -212,15 +212,30 @@ def episode_detail(request, pk):
     )
 
 
+# The first difference names both actions in a sentence. An action can be a model's
+# whole reply (AdventureGame executes the reply), megabytes long: the page shows its start.
+SHOWN_ACTION_CHARS = 200
+
+
+def _shown_action(action: str | None) -> str | None:
+    if action is None or len(action) <= SHOWN_ACTION_CHARS:
+        return action
+    return action[:SHOWN_ACTION_CHARS] + "…"
+
+
 def first_difference(left: Episode, right: Episode) -> dict | None:
     """The first step index at which the two episodes' executed actions differ, with
-    each side's action there (None for a side that had already ended); None when
-    they executed the same actions at every step."""
+    the start of each side's action there (None for a side that had already ended);
+    None when they executed the same actions at every step."""
     left_actions = dict(left.steps.values_list("index", "executed_action"))
     right_actions = dict(right.steps.values_list("index", "executed_action"))
     for index in sorted(left_actions.keys() | right_actions.keys()):
         if left_actions.get(index) != right_actions.get(index):
-            return {"index": index, "left": left_actions.get(index), "right": right_actions.get(index)}
+            return {
+                "index": index,
+                "left": _shown_action(left_actions.get(index)),
+                "right": _shown_action(right_actions.get(index)),
+            }
     return None
 
 

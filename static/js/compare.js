@@ -52,6 +52,7 @@
   var difference = data.first_difference ? data.first_difference.index : null;
   var current = data.step;
   var urlTimer = null;
+  var fullSteps = new Arena.transport.FullSteps(); // the last steps shown whole, both sides
 
   var sides = ["left", "right"].map(function (name) {
     var episode = data[name];
@@ -93,12 +94,22 @@
     side.link.setAttribute("href", side.link.pathname + "?step=" + index);
     if (step && side.shownIndex !== index) {
       side.shownIndex = index;
-      view.renderStep(side.panels, step, side.episode, {
-        position: pos,
-        steps: state.steps,
-        previous: pos > 0 ? state.steps[pos - 1] : null,
-        cumulative: state.cumulative[pos],
-      });
+      view.renderStepWhole(
+        side.panels,
+        step,
+        fullSteps,
+        function () {
+          return side.shownIndex === index;
+        },
+        function (version) {
+          view.renderStep(side.panels, version, side.episode, {
+            position: pos,
+            steps: state.steps,
+            previous: pos > 0 ? state.steps[pos - 1] : null,
+            cumulative: state.cumulative[pos],
+          });
+        }
+      );
     } else if (!step) {
       side.shownIndex = null;
       view.renderNoStep(side.panels, state.steps.length ? "This episode had already ended." : "This episode has no recorded steps.");
@@ -189,7 +200,7 @@
     setText(ui.message, "Loading steps…");
     root.removeAttribute("data-error");
     var loads = sides.map(function (side) {
-      return Arena.transport.fetchSteps(side.episode.steps_url, side.state.steps.length, function (results) {
+      return Arena.transport.fetchSteps(side.episode.steps_url, side.state.heldThrough(), function (results) {
         side.state.addSteps(results);
       });
     });

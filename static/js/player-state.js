@@ -54,6 +54,18 @@
     return this.steps.length ? this.steps[this.steps.length - 1] : null;
   };
 
+  /*
+   * The greatest index up to which every step is held (-1: none): fetching
+   * the steps after it fills any gap a dropped live message left.
+   */
+  EpisodeState.prototype.heldThrough = function () {
+    var pos = 0;
+    while (pos < this.steps.length && this.steps[pos].index === pos) {
+      pos++;
+    }
+    return pos - 1;
+  };
+
   /* The step with exactly this index, or null. */
   EpisodeState.prototype.stepWithIndex = function (index) {
     var pos = this.positionForIndex(index);

@@ -1,8 +1,12 @@
 /*
  * How the player gets steps: REST paging of a stored episode
- * (GET <steps_url>?page_size=&page=), and for a running episode the live
- * websocket (/ws/episodes/<id>/: stored steps, new steps, then an end
- * message) with a polling fallback when the socket cannot be opened or drops.
+ * (GET <steps_url>?page_size=&after=, following `next`), and for a running
+ * episode the live websocket (/ws/episodes/<id>/: stored steps, new steps,
+ * then an end message) with a polling fallback when the socket cannot be
+ * opened or drops.
+ *
+ * Both send steps with long texts cut (step.truncated names the cut fields);
+ * FullSteps fetches one step whole (step.full_url) when it is shown.
  *
  * It only hands what arrives to callbacks; player-state.js holds it.
  */
@@ -43,42 +47,75 @@
     });
   }
 
-  function stepsPageUrl(stepsUrl, page) {
+  function stepsPageUrl(stepsUrl, afterIndex) {
     var url = new URL(stepsUrl, window.location.href);
     url.searchParams.set("page_size", String(PAGE_SIZE));
-    if (page > 1) {
-      url.searchParams.set("page", String(page));
+    if (afterIndex >= 0) {
+      url.searchParams.set("after", String(afterIndex));
     } else {
-      url.searchParams.delete("page");
+      url.searchParams.delete("after");
     }
     return url.pathname + url.search;
   }
 
   /*
-   * Fetch an episode's steps, starting at the page that holds the first step
-   * not held yet (`have` steps are), and follow `next` links. Each page's
-   * results go to onPage(results, totalCount). Resolves when done.
+   * Fetch an episode's steps after the step index `afterIndex` (-1: all of
+   * them) and follow `next` links: a page ends at a step count or at a byte
+   * size, whichever comes first. Each page's results go to
+   * onPage(results, totalCount). Resolves when done.
    */
-  function fetchSteps(stepsUrl, have, onPage) {
-    var startPage = Math.floor(have / PAGE_SIZE) + 1;
-
-    function fetchPage(url, isFirst) {
-      return getJson(url)
-        .then(function (data) {
-          onPage(data && data.results, data && isNum(data.count) ? data.count : null);
-          var next = data && data.next ? sameOriginPath(data.next) : null;
-          return next ? fetchPage(next, false) : null;
-        })
-        .catch(function (err) {
-          // Asking for the page after the last full one gives 404: nothing new.
-          if (isFirst && startPage > 1 && err && err.status === 404) {
-            return null;
-          }
-          throw err;
-        });
+  function fetchSteps(stepsUrl, afterIndex, onPage) {
+    function fetchPage(url) {
+      return getJson(url).then(function (data) {
+        onPage(data && data.results, data && isNum(data.count) ? data.count : null);
+        var next = data && data.next ? sameOriginPath(data.next) : null;
+        return next ? fetchPage(next) : null;
+      });
     }
-    return fetchPage(stepsPageUrl(stepsUrl, startPage), true);
+    return fetchPage(stepsPageUrl(stepsUrl, afterIndex));
   }
+
+  /*
+   * Steps whole, fetched when they are shown. Lists of steps cut long texts
+   * (a model may answer megabytes), so a replay holds the cut steps and only
+   * the few whole ones last shown, not every huge text of the episode.
+   */
+  function FullSteps(keep) {
+    this.keep = keep || 4;
+    this.held = new Map(); // same-origin URL -> promise of the whole step
+  }
+
+  /* Whether `step` came with texts cut and says where to get it whole. */
+  FullSteps.prototype.isCut = function (step) {
+    return Boolean(
+      step && Array.isArray(step.truncated) && step.truncated.length > 0 && typeof step.full_url === "string"
+    );
+  };
+
+  /* A promise of the whole step (fetched once while held). */
+  FullSteps.prototype.get = function (step) {
+    var url = sameOriginPath(step.full_url);
+    if (!url) {
+      return Promise.reject(new Error("no address for the whole step"));
+    }
+    var held = this.held;
+    var promise = held.get(url);
+    if (promise) {
+      held.delete(url); // most recently used goes last
+    } else {
+      promise = getJson(url);
+      promise.catch(function () {
+        if (held.get(url) === promise) {
+          held.delete(url); // a failed fetch is tried again next time
+        }
+      });
+    }
+    held.set(url, promise);
+    while (held.size > this.keep) {
+      held.delete(held.keys().next().value);
+    }
+    return promise;
+  };
 
   function episodeApiUrl(episode) {
     if (typeof episode.api_url === "string" && episode.api_url) {
@@ -197,7 +234,7 @@
       return;
     }
     var apiUrl = episodeApiUrl(episode);
-    fetchSteps(episode.steps_url, this.state.steps.length, function (results) {
+    fetchSteps(episode.steps_url, this.state.heldThrough(), function (results) {
       feed.on.steps(results);
     })
       .then(function () {
@@ -239,6 +276,7 @@
     getJson: getJson,
     sameOriginPath: sameOriginPath,
     fetchSteps: fetchSteps,
+    FullSteps: FullSteps,
     LiveFeed: LiveFeed,
   };
 })();

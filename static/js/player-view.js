@@ -2,8 +2,9 @@
  * What the player draws, shared by the episode page and the compare page:
  * one step's panels (templates/leaderboard/_step_panels.html: observation via
  * window.ArenaRenderers, prompt added, completion, reasoning, parsed and
- * executed action, legality, reward…), why the episode ended, the marks on a
- * scrubber, the episode header, the playback keys and a load error with retry.
+ * executed action, legality, reward…; drawn again whole when a list of steps
+ * cut its long texts), why the episode ended, the marks on a scrubber, the
+ * episode header, the playback keys and a load error with retry.
  *
  * All step content is untrusted model/game output: it only ever reaches the
  * page through textContent, attribute values and same-origin image URLs.
@@ -78,6 +79,7 @@
       context: byId("fact-context"),
       errorBox: byId("step-error"),
       errorText: byId("step-error-text"),
+      cutNote: byId("step-cut"),
     };
   }
 
@@ -179,11 +181,68 @@
     setText(ui.errorText, error);
   }
 
+  /*
+   * The note over a step's panels while its long texts are cut: "loading"
+   * while the whole step is fetched, "failed" with the error and a link to
+   * the whole step, null (hidden) once the step is drawn whole.
+   */
+  function showCut(ui, cutState, step, err) {
+    var note = ui.cutNote;
+    if (!note) {
+      return;
+    }
+    clear(note);
+    note.hidden = !cutState;
+    note.setAttribute("data-state", cutState || "whole");
+    if (cutState === "loading") {
+      setText(note, "Long texts of this step are cut here; loading them whole…");
+    } else if (cutState === "failed") {
+      var reason = err && err.message ? err.message : "network error";
+      note.appendChild(
+        document.createTextNode("Long texts of this step are cut here: the whole step could not be loaded (" + reason + "). ")
+      );
+      var url = window.Arena.transport.sameOriginPath(step.full_url);
+      if (url) {
+        var link = el("a", null, "Open the whole step");
+        link.href = url;
+        note.appendChild(link);
+      }
+    }
+  }
+
+  /*
+   * Draw a step with draw(step); when its long texts came cut (lists of steps
+   * cut them), fetch it whole through `fullSteps` (Arena.transport.FullSteps)
+   * and draw it again — if stillShown() says it is still the one on screen.
+   */
+  function renderStepWhole(ui, step, fullSteps, stillShown, draw) {
+    draw(step);
+    if (!fullSteps.isCut(step)) {
+      showCut(ui, null);
+      return;
+    }
+    showCut(ui, "loading", step);
+    fullSteps.get(step).then(
+      function (whole) {
+        if (stillShown()) {
+          draw(whole);
+          showCut(ui, null);
+        }
+      },
+      function (err) {
+        if (stillShown()) {
+          showCut(ui, "failed", step, err);
+        }
+      }
+    );
+  }
+
   /* No step to draw: a note in the observation panel, every other panel blank. */
   function renderNoStep(ui, note) {
     clear(ui.observation);
     ui.observation.removeAttribute("data-renderer");
     ui.observation.appendChild(el("p", "muted obs-empty", note));
+    showCut(ui, null);
     clear(ui.promptAdded);
     setText(ui.completion, "");
     ui.reasoningPanel.hidden = true;
@@ -387,6 +446,7 @@
     fmtNumber: fmtNumber,
     stepPanels: stepPanels,
     renderStep: renderStep,
+    renderStepWhole: renderStepWhole,
     renderNoStep: renderNoStep,
     renderEnd: renderEnd,
     eventMarks: eventMarks,

@@ -68,6 +68,7 @@
 
   var state = new Arena.EpisodeState(episode);
   var feed = null; // the live feed while the episode is followed live
+  var fullSteps = new Arena.transport.FullSteps(); // the last steps shown whole
   var playback = { playing: false, timer: null, speed: 1 };
   var shownIndex = null; // step.index whose panels are drawn
   var urlTimer = null;
@@ -184,19 +185,33 @@
     scheduleUrlUpdate();
   }
 
-  /* Draw the panels of the selected step (only when the step changes). */
+  /*
+   * Draw the panels of the selected step (only when the step changes), and
+   * again whole when its long texts came cut.
+   */
   function renderStep() {
     var step = state.current();
     if (!step || shownIndex === step.index) {
       return;
     }
-    shownIndex = step.index;
-    view.renderStep(ui.panels, step, episode, {
-      position: state.pos,
-      steps: state.steps,
-      previous: state.pos > 0 ? state.steps[state.pos - 1] : null,
-      cumulative: state.cumulative[state.pos],
-    });
+    var index = step.index;
+    shownIndex = index;
+    view.renderStepWhole(
+      ui.panels,
+      step,
+      fullSteps,
+      function () {
+        return shownIndex === index;
+      },
+      function (version) {
+        view.renderStep(ui.panels, version, episode, {
+          position: state.pos,
+          steps: state.steps,
+          previous: state.pos > 0 ? state.steps[state.pos - 1] : null,
+          cumulative: state.cumulative[state.pos],
+        });
+      }
+    );
     root.setAttribute("data-current-legal", step.legal === false ? "0" : "1");
   }
 
@@ -447,7 +462,7 @@
   }
 
   function fetchMissingSteps(progress) {
-    return Arena.transport.fetchSteps(episode.steps_url, state.steps.length, function (results, total) {
+    return Arena.transport.fetchSteps(episode.steps_url, state.heldThrough(), function (results, total) {
       addSteps(results);
       if (progress && total !== null) {
         progress(state.steps.length, total);

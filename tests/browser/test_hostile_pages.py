@@ -1,0 +1,117 @@
+"""In real Chromium against the real site, what hostile submitters leave behind: a replay
+of megabyte completions loads pages of cut steps and fetches the shown step whole; a
+model named with markup is drawn in charts as the text it is, never as a link."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from leaderboard.serializers import STEP_PAGE_MAX_BYTES
+from tests.support.huge_steps import END_MARK
+
+pytestmark = pytest.mark.browser
+
+HUGE_EPISODE = """
+import json
+from arena import services
+from tests.support.huge_steps import huge_steps_episode
+print(json.dumps(huge_steps_episode(services.baseline_submission("random", "Random"), steps=3).id))
+"""
+
+MARKUP_NAME = '<a href="https://example.com/">LNK</a> %{y}'
+
+# Finished runs of a model so named and of the random baseline on lmact/tictactoe, in
+# one transaction: their episodes are queued on commit, already finished, so the
+# site's worker plays nothing.
+MARKUP_NAMED_RUN = f"""
+import json
+from django.db import transaction
+from arena import services
+from arena.models import Episode, Run
+with transaction.atomic():
+    submission = services.submission_create(
+        owner=None, api_key="sk-unused-key-0000",
+        fields={{"name": {MARKUP_NAME!r}, "model": {MARKUP_NAME!r}, "base_url": "https://api.example.com/v1"}},
+        runs=[services.RunSpec(task="lmact/tictactoe", format="ascii", num_episodes=2)],
+    )
+    random_play = services.run_create(
+        services.baseline_submission("random", "Random"),
+        services.RunSpec(task="lmact/tictactoe", format="ascii", num_episodes=2),
+    )
+    for run in (submission.runs.get(), random_play):  # two lines: the chart draws its legend
+        run.episodes.update(status=Episode.FINISHED, score=1.0)
+        Run.objects.filter(pk=run.pk).update(episodes_done=2, score_sum=1.0, score_sq_sum=1.0, status=Run.FINISHED)
+print(json.dumps(submission.id))
+"""
+
+# What the page fetched from the steps API: [url, bytes of the body].
+STEPS_REQUESTS = """() => performance.getEntriesByType("resource")
+  .filter((entry) => entry.name.includes("/steps/"))
+  .map((entry) => [new URL(entry.name).pathname + new URL(entry.name).search, entry.decodedBodySize])"""
+
+
+def _page(browser):
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return page, errors
+
+
+def test_a_replay_of_megabyte_completions_lists_cut_steps_and_shows_the_step_on_screen_whole(site, browser):
+    episode_id = site.django(HUGE_EPISODE)
+    page, errors = _page(browser)
+
+    page.goto(f"{site.url}/episodes/{episode_id}/")
+
+    expect(page.locator("#player[data-ready='1']")).to_be_attached(timeout=20_000)
+    expect(page.locator("#player")).to_have_attribute("data-step-count", "3")
+    expect(page.locator("#completion")).to_contain_text(END_MARK, timeout=20_000)
+    expect(page.locator("#step-cut")).to_be_hidden()
+    expect(page.locator("#reasoning")).to_contain_text(END_MARK)
+    expect(page.locator("#prompt-added")).to_contain_text(END_MARK)
+
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#fact-step")).to_have_text("1")
+    expect(page.locator("#completion")).to_contain_text("step 1 says up.")
+    expect(page.locator("#completion")).to_contain_text(END_MARK, timeout=20_000)
+
+    requests = page.evaluate(STEPS_REQUESTS)
+    listings = [size for url, size in requests if re.search(r"/steps/(\?.*)?$", url)]
+    whole = sorted(url for url, _ in requests if re.search(r"/steps/[0-9]+/$", url))
+    assert listings and all(size <= STEP_PAGE_MAX_BYTES for size in listings), requests
+    # Only the steps shown were fetched whole.
+    assert whole == [f"/api/episodes/{episode_id}/steps/{index}/" for index in (0, 1)], requests
+
+    # A whole step that cannot be had leaves the cut one on screen, and says so.
+    page.route(f"**/api/episodes/{episode_id}/steps/2/", lambda route: route.fulfill(status=500, body="{}"))
+    page.keyboard.press("End")
+    expect(page.locator("#fact-step")).to_have_text("2")
+    expect(page.locator("#step-cut")).to_contain_text("the whole step could not be loaded (HTTP 500)")
+    expect(page.locator("#step-cut a")).to_have_attribute("href", f"/api/episodes/{episode_id}/steps/2/")
+    expect(page.locator("#completion")).to_contain_text("step 2 says up.")
+    expect(page.locator("#completion")).not_to_contain_text(END_MARK)
+
+    assert not errors, errors
+
+
+@pytest.fixture(scope="module")
+def markup_named_model(site):
+    return site.django(MARKUP_NAMED_RUN)
+
+
+@pytest.mark.parametrize(
+    "path, chart",
+    [("/suites/lmact/", "[data-figure='fig-best-lmact-tictactoe']"), ("/tasks/lmact/tictactoe/", "[data-figure='fig-score-ascii']")],
+)
+def test_a_model_named_with_markup_is_text_in_charts(site, browser, markup_named_model, path, chart):
+    page, errors = _page(browser)
+
+    page.goto(f"{site.url}{path}")
+
+    drawn = page.locator(f"{chart}[data-chart-state='drawn']")
+    expect(drawn).to_be_attached(timeout=20_000)
+    expect(drawn).to_contain_text("LNK")  # the label is drawn
+    assert drawn.locator("svg a").count() == 0  # Plotly draws <a href> in a label as a link
+    expect(drawn).to_contain_text(MARKUP_NAME)
+    assert not errors, errors
