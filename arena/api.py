@@ -19,11 +19,12 @@ from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SC
 from arena.models import Experiment, Run, Submission
 from arena.validation import (
     MAX_DEMONSTRATIONS,
-    MAX_TOKENS_LIMIT,
+    SUBMISSION_LIMITS,
     check_endpoint,
+    check_submission_fields,
     parse_task_variant,
+    validate_api_key,
     validate_base_url,
-    validate_model_name,
 )
 from envs.registry import all_suites, suite_of
 
@@ -47,15 +48,37 @@ class SubmissionSerializer(serializers.ModelSerializer):
         help_text='Task and observation format, e.g. ["lmact/gridworld:ascii", "lmact/tictactoe:rgb"].',
     )
     episodes_per_task = serializers.IntegerField(write_only=True, min_value=1, default=10)
-    temperature = serializers.FloatField(min_value=0.0, max_value=2.0, default=0.0)
-    max_tokens = serializers.IntegerField(min_value=1, max_value=MAX_TOKENS_LIMIT, default=2048)
-    num_demonstrations = serializers.IntegerField(min_value=0, max_value=MAX_DEMONSTRATIONS, default=0)
+    # The numeric settings take their limits from the table the form uses too.
+    temperature = serializers.FloatField(default=0.0, **SUBMISSION_LIMITS["temperature"])
+    max_tokens = serializers.IntegerField(default=2048, **SUBMISSION_LIMITS["max_tokens"])
+    num_demonstrations = serializers.IntegerField(default=0, **SUBMISSION_LIMITS["num_demonstrations"])
+    history_window = serializers.IntegerField(
+        default=16, help_text="Multi-turn suites: how many recent observations the model sees (BALROG uses 16).",
+        **SUBMISSION_LIMITS["history_window"],
+    )
+    context_window = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Used when the server does not report its own.",
+        **SUBMISSION_LIMITS["context_window"],
+    )
+    price_input_per_mtok = serializers.DecimalField(
+        required=False, allow_null=True, **SUBMISSION_LIMITS["price_input_per_mtok"]
+    )
+    price_output_per_mtok = serializers.DecimalField(
+        required=False, allow_null=True, **SUBMISSION_LIMITS["price_output_per_mtok"]
+    )
+    budget_tokens_per_run = serializers.IntegerField(
+        required=False, allow_null=True, **SUBMISSION_LIMITS["budget_tokens_per_run"]
+    )
+    budget_usd_per_run = serializers.DecimalField(required=False, allow_null=True, **SUBMISSION_LIMITS["budget_usd_per_run"])
     base_url = serializers.CharField(max_length=500)
-    model = serializers.CharField(max_length=200, allow_blank=True)
+    model = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, default="",
+        help_text="The model name sent in each request; agent endpoints need none.",
+    )
     has_api_key = serializers.BooleanField(read_only=True)
     max_concurrent_requests = serializers.IntegerField(
-        min_value=1, max_value=256, default=4,
-        help_text="Calls in flight to this endpoint at once; keep 1–4 for a local server with one slot.",
+        default=4, help_text="Calls in flight to this endpoint at once; keep 1–4 for a local server with one slot.",
+        **SUBMISSION_LIMITS["max_concurrent_requests"],
     )
     endpoint_probe = serializers.JSONField(
         read_only=True, help_text="What the arena found out about the endpoint: context window, images, latency."
@@ -89,21 +112,17 @@ class SubmissionSerializer(serializers.ModelSerializer):
         return {"in": spent_in, "out": spent_out, "cached_in": cached, "cost_usd": submission.cost_usd(spent_in, spent_out)}
 
     def validate(self, attrs):
-        if attrs.get("provider", Submission.PROVIDER_OPENAI) != Submission.PROVIDER_AGENT:
-            try:
-                attrs["model"] = validate_model_name(attrs.get("model", ""))
-            except DjangoValidationError as exc:
-                raise serializers.ValidationError({"model": exc.messages}) from None
-        if attrs.get("budget_usd_per_run") is not None and attrs.get("price_input_per_mtok") is None and attrs.get(
-            "price_output_per_mtok"
-        ) is None:
-            raise serializers.ValidationError({"budget_usd_per_run": ["A cost budget needs prices per million tokens."]})
+        attrs.setdefault("provider", Submission.PROVIDER_OPENAI)
         errors: dict[str, list[str]] = {}
-        probe = check_endpoint(
-            {**attrs, "provider": attrs.get("provider", Submission.PROVIDER_OPENAI)},
-            lambda field, message: errors.setdefault(field, []).append(message),
-            task_variants=attrs.get("tasks"),
-        )
+
+        def add_error(field, message):
+            errors.setdefault(field, []).append(message)
+
+        check_submission_fields(attrs, add_error)
+        if errors:
+            raise serializers.ValidationError(errors)
+        # Only a submission that is otherwise valid is worth a call to its endpoint.
+        probe = check_endpoint(attrs, add_error, task_variants=attrs.get("tasks"))
         if errors:
             raise serializers.ValidationError(errors)
         attrs["endpoint_probe"] = probe.to_json() if probe else None
@@ -111,6 +130,9 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     def validate_base_url(self, value):
         return _django_validator(validate_base_url)(value)
+
+    def validate_api_key(self, value):
+        return _django_validator(validate_api_key)(value)
 
     def validate_tasks(self, value):
         return [_django_validator(parse_task_variant)(v) for v in value]
