@@ -7,7 +7,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.exceptions import PermissionDenied
@@ -23,6 +25,7 @@ from arena.validation import (
     check_endpoint,
     check_submission_fields,
     parse_task_variant,
+    task_variant_choices,
     validate_api_key,
     validate_base_url,
 )
@@ -39,12 +42,32 @@ def _django_validator(func):
     return run
 
 
+class TaskVariantField(serializers.CharField):
+    """A task and observation format, e.g. "lmact/gridworld:ascii", checked by
+    arena.validation.parse_task_variant (which explains what is wrong with a bad one)."""
+
+
+class TaskVariantFieldSchema(OpenApiSerializerFieldExtension):
+    """TaskVariantField in the schema: the list of every task and format, made when the
+    schema is (the task registry is not loaded at import)."""
+
+    target_class = TaskVariantField
+
+    def map_serializer_field(self, auto_schema, direction):
+        return {"type": "string", "enum": [value for value, _label in task_variant_choices()]}
+
+
+@extend_schema_field(OpenApiTypes.URI)
+class EndpointURLField(serializers.CharField):
+    """An http(s) URL, checked against the URL guard by arena.validation.validate_base_url."""
+
+
 class SubmissionSerializer(serializers.ModelSerializer):
     """A submission. `api_key` is write-only: it is stored encrypted and never returned."""
 
     api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, default="", trim_whitespace=True)
     tasks = serializers.ListField(
-        child=serializers.CharField(), write_only=True, min_length=1,
+        child=TaskVariantField(), write_only=True, min_length=1,
         help_text='Task and observation format, e.g. ["lmact/gridworld:ascii", "lmact/tictactoe:rgb"].',
     )
     episodes_per_task = serializers.IntegerField(write_only=True, min_value=1, default=10)
@@ -70,7 +93,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
         required=False, allow_null=True, **SUBMISSION_LIMITS["budget_tokens_per_run"]
     )
     budget_usd_per_run = serializers.DecimalField(required=False, allow_null=True, **SUBMISSION_LIMITS["budget_usd_per_run"])
-    base_url = serializers.CharField(max_length=500)
+    base_url = EndpointURLField(max_length=500)
     model = serializers.CharField(
         max_length=200, required=False, allow_blank=True, default="",
         help_text="The model name sent in each request; agent endpoints need none.",
@@ -153,7 +176,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
 class ExperimentSerializer(serializers.ModelSerializer):
     """An LMAct experiment of a model submission; creating one queues its runs."""
 
-    task = serializers.CharField(help_text='Task and format, e.g. "lmact/gridworld:ascii".')
+    task = TaskVariantField(help_text='Task and format, e.g. "lmact/gridworld:ascii".')
     num_episodes = serializers.IntegerField(write_only=True, min_value=1, default=10)
     max_demonstrations = serializers.IntegerField(write_only=True, min_value=0, max_value=MAX_DEMONSTRATIONS, default=0)
     runs = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
@@ -211,6 +234,7 @@ def _owned_run(request, pk) -> Run:
 
 
 @extend_schema(summary="Re-queue a run's failed episodes", request=None,
+               responses=inline_serializer("RunRequeued", {"requeued": serializers.IntegerField()}),
                description="Each failed episode is queued again and resumes after its last stored step. "
                "Fix the endpoint first (its base URL, model or key) if that is what failed.")
 @api_view(["POST"])
@@ -220,6 +244,7 @@ def run_requeue(request, pk):
 
 
 @extend_schema(summary="Cancel a run", request=None,
+               responses=inline_serializer("RunCancelled", {"stopped": serializers.IntegerField()}),
                description="Queued and running episodes end as skipped; the steps played so far are kept.")
 @api_view(["POST"])
 @permission_classes([IsAuthenticated])
