@@ -131,8 +131,14 @@ def check_submission_fields(fields: dict, add_error) -> None:
 
 def probe_submission_endpoint(*, provider: str, base_url: str, api_key: str, model: str, stated_context_window=None):
     """Probe an endpoint once (arena.probe) with the operator's settings."""
-    from arena.probe import probe_endpoint_sync
+    from arena.probe import ProbeResult, probe_endpoint_sync
 
+    try:
+        validate_api_key(api_key)
+    except ValidationError as exc:
+        # A key stored before keys were checked (the "Test endpoint" button and the
+        # endpoint form probe with the stored one): no HTTP library can send it.
+        return ProbeResult(provider=provider, field_errors={"api_key": exc.messages[0]})
     return probe_endpoint_sync(
         provider=provider, base_url=base_url, api_key=api_key or "", model=model or "",
         stated_context_window=stated_context_window, allow_loopback=settings.ARENA_ALLOW_LOOPBACK,

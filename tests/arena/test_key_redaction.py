@@ -97,3 +97,23 @@ def test_the_endpoint_test_button_does_not_show_the_key(fake_model, allow_loopba
     submission.refresh_from_db()
     for shown in (page, str(submission.endpoint_probe)):
         assert "7f3a9e51" not in shown and "X-Injected" not in shown
+
+
+@pytest.mark.django_db
+def test_a_stored_key_that_cannot_be_sent_is_explained_by_the_endpoint_pages(fake_model, allow_loopback, client):
+    """"Test endpoint" and "Edit endpoint" probe with the stored key: one no HTTP library
+    can encode is a clear key error there, not a server error."""
+    owner = User.objects.create_user("owner", password="a-long-enough-password")
+    submission = _stored_submission(fake_model, "sk-canary-7f3a9e51é", owner=owner)
+    client.force_login(owner)
+    page = client.post(f"/submissions/{submission.pk}/probe/", follow=True)
+    assert page.status_code == 200
+    assert "The endpoint test failed: The API key contains a non-ASCII character" in page.content.decode()
+    edit = client.post(f"/submissions/{submission.pk}/endpoint/", {"base_url": fake_model.base_url, "model": "fake-model"})
+    assert edit.status_code == 200 and "non-ASCII" in edit.context["form"].errors["api_key"][0]
+    fixed = client.post(
+        f"/submissions/{submission.pk}/endpoint/", {"base_url": fake_model.base_url, "model": "fake-model", "api_key": "sk-new-key-123"}
+    )
+    assert fixed.status_code == 302
+    submission.refresh_from_db()
+    assert submission.get_api_key() == "sk-new-key-123"
