@@ -118,11 +118,13 @@ def _rebuild_model_call_error(message, attempts, http_status, retryable, latency
 RECOGNISABLE_PREFIX = 8
 
 # The value of a credential header, however a library prints it ("Authorization:
-# Bearer …", {'x-api-key': '…'}): secret whatever key it holds.
+# Bearer …", b'Bearer …', {'x-api-key': '…'}): secret whatever key it holds. A bare
+# "bearer" in prose ("missing bearer token") is left alone.
 _CREDENTIAL_VALUE = re.compile(
     r"""(?ix)
-    ( \bbearer\s+
-    | \b(?:x-api-key|x-goog-api-key|api[-_]?key)['"]?\s*[:=]\s*['"]?
+    ( \bauthorization['"]?\s*[:=]\s*['"]?(?:(?:bearer|basic|token)\s+)?
+    | ['"]bearer\s+
+    | \b(?:x-api-key|x-goog-api-key)['"]?\s*[:=]\s*['"]?
     )
     [^\s'",}]+
     """

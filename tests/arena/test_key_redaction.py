@@ -44,6 +44,11 @@ def test_the_rest_of_the_message_is_kept():
     message = "The model endpoint answered HTTP 401 (check the API key): invalid key sk-canary-7f3a9e51d2c84b06."
     assert redact(message, CANARY) == "The model endpoint answered HTTP 401 (check the API key): invalid key [redacted]."
     assert redact("nothing secret here", CANARY, None, "") == "nothing secret here"
+    # A credential header is redacted whatever it holds; prose about one is kept.
+    assert redact("sent Authorization: Bearer other-token-123", CANARY) == "sent Authorization: Bearer [redacted]"
+    assert redact("Missing bearer token in the Authorization header", CANARY) == (
+        "Missing bearer token in the Authorization header"
+    )
     # Too short to be worth garbling the text for.
     assert redact("abc abc", "abc") == "abc abc"
 
