@@ -7,7 +7,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.decorators import api_view, permission_classes
@@ -21,13 +23,15 @@ from arena.models import Experiment, Run, Submission
 from arena.throttles import ExperimentThrottle, SubmissionThrottle
 from arena.validation import (
     MAX_DEMONSTRATIONS,
-    MAX_TOKENS_LIMIT,
+    SUBMISSION_LIMITS,
     check_endpoint,
     check_episode_volume,
+    check_submission_fields,
     merge_task_variants,
     parse_task_variant,
+    task_variant_choices,
+    validate_api_key,
     validate_base_url,
-    validate_model_name,
 )
 from envs.registry import all_suites, suite_of
 
@@ -42,24 +46,66 @@ def _django_validator(func):
     return run
 
 
+class TaskVariantField(serializers.CharField):
+    """A task and observation format, e.g. "lmact/gridworld:ascii", checked by
+    arena.validation.parse_task_variant (which explains what is wrong with a bad one)."""
+
+
+class TaskVariantFieldSchema(OpenApiSerializerFieldExtension):
+    """TaskVariantField in the schema: the list of every task and format, made when the
+    schema is (the task registry is not loaded at import)."""
+
+    target_class = TaskVariantField
+
+    def map_serializer_field(self, auto_schema, direction):
+        return {"type": "string", "enum": [value for value, _label in task_variant_choices()]}
+
+
+@extend_schema_field(OpenApiTypes.URI)
+class EndpointURLField(serializers.CharField):
+    """An http(s) URL, checked against the URL guard by arena.validation.validate_base_url."""
+
+
 class SubmissionSerializer(serializers.ModelSerializer):
     """A submission. `api_key` is write-only: it is stored encrypted and never returned."""
 
     api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, default="", trim_whitespace=True)
     tasks = serializers.ListField(
-        child=serializers.CharField(), write_only=True, min_length=1,
+        child=TaskVariantField(), write_only=True, min_length=1,
         help_text='Task and observation format, e.g. ["lmact/gridworld:ascii", "lmact/tictactoe:rgb"].',
     )
     episodes_per_task = serializers.IntegerField(write_only=True, min_value=1, default=10)
-    temperature = serializers.FloatField(min_value=0.0, max_value=2.0, default=0.0)
-    max_tokens = serializers.IntegerField(min_value=1, max_value=MAX_TOKENS_LIMIT, default=2048)
-    num_demonstrations = serializers.IntegerField(min_value=0, max_value=MAX_DEMONSTRATIONS, default=0)
-    base_url = serializers.CharField(max_length=500)
-    model = serializers.CharField(max_length=200, allow_blank=True)
+    # The numeric settings take their limits from the table the form uses too.
+    temperature = serializers.FloatField(default=0.0, **SUBMISSION_LIMITS["temperature"])
+    max_tokens = serializers.IntegerField(default=2048, **SUBMISSION_LIMITS["max_tokens"])
+    num_demonstrations = serializers.IntegerField(default=0, **SUBMISSION_LIMITS["num_demonstrations"])
+    history_window = serializers.IntegerField(
+        default=16, help_text="Multi-turn suites: how many recent observations the model sees (BALROG uses 16).",
+        **SUBMISSION_LIMITS["history_window"],
+    )
+    context_window = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Used when the server does not report its own.",
+        **SUBMISSION_LIMITS["context_window"],
+    )
+    price_input_per_mtok = serializers.DecimalField(
+        required=False, allow_null=True, **SUBMISSION_LIMITS["price_input_per_mtok"]
+    )
+    price_output_per_mtok = serializers.DecimalField(
+        required=False, allow_null=True, **SUBMISSION_LIMITS["price_output_per_mtok"]
+    )
+    budget_tokens_per_run = serializers.IntegerField(
+        required=False, allow_null=True, **SUBMISSION_LIMITS["budget_tokens_per_run"]
+    )
+    budget_usd_per_run = serializers.DecimalField(required=False, allow_null=True, **SUBMISSION_LIMITS["budget_usd_per_run"])
+    base_url = EndpointURLField(max_length=500)
+    model = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, default="",
+        help_text="The model name sent in each request; agent endpoints need none.",
+    )
     has_api_key = serializers.BooleanField(read_only=True)
     max_concurrent_requests = serializers.IntegerField(
-        min_value=1, max_value=256, default=4,
-        help_text="Calls in flight to this endpoint at once; keep 1–4 for a local server with one slot.",
+        default=4, help_text="Calls in flight to this endpoint at once; keep 1–4 for a local server with one slot.",
+        **SUBMISSION_LIMITS["max_concurrent_requests"],
     )
     endpoint_probe = serializers.JSONField(
         read_only=True, help_text="What the arena found out about the endpoint: context window, images, latency."
@@ -97,21 +143,17 @@ class SubmissionSerializer(serializers.ModelSerializer):
             check_episode_volume(services.run_specs(attrs["tasks"], attrs["episodes_per_task"]))
         except DjangoValidationError as exc:
             raise serializers.ValidationError({"episodes_per_task": exc.messages}) from None
-        if attrs.get("provider", Submission.PROVIDER_OPENAI) != Submission.PROVIDER_AGENT:
-            try:
-                attrs["model"] = validate_model_name(attrs.get("model", ""))
-            except DjangoValidationError as exc:
-                raise serializers.ValidationError({"model": exc.messages}) from None
-        if attrs.get("budget_usd_per_run") is not None and attrs.get("price_input_per_mtok") is None and attrs.get(
-            "price_output_per_mtok"
-        ) is None:
-            raise serializers.ValidationError({"budget_usd_per_run": ["A cost budget needs prices per million tokens."]})
+        attrs.setdefault("provider", Submission.PROVIDER_OPENAI)
         errors: dict[str, list[str]] = {}
-        probe = check_endpoint(
-            {**attrs, "provider": attrs.get("provider", Submission.PROVIDER_OPENAI)},
-            lambda field, message: errors.setdefault(field, []).append(message),
-            task_variants=attrs.get("tasks"),
-        )
+
+        def add_error(field, message):
+            errors.setdefault(field, []).append(message)
+
+        check_submission_fields(attrs, add_error)
+        if errors:
+            raise serializers.ValidationError(errors)
+        # Only a submission that is otherwise valid is worth a call to its endpoint.
+        probe = check_endpoint(attrs, add_error, task_variants=attrs.get("tasks"))
         if errors:
             raise serializers.ValidationError(errors)
         attrs["endpoint_probe"] = probe.to_json() if probe else None
@@ -119,6 +161,9 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     def validate_base_url(self, value):
         return _django_validator(validate_base_url)(value)
+
+    def validate_api_key(self, value):
+        return _django_validator(validate_api_key)(value)
 
     def validate_tasks(self, value):
         return _django_validator(merge_task_variants)(value)
@@ -139,7 +184,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
 class ExperimentSerializer(serializers.ModelSerializer):
     """An LMAct experiment of a model submission; creating one queues its runs."""
 
-    task = serializers.CharField(help_text='Task and format, e.g. "lmact/gridworld:ascii".')
+    task = TaskVariantField(help_text='Task and format, e.g. "lmact/gridworld:ascii".')
     num_episodes = serializers.IntegerField(write_only=True, min_value=1, default=10)
     max_demonstrations = serializers.IntegerField(write_only=True, min_value=0, max_value=MAX_DEMONSTRATIONS, default=0)
     runs = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
@@ -239,6 +284,7 @@ def _owned_run(request, pk) -> Run:
 
 
 @extend_schema(summary="Re-queue a run's failed episodes", request=None,
+               responses=inline_serializer("RunRequeued", {"requeued": serializers.IntegerField()}),
                description="Each failed episode is queued again and resumes after its last stored step. "
                "Fix the endpoint first (its base URL, model or key) if that is what failed.")
 @api_view(["POST"])
@@ -248,6 +294,7 @@ def run_requeue(request, pk):
 
 
 @extend_schema(summary="Cancel a run", request=None,
+               responses=inline_serializer("RunCancelled", {"stopped": serializers.IntegerField()}),
                description="Queued and running episodes end as skipped; the steps played so far are kept.")
 @api_view(["POST"])
 @permission_classes([IsAuthenticated])

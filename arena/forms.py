@@ -7,12 +7,14 @@ from arena import services
 from arena.models import Submission
 from arena.validation import (
     MAX_DEMONSTRATIONS,
-    MAX_TOKENS_LIMIT,
+    SUBMISSION_LIMITS,
     check_endpoint,
     check_episode_volume,
+    check_submission_fields,
     merge_task_variants,
     parse_task_variant,
     task_variant_choices,
+    validate_api_key,
     validate_base_url,
     validate_model_name,
 )
@@ -56,7 +58,8 @@ DEFAULT_CONCURRENT_REQUESTS = 4
 
 def concurrent_requests_field():
     return forms.IntegerField(
-        required=False, initial=DEFAULT_CONCURRENT_REQUESTS, min_value=1, max_value=256, label="Concurrent requests",
+        required=False, initial=DEFAULT_CONCURRENT_REQUESTS, label="Concurrent requests",
+        **SUBMISSION_LIMITS["max_concurrent_requests"],
         help_text="Calls in flight to this endpoint at once. A local server (llama.cpp, Ollama) with one slot "
         "queues the rest: keep 1–4 there; hosted APIs take 16–64.",
     )
@@ -81,10 +84,10 @@ class SubmissionForm(RefusableForm):
         label="API key",
         help_text="Stored encrypted and never shown again. Leave empty for endpoints without a key.",
     )
-    temperature = forms.FloatField(initial=0.0, min_value=0.0, max_value=2.0)
-    max_tokens = forms.IntegerField(initial=2048, min_value=1, max_value=MAX_TOKENS_LIMIT, label="Max tokens")
+    temperature = forms.FloatField(initial=0.0, **SUBMISSION_LIMITS["temperature"])
+    max_tokens = forms.IntegerField(initial=2048, label="Max tokens", **SUBMISSION_LIMITS["max_tokens"])
     num_demonstrations = forms.IntegerField(
-        initial=0, min_value=0, max_value=MAX_DEMONSTRATIONS, label="Demonstration episodes",
+        initial=0, label="Demonstration episodes", **SUBMISSION_LIMITS["num_demonstrations"],
         help_text="Expert episodes placed in the prompt (lmact.txt §2.3).",
     )
     show_legal_actions = forms.BooleanField(required=False, initial=True, label="Show legal actions")
@@ -92,7 +95,7 @@ class SubmissionForm(RefusableForm):
         required=False, initial=False, label="Chain of thought", help_text="Reason first, then answer (otherwise: naive, answer only)."
     )
     history_window = forms.IntegerField(
-        initial=16, min_value=1, max_value=1000, label="History window",
+        initial=16, label="History window", **SUBMISSION_LIMITS["history_window"],
         help_text="Multi-turn suites: how many recent observations the model sees (BALROG uses 16).",
     )
     keep_reasoning = forms.BooleanField(
@@ -106,14 +109,16 @@ class SubmissionForm(RefusableForm):
         help_text="After each episode the model writes a reflection that is given at the start of the next; episodes then play one at a time.",
     )
     price_input_per_mtok = forms.DecimalField(
-        required=False, min_value=0, max_digits=10, decimal_places=4, label="Price per million input tokens (USD)"
+        required=False, label="Price per million input tokens (USD)", **SUBMISSION_LIMITS["price_input_per_mtok"]
     )
     price_output_per_mtok = forms.DecimalField(
-        required=False, min_value=0, max_digits=10, decimal_places=4, label="Price per million output tokens (USD)"
+        required=False, label="Price per million output tokens (USD)", **SUBMISSION_LIMITS["price_output_per_mtok"]
     )
-    budget_tokens_per_run = forms.IntegerField(required=False, min_value=1, label="Token budget per run")
+    budget_tokens_per_run = forms.IntegerField(
+        required=False, label="Token budget per run", **SUBMISSION_LIMITS["budget_tokens_per_run"]
+    )
     budget_usd_per_run = forms.DecimalField(
-        required=False, min_value=0, max_digits=10, decimal_places=4, label="Cost budget per run (USD)",
+        required=False, label="Cost budget per run (USD)", **SUBMISSION_LIMITS["budget_usd_per_run"],
         help_text="A run that reaches a budget stops cleanly with the status “budget exhausted”.",
     )
     tasks = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple, choices=())
@@ -126,7 +131,7 @@ class SubmissionForm(RefusableForm):
             initial=10, min_value=1, max_value=settings.ARENA_MAX_EPISODES_PER_TASK, label="Episodes per task"
         )
         self.fields["context_window"] = forms.IntegerField(
-            required=False, min_value=1024, label="Context window (tokens)",
+            required=False, label="Context window (tokens)", **SUBMISSION_LIMITS["context_window"],
             help_text="Used when the server does not report its own (vLLM, llama.cpp, Ollama, OpenRouter and "
             "Gemini do). Prompts are fitted to it: demonstrations and the oldest steps that do not fit are left "
             "out, and each episode says so.",
@@ -137,21 +142,15 @@ class SubmissionForm(RefusableForm):
     def clean_base_url(self):
         return validate_base_url(self.cleaned_data["base_url"])
 
+    def clean_api_key(self):
+        return validate_api_key(self.cleaned_data["api_key"])
+
     def clean_max_concurrent_requests(self):
         return self.cleaned_data.get("max_concurrent_requests") or DEFAULT_CONCURRENT_REQUESTS
 
     def clean(self):
         cleaned = super().clean()
-        provider = cleaned.get("provider")
-        if provider and provider != Submission.PROVIDER_AGENT and "model" in cleaned:
-            try:
-                cleaned["model"] = validate_model_name(cleaned["model"])
-            except forms.ValidationError as exc:
-                self.add_error("model", exc)
-        if cleaned.get("budget_usd_per_run") is not None and cleaned.get("price_input_per_mtok") is None and cleaned.get(
-            "price_output_per_mtok"
-        ) is None:
-            self.add_error("budget_usd_per_run", "A cost budget needs prices per million tokens.")
+        check_submission_fields(cleaned, self.add_error)
         if "tasks" in cleaned and "episodes_per_task" in cleaned:
             try:
                 check_episode_volume(services.run_specs(cleaned["tasks"], cleaned["episodes_per_task"]))
@@ -225,6 +224,9 @@ class EndpointForm(forms.Form):
 
     def clean_base_url(self):
         return validate_base_url(self.cleaned_data["base_url"])
+
+    def clean_api_key(self):
+        return validate_api_key(self.cleaned_data["api_key"])
 
     def clean(self):
         cleaned = super().clean()

@@ -25,6 +25,7 @@ from django.utils import timezone
 from arena import images, live, queue
 from arena.images import ImageRef
 from arena.aggregates import apply_step_totals, played_sums, step_totals
+from arena.clients.base import redact
 from arena.clients.errors import ends_run
 from arena.metrics import fold as fold_metrics
 from arena.models import Episode, Experiment, Run, Submission, Worker
@@ -330,6 +331,7 @@ def episode_fail(episode_id: int, reason: str, *, worker: str | None = None, kin
         episode = Episode.objects.select_for_update().filter(filters).first()
         if episode is None:
             return False
+        reason = _without_secrets(reason, episode.run.submission)
         totals = step_totals(episode)
         apply_step_totals(episode, totals)
         episode.status = Episode.FAILED
@@ -352,6 +354,16 @@ def episode_fail(episode_id: int, reason: str, *, worker: str | None = None, kin
         _enqueue_next_in_order(episode.run_id)
         transaction.on_commit(partial(live.publish_end, episode_id))
     return True
+
+
+def _without_secrets(text: str, submission: Submission) -> str:
+    """`text` with no recognisable part of the submission's key or signing secret:
+    episode errors are public, and whatever failed may have quoted either."""
+    try:
+        keys = (submission.get_api_key(), submission.get_agent_secret())
+    except ValueError:  # a key the arena cannot decrypt was never sent, so never quoted
+        return text
+    return redact(text, *keys)
 
 
 def _fail_queued_episodes(run_id: int, reason: str, kind: str) -> None:

@@ -2,14 +2,43 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
+from arena.models import Submission
 from arena.urlguard import UnsafeURL, check_url
 from envs.registry import all_tasks
 
 MAX_DEMONSTRATIONS = 512
 MAX_TOKENS_LIMIT = 131072
+# The largest context window offered today is 10M tokens (Llama 4 Scout).
+MAX_CONTEXT_WINDOW = 10_000_000
+MAX_TOKEN_BUDGET_PER_RUN = 10**12
+MAX_HISTORY_WINDOW = 1000
+MAX_CONCURRENT_REQUESTS = 256
+# Keys are sent in one HTTP header; servers refuse headers past 8 KB.
+MAX_API_KEY_LENGTH = 4096
+
+_MONEY = {"max_digits": 10, "decimal_places": 4, "min_value": Decimal("0")}
+
+#: The limits of a submission's numeric settings, as keyword arguments that Django's form
+#: fields and DRF's serializer fields both take: the form (arena.forms) and the API
+#: (arena.api) build their fields from this one table, so they refuse the same values
+#: with the same words.
+SUBMISSION_LIMITS: dict[str, dict] = {
+    "temperature": {"min_value": 0.0, "max_value": 2.0},
+    "max_tokens": {"min_value": 1, "max_value": MAX_TOKENS_LIMIT},
+    "num_demonstrations": {"min_value": 0, "max_value": MAX_DEMONSTRATIONS},
+    "history_window": {"min_value": 1, "max_value": MAX_HISTORY_WINDOW},
+    "context_window": {"min_value": 1024, "max_value": MAX_CONTEXT_WINDOW},
+    "max_concurrent_requests": {"min_value": 1, "max_value": MAX_CONCURRENT_REQUESTS},
+    "price_input_per_mtok": _MONEY,
+    "price_output_per_mtok": _MONEY,
+    "budget_tokens_per_run": {"min_value": 1, "max_value": MAX_TOKEN_BUDGET_PER_RUN},
+    "budget_usd_per_run": _MONEY,
+}
 
 
 def task_variant_choices() -> list[tuple[str, str]]:
@@ -51,10 +80,65 @@ def validate_model_name(model: str) -> str:
     return model
 
 
+def validate_api_key(key: str) -> str:
+    """`key` without surrounding whitespace, or a ValidationError saying what in it
+    cannot go into an HTTP header. A line break would let the key inject headers, and
+    the HTTP library's refusal would quote it in a public error; a non-ASCII character
+    cannot be encoded at all. The message says where, never what the key holds."""
+    key = (key or "").strip()
+    if len(key) > MAX_API_KEY_LENGTH:
+        raise ValidationError(f"The API key is {len(key):,} characters long; a key can be at most {MAX_API_KEY_LENGTH:,}.")
+    for position, char in enumerate(key, start=1):
+        if "!" <= char <= "~":
+            continue
+        raise ValidationError(
+            f"The API key contains {_what_char(char)} at character {position}. A key is sent in an HTTP header, "
+            "so it can only hold visible ASCII characters (letters, digits, punctuation): paste the key alone."
+        )
+    return key
+
+
+def _what_char(char: str) -> str:
+    if char in "\r\n":
+        return "a line break"
+    if char == "\t":
+        return "a tab"
+    if char == " ":
+        return "a space"
+    if char < " " or char == "\x7f":
+        return "a control character"
+    return "a non-ASCII character"
+
+
+def check_submission_fields(fields: dict, add_error) -> None:
+    """The rules that span fields, shared by the submission form and the API; problems
+    go to `add_error(field, message)`. A model name is needed except by an agent
+    endpoint (the agent picks its own); a cost budget needs prices. Normalises
+    `fields["model"]` in place."""
+    provider = fields.get("provider")
+    if provider == Submission.PROVIDER_AGENT:
+        fields["model"] = (fields.get("model") or "").strip()
+    elif provider and "model" in fields:
+        try:
+            fields["model"] = validate_model_name(fields["model"])
+        except ValidationError as exc:
+            add_error("model", exc.messages[0])
+    if fields.get("budget_usd_per_run") is not None and fields.get("price_input_per_mtok") is None and fields.get(
+        "price_output_per_mtok"
+    ) is None:
+        add_error("budget_usd_per_run", "A cost budget needs prices per million tokens.")
+
+
 def probe_submission_endpoint(*, provider: str, base_url: str, api_key: str, model: str, stated_context_window=None):
     """Probe an endpoint once (arena.probe) with the operator's settings."""
-    from arena.probe import probe_endpoint_sync
+    from arena.probe import ProbeResult, probe_endpoint_sync
 
+    try:
+        validate_api_key(api_key)
+    except ValidationError as exc:
+        # A key stored before keys were checked (the "Test endpoint" button and the
+        # endpoint form probe with the stored one): no HTTP library can send it.
+        return ProbeResult(provider=provider, field_errors={"api_key": exc.messages[0]})
     return probe_endpoint_sync(
         provider=provider, base_url=base_url, api_key=api_key or "", model=model or "",
         stated_context_window=stated_context_window, allow_loopback=settings.ARENA_ALLOW_LOOPBACK,

@@ -4,6 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from django.views.static import serve
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from rest_framework.settings import api_settings
 from rest_framework.routers import DefaultRouter
 
 from arena import api as write_api
@@ -23,7 +24,8 @@ api_patterns = [
     path("agent-protocol/", write_api.agent_protocol, name="agent-protocol"),
     path("runs/<int:pk>/requeue/", write_api.run_requeue, name="run-requeue"),
     path("runs/<int:pk>/cancel/", write_api.run_cancel, name="run-cancel"),
-    path("token/", write_api.TokenView.as_view(), name="token"),
+    # The token view names its own parsers; it gets the API's (bounded JSON depth).
+    path("token/", write_api.TokenView.as_view(parser_classes=api_settings.DEFAULT_PARSER_CLASSES), name="token"),
     path("", include(router.urls)),
 ]
 

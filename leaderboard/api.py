@@ -50,26 +50,41 @@ class TaskViewSet(viewsets.ViewSet):
         return Response(TaskSerializer(items, many=True).data)
 
 
+# Ids are 64-bit; a larger number in a query would overflow the database's integer.
+MAX_ID = 2**63 - 1
+
+
+class RunFilterSerializer(serializers.Serializer):
+    """The query parameters of GET /api/runs/; an empty one filters nothing."""
+
+    task = serializers.CharField(required=False, help_text="only runs of this task, e.g. lmact/gridworld")
+    submission = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID, help_text="only runs of this submission")
+    status = serializers.ChoiceField(choices=Run.STATUS_CHOICES, required=False, help_text="only runs in this status")
+
+    def validate_task(self, value):
+        if value not in all_tasks():
+            raise serializers.ValidationError(f"Unknown task {value!r}; see /api/tasks/.")
+        return value
+
+
 class RunViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = RunSerializer
 
     def get_queryset(self):
         runs = Run.objects.select_related("submission").order_by("-created_at")
         params = self.request.query_params
-        if params.get("task"):
-            runs = runs.filter(task=params["task"])
-        if params.get("submission"):
-            runs = runs.filter(submission_id=params["submission"])
-        if params.get("status"):
-            runs = runs.filter(status=params["status"])
+        filters = RunFilterSerializer(data={name: params[name] for name in ("task", "submission", "status") if params.get(name)})
+        filters.is_valid(raise_exception=True)  # a 400 that names the parameter
+        wanted = filters.validated_data
+        if "task" in wanted:
+            runs = runs.filter(task=wanted["task"])
+        if "submission" in wanted:
+            runs = runs.filter(submission_id=wanted["submission"])
+        if "status" in wanted:
+            runs = runs.filter(status=wanted["status"])
         return runs
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("task", str, description="only runs of this task, e.g. lmact/gridworld"),
-            OpenApiParameter("submission", int), OpenApiParameter("status", str),
-        ]
-    )
+    @extend_schema(parameters=[RunFilterSerializer])
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 

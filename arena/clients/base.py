@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import dataclasses
 import email.utils
+import json
 import random
+import re
 import time
 from datetime import timezone
 
@@ -110,16 +112,53 @@ def _rebuild_model_call_error(message, attempts, http_status, retryable, latency
     )
 
 
+#: How many leading characters of a secret make it recognisable: a word of an error
+#: message that contains them is redacted whole, so an excerpt that cut the key short
+#: (or quoted it with its own escaping) does not publish the part it kept.
+RECOGNISABLE_PREFIX = 8
+
+# The value of a credential header, however a library prints it ("Authorization:
+# Bearer …", b'Bearer …', {'x-api-key': '…'}): secret whatever key it holds. A bare
+# "bearer" in prose ("missing bearer token") is left alone.
+_CREDENTIAL_VALUE = re.compile(
+    r"""(?ix)
+    ( \bauthorization['"]?\s*[:=]\s*['"]?(?:(?:bearer|basic|token)\s+)?
+    | ['"]bearer\s+
+    | \b(?:x-api-key|x-goog-api-key)['"]?\s*[:=]\s*['"]?
+    )
+    [^\s'",}]+
+    """
+)
+
+
+def _written_forms(secret: str) -> set[str]:
+    """`secret` as it is, and as Python's repr and a JSON encoder escape it (an HTTP
+    library refusing a header quotes its bytes: a line break shows as a backslash-n)."""
+    return {
+        secret,
+        secret.encode("unicode_escape").decode("ascii"),
+        repr(secret.encode("utf-8", "backslashreplace"))[2:-1],
+        json.dumps(secret)[1:-1],
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+    }
+
+
 def redact(text: str, *secrets: str | None) -> str:
-    """`text` with every occurrence of each secret replaced by "[redacted]".
+    """`text` with each secret replaced by "[redacted]": the secret as written or
+    escaped, any word that contains its first RECOGNISABLE_PREFIX characters, and the
+    value of any Authorization / API-key header.
 
     Secrets shorter than 4 characters are left alone (they would garble the text and
     are not worth protecting); so is an empty one.
     """
     for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, REDACTED)
-    return text
+        if not secret or len(secret) < 4:
+            continue
+        for form in sorted(_written_forms(secret), key=len, reverse=True):
+            text = text.replace(form, REDACTED)
+        prefix = re.escape(secret[:RECOGNISABLE_PREFIX])
+        text = re.sub(rf"\S*{prefix}\S*", REDACTED, text)
+    return _CREDENTIAL_VALUE.sub(lambda match: match.group(1) + REDACTED, text)
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
