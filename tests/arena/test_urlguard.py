@@ -74,6 +74,7 @@ def test_only_http_and_https(url):
         ("http://user:pass@example.com/v1", "user name or password"),
         ("https://token@example.com/v1", "user name or password"),
         ("http://example .com/v1", "spaces"),
+        ("http://0177.0.0.1/v1", "Invalid IPv4"),  # dotted octal (127.0.0.1 to inet_aton)
     ],
 )
 def test_syntax_refusals(url, message):
@@ -94,6 +95,10 @@ def test_unsafe_url_is_a_value_error():
         ("http://127.0.0.1:8000/v1", "loopback"),
         ("http://127.1/v1", "loopback"),  # glibc-style shorthand still resolves to 127.0.0.1
         ("http://2130706433/v1", "loopback"),  # decimal form of 127.0.0.1
+        ("http://0x7f000001/v1", "loopback"),  # hexadecimal form of 127.0.0.1
+        ("http://0x7f.1/v1", "loopback"),  # hexadecimal shorthand
+        ("http://017700000001/v1", "loopback"),  # octal form of 127.0.0.1
+        ("http://0xa9fea9fe/latest", "link-local"),  # the metadata address in hexadecimal
         ("http://[::1]:8000/v1", "loopback"),
         ("http://10.1.2.3/v1", "private"),
         ("http://192.168.1.10/v1", "private"),
