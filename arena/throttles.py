@@ -63,6 +63,15 @@ class ExperimentThrottle(_HourlyUserThrottle):
     what = "experiments"
 
 
+class EndpointProbeThrottle(_HourlyUserThrottle):
+    """"Test endpoint" and "Edit endpoint" call the submitter's URL: bounded like
+    submissions, so the arena cannot be used to knock on an address over and over."""
+
+    scope = "endpoint-probes"
+    setting = "ARENA_ENDPOINT_PROBES_PER_HOUR"
+    what = "endpoint tests"
+
+
 def form_refusal(throttle_class: type[_HourlyUserThrottle], request) -> str | None:
     """For the form views: count this POST against the same limit as the API, and say
     why it is refused, or None when it may go on."""

@@ -13,7 +13,7 @@ from rest_framework.authtoken.models import Token
 from arena import run_actions, services
 from arena.forms import EndpointForm, ExperimentForm, SignUpForm, SubmissionForm
 from arena.models import Run, Submission, Worker
-from arena.throttles import ExperimentThrottle, SubmissionThrottle, form_refusal
+from arena.throttles import EndpointProbeThrottle, ExperimentThrottle, SubmissionThrottle, form_refusal
 from arena.validation import probe_submission_endpoint
 from arena.selectors import endpoint_speed
 
@@ -169,6 +169,10 @@ def submission_cancel(request, pk):
 def submission_probe(request, pk):
     """The submission page's "Test endpoint" button: probe again and store the result."""
     submission = _own_submission(request, pk)
+    refusal = form_refusal(EndpointProbeThrottle, request)
+    if refusal:
+        messages.error(request, refusal)
+        return redirect(submission)
     result = probe_submission_endpoint(
         provider=submission.provider, base_url=submission.base_url, api_key=submission.get_api_key(),
         model=submission.model, stated_context_window=submission.context_window,
@@ -186,8 +190,11 @@ def submission_endpoint(request, pk):
     """Fix a submission's endpoint (base URL, model, key) after its runs failed; the
     history of changes is kept and shown."""
     submission = _own_submission(request, pk)
-    form = EndpointForm(request.POST or None, submission=submission)
-    if request.method == "POST" and form.is_valid():
+    refusal = form_refusal(EndpointProbeThrottle, request) if request.method == "POST" else None
+    if refusal:
+        messages.error(request, refusal)  # nothing is probed or changed
+    form = EndpointForm(None if refusal else (request.POST or None), submission=submission)
+    if request.method == "POST" and not refusal and form.is_valid():
         data = form.cleaned_data
         edit = run_actions.submission_update_endpoint(
             submission, changed_by=request.user,

@@ -219,6 +219,7 @@ ARENA_MAX_EPISODES_PER_SUBMISSION = env_int("ARENA_MAX_EPISODES_PER_SUBMISSION",
 # Per-user attempts in any sliding hour, form and API together (each attempt probes the endpoint).
 ARENA_SUBMISSIONS_PER_HOUR = env_int("ARENA_SUBMISSIONS_PER_HOUR", 20, minimum=1)
 ARENA_EXPERIMENTS_PER_HOUR = env_int("ARENA_EXPERIMENTS_PER_HOUR", 20, minimum=1)
+ARENA_ENDPOINT_PROBES_PER_HOUR = env_int("ARENA_ENDPOINT_PROBES_PER_HOUR", 30, minimum=1)
 # After this many failed password checks for one account, or from one address, within
 # ARENA_LOGIN_LOCKOUT_SECONDS, further ones are refused until the oldest failure expires.
 ARENA_LOGIN_MAX_FAILURES = env_int("ARENA_LOGIN_MAX_FAILURES", 5, minimum=1)

@@ -305,3 +305,28 @@ def test_the_scaled_settings_count_in_redis(alice, settings, monkeypatch, redis_
             _token("wrong")
         assert _token(PASSWORD).status_code == 429
     assert len(redis.Redis.from_url(redis_url).keys("arena-cache*")) == 2  # the account's and the address's
+
+
+def test_testing_an_endpoint_is_limited_per_hour(client, settings, fake_model):
+    from django.contrib.auth.models import User
+
+    from arena import services
+
+    settings.ARENA_ALLOW_LOOPBACK = True
+    settings.ARENA_ENDPOINT_PROBES_PER_HOUR = 2
+    owner = User.objects.create_user("prober", password="a long enough password")
+    submission = services.submission_create(
+        owner=owner, fields={"name": "m", "base_url": fake_model.base_url, "model": "m"}, api_key="", runs=[]
+    )
+    client.force_login(owner)
+    for _ in range(2):
+        client.post(f"/submissions/{submission.pk}/probe/")
+    probes_before = len(fake_model.requests)
+    refused = client.post(f"/submissions/{submission.pk}/probe/", follow=True)
+    assert "Too many endpoint tests" in refused.content.decode()
+    edit = client.post(f"/submissions/{submission.pk}/endpoint/", {"base_url": "http://example.org/v1", "model": "x"},
+                       follow=True)
+    assert "Too many endpoint tests" in edit.content.decode()
+    assert len(fake_model.requests) == probes_before  # the endpoint was not called again
+    submission.refresh_from_db()
+    assert submission.base_url == fake_model.base_url and not submission.edits.exists()
