@@ -11,11 +11,14 @@ The prompt has two parts:
    format.
 
 The wording below is the arena's own; the structure, the information given and the
-answer format ("Action: …", with "Reasoning: …" first under chain of thought) are the
-paper's. Parsing is deliberately strict (§2.4): only the text after the last "Action:"
-counts, with surrounding whitespace removed; anything else is an illegal action, and
-the task applies the paper's rule for it (a random legal action in most tasks; the
-crossword ends the episode with −1).
+answer format are the reference's: "Reasoning: …" then "Action: …" under chain of
+thought, otherwise the action alone (the keyword form "Action: …" is accepted too, and is
+required when the legal actions cannot be listed, as for the cheetah's continuous
+actions). With no demonstrations the closing instruction does not mention any. Parsing is
+deliberately strict (§2.4): the text after the last "Action:", or a completion that is
+exactly one of the step's legal actions, with surrounding whitespace removed; anything
+else is an illegal action, and the task applies the paper's rule for it (a random legal
+action in most tasks; the crossword ends the episode with −1).
 
 Parts are plain dicts so they can be stored as JSON on the episode and steps:
 {"type": "text", "text": str} or {"type": "image", "sha": str}; each trajectory part
@@ -43,30 +46,41 @@ NO_DEMONSTRATIONS = "There are no demonstrations for this task; act as well as y
 SEPARATOR = "This is the situation you are in now:\n\n"
 LEGAL_ACTIONS_HEADER = "\nThe legal actions in this situation are:\n"
 ACTION_FORMAT_HEADER = "\nA legal action has this form:\n"
-ANSWER_PLAIN = (
-    "\nUsing the demonstrations and the situation above, decide the next action. "
-    "Reply with the action only, in exactly this format:\n"
-    "Action: ...\n"
-)
-ANSWER_PLAIN_LEGAL = (
-    "\nUsing the demonstrations and the situation above, decide the next action; it must be "
-    "one of the legal actions. Reply with the action only, in exactly this format:\n"
-    "Action: ...\n"
-)
-ANSWER_COT = (
-    "\nUsing the demonstrations and the situation above, decide the next action. Reason "
-    "step by step and explain your choice in a few words, then give the action. Reply in "
-    "exactly this format:\n"
+# The closing instruction (LMAct §2.3, Listing 2; the released code's wording for the
+# cases the listing leaves out). It names the demonstrations only when there are some:
+# the zero-shot prompt has none to point to.
+CONTEXT_WITH_DEMONSTRATIONS = "Given the demonstrations and the situation above"
+CONTEXT_ZERO_SHOT = "Given the situation above"
+CHOOSE = "\n{context}, work out the next action"
+CHOOSE_LEGAL = "\n{context}, work out the next action; make sure it is one of the legal actions"
+# Without chain of thought the reference asks for the action alone: a completion that is
+# exactly a legal action counts as that action, and "Action: ..." is accepted as well.
+ALONE_LEGAL = ". Reply with that legal action alone, without any other text.\n"
+ALONE = ". Reply with the action alone, without any other text, written exactly like the earlier actions.\n"
+# When the legal actions cannot be listed (a continuous action space) a bare answer cannot
+# be recognised, so the keyword form is required.
+KEYWORD_ONLY = ". Reply with the action only, in exactly this format:\nAction: ...\n"
+COT = (
+    ". Reason step by step and explain your choice in a few words, then give the action. "
+    "Reply in exactly this format:\n"
     "Reasoning: ...\n"
     "Action: ...\n"
 )
-ANSWER_COT_LEGAL = (
-    "\nUsing the demonstrations and the situation above, decide the next action; make sure "
-    "it is one of the legal actions. Reason step by step and explain your choice in a few "
-    "words, then give the action. Reply in exactly this format:\n"
-    "Reasoning: ...\n"
-    "Action: ...\n"
-)
+
+
+def answer_instruction(*, demonstrations: bool, show_legal: bool, chain_of_thought: bool, listable: bool) -> str:
+    """The closing instruction of a step's prompt (LMAct §2.3–2.4)."""
+    context = CONTEXT_WITH_DEMONSTRATIONS if demonstrations else CONTEXT_ZERO_SHOT
+    text = (CHOOSE_LEGAL if show_legal else CHOOSE).format(context=context)
+    if chain_of_thought:
+        return text + COT
+    if not listable:
+        return text + KEYWORD_ONLY
+    return text + (ALONE_LEGAL if show_legal else ALONE)
+
+
+# The longest closing instruction, for the context-window reserve.
+ANSWER_COT_LEGAL = answer_instruction(demonstrations=True, show_legal=True, chain_of_thought=True, listable=True)
 
 ACTION_KEYWORD = "Action:"
 # Demonstrations fill at most this share of the window by the tokenizer-free estimate:
@@ -79,17 +93,23 @@ OMITTED_STEPS = "[The first {count} steps of this episode are left out here to f
 Part = dict
 
 
-def parse_action(completion: str) -> str | None:
-    """The text after the last "Action:", stripped; None if the keyword is missing."""
+def parse_action(completion: str, legal: Sequence[str] = ()) -> str | None:
+    """The text after the last "Action:", stripped; without the keyword, the whole
+    completion if, stripped, it is exactly one of `legal` (the reference's no-CoT answer is
+    the action alone, LMAct §2.4); None otherwise."""
     position = completion.rfind(ACTION_KEYWORD)
     if position < 0:
-        return None
+        bare = completion.strip()
+        return bare if bare and bare in legal else None
     return completion[position + len(ACTION_KEYWORD):].strip()
 
 
-def parse_reasoning(completion: str) -> str:
-    """What the model wrote before its final "Action:" (its chain of thought)."""
+def parse_reasoning(completion: str, legal: Sequence[str] = ()) -> str:
+    """What the model wrote before its final "Action:" (its chain of thought); nothing
+    for a bare legal action."""
     position = completion.rfind(ACTION_KEYWORD)
+    if position < 0 and completion.strip() in legal:
+        return ""
     head = completion if position < 0 else completion[:position]
     head = head.strip()
     if head.startswith("Reasoning:"):
@@ -148,9 +168,12 @@ def build_prefix(demonstrations, images: ImageStore) -> list[Part]:
 class LMActPrompter:
     """Builds the per-step prompt additions for one episode."""
 
-    def __init__(self, *, show_legal_actions: bool, chain_of_thought: bool, images: ImageStore):
+    def __init__(
+        self, *, show_legal_actions: bool, chain_of_thought: bool, images: ImageStore, demonstrations: bool = True
+    ):
         self.show_legal_actions = show_legal_actions
         self.chain_of_thought = chain_of_thought
+        self.demonstrations = demonstrations
         self.images = images
         self._previous_observation: Observation | None = None
 
@@ -174,9 +197,12 @@ class LMActPrompter:
             elif action_format:
                 # A continuous action space cannot be listed: say what an action looks like.
                 text += ACTION_FORMAT_HEADER + action_format + "\n"
-            answer = ANSWER_COT_LEGAL if self.chain_of_thought else ANSWER_PLAIN_LEGAL
-        else:
-            answer = ANSWER_COT if self.chain_of_thought else ANSWER_PLAIN
+        answer = answer_instruction(
+            demonstrations=self.demonstrations,
+            show_legal=self.show_legal_actions,
+            chain_of_thought=self.chain_of_thought,
+            listable=bool(legal_actions),
+        )
         return [{"type": "text", "text": text + answer, "section": "instructions"}]
 
 
@@ -223,6 +249,7 @@ class LMActStrategy:
         self.prompter: LMActPrompter | None = None
         self.forced_actions: list[str] = []
         self.action_format = ""
+        self._legal: tuple[str, ...] = ()
         self.demonstrations_capped: dict | None = None
         self._converter: ContentConverter | None = None  # made in `begin`, with the episode's images
         self._prefix_content: list[dict] = []
@@ -250,6 +277,7 @@ class LMActStrategy:
             show_legal_actions=self.show_legal_actions,
             chain_of_thought=self.chain_of_thought,
             images=images,
+            demonstrations=bool(demonstrations),
         )
         self.action_format = task.action_format
         self._converter = ContentConverter(images)
@@ -301,6 +329,7 @@ class LMActStrategy:
         trajectory = self.prompter.trajectory_parts(index, observation, previous_action)
         size = tokens.observation_tokens(observation, self._provider) + tokens.text_tokens(previous_action or "") + 6
         self._steps.append((self._converter.convert(trajectory), size))
+        self._legal = tuple(legal)  # what `parse` accepts as a bare answer
         return trajectory + self.prompter.tail_parts(legal, self.action_format)
 
     def messages(self, prompt_added: list, budget: ContextBudget | None = None) -> Prompt:
@@ -325,7 +354,7 @@ class LMActStrategy:
         return Prompt(messages, estimate, dropped)
 
     def parse(self, completion: str) -> tuple[str | None, str]:
-        return parse_action(completion), parse_reasoning(completion)
+        return parse_action(completion, self._legal), parse_reasoning(completion, self._legal)
 
     def record(self, completion: str, action: str) -> None:
         return None

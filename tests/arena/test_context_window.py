@@ -95,9 +95,9 @@ def test_chat_history_slides_to_fit_and_the_stored_steps_rebuild_it(make_model_s
 
 def test_an_observation_that_outgrows_the_window_ends_the_episode_finished_with_its_score(make_model_submission, play):
     # A PGN observation holds the whole game, so it grows every move until even the
-    # current one alone no longer fits a 420-token window.
-    with FakeOpenAIServer(context_window=420) as server:
-        submission = _submission(make_model_submission, server, window=420)
+    # current one alone no longer fits a 400-token window.
+    with FakeOpenAIServer(context_window=400) as server:
+        submission = _submission(make_model_submission, server, window=400)
         run = new_run(submission, task="lmact/chess", fmt="pgn", episodes=1)
         play(run.episodes.get().id)
 
