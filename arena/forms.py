@@ -170,7 +170,7 @@ class ExperimentForm(RefusableForm):
 
     kind = forms.ChoiceField(choices=())
     task = forms.ChoiceField(choices=(), label="Task and format")
-    episodes = forms.IntegerField(initial=10, min_value=1, label="Episodes per run")
+    episodes = forms.IntegerField(initial=services.PAPER_EPISODES_PER_RUN, min_value=1, label="Episodes per run")
     max_demonstrations = forms.IntegerField(
         initial=16, min_value=0, max_value=MAX_DEMONSTRATIONS, required=False, label="Most demonstrations (sweep)",
         help_text="The sweep runs 0, 1, 2, 4, … up to this; the context window may cap each episode further.",
@@ -185,7 +185,9 @@ class ExperimentForm(RefusableForm):
             (value, label) for value, label in task_variant_choices() if suite_of(value.partition(":")[0]).experiments
         ]
         self.fields["episodes"] = forms.IntegerField(
-            initial=10, min_value=1, max_value=settings.ARENA_MAX_EPISODES_PER_TASK, label="Episodes per run"
+            initial=services.PAPER_EPISODES_PER_RUN, min_value=1, max_value=settings.ARENA_MAX_EPISODES_PER_TASK,
+            label="Episodes per run",
+            help_text=f"The paper evaluates {services.PAPER_EPISODES_PER_RUN} episodes per point (lmact.txt §2.4); fewer cost less.",
         )
 
     def clean_task(self):

@@ -158,6 +158,11 @@ def demonstration_counts(maximum: int) -> list[int]:
     return counts
 
 
+# LMAct evaluates 100 episodes per point (lmact.txt §2.4): the default of an experiment's
+# runs, which a user may lower (the run page then says how many of the 100 were played).
+PAPER_EPISODES_PER_RUN = 100
+
+
 def experiment_create(
     submission: Submission, *, kind: str, task: str, format: str, num_episodes: int, max_demonstrations: int = 0
 ) -> Experiment:

@@ -5,6 +5,7 @@ from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 
 from arena.models import Episode, Experiment, Run, Worker
+from arena.services import PAPER_EPISODES_PER_RUN
 from envs.registry import all_tasks, get_suite, tasks_of
 from envs.suite import Suite
 from leaderboard import adventure, infogather
@@ -184,8 +185,16 @@ def run_detail(request, pk):
             "run": run, "episodes": episodes, "run_data": RunSerializer(run).data, "waiting": _waiting_reason(run),
             "error_groups": run_error_groups(run) if run.episodes_failed else [], "is_owner": owner,
             "run_terminal_statuses": Run.TERMINAL,
+            "paper_episodes": _paper_episodes(run),
         },
     )
+
+
+def _paper_episodes(run: Run) -> int | None:
+    """The paper's episodes per point when this experiment run plays fewer (LMAct §2.4)."""
+    if run.experiment_id and run.num_episodes < PAPER_EPISODES_PER_RUN:
+        return PAPER_EPISODES_PER_RUN
+    return None
 
 
 def _same_seed(episode: Episode):

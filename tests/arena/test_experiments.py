@@ -60,3 +60,42 @@ def test_demonstrations_that_do_not_fit_the_context_window_are_dropped_and_recor
     assert capped["requested"] == 64 and 0 < capped["used"] < 64
     assert len(episode.demonstration_seeds) == capped["used"]
     assert capped["estimated_tokens"] <= 12000
+
+
+def test_experiments_default_to_the_papers_100_episodes_per_run_in_form_and_api(make_model_submission):
+    from django.contrib.auth.models import User
+    from rest_framework.test import APIClient
+
+    from arena.forms import ExperimentForm
+
+    assert ExperimentForm().fields["episodes"].initial == 100
+    owner = User.objects.create_user("owner", password="x-long-password-1")
+    submission = make_model_submission()
+    submission.owner = owner
+    submission.save()
+    api = APIClient()
+    api.force_authenticate(owner)
+    body = {"kind": "replay", "submission": submission.pk, "task": "lmact/gridworld:ascii"}
+    created = api.post("/api/experiments/", body, format="json")
+    assert created.status_code == 201, created.content
+    experiment = Experiment.objects.get(pk=created.json()["id"])
+    assert experiment.config["num_episodes"] == 100 and experiment.runs.get().episodes.count() == 100
+    # A user may lower it.
+    fewer = api.post("/api/experiments/", {**body, "num_episodes": 10}, format="json")
+    assert fewer.status_code == 201 and Experiment.objects.get(pk=fewer.json()["id"]).runs.get().num_episodes == 10
+
+
+def test_the_run_page_of_a_shorter_experiment_run_says_how_many_of_the_papers_episodes_it_plays(
+    client, make_model_submission
+):
+    short = services.experiment_create(
+        make_model_submission(), kind=Experiment.REPLAY, task="lmact/gridworld", format="ascii", num_episodes=10
+    ).runs.get()
+    assert "10 of the paper's 100 episodes" in client.get(f"/runs/{short.pk}/").content.decode()
+    full = services.experiment_create(
+        make_model_submission(), kind=Experiment.REPLAY, task="lmact/gridworld", format="ascii", num_episodes=100
+    ).runs.get()
+    assert "the paper" not in client.get(f"/runs/{full.pk}/").content.decode()
+    # A run outside an experiment has no point of the paper's figures to match.
+    alone = services.run_create(make_model_submission(), services.RunSpec(task="lmact/gridworld", format="ascii", num_episodes=3))
+    assert "the paper" not in client.get(f"/runs/{alone.pk}/").content.decode()
