@@ -132,8 +132,12 @@ def _colour_name(colour: chess.Color) -> str:
     return "White" if colour == chess.WHITE else "Black"
 
 
-def board_ascii(board: chess.Board, agent: chess.Color) -> str:
-    """python-chess's board text (upper case White, lower case Black, '.' empty) with rank and file labels."""
+def board_ascii(board: chess.Board, agent: chess.Color, annotated: bool = False) -> str:
+    """python-chess's board text (upper case White, lower case Black, '.' empty): LMAct's
+    ASCII format (lmact.txt Fig. A3a). `annotated` adds a line naming the agent's colour
+    and rank and file labels ('ascii-annotated')."""
+    if not annotated:
+        return str(board)
     lines = [f"You play {_colour_name(agent)}."]
     for rank_label, row in zip("87654321", str(board).splitlines()):
         lines.append(f"{rank_label} {row}")
@@ -274,7 +278,7 @@ class Chess(Task):
     renderer = "chess"  # the replay player draws the board (static/js/renderers-chess.js)
     suite = "lmact"
     title = "Chess"
-    formats = ("ascii", "fen", "pgn", "rgb")
+    formats = ("ascii", "ascii-annotated", "fen", "pgn", "rgb")
     max_steps = 100
     score_range = (-1.0, 1.0)
     blocking = True  # every step waits for a Stockfish search
@@ -290,9 +294,11 @@ class Chess(Task):
         "'exd5', 'O-O', 'e8=Q+', 'Qh5#'); anything else is replaced by a random legal move "
         "and counted as illegal (lmact.txt §2.4). A win scores +1, a loss -1, a draw 0; a "
         "threefold repetition or the fifty-move rule ends the game as a draw at once, as if "
-        "claimed. The episode stops with 0 after 100 agent moves. Formats: 'ascii', the "
-        "python-chess board text (upper case White, lower case Black, '.' empty) with rank "
-        "and file labels under a line naming the agent's colour; 'fen', the Forsyth–Edwards "
+        "claimed. The episode stops with 0 after 100 agent moves. Formats: 'ascii' (the "
+        "paper's, Fig. A3a), the python-chess board text (upper case White, lower case "
+        "Black, '.' empty) and nothing else; 'ascii-annotated', the same board with rank "
+        "and file labels under a line naming the agent's colour (our addition, to compare "
+        "against the paper's format); 'fen', the Forsyth–Edwards "
         "Notation string; 'pgn', the whole game from the initial position (opening moves "
         "included) as PGN with White, Black and Result tags; 'rgb', a 256×256 diagram from "
         "White's side with drawn piece silhouettes and coordinates. The expert is "
@@ -434,4 +440,4 @@ class Chess(Task):
             return Observation(text=self._board.fen())
         if self.format == "pgn":
             return Observation(text=board_pgn(self._board, self._agent, self._end))
-        return Observation(text=board_ascii(self._board, self._agent))
+        return Observation(text=board_ascii(self._board, self._agent, annotated=self.format == "ascii-annotated"))

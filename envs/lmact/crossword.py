@@ -284,6 +284,14 @@ class Crossword(Task):
     formats = ("ascii",)
     max_steps = 25
     score_range = (-1.0, float(MAX_WORDS))
+    # Every word of the right length for an open slot is legal: thousands of actions,
+    # so legal_actions() is empty and a prompt that shows legal actions shows this
+    # description instead (as for cheetah). The clue list gives each answer's length.
+    action_format = (
+        "'A<n>: <word>' or 'D<n>: <word>', where <n> is the number of an Across (A) or "
+        "Down (D) clue whose word is not yet in the grid and <word> is any word with as "
+        "many letters as that clue's answer (the number in brackets after the clue)."
+    )
     description = (
         "Fill a 7×7 crossword from its clues (protocol: lmact.txt §2.2, App. B.2, Fig. A4). "
         "Each episode is a different puzzle from our own seeded generator, which places "
@@ -304,10 +312,12 @@ class Crossword(Task):
         "or a word of the wrong length) ends the episode with -1 and is counted as illegal — "
         "unlike the other LMAct tasks it is not replaced by a random action (lmact.txt "
         "App. C.3). The episode ends when every word is placed, or after 25 steps. The legal "
-        "actions listed to agents and used by the random baseline are, for each slot not yet "
-        "filled, 5 dictionary words of the right length drawn at random per episode without "
-        "looking at the answer (the paper never shows them: the full list would hold every "
-        "word of each length). The expert writes the answers one by one in a random order."
+        "actions are every word of the right length for a slot not yet filled: too many to "
+        "list, so a prompt that shows legal actions shows their form instead ('A<n>: <word>' "
+        "or 'D<n>: <word>' with a word of that clue's length; the paper never lists them). "
+        "The random baseline draws from a seeded sample of 5 dictionary words of the right "
+        "length per open slot, chosen without looking at the answer. The expert writes the "
+        "answers one by one in a random order."
     )
 
     def __init__(self, format: str | None = None):
@@ -358,6 +368,22 @@ class Crossword(Task):
         )
 
     def legal_actions(self) -> list[str]:
+        """Empty: every word of the right length for an open slot is legal, too many to
+        list (see `action_format`). A list of a few words per slot would almost never
+        hold the answer and would steer a model that must pick from it away from it."""
+        if self._puzzle is None:
+            raise RuntimeError("call reset(seed) first")
+        return []
+
+    def random_action(self, rng: random.Random) -> str:
+        """The random baseline's action: uniform over a seeded sample of
+        `LEGAL_CHOICES_PER_SLOT` dictionary words of the right length per open slot,
+        chosen without looking at the answers (the same draws, so the same figures, as
+        when that sample was listed as the legal actions)."""
+        return rng.choice(self.sampled_actions())
+
+    def sampled_actions(self) -> list[str]:
+        """The random baseline's candidates, in a stable order (see `random_action`)."""
         if self._puzzle is None:
             raise RuntimeError("call reset(seed) first")
         if self.done:

@@ -55,11 +55,14 @@ _EMPTY_ROWS = tuple(
 )
 
 
-def grid_text(player: tuple[int, int], target: tuple[int, int]) -> str:
+def grid_text(player: tuple[int, int], target: tuple[int, int], annotated: bool = False) -> str:
+    """The grid, one symbol per cell: LMAct's ASCII format, grid only (lmact.txt §2.3).
+    `annotated` puts a legend line above it ('ascii-annotated')."""
     rows = [list(row) for row in _EMPTY_ROWS]
     rows[target[0]][target[1]] = "T"
     rows[player[0]][player[1]] = "P"
-    return "\n".join([LEGEND, *(" ".join(row) for row in rows)])
+    lines = [" ".join(row) for row in rows]
+    return "\n".join([LEGEND, *lines] if annotated else lines)
 
 
 def coords_text(player: tuple[int, int], target: tuple[int, int]) -> str:
@@ -89,7 +92,7 @@ class GridWorld(Task):
     id = "lmact/gridworld"
     suite = "lmact"
     title = "Grid world"
-    formats = ("ascii", "coords", "rgb")
+    formats = ("ascii", "ascii-annotated", "coords", "rgb")
     max_steps = 25
     score_range = (0.0, 1.0)
     description = (
@@ -99,8 +102,10 @@ class GridWorld(Task):
         "'down', 'left' and 'right'; walking into a wall leaves the player where it is, and "
         "any other text is replaced by a random one of the four and counted as illegal "
         "(lmact.txt §2.4). Reaching the target scores 1 and ends the episode; otherwise it "
-        "stops after 25 steps with 0. Formats: 'ascii', the grid one symbol per cell under a "
-        "legend line; 'coords', {'player': [row, col], 'target': [row, col]} with rows and "
+        "stops after 25 steps with 0. Formats: 'ascii' (the paper's), the grid one symbol "
+        "per cell ('#' wall, 'P' player, 'T' target, '.' floor) and nothing else; "
+        "'ascii-annotated', the same grid under a legend line naming the symbols (our "
+        "addition, to compare against the paper's format); 'coords', {'player': [row, col], 'target': [row, col]} with rows and "
         "columns counted from 0 at the top left of the 12×12 grid (walls included); 'rgb', a "
         "192×192 image of 16-pixel tiles (brick walls, a little person, a bullseye target, "
         "black floor). The sprites are drawn in code rather than taken from Crafter as in the "
@@ -163,4 +168,4 @@ class GridWorld(Task):
             return Observation(image=grid_image(self._player, self._target))
         if self.format == "coords":
             return Observation(text=coords_text(self._player, self._target))
-        return Observation(text=grid_text(self._player, self._target))
+        return Observation(text=grid_text(self._player, self._target, annotated=self.format == "ascii-annotated"))

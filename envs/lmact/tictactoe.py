@@ -158,12 +158,16 @@ def openings() -> tuple[str, ...]:
 
 
 # -- drawing -------------------------------------------------------------------
-def board_text(board: str, agent: str) -> str:
+def board_text(board: str, agent: str, annotated: bool = False) -> str:
+    """The 3×3 grid, one row a line ('X', 'O', '.'): LMAct's ASCII format, board text
+    only (lmact.txt §2.3: the task is inferred from the demonstrations). `annotated`
+    adds a line naming the agent's mark and row/column labels ('ascii-annotated')."""
+    rows = [" ".join(mark.upper() for mark in board[row * 3 : row * 3 + 3]) for row in range(3)]
+    if not annotated:
+        return "\n".join(rows)
     other = "o" if agent == "x" else "x"
     lines = [f"You play {agent.upper()}; your opponent plays {other.upper()}. Empty cells are shown as '.'.", "  1 2 3"]
-    for row, letter in enumerate("abc"):
-        marks = board[row * 3 : row * 3 + 3]
-        lines.append(letter + " " + " ".join(mark.upper() for mark in marks))
+    lines += [letter + " " + row for letter, row in zip("abc", rows)]
     return "\n".join(lines)
 
 
@@ -217,7 +221,7 @@ class TicTacToe(Task):
     id = "lmact/tictactoe"
     suite = "lmact"
     title = "Tic-tac-toe"
-    formats = ("ascii", "rgb")
+    formats = ("ascii", "ascii-annotated", "rgb")
     max_steps = 100
     score_range = (-1.0, 1.0)
     description = (
@@ -229,8 +233,11 @@ class TicTacToe(Task):
         "An action names an empty cell: a row letter a–c (top to bottom) and a column digit "
         "1–3 (left to right), e.g. 'b2'. Anything else is replaced by a random empty cell and "
         "counted as illegal (lmact.txt §2.4). The score is +1 for a win, -1 for a loss and 0 "
-        "for a draw. Formats: 'ascii', a 3×3 text grid with coordinate labels and a line "
-        "naming the agent's mark; 'rgb', a 192×192 drawing of the board with the same labels "
+        "for a draw. Formats: 'ascii' (the paper's), the 3×3 grid as text, one row a line, "
+        "'X', 'O' and '.' for empty, with nothing else (LMAct gives no task description: "
+        "the model learns the cell names from the demonstrations and the legal actions); "
+        "'ascii-annotated', the same grid with row and column labels under a line naming "
+        "the agent's mark (our addition, to compare against the paper's format); 'rgb', a 192×192 drawing of the board with the same labels "
         "(which mark is the agent's follows from the counts: X moves first). The expert is a "
         "full minimax search that breaks ties between equally safe moves by the exact chance "
         "of beating the random opponent; it never loses and wins about 84% of the openings "
@@ -308,4 +315,4 @@ class TicTacToe(Task):
     def _observe(self) -> Observation:
         if self.format == "rgb":
             return Observation(image=board_image(self._board))
-        return Observation(text=board_text(self._board, self._agent))
+        return Observation(text=board_text(self._board, self._agent, annotated=self.format == "ascii-annotated"))

@@ -55,3 +55,20 @@ def test_a_wrong_crossword_word_length_ends_the_episode_with_minus_one(make_mode
     play(run.episodes.get().id)
     episode = run.episodes.get()
     assert episode.score == -1 and episode.num_steps == 1
+
+
+def test_a_model_answering_crossword_words_scores_and_sees_no_decoy_list(make_model_submission, fake_model, play):
+    # LMAct fidelity (issue 18, item 1): the prompt shows the form of a legal action,
+    # not a handful of random words that exclude the answer.
+    from envs.lmact.crossword import generate
+
+    run = new_run(make_model_submission(), task="lmact/crossword", fmt="ascii", episodes=1)
+    puzzle = generate(run.episodes.get().seed)
+    fake_model.enqueue(*(Fault.reply(f"Action: {e.label}: {e.answer.lower()}") for e in puzzle.entries))
+    play(run.episodes.get().id)
+    episode = run.episodes.get()
+    assert episode.status == Episode.FINISHED, episode.error
+    assert episode.score == len(puzzle.entries) and episode.end_reason == "solved"
+    prompt = message_text(fake_model.requests[0].json["messages"][0])
+    assert "A legal action has this form" in prompt and "'A<n>: <word>'" in prompt
+    assert "The legal actions in this situation are" not in prompt

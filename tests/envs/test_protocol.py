@@ -36,8 +36,8 @@ def test_it_registers_both_tasks_in_the_lmact_suite_with_a_description():
         assert issubclass(cls, Task) and cls.suite == "lmact"
         assert "lmact.txt §2.2" in cls.description
         assert set(baselines_of(cls)) == {"random", "expert"}
-    assert tasks["lmact/tictactoe"].formats == ("ascii", "rgb")
-    assert tasks["lmact/gridworld"].formats == ("ascii", "coords", "rgb")
+    assert tasks["lmact/tictactoe"].formats == ("ascii", "ascii-annotated", "rgb")
+    assert tasks["lmact/gridworld"].formats == ("ascii", "ascii-annotated", "coords", "rgb")
     assert (tasks["lmact/tictactoe"].max_steps, tasks["lmact/gridworld"].max_steps) == (100, 25)
     assert tasks["lmact/tictactoe"].score_range == (-1, 1)
     assert tasks["lmact/gridworld"].score_range == (0, 1)

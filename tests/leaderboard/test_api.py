@@ -56,8 +56,8 @@ def test_it_lists_tasks_with_their_formats():
     response = APIClient().get("/api/tasks/")
     assert response.status_code == 200
     tasks = {t["id"]: t for t in response.json()}
-    assert tasks["lmact/gridworld"]["formats"] == ["ascii", "coords", "rgb"]
-    assert tasks["lmact/tictactoe"]["formats"] == ["ascii", "rgb"]
+    assert tasks["lmact/gridworld"]["formats"] == ["ascii", "ascii-annotated", "coords", "rgb"]
+    assert tasks["lmact/tictactoe"]["formats"] == ["ascii", "ascii-annotated", "rgb"]
 
 
 def test_it_creates_a_submission_with_its_runs_and_never_returns_the_key(client_with_token, fake_model, allow_loopback):

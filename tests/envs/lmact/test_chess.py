@@ -205,12 +205,15 @@ def test_the_expert_beats_the_opponent():
 def test_formats():
     board = board_after("e4", "c5", "Nf3")
     texts = {}
-    for fmt in ("ascii", "fen", "pgn"):
+    for fmt in ("ascii", "ascii-annotated", "fen", "pgn"):
         task = make("lmact/chess", fmt)
         texts[fmt] = task.reset_to(0, board).text
         task.close()
     assert texts["fen"] == board.fen()
-    ascii_lines = texts["ascii"].splitlines()
+    # LMAct fidelity (issue 18, item 2): 'ascii' is python-chess's board text alone
+    # (lmact.txt Fig. A3a); the colour line and labels are 'ascii-annotated'.
+    assert texts["ascii"] == str(board) and "You play" not in texts["ascii"]
+    ascii_lines = texts["ascii-annotated"].splitlines()
     assert ascii_lines[0] == "You play Black."
     assert ascii_lines[1] == "8 r n b q k b n r"
     assert ascii_lines[5] == "4 . . . . P . . ."

@@ -243,9 +243,19 @@ def test_expert_order_is_seeded_and_random():
     assert sorted(orders[0]) == sorted(reading_order) and orders[0] != reading_order
 
 
-def test_legal_actions_offer_a_few_words_per_open_slot(task):
-    actions = task.legal_actions()
-    assert actions == task.legal_actions()
+def test_legal_actions_are_described_not_sampled(task):
+    # LMAct fidelity (issue 18, item 1): every word of the right length is legal, so no
+    # short list (which would almost never hold the answer) is offered.
+    assert task.legal_actions() == []
+    assert "'A<n>: <word>'" in task.action_format and "'D<n>: <word>'" in task.action_format
+    entry = task.puzzle.entries[0]
+    result = task.step(f"{entry.label}: {entry.answer}")
+    assert (result.reward, result.legal) == (1.0, True)
+
+
+def test_the_random_baseline_draws_a_few_words_per_open_slot(task):
+    actions = task.sampled_actions()
+    assert actions == task.sampled_actions()
     by_label: dict[str, list[str]] = {}
     for action in actions:
         label, word = action.split(": ")
@@ -254,9 +264,10 @@ def test_legal_actions_offer_a_few_words_per_open_slot(task):
     for entry in task.puzzle.entries:
         assert len(by_label[entry.label]) == cw.LEGAL_CHOICES_PER_SLOT
         assert all(len(word) == len(entry.answer) for word in by_label[entry.label])
+    assert RandomLegalPolicy(4).act(task) in actions
     entry = task.puzzle.entries[0]
     task.step(f"{entry.label}: {entry.answer}")
-    assert not any(action.startswith(f"{entry.label}:") for action in task.legal_actions())
+    assert not any(action.startswith(f"{entry.label}:") for action in task.sampled_actions())
 
 
 def test_random_legal_play_never_ends_early():

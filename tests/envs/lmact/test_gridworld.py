@@ -79,3 +79,12 @@ def test_the_same_seed_gives_the_same_episode():
                 break
         traces.append(trace)
     assert traces[0] == traces[1]
+
+
+def test_the_default_ascii_observation_is_the_grid_alone():
+    # LMAct fidelity (issue 18, item 2): no legend line (lmact.txt §2.3).
+    plain = make("lmact/gridworld").reset(9).text
+    annotated = make("lmact/gridworld", "ascii-annotated").reset(9).text
+    assert plain.splitlines() == annotated.splitlines()[1:] and len(plain.splitlines()) == 12
+    assert annotated.startswith("Legend:") and "Legend" not in plain
+    assert set(plain.replace("\n", " ").split()) == {"#", ".", "P", "T"}

@@ -93,8 +93,19 @@ def test_different_seeds_start_from_different_openings():
 
 
 def test_the_ascii_observation_names_the_agents_mark_and_the_rgb_one_is_an_image():
-    task = make("lmact/tictactoe", "ascii")
+    task = make("lmact/tictactoe", "ascii-annotated")
     observation = task.reset(1)
     assert observation.image is None and "X" in observation.text.upper()
+    assert observation.text.startswith("You play ") and "  1 2 3" in observation.text
     image = make("lmact/tictactoe", "rgb").reset(1).image
     assert image.mode == "RGB" and image.width >= 100
+
+
+def test_the_default_ascii_observation_is_the_board_alone():
+    # LMAct fidelity (issue 18, item 2): no task description, no labels (lmact.txt §2.3).
+    task = make("lmact/tictactoe")
+    assert task.format == "ascii"
+    task.reset(1)
+    text = task.reset(1).text
+    board = task.board.upper()
+    assert text == "\n".join(" ".join(board[row * 3 : row * 3 + 3]) for row in range(3))
