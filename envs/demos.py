@@ -96,7 +96,7 @@ def play_expert_episode(task_id: str, format: str, seed: int) -> Demonstration:
 # pools in memory only). A pool file is named by task, format, size and a fingerprint of
 # this module's seed rule, so a changed rule never reads an old file.
 _cache_dir: Path | None = None
-POOL_VERSION = "2"  # 2: frames kept as PNG bytes
+POOL_VERSION = "3"  # 2: frames kept as PNG bytes; 3: plain LMAct ascii boards, crossword forms
 
 
 def set_cache_dir(path: str | os.PathLike | None) -> None:
