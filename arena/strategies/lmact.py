@@ -42,7 +42,12 @@ PREAMBLE = (
     "work out the policy they follow, and apply that policy to a new situation.\n\n"
 )
 DEMONSTRATIONS_HEADER = "Demonstrations:\n\n"
-NO_DEMONSTRATIONS = "There are no demonstrations for this task; act as well as you can.\n\n"
+# With no demonstration the preamble speaks of none (the reference has a zero-shot
+# preamble of its own): the agent acts from the situation alone.
+ZERO_SHOT_PREAMBLE = (
+    "You are an agent acting in an environment. You are shown the situation you are in; "
+    "decide the next action.\n\n"
+)
 SEPARATOR = "This is the situation you are in now:\n\n"
 LEGAL_ACTIONS_HEADER = "\nThe legal actions in this situation are:\n"
 ACTION_FORMAT_HEADER = "\nA legal action has this form:\n"
@@ -151,11 +156,11 @@ def merge_text(parts: Sequence[Part]) -> list[Part]:
 
 
 def build_prefix(demonstrations, images: ImageStore) -> list[Part]:
-    """Listing 1: preamble, then each demonstration episode, one blank line between."""
-    parts: list[Part] = [{"type": "text", "text": PREAMBLE}]
+    """Listing 1: preamble, then each demonstration episode, one blank line between;
+    without demonstrations, the zero-shot preamble alone."""
     if not demonstrations:
-        parts.append({"type": "text", "text": NO_DEMONSTRATIONS})
-        return merge_text(parts)
+        return [{"type": "text", "text": ZERO_SHOT_PREAMBLE}]
+    parts: list[Part] = [{"type": "text", "text": PREAMBLE}]
     parts.append({"type": "text", "text": DEMONSTRATIONS_HEADER})
     for demonstration in demonstrations:
         for observation, action in demonstration.steps:

@@ -86,3 +86,10 @@ def test_a_run_with_demonstrations_names_them_in_the_instruction(make_model_subm
     play(run.episodes.get().id)
     prompt = message_text(fake_model.requests[0].json["messages"][0])
     assert "Given the demonstrations and the situation above" in prompt
+
+
+def test_a_zero_shot_prompt_never_mentions_demonstrations():
+    from arena.strategies.lmact import build_prefix
+
+    prefix_text = "".join(part["text"] for part in build_prefix([], images=None))
+    assert "demonstration" not in prefix_text.lower()
