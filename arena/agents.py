@@ -184,12 +184,12 @@ class ModelAgent:
     async def _call(self, messages: list[dict], purpose: str, max_tokens: int | None = None):
         gate = gate_for(self.submission.base_url, self.submission.max_concurrent_requests)
         try:
-            async with gate.slot():
-                self.client.set_timeout(gate.timeout(settings.ARENA_MODEL_TIMEOUT_SECONDS))
-                reply = await self.client.complete(messages, max_tokens=max_tokens)
+            reply = await gate.call(
+                self.client, lambda: self.client.complete(messages, max_tokens=max_tokens),
+                settings.ARENA_MODEL_TIMEOUT_SECONDS,
+            )
         except ModelCallError as exc:
             raise EndpointFailed(str(exc), exc.kind) from None
-        gate.record(reply.latency_ms)
         call = {
             "purpose": purpose,
             "tokens_in": reply.tokens_in,
@@ -336,10 +336,9 @@ class AgentEndpointAgent:
     async def decide(self, task: Task, index: int, prompt_added: list) -> Decision:
         gate = gate_for(self.submission_url, self.max_concurrent_requests)
         try:
-            async with gate.slot():
-                self.client.set_timeout(gate.timeout(settings.ARENA_MODEL_TIMEOUT_SECONDS))
-                reply = await self.client.act(self._request)
-            gate.record(reply.latency_ms)
+            reply = await gate.call(
+                self.client, lambda: self.client.act(self._request), settings.ARENA_MODEL_TIMEOUT_SECONDS
+            )
         except ModelCallError as exc:
             raise EndpointFailed(str(exc), exc.kind) from None
         # An unusable reply (not JSON, no action) is an illegal action, not a crash.

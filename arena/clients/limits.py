@@ -47,6 +47,15 @@ class EndpointGate:
         finally:
             self._semaphore.release()
 
+    async def call(self, client, send, base_timeout: float):
+        """`send()` (a coroutine function calling `client`) in a slot of this endpoint,
+        with the client's timeout adapted first and the answer's latency recorded."""
+        async with self.slot():
+            client.set_timeout(self.timeout(base_timeout))
+            reply = await send()
+        self.record(reply.latency_ms)
+        return reply
+
     def record(self, latency_ms: float | None) -> None:
         if latency_ms is not None and latency_ms >= 0:
             self._latencies.append(latency_ms / 1000.0)

@@ -149,6 +149,26 @@ async def read_server_context(
         )
 
 
+async def _describe_model(reader: MetadataReader, facts: ServerFacts, url: str, listing_url: str, ids_of,
+                          list_timeout: float) -> Answer | None:
+    """GET a hosted API's description of one model (Anthropic, Gemini). The answer when the
+    model is known; None otherwise, with `facts` saying why (a key problem, an unknown
+    model with the names the API lists instead, or no description)."""
+    answer = await reader.get(url)
+    if facts.take_status(answer):
+        return None
+    if answer.status == 404:
+        facts.model_found = False
+        listing = await reader.get(listing_url, list_timeout)
+        facts.model_names = ids_of(listing.data) if listing.ok else None
+        return None
+    if not answer.ok:
+        facts.notes.append(f"The API did not describe the model ({_sentence(answer.describe())}).")
+        return None
+    facts.model_found = True
+    return answer
+
+
 # --- Anthropic -------------------------------------------------------------------------------
 
 
@@ -161,18 +181,12 @@ async def look_up_anthropic(reader: MetadataReader, base_url: str, model: str, l
     """GET /v1/models/{model}; for an unknown model, GET /v1/models for the names."""
     facts = ServerFacts()
     root = anthropic_root(base_url)
-    answer = await reader.get(f"{root}/v1/models/{urllib.parse.quote(model, safe='')}")
-    if facts.take_status(answer):
+    answer = await _describe_model(
+        reader, facts, f"{root}/v1/models/{urllib.parse.quote(model, safe='')}",
+        f"{root}/v1/models?limit=100", servers.anthropic_model_ids, list_timeout,
+    )
+    if answer is None:
         return facts
-    if answer.status == 404:
-        facts.model_found = False
-        listing = await reader.get(f"{root}/v1/models?limit=100", list_timeout)
-        facts.model_names = servers.anthropic_model_ids(listing.data) if listing.ok else None
-        return facts
-    if not answer.ok:
-        facts.notes.append(f"The API did not describe the model ({_sentence(answer.describe())}).")
-        return facts
-    facts.model_found = True
     max_input, images = servers.anthropic_model(answer.data)
     if max_input:
         facts.context = ContextFinding(max_input, "Anthropic's model information")
@@ -195,18 +209,12 @@ async def look_up_gemini(reader: MetadataReader, base_url: str, model: str, list
     facts = ServerFacts()
     root = gemini_versioned_root(base_url)
     resource = model if model.startswith(("models/", "tunedModels/")) else f"models/{model}"
-    answer = await reader.get(f"{root}/{urllib.parse.quote(resource, safe='/-._~')}")
-    if facts.take_status(answer):
+    answer = await _describe_model(
+        reader, facts, f"{root}/{urllib.parse.quote(resource, safe='/-._~')}",
+        f"{root}/models?pageSize=100", servers.gemini_model_ids, list_timeout,
+    )
+    if answer is None:
         return facts
-    if answer.status == 404:
-        facts.model_found = False
-        listing = await reader.get(f"{root}/models?pageSize=100", list_timeout)
-        facts.model_names = servers.gemini_model_ids(listing.data) if listing.ok else None
-        return facts
-    if not answer.ok:
-        facts.notes.append(f"The API did not describe the model ({_sentence(answer.describe())}).")
-        return facts
-    facts.model_found = True
     limit = servers.gemini_input_limit(answer.data)
     if limit:
         facts.context = ContextFinding(limit, "the Gemini API's inputTokenLimit")

@@ -28,6 +28,14 @@ LEARNED_MARGIN = 1.05
 OVERFLOW_GROWTH = 1.25
 
 
+def answer_reserve(window: int | None, max_tokens: int) -> int:
+    """The tokens kept free for the answer: the submission's max tokens, but never more
+    than a quarter of a known window."""
+    if window is None:
+        return max_tokens
+    return max(MIN_ANSWER_TOKENS, min(max_tokens, window // ANSWER_SHARE))
+
+
 class ContextExhausted(Exception):
     """Nothing more can be dropped and the prompt still does not fit the window."""
 
@@ -54,9 +62,7 @@ class ContextBudget:
 
     @property
     def answer_reserve(self) -> int:
-        if self.window is None:
-            return self.max_tokens
-        return max(MIN_ANSWER_TOKENS, min(self.max_tokens, self.window // ANSWER_SHARE))
+        return answer_reserve(self.window, self.max_tokens)
 
     @property
     def prompt_limit(self) -> int | None:

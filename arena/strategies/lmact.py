@@ -33,7 +33,7 @@ from collections.abc import Sequence
 
 from arena import tokens
 from arena.strategies.base import ContentConverter, ImageStore
-from arena.strategies.context import ContextBudget, Prompt, oldest_to_drop
+from arena.strategies.context import ContextBudget, Prompt, answer_reserve, oldest_to_drop
 from arena.variant import Variant
 from envs.core import Observation
 
@@ -109,14 +109,14 @@ def parse_action(completion: str, legal: Sequence[str] = ()) -> str | None:
     return completion[position + len(ACTION_KEYWORD):].strip()
 
 
-def parse_reasoning(completion: str, legal: Sequence[str] = ()) -> str:
+def parse_reasoning(completion: str) -> str:
     """What the model wrote before its final "Action:" (its chain of thought); nothing
-    for a bare legal action."""
+    when there is no "Action:" (a bare action, or an answer the replay shows as the
+    completion already — repeating it as reasoning would store it twice)."""
     position = completion.rfind(ACTION_KEYWORD)
-    if position < 0 and completion.strip() in legal:
+    if position < 0:
         return ""
-    head = completion if position < 0 else completion[:position]
-    head = head.strip()
+    head = completion[:position].strip()
     if head.startswith("Reasoning:"):
         head = head[len("Reasoning:"):].strip()
     return head
@@ -307,7 +307,7 @@ class LMActStrategy:
         if not window or not demonstrations:
             return demonstrations
         sizes = [tokens.demonstration_tokens(d, self._provider) for d in demonstrations]
-        answer = ContextBudget(window=window, max_tokens=submission.max_tokens).answer_reserve
+        answer = answer_reserve(window, submission.max_tokens)
         reserve = tokens.text_tokens(PREAMBLE + SEPARATOR + ANSWER_COT_LEGAL) + max(sizes) + answer
         usable = int(window * DENSE_TOKENIZER_MARGIN)
         kept, used = [], 0
@@ -359,7 +359,7 @@ class LMActStrategy:
         return Prompt(messages, estimate, dropped)
 
     def parse(self, completion: str) -> tuple[str | None, str]:
-        return parse_action(completion, self._legal), parse_reasoning(completion, self._legal)
+        return parse_action(completion, self._legal), parse_reasoning(completion)
 
     def record(self, completion: str, action: str) -> None:
         return None

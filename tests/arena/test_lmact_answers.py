@@ -26,7 +26,7 @@ def _instruction(*, demonstrations=True, show_legal=True, chain_of_thought=False
 @pytest.mark.parametrize("completion", ["b2", "  b2\n", "\nb2"])
 def test_a_completion_that_is_exactly_a_legal_action_is_that_action(completion):
     assert parse_action(completion, LEGAL) == "b2"
-    assert parse_reasoning(completion, LEGAL) == ""
+    assert parse_reasoning(completion) == ""
 
 
 @pytest.mark.parametrize("completion", ["b2 please", "I play b2", "d4", "", "   "])
@@ -93,3 +93,8 @@ def test_a_zero_shot_prompt_never_mentions_demonstrations():
 
     prefix_text = "".join(part["text"] for part in build_prefix([], images=None))
     assert "demonstration" not in prefix_text.lower()
+
+
+def test_an_answer_without_the_keyword_is_not_also_stored_as_reasoning():
+    assert parse_reasoning("I would go up, I think") == ""
+    assert parse_reasoning("Reasoning: the target is above.\nAction: up") == "the target is above."
