@@ -430,7 +430,8 @@ class Step(models.Model):
     prompt_added = models.JSONField(default=list, blank=True)
     completion = models.TextField(blank=True)
     # Stored NULL when it is the completion itself, stripped (arena.steptext); read as text.
-    reasoning = models.TextField(null=True, blank=True)
+    # A step created without one has none (""); only the step writer stores NULL.
+    reasoning = models.TextField(null=True, blank=True, default="")
     parsed_action = models.TextField(null=True, blank=True)
     executed_action = models.TextField()
     legal = models.BooleanField()

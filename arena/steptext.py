@@ -13,10 +13,12 @@ calls it for every row it loads) has exactly the values it had before:
   no longer than that key are left in place);
 - `reasoning`: NULL when it is the completion, stripped (as chain-of-thought strategies
   record it);
-- `calls`: a call with the usual keys (CALL_KEYS, in that order) is stored with the
-  marker key "~" listing the usual keys it lacks, and only the values that differ from
+- `calls`: a call with only the usual keys (CALL_KEYS) is stored with the marker key
+  "~" listing the usual keys it lacks, and only the values that differ from
   CALL_DEFAULTS or, for a step's only call, from the step's own token counts and
-  latency. Other calls are stored as given.
+  latency; it is read back with its keys in CALL_KEYS's order, the order the agents
+  write them in (PostgreSQL's jsonb keeps no order anyway). Other calls are stored as
+  given.
 
 `to_store` is idempotent (a stored row stays as it is), and rows written in the plain
 form (older rows, bulk imports, fixtures) read back unchanged: none of them has a NULL
@@ -136,9 +138,8 @@ def _defaults(step: dict, count: int) -> dict:
 def _call_to_store(call, defaults: dict):
     if not _is_dict(call) or CALL_MARKER in call:
         return call
-    keys = list(call)
-    if keys != [key for key in CALL_KEYS if key in call]:
-        return call  # unusual keys, or the usual ones in another order: kept as given
+    if not set(call) <= set(CALL_KEYS):
+        return call  # a call with keys of its own is kept as given
     stored: dict = {CALL_MARKER: [key for key in CALL_KEYS if key not in call and key != "completion"]}
     for key, value in call.items():
         if not (key in defaults and _same(value, defaults[key])):

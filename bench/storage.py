@@ -11,8 +11,9 @@ and its forward function back. After each, the database is compacted (SQLite: VA
 PostgreSQL: VACUUM FULL) and measured: the SQLite file's growth over the empty database,
 pg_total_relation_size of the step table (its TOAST and indexes included).
 
-Then a TextAtari long episode (textatari/pong at its 10,000-step setting, random
-baseline: the text part only, no prompt or model call) is played and measured alone.
+Then TextAtari at its long setting (textatari/pong, 10,000-step limit, random baseline:
+the text part only, no prompt or model call; a lost game ends an episode in a few hundred
+steps, so episodes are played until 10,000 steps are stored) is measured alone.
 
     .venv/bin/python bench/storage.py [--scale 1.0] [--atari-steps 10000] [--postgres]
 """
@@ -193,23 +194,31 @@ def measure_text_tasks(scale: float) -> None:
 
 
 def measure_atari(steps: int) -> None:
+    """Episodes of textatari/pong at the `steps` setting until `steps` steps are stored
+    (the random baseline loses a game of Pong in a few hundred steps)."""
     from arena import services
     from arena.models import Step
     from arena.worker import Worker
 
     before = stored_bytes()
     submission = services.baseline_submission("random", "Random legal actions")
-    spec = services.RunSpec(task="textatari/pong", format="text", num_episodes=1, options={"max_steps": steps})
-    run = services.run_create(submission, spec)
-    started = time.perf_counter()
-    asyncio.run(Worker(concurrency=1, name="bench-atari").serve(until_idle=True))
-    seconds = time.perf_counter() - started
-    played = Step.objects.filter(episode__run=run).count()
+    played, episodes, run_ids, seconds = 0, 0, [], 0.0
+    while played < steps:
+        spec = services.RunSpec(task="textatari/pong", format="text", num_episodes=1, first_seed=episodes,
+                                options={"max_steps": steps})
+        run = services.run_create(submission, spec)
+        started = time.perf_counter()
+        asyncio.run(Worker(concurrency=1, name="bench-atari").serve(until_idle=True))
+        seconds += time.perf_counter() - started
+        played += Step.objects.filter(episode__run=run).count()
+        episodes += 1
+        run_ids.append(run.pk)
     grown = stored_bytes() - before
-    columns = column_bytes_by_run()[run.pk]
-    print(f"textatari/pong, random baseline, one episode: {played:,} steps in {seconds:.0f} s, "
-          f"database growth {grown / played:,.0f} B/step (text and JSON columns {columns / played:,.0f} B/step; "
-          f"target <= {TARGET_BYTES_PER_STEP:,} B)")
+    by_run = column_bytes_by_run()
+    columns = sum(by_run[run_id] for run_id in run_ids)
+    print(f"textatari/pong at the {steps:,}-step setting, random baseline: {played:,} steps in {episodes} episodes, "
+          f"{seconds:.0f} s; database growth {grown / played:,.0f} B/step (text and JSON columns "
+          f"{columns / played:,.0f} B/step; target <= {TARGET_BYTES_PER_STEP:,} B)")
 
 
 def on_postgres(args) -> None:

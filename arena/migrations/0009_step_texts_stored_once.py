@@ -50,7 +50,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name="step",
             name="reasoning",
-            field=models.TextField(blank=True, null=True),
+            field=models.TextField(blank=True, default="", null=True),
         ),
         migrations.RunPython(store_once, store_plainly, elidable=False),
     ]
