@@ -107,7 +107,8 @@ def test_a_played_step_stores_its_observation_its_reasoning_and_its_call_figures
     assert balrog.steps.only("calls").get(index=5).calls == whole.calls
 
     # Rows written in the plain form (older rows, imports) read back as they are.
-    Step.objects.filter(pk=whole.pk).update(prompt_added=whole.prompt_added, reasoning=whole.reasoning, calls=whole.calls)
+    plain = {"prompt_added": whole.prompt_added, "reasoning": whole.reasoning, "calls": whole.calls}
+    Step.objects.filter(pk=whole.pk).update(**plain)
     assert "observation_at" not in _raw_rows([balrog.id])[whole.pk][1]
     again = Step.objects.get(pk=whole.pk)
     assert (again.prompt_added, again.reasoning, again.calls) == (whole.prompt_added, whole.reasoning, whole.calls)
