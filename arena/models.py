@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from arena import steptext
 from arena.crypto import decrypt_secret, encrypt_secret
 
 
@@ -425,9 +426,12 @@ class Step(models.Model):
     observation_image = models.ForeignKey(StoredImage, null=True, blank=True, on_delete=models.PROTECT)
     # What this step appended to the prompt (parts as in Episode.prompt_prefix); with the
     # episode's prefix and the earlier steps' parts it rebuilds the exact prompt sent.
+    # Stored without the observation text it shows (arena.steptext).
     prompt_added = models.JSONField(default=list, blank=True)
     completion = models.TextField(blank=True)
-    reasoning = models.TextField(blank=True)
+    # Stored NULL when it is the completion itself, stripped (arena.steptext); read as text.
+    # A step created without one has none (""); only the step writer stores NULL.
+    reasoning = models.TextField(null=True, blank=True, default="")
     parsed_action = models.TextField(null=True, blank=True)
     executed_action = models.TextField()
     legal = models.BooleanField()
@@ -440,9 +444,10 @@ class Step(models.Model):
     error = models.TextField(blank=True)
     # Every model call made for this step, in order (a self-correction step has two):
     # [{"purpose", "tokens_in", "tokens_out", "cached_tokens_in", "latency_ms",
-    #   "attempts", "http_status", "completion"}]. A call's "completion" is stored only
+    #   "attempts", "http_status", "completion"}]. A call's "completion" is kept only
     # where it differs from the step's own (self-correction's first answer): the text is
-    # kept once. Read them with `calls_with_completions`.
+    # kept once. Read them with `calls_with_completions`. Stored with the values the step
+    # already holds left out (arena.steptext).
     calls = models.JSONField(default=list, blank=True)
     cached_tokens_in = models.PositiveIntegerField(null=True, blank=True)
     # Extras of special protocols, e.g. the replay-control experiment's
@@ -456,6 +461,14 @@ class Step(models.Model):
 
     def __str__(self):
         return f"step {self.index} of episode {self.episode_id}"
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        """Every row loaded (querysets, iterators, refreshes) has its texts restored from
+        their stored form (arena.steptext), so readers see each step as it was played."""
+        step = super().from_db(db, field_names, values)
+        steptext.restore_loaded(step)
+        return step
 
     @property
     def calls_with_completions(self) -> list[dict]:

@@ -14,7 +14,7 @@ from functools import partial
 from django.db import connections, transaction
 from django.utils import timezone
 
-from arena import images, live
+from arena import images, live, steptext
 from arena.clients.http import excerpt
 from arena.dbretry import retry_on_conflict
 from arena.images import ImageRef
@@ -135,6 +135,7 @@ def _store(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
                 fields["calls"] = calls_to_store(record.completion, record.calls)
                 image = fields.pop("observation_image")
                 fields["observation_image_id"] = image.sha256 if image else None
+                fields = steptext.to_store(fields)  # each text once; Step.from_db restores them
                 cursor.execute(sql.insert, sql.insert_params(episode_id, now, fields))
                 if record.tokens_in or record.tokens_out:
                     spent = spent_by_run.setdefault(run_id, [0, 0, 0])

@@ -20,6 +20,7 @@ from typing import BinaryIO
 
 import yaml
 
+from arena import steptext
 from arena.balrog_results.format import ENVIRONMENT_SUMMARY, StepRow, write_json, write_steps
 from arena.balrog_results.importer import IMAGE_MODE_FOLDER, PROGRESS, RECORD, TEXT_MODE_FOLDER, agent_type_of
 from arena.models import Episode, Run, Submission
@@ -119,7 +120,8 @@ def _trajectory(episode: Episode) -> Trajectory:
     for position, step in enumerate(steps):
         rows.append(
             StepRow(
-                index=position, action=step["completion"] or step["executed_action"], reasoning=step["reasoning"],
+                index=position, action=step["completion"] or step["executed_action"],
+                reasoning=steptext.reasoning_restored(step["reasoning"], step["completion"]),
                 observation=following[position] or "", reward=step["reward"], done=step["done"],
             )
         )
