@@ -289,11 +289,14 @@ class StepPage:
     more: bool  # steps after the last of `results` remain
 
 
-def step_page(episode_id: int, after_index: int, max_steps: int) -> StepPage:
-    """The previews of the steps after `after_index`, at most `max_steps` of them and
-    about STEP_PAGE_MAX_BYTES of JSON (at least one step): one page of the steps API,
-    one batch of the live channel."""
+def step_page(episode_id: int, after_index: int, max_steps: int, through_index: int | None = None) -> StepPage:
+    """The previews of the steps after `after_index` (and up to `through_index`, when
+    given: a window of the replay), at most `max_steps` of them and about
+    STEP_PAGE_MAX_BYTES of JSON (at least one step): one page of the steps API, one
+    batch of the live channel."""
     steps = Step.objects.filter(episode_id=episode_id, index__gt=after_index).order_by("index")
+    if through_index is not None:
+        steps = steps.filter(index__lte=through_index)
     results: list[dict] = []
     size = 1_000  # room for the page's own fields (count, next) and the commas
     for step in steps.iterator(chunk_size=STEP_READ_CHUNK):
