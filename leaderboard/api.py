@@ -24,7 +24,14 @@ from leaderboard.serializers import (
     StepSerializer,
     step_page,
 )
-from leaderboard.step_marks import MARK_KINDS, episode_marks, marks_etag
+from leaderboard.step_marks import (
+    MARK_KINDS,
+    MAX_WINDOW_STEPS,
+    MIN_WINDOW_STEPS,
+    WINDOW_STEPS,
+    episode_marks,
+    marks_etag,
+)
 
 
 class TaskSerializer(serializers.Serializer):
@@ -159,21 +166,32 @@ class EpisodeViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
             "What the replay's scrubber marks, for the whole episode: per kind (error, illegal, reward, "
             "done) the step indices as a list (`indices`) or, when shorter, as a base64 bitmap "
             "(`bitmap`: bit i of byte i // 8, least significant first, for step i); `reward_before` "
-            "is the reward summed before each window of `window` steps. Cached with an ETag once "
-            "the episode has ended."
+            "is the reward summed before each window of `window` steps (windows aligned on multiples "
+            "of it, as a player fetches them). Cached with an ETag once the episode has ended."
         ),
+        parameters=[
+            OpenApiParameter(
+                "window", int, description=f"steps per window ({MIN_WINDOW_STEPS}–{MAX_WINDOW_STEPS}, default {WINDOW_STEPS})"
+            ),
+        ],
         responses=StepMarksSerializer,
     )
     @action(detail=True, methods=["get"], url_path="marks", url_name="marks")
     def marks(self, request, pk=None):
         episode = self.get_object()
-        etag = marks_etag(episode)
+        raw_window = request.query_params.get("window", str(WINDOW_STEPS))
+        if not re.fullmatch(r"[0-9]{1,6}", raw_window) or not MIN_WINDOW_STEPS <= int(raw_window) <= MAX_WINDOW_STEPS:
+            return Response(
+                {"window": [f"Steps per window, {MIN_WINDOW_STEPS} to {MAX_WINDOW_STEPS}."]},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        etag = marks_etag(episode, int(raw_window))
         headers = {"Cache-Control": "no-cache"}  # revalidated each time: the ETag is cheap
         if etag:
             headers["ETag"] = etag
             if etag in request.headers.get("If-None-Match", ""):
                 return Response(status=status.HTTP_304_NOT_MODIFIED, headers=headers)
-        return Response(episode_marks(episode), headers=headers)
+        return Response(episode_marks(episode, int(raw_window)), headers=headers)
 
     def _steps_page_size(self, raw: str | None) -> int:
         # As DRF's paginators do: a missing or unreadable size is the default, a large one the maximum.

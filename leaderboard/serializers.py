@@ -140,6 +140,7 @@ class EpisodeSerializer(serializers.ModelSerializer):
     renderer = serializers.SerializerMethodField()
     final_observation = serializers.SerializerMethodField()
     steps_url = serializers.SerializerMethodField()
+    marks_url = serializers.SerializerMethodField()
     api_url = serializers.SerializerMethodField()
     ws_path = serializers.SerializerMethodField()
 
@@ -169,6 +170,7 @@ class EpisodeSerializer(serializers.ModelSerializer):
             "final_observation",
             "submission",
             "steps_url",
+            "marks_url",
             "api_url",
             "ws_path",
         ]
@@ -190,6 +192,9 @@ class EpisodeSerializer(serializers.ModelSerializer):
 
     def get_steps_url(self, episode) -> str:
         return reverse("api:episode-steps", args=[episode.pk])
+
+    def get_marks_url(self, episode) -> str:
+        return reverse("api:episode-marks", args=[episode.pk])
 
     def get_api_url(self, episode) -> str:
         return reverse("api:episode-detail", args=[episode.pk])

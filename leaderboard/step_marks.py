@@ -6,8 +6,8 @@ reward and the final step. This module reads those flags for every step in one p
 over the step rows (no texts) and encodes each kind compactly: a list of step indices
 when the kind is rare, else a bitmap over the indices (base64, bit i of byte i // 8 set
 for step i, least significant bit first), whichever is smaller. It also gives the
-reward gathered before each window of WINDOW_STEPS steps, so the player can show the
-cumulative reward of a step from its window alone.
+reward gathered before each window of the player's size (aligned on multiples of it),
+so the player can show the cumulative reward of a step from its window alone.
 
 A finished episode never changes: its marks are cached, keyed by what would change if
 it were ever played again (status, step count, finish time), and served with an ETag.
@@ -23,30 +23,33 @@ from django.db.models import BooleanField, ExpressionWrapper, Q
 from arena.models import Episode, Step
 
 MARK_KINDS = ("error", "illegal", "reward", "done")
-# The player fetches steps in windows of this many, aligned on multiples of it.
+# Steps per window of `reward_before` unless the request names another size.
 WINDOW_STEPS = 100
+MIN_WINDOW_STEPS = 10
+MAX_WINDOW_STEPS = 10_000
 MARKS_CACHE_SECONDS = 7 * 24 * 3600
 _READ_CHUNK = 5_000
 
 
-def marks_etag(episode: Episode) -> str | None:
+def marks_etag(episode: Episode, window: int = WINDOW_STEPS) -> str | None:
     """The ETag of a finished episode's marks; None while it may still gain steps."""
     if episode.status not in Episode.TERMINAL:
         return None
     finished = episode.finished_at.timestamp() if episode.finished_at else 0
-    return f'"marks-{episode.pk}-{episode.status}-{episode.num_steps}-{finished:.6f}"'
+    return f'"marks-{episode.pk}-{window}-{episode.status}-{episode.num_steps}-{finished:.6f}"'
 
 
-def episode_marks(episode: Episode) -> dict:
+def episode_marks(episode: Episode, window: int = WINDOW_STEPS) -> dict:
     """The scrubber marks of `episode` (see the module's docstring), from the cache when
     it has ended."""
-    etag = marks_etag(episode)
+    etag = marks_etag(episode, window)
     if etag is None:
-        return step_marks(episode.pk)
-    return cache.get_or_set(f"step-marks:{etag.strip(chr(34))}", lambda: step_marks(episode.pk), MARKS_CACHE_SECONDS)
+        return step_marks(episode.pk, window)
+    key = f"step-marks:{etag.strip(chr(34))}"
+    return cache.get_or_set(key, lambda: step_marks(episode.pk, window), MARKS_CACHE_SECONDS)
 
 
-def step_marks(episode_id: int) -> dict:
+def step_marks(episode_id: int, window_steps: int = WINDOW_STEPS) -> dict:
     """Read every step's flags (index order, through the (episode, index) index) and
     encode them."""
     rows = (
@@ -68,7 +71,7 @@ def step_marks(episode_id: int) -> dict:
             found["illegal"].append(index)
         if reward:
             found["reward"].append(index)
-            window = index // WINDOW_STEPS
+            window = index // window_steps
             if window >= len(window_rewards):
                 window_rewards.extend([0.0] * (window + 1 - len(window_rewards)))
             window_rewards[window] += reward
@@ -78,8 +81,8 @@ def step_marks(episode_id: int) -> dict:
     return {
         "count": count,
         "last_index": last_index,
-        "window": WINDOW_STEPS,
-        "reward_before": _reward_before_windows(window_rewards, -(-length // WINDOW_STEPS)),
+        "window": window_steps,
+        "reward_before": _reward_before_windows(window_rewards, -(-length // window_steps)),
         "marks": {kind: _encode(indices, length) for kind, indices in found.items()},
     }
 

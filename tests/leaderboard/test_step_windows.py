@@ -80,6 +80,18 @@ def test_the_marks_of_a_100k_step_episode_name_every_marked_step_in_a_few_kiloby
 
 
 @pytest.mark.django_db
+def test_the_marks_give_the_reward_before_each_window_of_the_size_the_player_asks_for(long_episode_id):
+    client = APIClient()
+
+    body = client.get(f"/api/episodes/{long_episode_id}/marks/?window=1000").json()
+    refused = client.get(f"/api/episodes/{long_episode_id}/marks/?window=1")
+
+    assert body["window"] == 1000
+    assert body["reward_before"] == [float(k) for k in range(100)]
+    assert refused.status_code == 400 and "window" in refused.json()
+
+
+@pytest.mark.django_db
 def test_the_marks_of_an_ended_episode_are_not_sent_again_to_a_browser_that_holds_them(long_episode_id):
     client = APIClient()
 
