@@ -133,6 +133,11 @@
     return held ? held.steps[index % WINDOW_STEPS] || null : null;
   };
 
+  /* Whether the window of `index` is held (a step missing from it was never recorded). */
+  StepWindows.prototype.holds = function (index) {
+    return this.windows.has(this.windowOf(index));
+  };
+
   /* The steps held around `index`, for renderers: {steps, position}. */
   StepWindows.prototype.around = function (index) {
     var held = this.windows.get(this.windowOf(index));

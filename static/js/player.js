@@ -230,10 +230,11 @@
     var step = stepAt(state.pos);
     if (!step) {
       if (windows && state.pos >= 0) {
-        // Its window is on its way (windowArrived draws it).
+        // Its window is on its way (windowArrived draws it), or came without it.
+        var held = windows.holds(state.pos);
         shownIndex = null;
-        view.renderNoStep(ui.panels, "Loading step " + state.pos + "…");
-        root.setAttribute("data-step-loading", "1");
+        view.renderNoStep(ui.panels, held ? "No step was recorded at index " + state.pos + "." : "Loading step " + state.pos + "…");
+        root.setAttribute("data-step-loading", held ? "0" : "1");
       }
       return;
     }
@@ -613,7 +614,7 @@
 
   /* Ready once the marks and the step shown are in. */
   function settleWindows() {
-    if (marksLoaded && stepAt(state.pos)) {
+    if (marksLoaded && windows.holds(state.pos)) {
       setMessage("");
       markReady();
     }
