@@ -140,6 +140,7 @@ class EpisodeSerializer(serializers.ModelSerializer):
     renderer = serializers.SerializerMethodField()
     final_observation = serializers.SerializerMethodField()
     steps_url = serializers.SerializerMethodField()
+    marks_url = serializers.SerializerMethodField()
     api_url = serializers.SerializerMethodField()
     ws_path = serializers.SerializerMethodField()
 
@@ -169,6 +170,7 @@ class EpisodeSerializer(serializers.ModelSerializer):
             "final_observation",
             "submission",
             "steps_url",
+            "marks_url",
             "api_url",
             "ws_path",
         ]
@@ -190,6 +192,9 @@ class EpisodeSerializer(serializers.ModelSerializer):
 
     def get_steps_url(self, episode) -> str:
         return reverse("api:episode-steps", args=[episode.pk])
+
+    def get_marks_url(self, episode) -> str:
+        return reverse("api:episode-marks", args=[episode.pk])
 
     def get_api_url(self, episode) -> str:
         return reverse("api:episode-detail", args=[episode.pk])
@@ -289,17 +294,23 @@ class StepPage:
     more: bool  # steps after the last of `results` remain
 
 
-def step_page(episode_id: int, after_index: int, max_steps: int) -> StepPage:
-    """The previews of the steps after `after_index`, at most `max_steps` of them and
-    about STEP_PAGE_MAX_BYTES of JSON (at least one step): one page of the steps API,
-    one batch of the live channel."""
+def step_page(episode_id: int, after_index: int, max_steps: int, through_index: int | None = None) -> StepPage:
+    """The previews of the steps after `after_index` (and up to `through_index`, when
+    given: a window of the replay), at most `max_steps` of them and about
+    STEP_PAGE_MAX_BYTES of JSON (at least one step): one page of the steps API, one
+    batch of the live channel."""
     steps = Step.objects.filter(episode_id=episode_id, index__gt=after_index).order_by("index")
+    if through_index is not None:
+        steps = steps.filter(index__lte=through_index)
     results: list[dict] = []
     size = 1_000  # room for the page's own fields (count, next) and the commas
+    # One serializer for the page: building a serializer's fields costs about 17 times
+    # what representing one step does, and a window of a long replay has 100 steps.
+    serializer = StepSerializer(context={"preview": True})
     for step in steps.iterator(chunk_size=STEP_READ_CHUNK):
         if len(results) == max_steps:
             return StepPage(results, more=True)
-        preview = StepSerializer(step, context={"preview": True}).data
+        preview = serializer.to_representation(step)
         preview_size = json_size(preview)
         if results and size + preview_size > STEP_PAGE_MAX_BYTES:
             return StepPage(results, more=True)

@@ -33,10 +33,12 @@
     }
   }
 
-  function getJson(url) {
+  /* GET JSON; `options.signal` (an AbortSignal) cancels the request. */
+  function getJson(url, options) {
     return fetch(url, {
       headers: { Accept: "application/json" },
       credentials: "same-origin",
+      signal: options && options.signal ? options.signal : undefined,
     }).then(function (res) {
       if (!res.ok) {
         var error = new Error("HTTP " + res.status);

@@ -296,13 +296,57 @@
     return marks;
   }
 
+  // A scrubber is a few hundred pixels wide: past this many marks, each stands for
+  // the marked steps of one slice of the episode (a long episode has thousands).
+  var MAX_DRAWN_MARKS = 400;
+  var KIND_ORDER = ["differ", "error", "illegal", "reward"];
+
   /*
-   * Draw marks ({pos, step, kinds, title}) above a scrubber whose positions run
-   * 0…lastPos; the first kind gives the colour, several kinds a taller mark.
+   * Marks (sorted by pos) gathered into at most MAX_DRAWN_MARKS slices of the
+   * scrubber: each shows the first marked step of its slice, with every kind
+   * found in it, most important first.
+   */
+  function binMarks(marks, lastPos) {
+    var binned = [];
+    var current = null;
+    var currentBin = -1;
+    marks.forEach(function (m) {
+      var bin = lastPos > 0 ? Math.floor((m.pos / lastPos) * (MAX_DRAWN_MARKS - 1)) : 0;
+      if (bin !== currentBin) {
+        currentBin = bin;
+        current = { pos: m.pos, step: m.step, kinds: m.kinds.slice(), count: 0, lastStep: m.step };
+        binned.push(current);
+      }
+      current.count += 1;
+      current.lastStep = m.step;
+      m.kinds.forEach(function (kind) {
+        if (current.kinds.indexOf(kind) < 0) {
+          current.kinds.push(kind);
+        }
+      });
+    });
+    binned.forEach(function (m) {
+      m.kinds.sort(function (a, b) {
+        return KIND_ORDER.indexOf(a) - KIND_ORDER.indexOf(b);
+      });
+      m.title =
+        m.count === 1
+          ? "Step " + m.step + ": " + m.kinds.join(", ")
+          : "Steps " + m.step + "–" + m.lastStep + ": " + m.count + " marked (" + m.kinds.join(", ") + ")";
+    });
+    return binned;
+  }
+
+  /*
+   * Draw marks ({pos, step, kinds, title}, sorted by pos) above a scrubber
+   * whose positions run 0…lastPos; the first kind gives the colour, several
+   * kinds a taller mark.
    */
   function drawMarks(container, marks, lastPos) {
     clear(container);
-    marks.forEach(function (m) {
+    var shown = marks.length > MAX_DRAWN_MARKS ? binMarks(marks, lastPos) : marks;
+    var fragment = document.createDocumentFragment();
+    shown.forEach(function (m) {
       var mark = el("span", "mark mark-" + m.kinds[0]);
       if (m.kinds.length > 1) {
         mark.classList.add("mark-multi");
@@ -311,8 +355,9 @@
       mark.setAttribute("data-pos", String(m.pos));
       mark.setAttribute("data-step", String(m.step));
       mark.title = m.title;
-      container.appendChild(mark);
+      fragment.appendChild(mark);
     });
+    container.appendChild(fragment);
   }
 
   function highlightMark(container, pos) {

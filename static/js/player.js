@@ -6,10 +6,16 @@
  *   renderers*.js        window.ArenaRenderers, one renderer per observation kind
  *   player-state.js      Arena.EpisodeState: the steps held and the selection
  *   player-transport.js  Arena.transport: REST paging, websocket, polling
+ *   player-windows.js    Arena.StepWindows: a long episode a window at a time
  *   player-view.js       Arena.view: step panels, end note, marks, keys
  *
  * and owns what is specific to this page: the scrubber and buttons, playback
  * and speed, ?step=N, following the newest step live, and the start-up.
+ *
+ * An ended episode of more than FULL_LOAD_MAX_STEPS steps is replayed from
+ * windows of steps (`windows`; positions are then step indices) and the
+ * marks of the whole episode; any other is held whole in `state`, as steps
+ * arrive (positions index state.steps).
  *
  * Input: the JSON in <script type="application/json" id="episode-data">
  * (episode fields, `steps_url`, `ws_path`) and the markup of
@@ -22,6 +28,7 @@
   var URL_DEBOUNCE_MS = 200;
   var SPEEDS = ["0.5", "1", "2", "4", "8"];
   var SPEED_KEY = "arena.player.speed";
+  var FULL_LOAD_MAX_STEPS = 1000;
 
   var Arena = window.Arena;
   var view = Arena.view;
@@ -67,12 +74,14 @@
   };
 
   var state = new Arena.EpisodeState(episode);
+  var windows = null; // Arena.StepWindows when a long ended episode is replayed by windows
   var feed = null; // the live feed while the episode is followed live
   var fullSteps = new Arena.transport.FullSteps(); // the last steps shown whole
   var playback = { playing: false, timer: null, speed: 1 };
   var shownIndex = null; // step.index whose panels are drawn
   var urlTimer = null;
   var marksQueued = false;
+  var marksLoaded = false; // windows: the episode's marks are in
 
   function setMessage(text) {
     setText(ui.message, text || "");
@@ -80,6 +89,24 @@
 
   function markReady() {
     root.setAttribute("data-ready", "1");
+  }
+
+  /* ------------------------------------------------------------ positions */
+
+  function lastPos() {
+    return windows ? windows.lastIndex : state.lastPos();
+  }
+
+  /* The step at a position, or null (in windows: not fetched yet). */
+  function stepAt(pos) {
+    if (pos < 0) {
+      return null;
+    }
+    return windows ? windows.step(pos) : state.steps[pos] || null;
+  }
+
+  function indexAt(pos) {
+    return windows ? pos : state.steps[pos].index;
   }
 
   /* ------------------------------------------------------------ steps */
@@ -97,7 +124,7 @@
   }
 
   function afterStepsChanged() {
-    var last = state.lastPos();
+    var last = lastPos();
     ui.scrubber.max = String(Math.max(0, last));
     ui.scrubber.disabled = last < 0;
     ui.play.disabled = last < 0;
@@ -147,7 +174,7 @@
     marksQueued = true;
     var run = function () {
       marksQueued = false;
-      view.drawMarks(ui.marks, view.eventMarks(state), state.lastPos());
+      view.drawMarks(ui.marks, windows ? windowMarks() : view.eventMarks(state), lastPos());
       view.highlightMark(ui.marks, state.pos);
     };
     if (window.requestAnimationFrame && !document.hidden) {
@@ -157,16 +184,23 @@
     }
   }
 
+  function windowMarks() {
+    return windows.events.map(function (event) {
+      return { pos: event.index, step: event.index, kinds: event.kinds, title: "Step " + event.index + ": " + event.kinds.join(", ") };
+    });
+  }
+
   /* ------------------------------------------------------------ selection */
 
   /*
    * Select the step at a position. `opts.auto` marks a move the player made
    * by itself (live follow, deep link); a user move decides whether the live
-   * view keeps following the newest step.
+   * view keeps following the newest step. In windows, `opts.now` fetches the
+   * step's window at once rather than when the moves pause.
    */
   function select(pos, opts) {
     var options = opts || {};
-    var last = state.lastPos();
+    var last = lastPos();
     if (last < 0) {
       state.pos = -1;
       updateChrome();
@@ -180,6 +214,9 @@
       }
     }
     state.pos = pos;
+    if (windows) {
+      windows.want(pos, Boolean(options.now));
+    }
     renderStep();
     updateChrome();
     scheduleUrlUpdate();
@@ -190,11 +227,23 @@
    * again whole when its long texts came cut.
    */
   function renderStep() {
-    var step = state.current();
-    if (!step || shownIndex === step.index) {
+    var step = stepAt(state.pos);
+    if (!step) {
+      if (windows && state.pos >= 0) {
+        // Its window is on its way (windowArrived draws it), or came without it.
+        var held = windows.holds(state.pos);
+        shownIndex = null;
+        view.renderNoStep(ui.panels, held ? "No step was recorded at index " + state.pos + "." : "Loading step " + state.pos + "…");
+        root.setAttribute("data-step-loading", held ? "0" : "1");
+      }
+      return;
+    }
+    root.removeAttribute("data-step-loading");
+    if (shownIndex === step.index) {
       return;
     }
     var index = step.index;
+    var pos = state.pos;
     shownIndex = index;
     view.renderStepWhole(
       ui.panels,
@@ -204,33 +253,43 @@
         return shownIndex === index;
       },
       function (version) {
-        view.renderStep(ui.panels, version, episode, {
-          position: state.pos,
-          steps: state.steps,
-          previous: state.pos > 0 ? state.steps[state.pos - 1] : null,
-          cumulative: state.cumulative[state.pos],
-        });
+        view.renderStep(ui.panels, version, episode, renderContext(pos));
       }
     );
     root.setAttribute("data-current-legal", step.legal === false ? "0" : "1");
   }
 
+  /* What renderers get beside a step: {position, steps, previous, cumulative}. */
+  function renderContext(pos) {
+    if (windows) {
+      var around = windows.around(pos);
+      return { position: around.position, steps: around.steps, previous: stepAt(pos - 1), cumulative: windows.cumulative(pos) };
+    }
+    return {
+      position: pos,
+      steps: state.steps,
+      previous: pos > 0 ? state.steps[pos - 1] : null,
+      cumulative: state.cumulative[pos],
+    };
+  }
+
   /* Everything that depends on position/count but not on the step's content. */
   function updateChrome() {
-    var last = state.lastPos();
-    var step = state.current();
+    var last = lastPos();
     var hasSteps = last >= 0;
 
-    if (step) {
+    if (hasSteps && state.pos >= 0) {
+      var index = indexAt(state.pos);
       ui.scrubber.value = String(state.pos);
-      ui.scrubber.setAttribute("aria-valuetext", "Step " + step.index + " of " + state.steps[last].index);
-      setText(ui.stepLabel, "Step " + step.index + " / " + state.steps[last].index);
-      root.setAttribute("data-current-step", String(step.index));
+      ui.scrubber.setAttribute("aria-valuetext", "Step " + index + " of " + indexAt(last));
+      setText(ui.stepLabel, "Step " + index + " / " + indexAt(last));
+      root.setAttribute("data-current-step", String(index));
     } else {
       setText(ui.stepLabel, "Step – / –");
       root.removeAttribute("data-current-step");
     }
-    root.setAttribute("data-step-count", String(state.steps.length));
+    root.setAttribute("data-step-count", String(windows ? windows.count : state.steps.length));
+    root.setAttribute("data-steps-held", String(windows ? windows.heldCount() : state.steps.length));
 
     ui.first.disabled = !hasSteps || state.pos <= 0;
     ui.prev.disabled = !hasSteps || state.pos <= 0;
@@ -264,14 +323,15 @@
 
   /* The end note shows on the last step of an ended episode (or when it has none). */
   function updateEndReason() {
-    var last = state.lastPos();
+    var last = lastPos();
     var show = state.isTerminal() && (last < 0 || state.pos === last);
     if (!show) {
       ui.endReason.hidden = true;
       Arena.clear(ui.endReason);
       return;
     }
-    view.renderEnd(ui.endReason, episode, state.current(), { position: state.pos, steps: state.steps, final: true });
+    var context = renderContext(state.pos);
+    view.renderEnd(ui.endReason, episode, stepAt(state.pos), { position: context.position, steps: context.steps, final: true });
   }
 
   /* ------------------------------------------------------------ URL */
@@ -302,12 +362,11 @@
     if (!window.history || !window.history.replaceState) {
       return;
     }
-    var step = state.current();
     var url = new URL(window.location.href);
-    if (!step || (state.live && state.following)) {
+    if (state.pos < 0 || lastPos() < 0 || (state.live && state.following)) {
       url.searchParams.delete("step");
     } else {
-      url.searchParams.set("step", String(step.index));
+      url.searchParams.set("step", String(indexAt(state.pos)));
     }
     if (url.href !== window.location.href) {
       try {
@@ -339,11 +398,11 @@
       setPlaying(false);
       return;
     }
-    if (state.steps.length === 0) {
+    if (lastPos() < 0) {
       return;
     }
     // Replaying from the end starts over, as a video player does.
-    if (!state.live && state.pos >= state.lastPos()) {
+    if (!state.live && state.pos >= lastPos()) {
       select(0);
     }
     setPlaying(true);
@@ -354,7 +413,10 @@
     if (!playback.playing) {
       return;
     }
-    if (state.pos < state.lastPos()) {
+    if (windows && state.pos < lastPos() && !stepAt(state.pos + 1)) {
+      // The next window is still on its way: wait for it on this step.
+      windows.want(state.pos + 1, true);
+    } else if (state.pos < lastPos()) {
       select(state.pos + 1);
     } else if (!state.live) {
       setPlaying(false);
@@ -409,7 +471,7 @@
       select(state.pos + 1);
     });
     ui.last.addEventListener("click", function () {
-      select(state.lastPos());
+      select(lastPos());
     });
     ui.speed.addEventListener("change", function () {
       setSpeed(ui.speed.value);
@@ -432,19 +494,19 @@
         }
       },
       jumpToEvent: function (direction) {
-        var pos = state.eventPositionFrom(state.pos, direction);
+        var pos = windows ? windows.eventFrom(state.pos, direction) : state.eventPositionFrom(state.pos, direction);
         if (pos >= 0) {
           select(pos);
         }
       },
       first: function () {
-        if (state.steps.length > 0) {
+        if (lastPos() >= 0) {
           select(0);
         }
       },
       last: function () {
-        if (state.steps.length > 0) {
-          select(state.lastPos());
+        if (lastPos() >= 0) {
+          select(lastPos());
         }
       },
     });
@@ -489,6 +551,73 @@
         updateChrome();
         view.showLoadError(ui.message, root, err, loadReplay);
       });
+  }
+
+  /*
+   * A long ended episode: the window of the deep-linked step (or the first)
+   * is fetched first, then the marks for the scrubber; ready once both are in.
+   */
+  function loadWindows() {
+    setMode("replay");
+    windows = new Arena.StepWindows(episode, windowArrived);
+    var wanted = state.requested !== null ? state.requested : 0;
+    state.requested = null;
+    setMessage("Loading steps…");
+    afterLengthKnown();
+    select(wanted, { auto: true, now: true });
+    loadMarks();
+  }
+
+  function loadMarks() {
+    windows
+      .loadMarks()
+      .then(function () {
+        marksLoaded = true;
+        afterLengthKnown();
+        select(state.pos, { auto: true, now: true }); // clamped to the episode's true length
+        shownIndex = null; // drawn again: its cumulative reward is known now
+        renderStep();
+        settleWindows();
+      })
+      .catch(function (err) {
+        view.showLoadError(ui.message, root, err, loadMarks);
+      });
+  }
+
+  function afterLengthKnown() {
+    var last = lastPos();
+    ui.scrubber.max = String(Math.max(0, last));
+    ui.scrubber.disabled = last < 0;
+    ui.play.disabled = last < 0;
+    queueMarks();
+    updateChrome();
+  }
+
+  /* The steps first…last arrived (or, with `err`, could not be fetched). */
+  function windowArrived(first, last, err) {
+    if (err) {
+      if (state.pos >= first && state.pos <= last) {
+        view.showLoadError(ui.message, root, err, function () {
+          select(state.pos, { auto: true, now: true });
+        });
+      }
+      return;
+    }
+    if (state.pos >= first && state.pos <= last) {
+      renderStep();
+      updateChrome();
+    } else {
+      root.setAttribute("data-steps-held", String(windows.heldCount()));
+    }
+    settleWindows();
+  }
+
+  /* Ready once the marks and the step shown are in. */
+  function settleWindows() {
+    if (marksLoaded && windows.holds(state.pos)) {
+      setMessage("");
+      markReady();
+    }
   }
 
   /* The episode ended while we watched: switch to replay. */
@@ -540,11 +669,10 @@
 
   window.ArenaPlayer = {
     currentIndex: function () {
-      var step = state.current();
-      return step ? step.index : -1;
+      return state.pos >= 0 && lastPos() >= 0 ? indexAt(state.pos) : -1;
     },
     stepCount: function () {
-      return state.steps.length;
+      return windows ? windows.count : state.steps.length;
     },
     isLive: function () {
       return state.live;
@@ -553,7 +681,9 @@
       return playback.playing;
     },
     goTo: function (index) {
-      if (state.steps.length > 0) {
+      if (windows) {
+        select(index);
+      } else if (state.steps.length > 0) {
         select(state.positionForIndex(index));
       }
     },
@@ -569,7 +699,9 @@
     state.following = false;
   }
   setPlaying(false);
-  if (state.isTerminal()) {
+  if (state.isTerminal() && isNum(episode.num_steps) && episode.num_steps > FULL_LOAD_MAX_STEPS && episode.steps_url) {
+    loadWindows();
+  } else if (state.isTerminal()) {
     loadReplay();
   } else {
     connectLive();
