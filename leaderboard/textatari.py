@@ -25,7 +25,7 @@ from envs.registry import tasks_of
 from envs.suite import Suite
 from envs.textatari.catalog import CATEGORIES, DEVIATIONS, SCENARIO_TITLES
 from leaderboard.balrog import episodes_url
-from leaderboard.selectors import Filters, _scored_runs
+from leaderboard.selectors import STRATEGY_FILTERS, Filters, _scored_runs
 
 # The step-limit setting's name, and the limit a run has when it does not set it.
 MAX_STEPS = "max_steps"
@@ -280,4 +280,24 @@ def board(suite: Suite, filters: PageFilters = PageFilters()) -> tuple[list[Game
     return columns, rows
 
 
-__all__ = ["DEVIATIONS", "SCENARIO_TITLES", "board", "category_spans", "step_limits"]
+def page_context(suite: Suite, query) -> dict:
+    """What the suite page shows for a query string: the filtered table, and the chart of
+    the rows named by ?a= and ?b= when both are listed and differ."""
+    from leaderboard.textatari_chart import relative_performance  # it reads this module's rows
+
+    limits = step_limits(suite)
+    filters = PageFilters.from_query(query, tuple(SCENARIO_TITLES), limits)
+    columns, rows = board(suite, filters)
+    picked = {side: query.get(side, "") for side in ("a", "b")}
+    by_key = {row.key: row for row in rows}
+    chart = None
+    if picked["a"] in by_key and picked["b"] in by_key and picked["a"] != picked["b"]:
+        chart = relative_performance(by_key[picked["a"]], by_key[picked["b"]])
+    return {
+        "suite": suite, "columns": columns, "spans": category_spans(columns), "rows": rows,
+        "show_scores": query.get("show") == "score", "filters": filters, "strategy_filters": STRATEGY_FILTERS,
+        "scenarios": SCENARIO_TITLES, "step_limits": limits, "picked": picked, "chart": chart,
+        "same_pick": bool(picked["a"]) and picked["a"] == picked["b"], "deviations": DEVIATIONS,
+        # rank, submission, scenario, agent, steps, mean, one per game
+        "colspan": 6 + len(columns),
+    }

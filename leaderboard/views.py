@@ -11,7 +11,6 @@ from envs.registry import all_tasks, get_suite, tasks_of
 from envs.suite import Suite
 from leaderboard import adventure, balrog, infogather, textatari
 from leaderboard.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
-from leaderboard.textatari_chart import relative_performance
 from leaderboard.selectors import (
     run_error_groups,
     MODE_FILTERS,
@@ -161,27 +160,7 @@ def textatari_page(request, suite: Suite):
     """TextAtari §3.3, App. E: the normalised score per game for every submission ×
     scenario × agent (baselines as reference rows), and the relative-performance chart
     of the two rows picked with ?a=…&b=… (Figs. 6–39)."""
-    step_limits = textatari.step_limits(suite)
-    filters = textatari.PageFilters.from_query(request.GET, tuple(textatari.SCENARIO_TITLES), step_limits)
-    columns, rows = textatari.board(suite, filters)
-    picked = {side: request.GET.get(side, "") for side in ("a", "b")}
-    by_key = {row.key: row for row in rows}
-    chart = None
-    if picked["a"] in by_key and picked["b"] in by_key and picked["a"] != picked["b"]:
-        chart = relative_performance(by_key[picked["a"]], by_key[picked["b"]])
-    return render(
-        request,
-        "leaderboard/textatari.html",
-        {
-            "suite": suite, "columns": columns, "spans": textatari.category_spans(columns), "rows": rows,
-            "show_scores": request.GET.get("show") == "score", "filters": filters,
-            "strategy_filters": STRATEGY_FILTERS, "scenarios": textatari.SCENARIO_TITLES, "step_limits": step_limits,
-            "picked": picked, "chart": chart, "same_pick": bool(picked["a"]) and picked["a"] == picked["b"],
-            "deviations": textatari.DEVIATIONS,
-            # rank, submission, scenario, agent, steps, mean, one per game
-            "colspan": 6 + len(columns),
-        },
-    )
+    return render(request, "leaderboard/textatari.html", textatari.page_context(suite, request.GET))
 
 
 # The suite pages a descriptor may name (envs.suite.Suite.page).
