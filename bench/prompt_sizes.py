@@ -29,6 +29,7 @@ tile rule (arena.tokens.image_tokens). From the calls of every episode:
   pushed to, such as AdventureGame's "done").
 
     .venv/bin/python bench/prompt_sizes.py [--episodes 3] [--task lmact/gridworld ...]
+        [--per-option] [--without-expert]
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ def kept_steps(task_cls, step: int) -> int:
     return earlier_steps_in_prompt(task_cls, history_window=16, step=step)
 
 
-def measure(task_id: str, fmt: str, episodes: int) -> dict:
+def measure(task_id: str, fmt: str, episodes: int, combinations: list[dict] | None = None) -> dict:
     from arena import services
     from arena.runner import EpisodeRunner
     from arena.services import option_combinations
@@ -164,7 +165,7 @@ def measure(task_id: str, fmt: str, episodes: int) -> dict:
     )
     # Tasks with swept options: one episode per combination, so the figures average
     # over what a submission plays.
-    combinations = option_combinations(cls)
+    combinations = combinations or option_combinations(cls)
     seeds_per_run = episodes if len(combinations) == 1 else 1
     runs = [
         services.run_create(submission, services.RunSpec(task=task_id, format=fmt, num_episodes=seeds_per_run, options=combo))
@@ -232,13 +233,45 @@ def demonstration_size(task_id: str, fmt: str) -> tuple[int, int]:
     return round(statistics.mean(sizes)), round(sum(sizes) / steps)
 
 
+def measure_per_option(task_id: str, fmt: str, episodes: int) -> tuple[dict, list[tuple[str, dict]]]:
+    """The figures of each combination of the task's swept options, each over
+    `episodes` episodes, and their mean (what a submission, which plays them all, sees)."""
+    from arena.services import option_combinations
+    from envs.registry import get_task_class
+
+    lines = []
+    for combo in option_combinations(get_task_class(task_id)):
+        label = ", ".join(f"{name}={value}" for name, value in combo.items())
+        lines.append((label, measure(task_id, fmt, episodes, [combo])))
+    each = [figures for _, figures in lines]
+    slopes = [figures["per_step"] for figures in each if figures["per_step"] is not None]
+    overall = {
+        "first": round(statistics.mean(f["first"] for f in each)),
+        "per_step": round(statistics.mean(slopes)) if slopes else None,
+        "answer": round(statistics.mean(f["answer"] for f in each)),
+        "steps": statistics.mean(f["steps"] for f in each),
+        "episodes": sum(f["episodes"] for f in each),
+    }
+    return overall, lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episodes", type=int, default=3, help="episodes per task and format (per option combination: 1)")
     parser.add_argument("--task", action="append", help="only these tasks (repeatable)")
+    parser.add_argument(
+        "--per-option", action="store_true",
+        help="measure each combination of the task's swept options (e.g. TextAtari's scenarios) over --episodes "
+        "episodes and print it on a line of its own; the task's line is then their mean",
+    )
+    parser.add_argument(
+        "--without-expert", action="store_true",
+        help="do not measure the expert's episode length (slow planners); the estimate then uses the step limit",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         setup_django(tmp)
+        from arena.services import option_combinations
         from envs.registry import all_tasks, suite_of
 
         print(f"{'task':36} {'format':16} {'first':>7} {'/step':>6} {'/demo':>7} {'answer':>6} {'steps':>7} "
@@ -248,11 +281,16 @@ def main() -> None:
                 continue
             for fmt in cls.formats:
                 started = time.perf_counter()
-                figures = measure(task_id, fmt, args.episodes)
+                per_option = []
+                if args.per_option and len(option_combinations(cls)) > 1:
+                    figures, per_option = measure_per_option(task_id, fmt, args.episodes)
+                else:
+                    figures = measure(task_id, fmt, args.episodes)
                 demo, demo_step = demonstration_size(task_id, fmt) if suite_of(task_id).demonstrations else (0, 0)
                 if figures["per_step"] is None:
                     figures["per_step"] = demo_step
-                expert = expert_steps(task_id, fmt, args.episodes) if figures["steps"] < cls.max_steps else None
+                measured_expert = not args.without_expert and figures["steps"] < cls.max_steps
+                expert = expert_steps(task_id, fmt, args.episodes) if measured_expert else None
                 expert_text = "-" if expert is None else f"{expert:.1f}"
                 print(
                     f"{task_id:36} {fmt:16} {figures['first']:7d} {figures['per_step']:6d} {demo:7d} "
@@ -260,6 +298,12 @@ def main() -> None:
                     f"{time.perf_counter() - started:6.1f}",
                     flush=True,
                 )
+                for label, each in per_option:
+                    print(
+                        f"  {label:34} {'':16} {each['first']:7d} {each['per_step'] or 0:6d} {'':7} "
+                        f"{each['answer']:6d} {each['steps']:7.1f} {'':>7} {'':6} {each['episodes']:4d}",
+                        flush=True,
+                    )
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from arena.models import Episode, Experiment, Run, Worker
 from arena.services import PAPER_EPISODES_PER_RUN
 from envs.registry import all_tasks, get_suite, tasks_of
 from envs.suite import Suite
-from leaderboard import adventure, balrog, infogather
+from leaderboard import adventure, balrog, infogather, textatari
 from leaderboard.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
 from leaderboard.selectors import (
     run_error_groups,
@@ -156,12 +156,20 @@ def balrog_page(request, suite: Suite):
     )
 
 
+def textatari_page(request, suite: Suite):
+    """TextAtari §3.3, App. E: the normalised score per game for every submission ×
+    scenario × agent (baselines as reference rows), and the relative-performance chart
+    of the two rows picked with ?a=…&b=… (Figs. 6–39)."""
+    return render(request, "leaderboard/textatari.html", textatari.page_context(suite, request.GET))
+
+
 # The suite pages a descriptor may name (envs.suite.Suite.page).
 SUITE_PAGES = {
     "best-score-per-task": best_score_page,
     "information-gathering": infogather_page,
     "clemscore-tables": adventure_page,
     "balrog-leaderboard": balrog_page,
+    "textatari-scores": textatari_page,
 }
 
 # An episode list names its runs in the query string (?runs=3,4,5): at most this many.

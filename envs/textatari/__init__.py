@@ -7,7 +7,7 @@ verbaliser per game (`games/`), the scenarios (`scenarios`), answer parsing
 """
 
 from envs.registry import register_suite
-from envs.suite import CHAT, MEAN_OF_EPISODE_METRIC, SUMMED_REWARD, Metric, Suite
+from envs.suite import CHAT, MEAN_OF_EPISODE_METRIC, SUMMED_REWARD, Metric, PaperPreset, Suite
 
 # TextAtari §3.3 and App. E compare agents by scores relative to human play: an episode's
 # game score normalised between random play (0) and a human tester (1).
@@ -43,6 +43,29 @@ SUITE = register_suite(
         ),
         primary_metric=NORMALISED_SCORE,
         secondary_metrics=(GAME_SCORE,),
+        # TextAtari §3.3 and App. E: the normalised score per game for each scenario and
+        # agent, and the relative-performance charts comparing two of them (Figs. 6–39).
+        page="textatari-scores",
+        page_summary="human-normalised score per game, scenario and agent; relative-performance charts (Figs. 6–19)",
+        # §3.1: every scenario (swept by the task), 1,000 steps (the task's default
+        # step limit) and five seeds. The agent — Naive, CoT or Reflexion — is the
+        # submission's chain-of-thought and reflection choice, since the paper runs all
+        # three (§3.2); what the three share is fixed: no demonstrations, the legal
+        # actions in every turn (App. D.1), plain JSON answers and one observation per
+        # turn (the Basic agent's single user message; each observation narrates the
+        # last action and what it changed).
+        paper_preset=PaperPreset(
+            summary=(
+                "TextAtari's protocol (§3.1): the four scenarios, 1,000 steps and five seeds per game; each turn "
+                "holds the latest observation with the numbered actions; the agent (Naive, CoT, Reflexion) is "
+                "your chain-of-thought and reflection choice."
+            ),
+            episodes=5,
+            strategy={
+                "num_demonstrations": 0, "show_legal_actions": True, "answer_markers": False, "history_window": 1,
+                "keep_reasoning": False, "self_correction": False,
+            },
+        ),
     )
 )
 

@@ -27,6 +27,7 @@ from envs.core import Observation, StepResult, Task
 from envs.textatari import answers, expert, scenarios
 from envs.textatari.emulator import FRAMES_PER_STEP, AtariEmulator
 from envs.textatari.scores import normalised_score, random_and_human
+from envs.textatari.sizes import PROMPT_SIZES
 from envs.textatari.text import obscure
 from envs.textatari.verbaliser import GameVerbaliser, Snapshot, narrate, state_text
 
@@ -197,6 +198,7 @@ def for_game(verbaliser: GameVerbaliser) -> type[TextAtariTask]:
         "verbaliser": verbaliser,
         "action_names": tuple(action_names),
         "score_range": (min(random_score, human_score), max(random_score, human_score)),
+        "prompt_sizes": {"text": PROMPT_SIZES[verbaliser.game]} if verbaliser.game in PROMPT_SIZES else {},
         "__module__": __name__,
     }
     return type(f"TextAtari{type(verbaliser).__name__}", (TextAtariTask,), attributes)

@@ -22,7 +22,9 @@ def test_it_registers_the_papers_23_games():
 
 def test_the_suite_is_a_chat_suite_ranked_by_the_human_normalised_score():
     suite = get_suite("textatari")
-    assert suite.prompt_protocol == CHAT and suite.reflection and not suite.page
+    assert suite.prompt_protocol == CHAT and suite.reflection and suite.page
+    # §3.1: five seeds per game; the scenarios are swept by the task, 1,000 steps is its default.
+    assert suite.paper_preset.episodes == 5 and "chain_of_thought" not in suite.paper_preset.strategy
     primary = suite.primary_metric
     assert (primary.name, primary.fold, primary.episode_metric, primary.higher_is_better) == (
         "normalised_score", MEAN_OF_EPISODE_METRIC, "normalised_score", True

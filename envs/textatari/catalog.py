@@ -1,0 +1,65 @@
+"""How TextAtari's pages group its games (TextAtari §2.1, App. C Tables 6–7).
+
+§2.1 sorts the 23 games into four categories: action games, puzzle and strategy games,
+sports games and arcade classics. Tables 6–7 place most of them; the five games the
+tables leave out are placed here by what they are (BattleZone and Demon Attack are
+shooters like Asteroids; Frostbite, H.E.R.O. and Pitfall! are puzzles of routes and
+timing like Montezuma's Revenge).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Category:
+    name: str
+    title: str
+    games: tuple[str, ...]  # the suite's game names, the part of a task id after "textatari/"
+
+
+CATEGORIES = (
+    Category("action", "Action", ("asteroids", "battlezone", "berzerk", "demonattack")),
+    Category(
+        "puzzle", "Puzzle and strategy",
+        ("breakout", "frostbite", "hero", "montezumarevenge", "pitfall", "privateeye", "qbert"),
+    ),
+    Category("sports", "Sports", ("bowling", "boxing", "pong", "skiing", "tennis")),
+    Category(
+        "arcade", "Arcade classics",
+        ("freeway", "mspacman", "riverraid", "seaquest", "spaceinvaders", "venture", "videopinball"),
+    ),
+)
+
+
+def category_of(game: str) -> Category | None:
+    return next((category for category in CATEGORIES if game in category.games), None)
+
+
+# The scenarios as the paper names them (§2.2; App. E's figures call the reference
+# scenario "RL Trajectory").
+SCENARIO_TITLES = {
+    "basic": "Basic",
+    "obscured": "Obscured",
+    "manual": "Game manual",
+    "reference": "Reference (expert trajectory)",
+}
+
+# What the paper did that the arena does differently, for the suite page.
+DEVIATIONS = (
+    "The reference scenario's trajectory and the expert baseline come from a lookahead planner on the "
+    "emulator's cloned state, not from a PPO agent trained to human level on each game (§2.2): training 23 "
+    "such agents is out of reach here.",
+    "The 0 % and 100 % anchors are the DQN literature's random and human means over whole games, played with "
+    "4 frames per action and random no-op starts; here an action holds for 12 frames and an episode cut at "
+    "its step limit is measured against them as it stands. Most random episodes end before 1,000 steps and "
+    "land near 0 %, but not all: Video Pinball's anchors are close together, and its random baseline is far "
+    "below 0 %.",
+    "The paper's models (Qwen2.5-7B, Gemma-7B, Llama3.1-8B) are whatever the submitters bring; the CoT agent's "
+    "fixed exemplar dialogues are not published, so the arena's CoT request stands in for them.",
+    "Reflexion_last keeps the three most recent reflections (§3.2: up to three); Reflexion_max keeps the "
+    "reflection of the best episode so far.",
+    "When a prompt outgrows the model's context window the oldest turns are dropped, as the paper's sliding "
+    "window drops the oldest messages (§3.1).",
+)
