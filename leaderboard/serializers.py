@@ -63,6 +63,10 @@ class StepSerializer(serializers.ModelSerializer):
     every text longer than STEP_TEXT_PREVIEW_CHARS is cut and named in `truncated`."""
 
     observation_image = serializers.SerializerMethodField()
+    viewer_frame = serializers.SerializerMethodField(
+        help_text="URL of the game's picture at this step for the viewer (TextAtari's screen), which the agent "
+        "never sees; the latest stored one when screens are sampled; null for tasks without one."
+    )
     prompt_added = serializers.SerializerMethodField()
     calls = serializers.SerializerMethodField()
     truncated = serializers.SerializerMethodField(
@@ -77,6 +81,7 @@ class StepSerializer(serializers.ModelSerializer):
             "index",
             "observation_text",
             "observation_image",
+            "viewer_frame",
             "prompt_added",
             "completion",
             "reasoning",
@@ -114,6 +119,10 @@ class StepSerializer(serializers.ModelSerializer):
 
     def get_observation_image(self, step) -> str | None:
         sha = step.observation_image_id
+        return _image_url(sha) if sha else None
+
+    def get_viewer_frame(self, step) -> str | None:
+        sha = (step.info or {}).get("viewer_frame")
         return _image_url(sha) if sha else None
 
     def get_prompt_added(self, step) -> list[dict]:
