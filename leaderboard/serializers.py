@@ -11,6 +11,7 @@ from rest_framework import serializers
 from rest_framework.utils.encoders import JSONEncoder
 
 from arena.models import Episode, Run, Step, StoredImage, Submission
+from arena.selectors import RunProgress, run_progress
 from envs.registry import replay_renderer, suite_of
 from leaderboard.selectors import metric_value
 
@@ -225,7 +226,11 @@ class RunSerializer(serializers.ModelSerializer):
     submission = SubmissionSummarySerializer(read_only=True)
     format = serializers.CharField(read_only=True)
     episodes_total = serializers.IntegerField(source="num_episodes", read_only=True)
-    progress = serializers.FloatField(read_only=True)
+    progress = serializers.SerializerMethodField(
+        help_text="Percent of the run played: ended episodes whole, running ones by their steps of the step limit."
+    )
+    steps_running = serializers.SerializerMethodField(help_text="Steps played so far by the running episodes.")
+    step_limit = serializers.SerializerMethodField(help_text="Each episode's step limit.")
     score_mean = serializers.FloatField(read_only=True, allow_null=True)
     score_stderr = serializers.FloatField(read_only=True, allow_null=True)
     illegal_rate = serializers.FloatField(read_only=True, allow_null=True)
@@ -250,6 +255,8 @@ class RunSerializer(serializers.ModelSerializer):
             "episodes_done",
             "episodes_failed",
             "progress",
+            "steps_running",
+            "step_limit",
             "score_mean",
             "score_stderr",
             "primary_metric",
@@ -269,6 +276,22 @@ class RunSerializer(serializers.ModelSerializer):
             "started_at",
             "finished_at",
         ]
+
+    def _progress(self, run) -> RunProgress:
+        # Read once per run for the three fields that show it.
+        cached = getattr(run, "_progress_read", None)
+        if cached is None:
+            cached = run._progress_read = run_progress(run)
+        return cached
+
+    def get_progress(self, run) -> float:
+        return self._progress(run).percent
+
+    def get_steps_running(self, run) -> int:
+        return self._progress(run).steps_running
+
+    def get_step_limit(self, run) -> int:
+        return self._progress(run).step_limit
 
     @extend_schema_field(MetricValueSerializer(allow_null=True))
     def get_primary_metric(self, run) -> dict | None:
