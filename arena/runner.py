@@ -397,9 +397,10 @@ def _claim_and_load(episode_id: int, worker: str):
         return None
     episode = Episode.objects.select_related("run__submission").get(pk=episode_id)
     reflections = services.reflections_for(episode)
-    steps = list(
-        episode.steps.order_by("index").only("index", "executed_action", "info", "completion", "parsed_action", "reward")
-    )
+    # `episode` is read too: the related manager sets it on every row it yields, and a
+    # deferred foreign key would cost one query per stored step (minutes at 70,000).
+    fields = ("episode", "index", "executed_action", "info", "completion", "parsed_action", "reward")
+    steps = list(episode.steps.order_by("index").only(*fields))
     snapshot = snapshots.snapshot_latest(episode_id, len(steps)) if steps else None
     return episode, episode.run, episode.run.submission, steps, reflections, snapshot
 

@@ -143,3 +143,18 @@ def test_the_screen_is_stored_once_per_picture_and_never_sent_to_the_model(make_
     sent = str([request.json for request in fake_model.requests if request.json])
     assert not any(sha in sent for sha in distinct)
     assert '"image_url"' not in sent and "'image_url'" not in sent
+
+
+def test_taking_up_a_long_episode_reads_its_stored_steps_in_a_few_queries(baseline, django_assert_max_num_queries):
+    """Resuming at step 70,000 must not cost a query per stored step."""
+    from arena.models import Step
+    from arena.runner import _claim_and_load
+
+    episode = _run(baseline("random"))
+    Step.objects.bulk_create(
+        Step(episode=episode, index=i, executed_action="NOOP", legal=True, observation_text="t") for i in range(300)
+    )
+    with django_assert_max_num_queries(12):
+        loaded = _claim_and_load(episode.id, "rescuing-worker")
+        assert len(loaded[3]) == 300
+        assert sum(step.reward for step in loaded[3]) == 0
