@@ -121,7 +121,7 @@ def frame_costs(steps: int, every: int) -> tuple[float, float, int]:
     return spent / steps, written / steps, len(seen)
 
 
-def play_episode(steps: int, frame_every: int, keep_snapshot_at: int):
+def play_episode(steps: int, frame_every: int, keep_snapshot_at: int) -> tuple[int, float, dict]:
     """The episode through the real runner; its id, seconds, and the snapshot stored at
     `keep_snapshot_at` (the runner keeps only the latest, so it is copied aside)."""
     from arena import services, snapshots
@@ -152,7 +152,7 @@ def play_episode(steps: int, frame_every: int, keep_snapshot_at: int):
     asyncio.run(runner.run(episode.id))
     elapsed = time.perf_counter() - start
     snapshots.snapshot_store = store
-    return episode.id, elapsed, kept, agent_factory, submission, spec
+    return episode.id, elapsed, kept
 
 
 class _FirstLiveStep(Exception):
@@ -209,6 +209,44 @@ def time_resume(played_id: int, crash_at: int, kept: dict | None, agent_factory,
     return started["at"] - begin
 
 
+def rebuild_snapshot(episode_id: int, steps: int, crash_at: int) -> dict:
+    """The snapshot the runner stored after `crash_at` steps of a played episode, made
+    again by playing them offline with the same seed and policy (each action checked
+    against the stored one): for timing resumes on a database an earlier run left."""
+    from arena.models import Step
+    from envs.registry import make
+
+    task = make(TASK, "text", max_steps=steps)
+    task.reset(SEED)
+    policy = make_policy_class()(SEED)
+    stored = Step.objects.filter(episode_id=episode_id, index__lt=crash_at).order_by("index")
+    for expected in stored.values_list("executed_action", flat=True).iterator(chunk_size=5000):
+        action = policy.act(task)
+        assert action == expected, "the offline game differs from the stored one"
+        task.step(action)
+    return {"index": crash_at, "task_state": task.snapshot(), "agent_state": policy.snapshot()}
+
+
+def resume_figures(episode_id: int, steps: int, crash_at: int, kept: dict) -> None:
+    from arena import services
+    from arena.agents import BaselineAgent
+
+    policy_class = make_policy_class()
+
+    def agent_factory(submission, run, episode, reflections=()):
+        agent = BaselineAgent(submission, run, episode)
+        agent.policy = policy_class(episode.seed)
+        return agent
+
+    submission = services.baseline_submission("random", "Random legal actions")
+    spec = services.RunSpec(task=TASK, format="text", num_episodes=1, first_seed=SEED, options={"max_steps": steps})
+    with_snapshot = time_resume(episode_id, crash_at, kept, agent_factory, submission, spec)
+    print(f"resume at step {crash_at} from the snapshot: {with_snapshot:.2f} s to the first live step")
+    replayed = time_resume(episode_id, crash_at, None, agent_factory, submission, spec)
+    print(f"resume at step {crash_at} replaying every stored step: {replayed:.1f} s "
+          f"(ratio {replayed / with_snapshot:.0f}×); load {os.getloadavg()[0]:.2f}")
+
+
 def database_bytes(path: str) -> int:
     connection = sqlite3.connect(path)
     connection.execute("VACUUM")
@@ -232,15 +270,37 @@ def deep_step_get(episode_id: int, index: int, repeats: int = 5) -> float:
     return sorted(timings)[len(timings) // 2]
 
 
+def resume_only(directory: str, steps: int) -> None:
+    setup_django(directory, 1)
+    from django.conf import settings
+
+    from arena.models import Episode
+
+    played = Episode.objects.filter(status=Episode.FINISHED, num_steps=steps).order_by("pk").first()
+    every = settings.ARENA_SNAPSHOT_EVERY_STEPS
+    crash_at = (steps * 73 // 100) // every * every
+    print(f"{TASK}: resuming at step {crash_at} of episode {played.pk} ({steps} steps); "
+          f"load {os.getloadavg()[0]:.2f}")
+    start = time.perf_counter()
+    kept = rebuild_snapshot(played.pk, steps, crash_at)
+    print(f"snapshot rebuilt offline in {time.perf_counter() - start:.0f} s")
+    resume_figures(played.pk, steps, crash_at, kept)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=100000, choices=(100, 1000, 10000, 100000))
     parser.add_argument("--frame-every", type=int, default=None, help="store the screen every N steps")
     parser.add_argument("--frame-sample", type=int, default=2000, help="steps of the screen-cost comparison")
     parser.add_argument("--snapshot-every", type=int, default=None, help="snapshot every N steps")
+    parser.add_argument("--resume-from", metavar="DIR", help="only time the resumes, on the database an earlier "
+                        "run of this bench left in DIR (its episode of --steps steps)")
     args = parser.parse_args()
     if args.snapshot_every:
         os.environ["ARENA_SNAPSHOT_EVERY_STEPS"] = str(args.snapshot_every)
+    if args.resume_from:
+        resume_only(args.resume_from, args.steps)
+        return
     tmp = tempfile.mkdtemp(prefix="bench-textatari-horizon-")
     frame_every = args.frame_every or int(os.environ.get("ARENA_VIEWER_FRAME_EVERY_STEPS", "1"))
     setup_django(tmp, frame_every)
@@ -262,7 +322,7 @@ def main() -> None:
 
     raw_seconds = raw_ale_loop(args.steps)
     before = database_bytes(db_path)
-    episode_id, runner_seconds, kept, agent_factory, submission, spec = play_episode(args.steps, frame_every, crash_at)
+    episode_id, runner_seconds, kept = play_episode(args.steps, frame_every, crash_at)
     episode = Episode.objects.get(pk=episode_id)
     assert episode.status == Episode.FINISHED, episode.error
     steps = Step.objects.filter(episode_id=episode_id).count()
@@ -290,11 +350,7 @@ def main() -> None:
 
     deep = min(steps - 1, args.steps * 99 // 100)
     print(f"GET step {deep} through the steps API: {deep_step_get(episode_id, deep) * 1e3:.1f} ms (median of 5)")
-    with_snapshot = time_resume(episode_id, crash_at, kept, agent_factory, submission, spec)
-    print(f"resume at step {crash_at} from the snapshot: {with_snapshot:.2f} s to the first live step")
-    replayed = time_resume(episode_id, crash_at, None, agent_factory, submission, spec)
-    print(f"resume at step {crash_at} replaying every stored step: {replayed:.1f} s "
-          f"(ratio {replayed / with_snapshot:.0f}×); load {os.getloadavg()[0]:.2f}")
+    resume_figures(episode_id, args.steps, crash_at, kept)
 
 
 if __name__ == "__main__":
