@@ -94,6 +94,16 @@ class Agent(Protocol):
 
     async def aclose(self) -> None: ...
 
+    # Resuming from a task snapshot (arena.snapshots): the agent either saves its own
+    # state beside the task's (`snapshot` is not None, `restore` puts it back), or it
+    # needs nothing from the task to replay a stored step (`replays_without_task`: it is
+    # brought up to date from the stored steps' texts alone).
+    replays_without_task: bool
+
+    def snapshot(self) -> bytes | None: ...
+
+    def restore(self, data: bytes) -> None: ...
+
 
 class EndpointFailed(Exception):
     """The model endpoint could not produce a completion after all retries.
@@ -130,6 +140,15 @@ class BaselineAgent:
                 "episode %s: on resume, the %s policy chose %r where it had chosen %r; the game may differ from here",
                 self.episode_id, self.policy.name, chosen, parsed_action,
             )
+
+    # The policy decides from the task's state, which a replay without the task lacks.
+    replays_without_task = False
+
+    def snapshot(self) -> bytes | None:
+        return self.policy.snapshot()
+
+    def restore(self, data: bytes) -> None:
+        self.policy.restore(data)
 
     def begin(self, task: Task, observation: Observation, images: ImageStore) -> tuple[list, list[int]]:
         return [], []
@@ -191,6 +210,15 @@ class ModelAgent:
 
     def replay_step(self, task: Task, completion: str, parsed_action: str | None) -> None:
         self.strategy.record(completion, parsed_action)
+
+    # The prompt is built from the observations and the model's stored answers.
+    replays_without_task = True
+
+    def snapshot(self) -> bytes | None:
+        return None
+
+    def restore(self, data: bytes) -> None:
+        raise TypeError("a model agent is brought up to date from the stored steps")
 
     def prepare(self, index: int, observation: Observation, previous_action: str | None, legal: Sequence[str]) -> list:
         return self.strategy.prepare(index, observation, previous_action, legal)
@@ -349,6 +377,15 @@ class AgentEndpointAgent:
 
     def replay_step(self, task: Task, completion: str, parsed_action: str | None) -> None:
         return None
+
+    # Its history is the stored observations and actions.
+    replays_without_task = True
+
+    def snapshot(self) -> bytes | None:
+        return None
+
+    def restore(self, data: bytes) -> None:
+        raise TypeError("an agent endpoint is brought up to date from the stored steps")
 
     async def decide(self, task: Task, index: int, prompt_added: list) -> Decision:
         gate = gate_for(self.submission_url, self.max_concurrent_requests)

@@ -42,6 +42,13 @@ def write_png_bytes(data: bytes, width: int, height: int) -> ImageRef:
     return ImageRef(sha, width, height, len(data))
 
 
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's header (its IHDR chunk), without decoding it."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        raise ValueError("not a PNG")
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
 def image_path(sha256: str) -> Path:
     return Path(settings.MEDIA_ROOT) / StoredImage.relative_path_of(sha256)
 

@@ -477,6 +477,25 @@ class Step(models.Model):
         return [call if "completion" in call else {**call, "completion": self.completion} for call in self.calls]
 
 
+class EpisodeSnapshot(models.Model):
+    """The saved state of a running episode after its first `index` steps, for tasks
+    that can save one (envs.core.Task.snapshot): a worker resuming the episode restores
+    it and replays only the steps stored after it (arena.snapshots). Only the latest is
+    kept while the episode runs, none once it has ended."""
+
+    episode = models.ForeignKey(Episode, related_name="snapshots", on_delete=models.CASCADE)
+    index = models.PositiveIntegerField()  # steps played before it: the next step's index
+    task_state = models.BinaryField()
+    agent_state = models.BinaryField(null=True, blank=True)  # None: the agent replays the stored steps
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["episode", "index"], name="unique_snapshot_index_per_episode")]
+
+    def __str__(self):
+        return f"snapshot of episode {self.episode_id} at step {self.index}"
+
+
 class Worker(models.Model):
     """A worker process, for /healthz and for the run page's "why is it waiting" line."""
 

@@ -10,7 +10,9 @@ replayed on a fresh task built from the same seed — their executed actions rep
 the same states because tasks are deterministic — and play continues after the last
 stored index. The agent replays each stored step too (a baseline asks its policy
 again), so it goes on as it would have: same seed ⇒ same episode, across crashes.
-Nothing is written twice.
+Nothing is written twice. Tasks that can save their state are snapshotted every so many
+steps, and a resumed episode replays only the steps after the latest snapshot
+(arena.snapshots).
 """
 
 from __future__ import annotations
@@ -19,15 +21,16 @@ import asyncio
 import json
 import logging
 
+from django.conf import settings
 
-from arena import live, services
+from arena import live, services, snapshots
 from arena.dbthread import db
 from arena.stepwriter import StepWriter
 from arena.agents import Agent, Decision, EndpointFailed, make_agent
 from arena.clients.http import MAX_ERROR_CHARS, capped_text
 from arena.strategies.context import ContextExhausted
 from arena.variant import Variant
-from arena.images import ImageRef, read_png, write_png_bytes
+from arena.images import ImageRef, png_size, read_png, write_png_bytes
 from arena.models import Episode, Step
 from envs.registry import make
 from envs.render import encode_png
@@ -72,6 +75,38 @@ class _ObservationImages:
         return ref
 
 
+class _ViewerFrames:
+    """The task's pictures for the replay viewer (envs.core.Task.viewer_png), stored
+    content-addressed every ARENA_VIEWER_FRAME_EVERY_STEPS steps; every step names the
+    latest in `info["viewer_frame"]`. They never reach the agent's prompt."""
+
+    def __init__(self, task):
+        self.task = task
+        self.every = settings.ARENA_VIEWER_FRAME_EVERY_STEPS
+        self.latest: str | None = None
+
+    def at(self, index: int) -> tuple[str | None, ImageRef | None]:
+        """The hash of the picture to show at step `index` (the state the agent sees
+        then, or the latest sampled before it), and its ImageRef when it is new."""
+        if self.latest is not None and index % self.every:
+            return self.latest, None
+        data = self.task.viewer_png()
+        if data is None:
+            return None, None
+        ref = write_png_bytes(data, *png_size(data))
+        if ref.sha256 == self.latest:
+            return ref.sha256, None
+        self.latest = ref.sha256
+        return ref.sha256, ref
+
+    @staticmethod
+    def attach(record, frame: tuple[str | None, ImageRef | None]) -> None:
+        sha, ref = frame
+        if sha is not None:
+            record.info["viewer_frame"] = sha
+        record.viewer_frame = ref
+
+
 def play_episode_blocking(episode_id: int) -> None:
     """Play one episode to its end on a fresh event loop (Huey's own consumer runs the
     queued task this way, one episode per consumer thread)."""
@@ -91,11 +126,11 @@ class EpisodeRunner:
             return
         agent = None
         try:
-            episode, run, submission, stored_steps, reflections = loaded
+            episode, run, submission, stored_steps, reflections, snapshot = loaded
             agent = self.agent_factory(submission, run, episode, reflections=reflections)
             task = make(run.task, run.format, **run.options)
             try:
-                await _Playthrough(self, task, episode, run, agent).play(stored_steps)
+                await _Playthrough(self, task, episode, run, agent).play(stored_steps, snapshot)
             finally:
                 task.close()
         except services.LeaseLost:
@@ -139,6 +174,8 @@ class _Playthrough:
         self.index = 0
         self.end_reason = ""
         self.pending_write: asyncio.Future | None = None
+        self.snapshot_every = snapshots.every_steps() if task.supports_snapshots else 0
+        self.frames = _ViewerFrames(task)
 
     async def _off_loop(self, function, *args):
         # Engine searches and physics rollouts leave the loop free for other episodes.
@@ -146,10 +183,12 @@ class _Playthrough:
             return await asyncio.to_thread(function, *args)
         return function(*args)
 
-    async def play(self, stored_steps: list[Step]) -> None:
+    async def play(self, stored_steps: list[Step], snapshot=None) -> None:
         self.observation = await self._off_loop(self.task.reset, self.episode.seed)
         await self._begin()
-        ended = await self._replay(stored_steps)
+        if snapshot is not None:
+            await self._restore(snapshot, stored_steps)
+        ended = await self._replay(stored_steps[self.index :])
         try:
             if not ended and not await self._play_live():
                 return  # stopped at the run's budget
@@ -172,6 +211,52 @@ class _Playthrough:
                 services.episode_set_prefix, self.episode.pk, self.worker, prefix, demo_seeds,
                 capped=agent.demonstrations_capped,
             )
+
+    async def _restore(self, snapshot, stored_steps: list[Step]) -> None:
+        """Start from a snapshot instead of step 0: the task restores its state, the agent
+        its own or catches up from the stored steps' texts (arena.snapshots)."""
+        count = snapshot.index
+        observations = None
+        if snapshot.agent_state is None:
+            if not self.agent.replays_without_task:
+                return
+            observations = await db(snapshots.observations_before, self.episode.pk, count)
+            if observations is None or len(observations) != count:
+                return  # the replay through the task brings this agent up to date
+        self.observation = await self._off_loop(self.task.restore, bytes(snapshot.task_state))
+        if observations is None:
+            self.agent.restore(bytes(snapshot.agent_state))
+        else:
+            await asyncio.to_thread(self._catch_up, observations + [self.observation], stored_steps[:count])
+        for stored in stored_steps[:count]:
+            if "match" in stored.info:
+                self.matches.append(bool(stored.info["match"]))
+            self.total_reward += stored.reward
+        if count:
+            self.previous_action = stored_steps[count - 1].executed_action
+        self.index = count
+
+    def _catch_up(self, observations: list, stored_steps: list[Step]) -> None:
+        """The agent's side of the replay without the task: what it was shown and
+        answered at each stored step. The task's actions are those of its restored state
+        (a task that can be snapshotted offers the same actions throughout)."""
+        legal = self.task.legal_actions()
+        previous = None
+        for index, stored in enumerate(stored_steps):
+            self.agent.prepare(index, observations[index], previous, legal)
+            self.agent.replay_step(self.task, stored.completion, stored.parsed_action)
+            self.agent.observe_result(index, observations[index + 1], stored.executed_action, stored.reward)
+            previous = stored.executed_action
+
+    async def _snapshot(self) -> None:
+        """Store the episode's state after `index` steps, those steps committed first."""
+        await self._flush()
+        storable, agent_state = snapshots.agent_state_to_store(self.agent)
+        if not storable:
+            self.snapshot_every = 0
+            return
+        state = await self._off_loop(self.task.snapshot)
+        await db(snapshots.snapshot_store, self.episode.pk, self.worker, self.index, state, agent_state)
 
     async def _replay(self, stored_steps: list[Step]) -> bool:
         """Replay the steps an earlier attempt stored; True if the episode had ended."""
@@ -199,6 +284,7 @@ class _Playthrough:
         """Play until the episode ends; False if the run's budget stopped it first."""
         task, agent = self.task, self.agent
         budgeted = self.run.budget_tokens is not None or self.run.budget_usd is not None
+        frame = await self._off_loop(self.frames.at, self.index)
         # The task applies its own step limit (envs.core.Task.step): play until it says done.
         while True:
             if budgeted and await db(services.run_budget_reached, self.run.pk):
@@ -212,15 +298,17 @@ class _Playthrough:
             if decision.forced_action is not None:
                 # Teacher forcing (replay control): the demonstration's action is
                 # executed; the step records whether the model's matched it.
-                result = await self._off_loop(task.step, decision.forced_action)
+                result, next_frame = await self._off_loop(self._step, decision.forced_action)
                 legal_answer = decision.parsed_action in legal if legal else decision.parsed_action is not None
                 self.matches.append(decision.parsed_action == decision.forced_action)
             else:
                 action = decision.parsed_action if decision.parsed_action is not None else ""
-                result = await self._off_loop(task.step, action)
+                result, next_frame = await self._off_loop(self._step, action)
                 legal_answer = result.legal
             self.end_reason = result.end_reason or ""
             record = step_record_of(self.index, self.observation, image, prompt_added, decision, result, legal_answer)
+            self.frames.attach(record, frame)
+            frame = next_frame
             # The write of step k overlaps the model call of step k+1; at most one
             # write is outstanding, so a lost lease still stops play one step later.
             await self._flush()
@@ -229,7 +317,15 @@ class _Playthrough:
             self._advance(result)
             if result.done:
                 break
+            if self.snapshot_every and self.index % self.snapshot_every == 0:
+                await self._snapshot()
         return True
+
+    def _step(self, action: str):
+        """The task's step, and the viewer's picture of the state it leads to (taken in
+        the same hop off the event loop)."""
+        result = self.task.step(action)
+        return result, (None, None) if result.done else self.frames.at(self.index + 1)
 
     async def _flush(self) -> None:
         if self.pending_write is not None:
@@ -255,6 +351,8 @@ class _Playthrough:
             metrics=_metrics(self.task, self.matches),
             reflection=reflection,
         )
+        if self.task.supports_snapshots:
+            await db(snapshots.snapshots_discard, self.episode.pk)
 
 
 def step_record_of(index, observation, image, prompt_added, decision: Decision, result, legal: bool):
@@ -299,8 +397,12 @@ def _claim_and_load(episode_id: int, worker: str):
         return None
     episode = Episode.objects.select_related("run__submission").get(pk=episode_id)
     reflections = services.reflections_for(episode)
-    steps = list(episode.steps.order_by("index").only("index", "executed_action", "info", "completion", "parsed_action"))
-    return episode, episode.run, episode.run.submission, steps, reflections
+    # `episode` is read too: the related manager sets it on every row it yields, and a
+    # deferred foreign key would cost one query per stored step (minutes at 70,000).
+    fields = ("episode", "index", "executed_action", "info", "completion", "parsed_action", "reward")
+    steps = list(episode.steps.order_by("index").only(*fields))
+    snapshot = snapshots.snapshot_latest(episode_id, len(steps)) if steps else None
+    return episode, episode.run, episode.run.submission, steps, reflections, snapshot
 
 
 def _metrics(task, matches: list[bool]) -> dict:

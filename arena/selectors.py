@@ -6,7 +6,8 @@ import dataclasses
 
 from django.db.models import Sum
 
-from arena.models import Submission
+from arena.models import Episode, Run, Submission
+from envs.registry import get_task_class
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,3 +27,23 @@ def endpoint_speed(submission: Submission) -> EndpointSpeed:
         return EndpointSpeed(0, None, None)
     tokens_per_second = (sums["out"] or 0) / (latency / 1000.0) if latency > 0 and sums["out"] else None
     return EndpointSpeed(calls, latency / calls, tokens_per_second)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunProgress:
+    percent: float  # of the run's steps: finished and failed episodes count whole
+    steps_running: int  # steps played so far by its running episodes
+    step_limit: int  # an episode's step limit
+
+
+def run_progress(run: Run) -> RunProgress:
+    """How far a run has got, counting the steps of its running episodes against their
+    step limit, so that a run of one 100,000-step episode moves before that episode ends."""
+    limit = run.options.get("max_steps") or get_task_class(run.task).max_steps
+    running = 0
+    if run.status == Run.RUNNING:
+        running = run.episodes.filter(status=Episode.RUNNING).aggregate(steps=Sum("num_steps"))["steps"] or 0
+    if not run.num_episodes:
+        return RunProgress(0.0, running, limit)
+    played = run.episodes_done + run.episodes_failed + running / limit
+    return RunProgress(100.0 * min(played, run.num_episodes) / run.num_episodes, running, limit)

@@ -62,6 +62,9 @@ class StepRecord:
     info: dict = dataclasses.field(default_factory=dict)
     calls: list = dataclasses.field(default_factory=list)
     cached_tokens_in: int | None = None
+    # The task's picture for the replay viewer (never shown to the agent); its hash is
+    # in `info["viewer_frame"]`, this makes its StoredImage row.
+    viewer_frame: ImageRef | None = None
 
 
 def steps_record(batch: list[tuple[int, str, StepRecord]]) -> list[bool | StepNotStored]:
@@ -119,8 +122,8 @@ def _store(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
     in_lock_order = sorted(range(len(batch)), key=lambda position: (batch[position][0], batch[position][2].index))
     spent_by_run: dict[int, list[int]] = {}
     with transaction.atomic():
-        images_shown = {record.observation_image.sha256: record.observation_image
-                        for _, _, record in batch if record.observation_image is not None}
+        images_shown = {ref.sha256: ref for _, _, record in batch
+                        for ref in (record.observation_image, record.viewer_frame) if ref is not None}
         for sha in sorted(images_shown):
             images.ensure_row(images_shown[sha])
         with connection.cursor() as cursor:

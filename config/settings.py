@@ -185,6 +185,12 @@ ARENA_ALLOW_LOOPBACK = env_bool("ARENA_ALLOW_LOOPBACK", False)
 ARENA_WORKER_CONCURRENCY = env_int("ARENA_WORKER_CONCURRENCY", 32, minimum=1, maximum=1024)
 ARENA_HEARTBEAT_STALE_SECONDS = env_int("ARENA_HEARTBEAT_STALE_SECONDS", 120, minimum=5)
 ARENA_MAX_EPISODE_ATTEMPTS = env_int("ARENA_MAX_EPISODE_ATTEMPTS", 3, minimum=1)
+# Long episodes of tasks that can save their state (TextAtari) store a snapshot every
+# this many steps, so a resumed episode replays fewer than this many (arena.snapshots).
+ARENA_SNAPSHOT_EVERY_STEPS = env_int("ARENA_SNAPSHOT_EVERY_STEPS", 1000, minimum=1)
+# Tasks with a picture for the replay viewer (TextAtari's screen) store it at every this
+# many steps; the steps in between show the latest one (bench/textatari_horizon.py).
+ARENA_VIEWER_FRAME_EVERY_STEPS = env_int("ARENA_VIEWER_FRAME_EVERY_STEPS", 1, minimum=1)
 ARENA_LIVE_POLL_SECONDS = env_float("ARENA_LIVE_POLL_SECONDS", 0.5, minimum=0.05)
 ARENA_MODEL_TIMEOUT_SECONDS = env_float("ARENA_MODEL_TIMEOUT_SECONDS", 120.0, minimum=0.1)
 ARENA_MODEL_MAX_RETRIES = env_int("ARENA_MODEL_MAX_RETRIES", 4, minimum=0, maximum=10)

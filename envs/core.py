@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import pickle
 import random
 from typing import ClassVar
 
@@ -267,6 +268,44 @@ class Task(abc.ABC):
         """Release what the task holds (engine processes, emulators); safe to repeat."""
         return None
 
+    # -- optional: snapshots and a picture for the viewer ---------------------------------
+    # A task whose steps are costly (an emulator) may save the whole state of a running
+    # episode, so that the arena resumes an interrupted long episode from the latest
+    # snapshot instead of replaying every stored action (arena.snapshots). The state is
+    # the game's and the task's own counters; `restore` on a task reset with the same
+    # seed makes it play on exactly as the saved one would have.
+    @property
+    def supports_snapshots(self) -> bool:
+        return type(self)._snapshot is not Task._snapshot
+
+    def snapshot(self) -> bytes:
+        """The running episode's state as bytes (only for tasks that support it)."""
+        if not self.supports_snapshots or self._phase != _PLAYING:
+            raise RuntimeError(f"{self.id}: no running episode to snapshot")
+        return pickle.dumps((self.steps_taken, self._snapshot()), protocol=pickle.HIGHEST_PROTOCOL)
+
+    def restore(self, data: bytes) -> Observation:
+        """Put the episode reset with the same seed back into a snapshot's state; the
+        observation the agent sees next."""
+        if self._phase == _NOT_STARTED:
+            raise RuntimeError(f"{self.id}: call reset(seed) before restore()")
+        steps_taken, state = pickle.loads(data)
+        observation = self._restore(state)
+        self.steps_taken, self._phase = steps_taken, _PLAYING
+        return observation
+
+    def _snapshot(self):
+        """The game's state, picklable; overridden by tasks that support snapshots."""
+        raise TypeError(f"{self.id} cannot save its state")
+
+    def _restore(self, state) -> Observation:
+        raise TypeError(f"{self.id} cannot restore a state")
+
+    def viewer_png(self) -> bytes | None:
+        """A picture of the game now for the person watching the replay (TextAtari's
+        console screen), PNG-encoded; never shown to the agent. None: the task has none."""
+        return None
+
     def progress(self, total_reward: float) -> float:
         """The episode's progress on the suite's 0–100 scale."""
         low, high = self.score_range
@@ -306,6 +345,14 @@ class Policy(abc.ABC):
     @abc.abstractmethod
     def act(self, task: Task) -> str: ...
 
+    def snapshot(self) -> bytes | None:
+        """The policy's own state, for resuming an episode from a task snapshot; None:
+        the policy cannot say, and the episode is resumed by replaying every step."""
+        return None
+
+    def restore(self, data: bytes) -> None:
+        raise TypeError(f"the {self.name} policy cannot restore a state")
+
 
 class RandomLegalPolicy(Policy):
     """Picks uniformly among the legal actions (the lower baseline of lmact.txt Fig. 2)."""
@@ -323,6 +370,12 @@ class RandomLegalPolicy(Policy):
         # Continuous action spaces (cheetah) cannot be listed; the task draws one.
         return task.random_action(self._rng)
 
+    def snapshot(self) -> bytes | None:
+        return pickle.dumps(self._rng.getstate(), protocol=pickle.HIGHEST_PROTOCOL)
+
+    def restore(self, data: bytes) -> None:
+        self._rng.setstate(pickle.loads(data))
+
 
 class ExpertPolicy(Policy):
     """Asks the task for its expert's action (the upper baseline of lmact.txt Fig. 2)."""
@@ -335,6 +388,12 @@ class ExpertPolicy(Policy):
 
     def act(self, task: Task) -> str:
         return task.expert_action()
+
+    def snapshot(self) -> bytes | None:
+        return b""  # whatever an expert remembers lives in the task (and its snapshot)
+
+    def restore(self, data: bytes) -> None:
+        return None
 
 
 DEFAULT_BASELINES: dict[str, type[Policy]] = {"random": RandomLegalPolicy, "expert": ExpertPolicy}

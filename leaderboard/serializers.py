@@ -11,6 +11,7 @@ from rest_framework import serializers
 from rest_framework.utils.encoders import JSONEncoder
 
 from arena.models import Episode, Run, Step, StoredImage, Submission
+from arena.selectors import RunProgress, run_progress
 from envs.registry import replay_renderer, suite_of
 from leaderboard.selectors import metric_value
 
@@ -63,6 +64,10 @@ class StepSerializer(serializers.ModelSerializer):
     every text longer than STEP_TEXT_PREVIEW_CHARS is cut and named in `truncated`."""
 
     observation_image = serializers.SerializerMethodField()
+    viewer_frame = serializers.SerializerMethodField(
+        help_text="URL of the game's picture at this step for the viewer (TextAtari's screen), which the agent "
+        "never sees; the latest stored one when screens are sampled; null for tasks without one."
+    )
     prompt_added = serializers.SerializerMethodField()
     calls = serializers.SerializerMethodField()
     truncated = serializers.SerializerMethodField(
@@ -77,6 +82,7 @@ class StepSerializer(serializers.ModelSerializer):
             "index",
             "observation_text",
             "observation_image",
+            "viewer_frame",
             "prompt_added",
             "completion",
             "reasoning",
@@ -114,6 +120,10 @@ class StepSerializer(serializers.ModelSerializer):
 
     def get_observation_image(self, step) -> str | None:
         sha = step.observation_image_id
+        return _image_url(sha) if sha else None
+
+    def get_viewer_frame(self, step) -> str | None:
+        sha = (step.info or {}).get("viewer_frame")
         return _image_url(sha) if sha else None
 
     def get_prompt_added(self, step) -> list[dict]:
@@ -221,7 +231,11 @@ class RunSerializer(serializers.ModelSerializer):
     submission = SubmissionSummarySerializer(read_only=True)
     format = serializers.CharField(read_only=True)
     episodes_total = serializers.IntegerField(source="num_episodes", read_only=True)
-    progress = serializers.FloatField(read_only=True)
+    progress = serializers.SerializerMethodField(
+        help_text="Percent of the run played: ended episodes whole, running ones by their steps of the step limit."
+    )
+    steps_running = serializers.SerializerMethodField(help_text="Steps played so far by the running episodes.")
+    step_limit = serializers.SerializerMethodField(help_text="Each episode's step limit.")
     score_mean = serializers.FloatField(read_only=True, allow_null=True)
     score_stderr = serializers.FloatField(read_only=True, allow_null=True)
     illegal_rate = serializers.FloatField(read_only=True, allow_null=True)
@@ -246,6 +260,8 @@ class RunSerializer(serializers.ModelSerializer):
             "episodes_done",
             "episodes_failed",
             "progress",
+            "steps_running",
+            "step_limit",
             "score_mean",
             "score_stderr",
             "primary_metric",
@@ -265,6 +281,22 @@ class RunSerializer(serializers.ModelSerializer):
             "started_at",
             "finished_at",
         ]
+
+    def _progress(self, run) -> RunProgress:
+        # Read once per run for the three fields that show it.
+        cached = getattr(run, "_progress_read", None)
+        if cached is None:
+            cached = run._progress_read = run_progress(run)
+        return cached
+
+    def get_progress(self, run) -> float:
+        return self._progress(run).percent
+
+    def get_steps_running(self, run) -> int:
+        return self._progress(run).steps_running
+
+    def get_step_limit(self, run) -> int:
+        return self._progress(run).step_limit
 
     @extend_schema_field(MetricValueSerializer(allow_null=True))
     def get_primary_metric(self, run) -> dict | None:

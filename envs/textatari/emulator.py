@@ -24,10 +24,17 @@ seed and actions, and cloning and restoring is invisible to it.
 from __future__ import annotations
 
 import hashlib
+import io
 import random
+import zlib
+
+import numpy as np
+from PIL import Image
 
 FRAMES_PER_STEP = 12
 STICKY_ACTION_PROBABILITY = 0.25
+# Screens kept encoded for the viewer, by hash (see `screen_png`).
+SCREENS_KEPT = 512
 
 # The suite's game names whose ALE ROM id differs (ale_py.roms spells them with "_").
 ROM_IDS = {
@@ -72,6 +79,8 @@ class AtariEmulator:
         self._previous = self._actions["NOOP"]
         self.frame = 0
         self.lookahead_frames = 0  # frames emulated by `simulate`, the expert's cost
+        self._screens: dict[bytes, bytes] = {}  # screen hash -> PNG, oldest first
+        self._palette: dict[int, bytes] = {}  # ALE colour index -> its RGB bytes
 
     # -- playing ------------------------------------------------------------------------
     def step(self, action_name: str) -> float:
@@ -107,6 +116,52 @@ class AtariEmulator:
     def load(self, state) -> None:
         self._ale.restoreState(state)
 
+    def snapshot(self) -> tuple:
+        """Everything an episode's future depends on, as plain values: the console
+        (with ALE's generator), the sticky-action generator and the action it would
+        repeat, and the frame count. The console's serialised state is mostly zeros,
+        so it is compressed (14 KB to about 7)."""
+        console = zlib.compress(self.save().serialize(), 6)
+        return console, self._sticky.getstate(), self._previous.name, self.frame
+
+    def restore(self, snapshot: tuple) -> None:
+        console, sticky, previous, frame = snapshot
+        self.load(_ale().ALEState(zlib.decompress(console)))
+        self._sticky.setstate(sticky)
+        self._previous = self._actions[previous]
+        self.frame = frame
+
+    def screen_png(self) -> bytes:
+        """The screen as a PNG with a palette of its own colours (an Atari frame has a
+        handful: about 300 bytes for Pong against 700 as RGB). Encoding costs about as
+        much as a step, and screens recur (a paddle moving back and forth), so the
+        latest few hundred are kept by the hash of their palette indices."""
+        indices = self._ale.getScreen()
+        key = hashlib.blake2b(indices.tobytes(), digest_size=16).digest()
+        data = self._screens.pop(key, None)
+        if data is None:
+            data = self._encode(indices)
+            if len(self._screens) >= SCREENS_KEPT:
+                del self._screens[next(iter(self._screens))]
+        self._screens[key] = data  # the most recent last
+        return data
+
+    def _encode(self, indices) -> bytes:
+        used = np.flatnonzero(np.bincount(indices.ravel(), minlength=256))
+        unknown = [index for index in used.tolist() if index not in self._palette]
+        if unknown:
+            rgb = self._ale.getScreenRGB().reshape(-1, 3)
+            flat = indices.ravel()
+            for index in unknown:
+                self._palette[index] = rgb[int(np.argmax(flat == index))].tobytes()
+        compact = np.zeros(256, dtype=np.uint8)
+        compact[used] = np.arange(len(used), dtype=np.uint8)
+        image = Image.fromarray(compact[indices], "P")
+        image.putpalette(b"".join(self._palette[index] for index in used.tolist()))
+        buffer = io.BytesIO()
+        image.save(buffer, "PNG")
+        return buffer.getvalue()
+
     @property
     def ram(self):
         return self._ale.getRAM()
@@ -118,3 +173,4 @@ class AtariEmulator:
     @property
     def game_over(self) -> bool:
         return bool(self._ale.game_over())
+

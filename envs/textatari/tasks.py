@@ -82,7 +82,8 @@ class TextAtariTask(Task):
         self.instructions = scenarios.instructions(self.verbaliser, self.scenario)
         self._sentences = self._describe()
         self._initial_key = hashlib.sha256(emulator.ram.tobytes()).hexdigest()[:32]
-        return Observation(text=self._masked("The game begins. " + state_text(self._sentences)))
+        self._observation = Observation(text=self._masked("The game begins. " + state_text(self._sentences)))
+        return self._observation
 
     def _step(self, action_text: str) -> StepResult:
         name = self.resolve(action_text)
@@ -96,8 +97,9 @@ class TextAtariTask(Task):
         meanings = self.describe_actions()
         text = narrate(name, meanings[name], reward, before, self._sentences, answer_was_illegal=not legal)
         terminated = self._emulator.game_over
+        self._observation = Observation(text=self._masked(text))
         return StepResult(
-            observation=Observation(text=self._masked(text)),
+            observation=self._observation,
             reward=reward,
             terminated=terminated,
             truncated=False,
@@ -148,6 +150,28 @@ class TextAtariTask(Task):
         """Let the console go; the score stays readable for `episode_metrics`."""
         self._emulator = None
 
+    # -- snapshots and the screen ---------------------------------------------------------
+    def _snapshot(self):
+        """The console and the task's own state: score, the sentences the next narration
+        compares with, the expert's held choice and the observation now shown."""
+        self._require_episode()
+        return (
+            self._emulator.snapshot(), self.score, self._sentences, self._expert_step, self._expert_choice,
+            self._observation.text,
+        )
+
+    def _restore(self, state) -> Observation:
+        self._require_episode()
+        console, self.score, self._sentences, self._expert_step, self._expert_choice, text = state
+        self._emulator.restore(console)
+        self._observation = Observation(text=text)
+        return self._observation
+
+    def viewer_png(self) -> bytes | None:
+        """The console's screen, for the replay only: the suite is text-only, the agent
+        never sees it."""
+        return self._emulator.screen_png() if self._emulator is not None else None
+
     # -- helpers ------------------------------------------------------------------------
     @classmethod
     def describe_actions(cls) -> dict[str, str]:
@@ -158,12 +182,13 @@ class TextAtariTask(Task):
         """The action an answer names exactly: a number of the list or a name."""
         return answers.resolve(action_text or "", cls.action_names)
 
-    def snapshot(self) -> Snapshot:
+    def reading(self) -> Snapshot:
+        """What the verbaliser reads now (RAM, lives, score, frame)."""
         emulator = self._emulator
         return Snapshot(self.verbaliser.ram(emulator.ram), emulator.lives, self.score, emulator.frame)
 
     def _describe(self) -> dict[str, str]:
-        return self.verbaliser.describe(self.snapshot())
+        return self.verbaliser.describe(self.reading())
 
     def _masked(self, text: str) -> str:
         if self.scenario == scenarios.OBSCURED:

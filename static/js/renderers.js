@@ -146,10 +146,31 @@
     return "Observation shown before step " + idx;
   }
 
+  function hasViewerFrame(step) {
+    return Boolean(step && typeof step.viewer_frame === "string" && step.viewer_frame !== "");
+  }
+
+  /*
+   * The text with the game's picture beside it (TextAtari's console screen): the
+   * picture is for the viewer only, the agent read the text.
+   */
+  function textBesideFrame(step) {
+    var row = el("div", "obs-beside");
+    row.appendChild(el("pre", "obs-text", step.observation_text));
+    var figure = el("figure", "obs-figure obs-viewer-frame");
+    var idx = typeof step.index === "number" ? step.index : "?";
+    figure.appendChild(imageElement(step.viewer_frame, "Game screen at step " + idx, { targetWidth: 320 }));
+    figure.appendChild(el("figcaption", "muted", "Screen (not shown to the agent)"));
+    row.appendChild(figure);
+    return row;
+  }
+
   /* Monospace text / ASCII observations. */
   register("text", {
     render: function (container, step, episode, context) {
-      if (hasText(step)) {
+      if (hasText(step) && hasViewerFrame(step)) {
+        container.appendChild(textBesideFrame(step));
+      } else if (hasText(step)) {
         container.appendChild(el("pre", "obs-text", step.observation_text));
       } else if (hasImage(step)) {
         registry.get("image").render(container, step, episode, context);

@@ -54,6 +54,8 @@
   var ui = {
     progress: byId("run-progress"),
     label: byId("run-progress-label"),
+    tokens: byId("run-tokens"),
+    cost: byId("run-cost"),
     status: byId("run-status"),
     score: byId("run-score"),
     illegal: byId("run-illegal"),
@@ -62,6 +64,17 @@
   var failures = 0;
 
   var isNum = window.Arena.isNum;
+
+  // 12345678 -> "12.3M", as the page's |compact filter writes token counts.
+  function compact(n) {
+    var units = [["B", 1e9], ["M", 1e6], ["k", 1e3]];
+    for (var i = 0; i < units.length; i++) {
+      if (Math.abs(n) >= units[i][1]) {
+        return (n / units[i][1]).toFixed(1) + units[i][0];
+      }
+    }
+    return n.toFixed(0);
+  }
   var setText = window.Arena.setText;
 
   function update(data) {
@@ -90,7 +103,20 @@
       if (failed > 0) {
         text += " (" + failed + " failed)";
       }
+      // A long episode moves the bar step by step; say how far the running ones are.
+      if (isNum(data.steps_running) && data.steps_running > 0) {
+        text += " · " + data.steps_running + " steps played by the running episodes";
+        if (isNum(data.step_limit)) {
+          text += " (limit " + data.step_limit + " each)";
+        }
+      }
       setText(ui.label, text);
+    }
+    if (ui.tokens && isNum(data.tokens_spent_in) && isNum(data.tokens_spent_out)) {
+      setText(ui.tokens, compact(data.tokens_spent_in) + " in / " + compact(data.tokens_spent_out) + " out");
+    }
+    if (ui.cost && data.cost_usd !== undefined) {
+      setText(ui.cost, isNum(data.cost_usd) ? "$" + data.cost_usd.toFixed(data.cost_usd < 1 ? 4 : 2) : "—");
     }
     if (ui.status) {
       STATUSES.forEach(function (s) {

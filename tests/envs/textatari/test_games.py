@@ -15,10 +15,10 @@ def play(game: str, actions, seed: int = 0):
 
 def first_rewarded(task, action_for):
     """Step until a reward; (sentences before, result, sentences after)."""
-    before = task.verbaliser.describe(task.snapshot())
+    before = task.verbaliser.describe(task.reading())
     for index in range(600):
         result = task.step(action_for(index))
-        after = task.verbaliser.describe(task.snapshot())
+        after = task.verbaliser.describe(task.reading())
         if result.reward:
             return before, result, after
         before = after
@@ -28,7 +28,7 @@ def first_rewarded(task, action_for):
 def test_pong_tells_the_serve_then_where_the_ball_is_against_your_paddle():
     task, first, results = play("pong", ["NOOP"] * 6)
     assert "The ball is out of play" in first.text
-    ball = task.verbaliser.describe(task.snapshot())["ball"]
+    ball = task.verbaliser.describe(task.reading())["ball"]
     assert re.search(r"The ball is at x=\d+, y=\d+: (level with your paddle|\d+ (above|below) your paddle's middle)", ball)
     assert "units to the left of your paddle" in ball
 
@@ -95,7 +95,7 @@ def test_seaquest_tells_oxygen_falling_under_water_and_enemies_by_lane():
 
 def test_ms_pacman_lists_the_ghosts_nearest_first():
     task, _, _ = play("mspacman", ["LEFT"] * 40)
-    ghosts = task.verbaliser.describe(task.snapshot())["ghosts"]
+    ghosts = task.verbaliser.describe(task.reading())["ghosts"]
     assert ghosts.startswith("Ghosts, nearest first: ") and ghosts.count(" at x=") == 4
     distances = []
     for match in re.finditer(r"at x=\d+, y=\d+, (.*?)(?:;|\.$)", ghosts):

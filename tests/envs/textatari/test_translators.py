@@ -76,7 +76,7 @@ def sentences_after(game: str, actions: list[str]) -> dict[str, str]:
     task.reset(0)
     for action in actions:
         task.step(action)
-    return task.verbaliser.describe(task.snapshot())
+    return task.verbaliser.describe(task.reading())
 
 
 def play_until_events(game: str):
@@ -86,11 +86,11 @@ def play_until_events(game: str):
     task.reset(0)
     script = CASES[game].script
     rng = random.Random(f"translator-test:{game}")
-    before = task.verbaliser.describe(task.snapshot())
+    before = task.verbaliser.describe(task.reading())
     for index in range(EVENT_STEPS):
         action = script[index % len(script)] if script else rng.choice(task.legal_actions())
         result = task.step(action)
-        after = task.verbaliser.describe(task.snapshot())
+        after = task.verbaliser.describe(task.reading())
         yield before, result, after
         if result.done:
             return
@@ -133,16 +133,16 @@ def test_it_tells_lives_only_for_games_that_have_them(game):
     task.reset(0)
     for _ in range(30):
         task.step("NOOP")
-    sentences = task.verbaliser.describe(task.snapshot())
+    sentences = task.verbaliser.describe(task.reading())
     assert ("lives" in sentences) == (game not in NO_LIVES)
-    assert (task.snapshot().lives > 0) == (game not in NO_LIVES)
+    assert (task.reading().lives > 0) == (game not in NO_LIVES)
 
 
 @pytest.mark.parametrize("game", sorted(NO_QUICK_POINTS))
 def test_it_tells_the_score_of_games_random_play_cannot_score(game):
     task = make(f"textatari/{game}")
     task.reset(0)
-    snapshot = task.snapshot()
+    snapshot = task.reading()
     richer = dataclasses.replace(snapshot, score=snapshot.score + 300)
     assert task.verbaliser.describe(snapshot)["score"] != task.verbaliser.describe(richer)["score"]
     assert "300" in task.verbaliser.describe(richer)["score"]
