@@ -7,7 +7,7 @@ import dataclasses
 from django.db.models import Sum
 
 from arena.models import Episode, Run, Submission
-from envs.registry import get_task_class
+from envs.registry import all_tasks
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,17 +33,18 @@ def endpoint_speed(submission: Submission) -> EndpointSpeed:
 class RunProgress:
     percent: float  # of the run's steps: finished and failed episodes count whole
     steps_running: int  # steps played so far by its running episodes
-    step_limit: int  # an episode's step limit
+    step_limit: int | None  # an episode's step limit (None: a task the arena does not play)
 
 
 def run_progress(run: Run) -> RunProgress:
     """How far a run has got, counting the steps of its running episodes against their
     step limit, so that a run of one 100,000-step episode moves before that episode ends."""
-    limit = run.options.get("max_steps") or get_task_class(run.task).max_steps
+    task_class = all_tasks().get(run.task)  # imported runs may name tasks the arena does not play
+    limit = run.options.get("max_steps") or (task_class.max_steps if task_class else None)
     running = 0
-    if run.status == Run.RUNNING:
+    if run.status == Run.RUNNING and limit:
         running = run.episodes.filter(status=Episode.RUNNING).aggregate(steps=Sum("num_steps"))["steps"] or 0
     if not run.num_episodes:
         return RunProgress(0.0, running, limit)
-    played = run.episodes_done + run.episodes_failed + running / limit
+    played = run.episodes_done + run.episodes_failed + (running / limit if limit else 0)
     return RunProgress(100.0 * min(played, run.num_episodes) / run.num_episodes, running, limit)

@@ -295,7 +295,7 @@ class RunSerializer(serializers.ModelSerializer):
     def get_steps_running(self, run) -> int:
         return self._progress(run).steps_running
 
-    def get_step_limit(self, run) -> int:
+    def get_step_limit(self, run) -> int | None:
         return self._progress(run).step_limit
 
     @extend_schema_field(MetricValueSerializer(allow_null=True))
