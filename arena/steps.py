@@ -141,7 +141,9 @@ def _store(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
                     spent[0] += record.tokens_in or 0
                     spent[1] += record.tokens_out or 0
                     spent[2] += record.cached_tokens_in or 0
-                transaction.on_commit(partial(live.publish_step, episode_id, record.index))
+                # The step as stored travels to the viewers with its announcement.
+                stored_step = Step(episode_id=episode_id, created_at=now, **fields)
+                transaction.on_commit(partial(live.publish_step, episode_id, record.index, stored_step))
                 stored[position] = True
             # Spent tokens are counted with the steps so budgets stop a run in time.
             for run_id in sorted(spent_by_run):

@@ -42,9 +42,10 @@ TARGET_P50_MS = 100
 TARGET_P95_MS = 250
 WORKER = "bench-live-publisher"
 
-# Runs in its own process. Creates a running episode, says "ready <id>", waits for "go",
-# then writes the steps at the given rate through the real step writer and prints the
-# commit time of each step as JSON.
+# Runs in its own process. Creates a running episode with one step (index 0, which each
+# viewer receives once its consumer has caught up), says "ready <id>", waits for "go",
+# then writes steps 1..STEPS at the given rate through the real step writer and prints
+# the commit time of each as JSON.
 PUBLISHER = """
 import asyncio, json, sys, time
 import django
@@ -75,7 +76,7 @@ def record(index):
         index=index, observation_text=f"step {index}\\n{board}\\nYou are at ({index % 24}, 3).",
         observation_image=None, prompt_added=[{"type": "text", "text": f"Observation {index}: {board}"}],
         completion="I will move up, since the target lies above me. ACTION: up", reasoning="",
-        parsed_action="up", executed_action="up", legal=True, reward=0.0, done=index == STEPS - 1,
+        parsed_action="up", executed_action="up", legal=True, reward=0.0, done=index == STEPS,
         end_reason="", tokens_in=900, tokens_out=20, latency_ms=250.0, error="",
     )
 
@@ -83,11 +84,13 @@ async def main():
     live.bind_loop(asyncio.get_running_loop())
     writer = StepWriter()
     started = time.monotonic()
-    for index in range(STEPS):
+    for index in range(1, STEPS + 1):
         await asyncio.sleep(max(0.0, started + index / RATE - time.monotonic()))
         await writer.write(episode.id, WORKER, record(index))
     await db(services.episode_finish, episode.id, WORKER, score=0.0, end_reason="step limit")
 
+services.step_record(episode.id, WORKER, record(0))
+committed.clear()
 print("ready", episode.id, flush=True)
 sys.stdin.readline()
 asyncio.run(main())
@@ -100,27 +103,31 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-async def _view(url: str, origin: str, connected: asyncio.Event, counter: list[int], total: int) -> list:
-    """(index, receipt time) of every step message, until the end message."""
+async def _view(url: str, origin: str, ready: asyncio.Event, counter: list[int], total: int) -> list:
+    """(index, receipt time) of every step message after step 0, until the end message."""
     received = []
-    async with connect(url, origin=origin, open_timeout=60, max_size=None, ping_interval=None) as websocket:
-        counter[0] += 1
-        if counter[0] == total:
-            connected.set()
+    async with connect(url, origin=origin, open_timeout=120, max_size=None, ping_interval=None) as websocket:
         async for raw in websocket:
             now = time.time()
             message = json.loads(raw)
             if message["type"] == "end":
                 return received
+            if message["step"]["index"] == 0:
+                # Its consumer has caught up: from now on it waits for new steps.
+                counter[0] += 1
+                if counter[0] == total:
+                    ready.set()
+                continue
             received.append((message["step"]["index"], now))
     return received
 
 
 async def _watch(url: str, origin: str, viewers: int, publisher: subprocess.Popen) -> list[list]:
-    connected, counter = asyncio.Event(), [0]
-    tasks = [asyncio.create_task(_view(url, origin, connected, counter, viewers)) for _ in range(viewers)]
-    await asyncio.wait_for(connected.wait(), timeout=120)
-    await asyncio.sleep(1.0)  # let every consumer finish its (empty) catch-up
+    ready, counter = asyncio.Event(), [0]
+    tasks = [asyncio.create_task(_view(url, origin, ready, counter, viewers)) for _ in range(viewers)]
+    started = time.monotonic()
+    await asyncio.wait_for(ready.wait(), timeout=300)
+    print(f"{'':9} {viewers} viewers connected and caught up in {time.monotonic() - started:.1f} s")
     publisher.stdin.write("go\n")
     publisher.stdin.flush()
     return await asyncio.wait_for(asyncio.gather(*tasks), timeout=600)
@@ -160,7 +167,7 @@ def run_mode(mode: str, args, environment: dict) -> dict:
 
 def _figures(mode: str, views: list[list], committed: dict, steps: int) -> dict:
     latencies, by_step = [], {}
-    complete = all([index for index, _ in view] == list(range(steps)) for view in views)
+    complete = all([index for index, _ in view] == list(range(1, steps + 1)) for view in views)
     for view in views:
         for index, at in view:
             latencies.append((at - committed[index]) * 1000)

@@ -185,7 +185,10 @@ ARENA_ALLOW_LOOPBACK = env_bool("ARENA_ALLOW_LOOPBACK", False)
 ARENA_WORKER_CONCURRENCY = env_int("ARENA_WORKER_CONCURRENCY", 32, minimum=1, maximum=1024)
 ARENA_HEARTBEAT_STALE_SECONDS = env_int("ARENA_HEARTBEAT_STALE_SECONDS", 120, minimum=5)
 ARENA_MAX_EPISODE_ATTEMPTS = env_int("ARENA_MAX_EPISODE_ATTEMPTS", 3, minimum=1)
-ARENA_LIVE_POLL_SECONDS = env_float("ARENA_LIVE_POLL_SECONDS", 0.5, minimum=0.05)
+# Steps reach the websockets as they are committed (through Redis, or in embedded mode
+# through a socket per web process in ARENA_LIVE_SIGNAL_DIR); the poll is a safety net.
+ARENA_LIVE_POLL_SECONDS = env_float("ARENA_LIVE_POLL_SECONDS", 5.0, minimum=0.05)
+ARENA_LIVE_SIGNAL_DIR = env_str("ARENA_LIVE_SIGNAL_DIR", str(VAR_DIR / "live"))
 ARENA_MODEL_TIMEOUT_SECONDS = env_float("ARENA_MODEL_TIMEOUT_SECONDS", 120.0, minimum=0.1)
 ARENA_MODEL_MAX_RETRIES = env_int("ARENA_MODEL_MAX_RETRIES", 4, minimum=0, maximum=10)
 ARENA_MODEL_BACKOFF_SECONDS = env_float("ARENA_MODEL_BACKOFF_SECONDS", 1.0, minimum=0.0)

@@ -283,6 +283,11 @@ def episode_payload(episode_id: int) -> dict:
     return EpisodeSerializer(episode).data
 
 
+def step_preview(step: Step) -> dict:
+    """One step as lists of steps show it (long texts cut)."""
+    return StepSerializer(step, context={"preview": True}).data
+
+
 @dataclasses.dataclass
 class StepPage:
     results: list[dict]  # step previews, in index order
@@ -299,7 +304,7 @@ def step_page(episode_id: int, after_index: int, max_steps: int) -> StepPage:
     for step in steps.iterator(chunk_size=STEP_READ_CHUNK):
         if len(results) == max_steps:
             return StepPage(results, more=True)
-        preview = StepSerializer(step, context={"preview": True}).data
+        preview = step_preview(step)
         preview_size = json_size(preview)
         if results and size + preview_size > STEP_PAGE_MAX_BYTES:
             return StepPage(results, more=True)
