@@ -168,8 +168,15 @@ SPECTACULAR_SETTINGS = {
 
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
+    # A consumer waits for its next message in a blocking read of 5 s (the layer's
+    # brpop_timeout); the Redis client's own default read timeout is 5 s too, and when
+    # it wins the race the consumer dies and its websocket closes (1011) after 5 s
+    # without a step. The read timeout must stay above the blocking read.
     CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]},
+        }
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
