@@ -75,13 +75,15 @@ class Outbox:
     def __init__(self):
         self._lock = threading.Lock()
         self._pending: list[bytes] = []
-        self._scheduled = False
+        # The loops a flush and a retry are waiting on: a loop may close first (a
+        # worker's loop per episode), and then the next one must take over.
+        self._flush_on: asyncio.AbstractEventLoop | None = None
+        self._retry_on: asyncio.AbstractEventLoop | None = None
         self._socket: socket.socket | None = None
         self._peers: list[str] = []
         self._scanned: tuple[str, int] | None = None
         self._scanned_at = 0.0
         self._backlog: dict[str, collections.deque] = {}
-        self._retry_at: asyncio.TimerHandle | None = None
 
     def post(self, group: str, message: dict, loop: asyncio.AbstractEventLoop | None = None) -> None:
         """Send `message` to `group` in every other process listening. With a running
@@ -92,9 +94,9 @@ class Outbox:
             if loop is None or not loop.is_running() or loop.is_closed():
                 self._flush_locked(None)
                 return
-            if self._scheduled:
+            if self._flush_on is loop:
                 return
-            self._scheduled = True
+            self._flush_on = loop
         loop.call_soon_threadsafe(self._flush, loop)
 
     def has_peers(self) -> bool:
@@ -103,12 +105,14 @@ class Outbox:
 
     def _flush(self, loop) -> None:
         with self._lock:
-            self._scheduled = False
+            if self._flush_on is loop:
+                self._flush_on = None
             self._flush_locked(loop)
 
     def _retry(self, loop) -> None:
         with self._lock:
-            self._retry_at = None
+            if self._retry_on is loop:
+                self._retry_on = None
             self._flush_locked(loop)
 
     def _flush_locked(self, loop) -> None:
@@ -125,8 +129,9 @@ class Outbox:
             self._send_queue(path, queue)
             if not queue:
                 del self._backlog[path]
-        if self._backlog and loop is not None and self._retry_at is None and not loop.is_closed():
-            self._retry_at = loop.call_later(RETRY_SECONDS, self._retry, loop)
+        if self._backlog and loop is not None and self._retry_on is not loop and not loop.is_closed():
+            self._retry_on = loop
+            loop.call_later(RETRY_SECONDS, self._retry, loop)
         elif self._backlog and loop is None:
             # Nobody would send them later (no loop here): what the gap shows is enough.
             self._backlog.clear()
