@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 
 from django.urls import reverse
@@ -283,9 +284,17 @@ def episode_payload(episode_id: int) -> dict:
     return EpisodeSerializer(episode).data
 
 
+@functools.cache
+def _preview_serializer() -> StepSerializer:
+    # Building a model serializer's fields costs far more than rendering one step with
+    # them, and a live worker renders every step it commits: one instance serves all
+    # (rendering keeps no state on it).
+    return StepSerializer(context={"preview": True})
+
+
 def step_preview(step: Step) -> dict:
     """One step as lists of steps show it (long texts cut)."""
-    return StepSerializer(step, context={"preview": True}).data
+    return _preview_serializer().to_representation(step)
 
 
 @dataclasses.dataclass
