@@ -69,6 +69,16 @@ class EpisodeConsumer(AsyncJsonWebsocketConsumer):
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
+    async def dispatch(self, message):
+        # Channels closes stale database connections, on the process's one database
+        # thread, before handling any message. A step that travels with its
+        # announcement needs no database; for a hundred viewers that hop per message
+        # cost more than sending the step and made the viewers wait on each other.
+        if message["type"] == "step.committed" and "frame" in message:
+            await self.step_committed(message)
+        else:
+            await super().dispatch(message)
+
     async def receive_json(self, content, **kwargs):
         # The channel is one-way; clients have nothing to say.
         return
