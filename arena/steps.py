@@ -137,15 +137,18 @@ def _store(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
                 fields = {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
                 fields["calls"] = calls_to_store(record.completion, record.calls)
                 image = fields.pop("observation_image")
+                fields.pop("viewer_frame")  # its row is ensured above; info names it
                 fields["observation_image_id"] = image.sha256 if image else None
-                fields = steptext.to_store(fields)  # each text once; Step.from_db restores them
-                cursor.execute(sql.insert, sql.insert_params(episode_id, now, fields))
+                cursor.execute(sql.insert, sql.insert_params(episode_id, now, steptext.to_store(fields)))
                 if record.tokens_in or record.tokens_out:
                     spent = spent_by_run.setdefault(run_id, [0, 0, 0])
                     spent[0] += record.tokens_in or 0
                     spent[1] += record.tokens_out or 0
                     spent[2] += record.cached_tokens_in or 0
-                transaction.on_commit(partial(live.publish_step, episode_id, record.index))
+                # The step travels to the viewers with its announcement, whole as readers
+                # see it (each text once is only how it is stored; Step.from_db).
+                stored_step = Step(episode_id=episode_id, created_at=now, **fields)
+                transaction.on_commit(partial(live.publish_step, episode_id, record.index, stored_step))
                 stored[position] = True
             # Spent tokens are counted with the steps so budgets stop a run in time.
             for run_id in sorted(spent_by_run):

@@ -168,8 +168,15 @@ SPECTACULAR_SETTINGS = {
 
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
+    # A consumer waits for its next message in a blocking read of 5 s (the layer's
+    # brpop_timeout); the Redis client's own default read timeout is 5 s too, and when
+    # it wins the race the consumer dies and its websocket closes (1011) after 5 s
+    # without a step. The read timeout must stay above the blocking read.
     CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]},
+        }
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
@@ -191,7 +198,10 @@ ARENA_SNAPSHOT_EVERY_STEPS = env_int("ARENA_SNAPSHOT_EVERY_STEPS", 1000, minimum
 # Tasks with a picture for the replay viewer (TextAtari's screen) store it at every this
 # many steps; the steps in between show the latest one (bench/textatari_horizon.py).
 ARENA_VIEWER_FRAME_EVERY_STEPS = env_int("ARENA_VIEWER_FRAME_EVERY_STEPS", 1, minimum=1)
-ARENA_LIVE_POLL_SECONDS = env_float("ARENA_LIVE_POLL_SECONDS", 0.5, minimum=0.05)
+# Steps reach the websockets as they are committed (through Redis, or in embedded mode
+# through a socket per web process in ARENA_LIVE_SIGNAL_DIR); the poll is a safety net.
+ARENA_LIVE_POLL_SECONDS = env_float("ARENA_LIVE_POLL_SECONDS", 5.0, minimum=0.05)
+ARENA_LIVE_SIGNAL_DIR = env_str("ARENA_LIVE_SIGNAL_DIR", str(VAR_DIR / "live"))
 ARENA_MODEL_TIMEOUT_SECONDS = env_float("ARENA_MODEL_TIMEOUT_SECONDS", 120.0, minimum=0.1)
 ARENA_MODEL_MAX_RETRIES = env_int("ARENA_MODEL_MAX_RETRIES", 4, minimum=0, maximum=10)
 ARENA_MODEL_BACKOFF_SECONDS = env_float("ARENA_MODEL_BACKOFF_SECONDS", 1.0, minimum=0.0)

@@ -31,6 +31,8 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
     DATABASES["default"]["TEST"] = {"NAME": str(Path(_scratch_dir("db")) / "test.sqlite3")}  # noqa: F405
 ARENA_DEMO_CACHE_DIR = _scratch_dir("demos")
 ARENA_PROBE_TIMEOUT_SECONDS = 5.0
+# Each test process signals only its own live sockets, never a server running beside it.
+ARENA_LIVE_SIGNAL_DIR = tempfile.mkdtemp(prefix="arena-test-live-")
 # Throttle counters in process memory, emptied before every test (tests/conftest.py); the
 # embedded mode's database cache has its own tests (tests/arena/test_limits.py).
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "arena-tests"}}

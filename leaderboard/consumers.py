@@ -4,28 +4,44 @@ On connect the consumer joins the episode's group *before* reading what is store
 a step committed in between is announced to it; it then sends every stored step, each
 new step as it is committed, and an end-of-episode message. Steps go out as the steps
 API lists them (leaderboard.serializers.step_page): long texts cut, read in batches of
-bounded size. It remembers the last index
-it sent and always reads steps from the database with a greater index, so interleaving
-notifications and catch-up reads can neither skip nor repeat a step.
+bounded size. It remembers the last index it sent.
 
-In embedded mode the worker is another process and the in-memory channel layer cannot
-reach this one, so the consumer also looks for new steps every ARENA_LIVE_POLL_SECONDS;
-with Redis the notifications arrive at once and the poll is only a safety net.
+A step's announcement usually carries the step itself, rendered once by the publisher
+(`step_frame`); when it is the very next index the consumer sends it on without
+touching the database. Otherwise — a gap, an announcement without the step, the end —
+it reads the steps after the last one it sent, so interleaving announcements and
+catch-up reads can neither skip nor repeat a step.
+
+Announcements reach every web process in both modes (through Redis, or through the
+embedded mode's signal, arena.livesignal); a slow poll is only a safety net for one
+that was lost. It reads the database only after ARENA_LIVE_POLL_SECONDS without any
+announcement: while steps flow, a lost one shows as a gap in the next. A web process
+runs all its consumers' reads on one thread, so a hundred viewers polling in step
+would hold up each other's live steps for as long as their reads take together.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import random
 
 from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from rest_framework.utils.encoders import JSONEncoder
 
-from arena.live import episode_group
+from arena import live
 from arena.models import Episode
-from leaderboard.serializers import episode_payload, step_page
+from leaderboard.serializers import episode_payload, step_page, step_preview
 
 BATCH = 200
+
+
+def step_frame(step) -> str:
+    """The client message of one step, as JSON text: what the consumer would send for
+    it after reading it from the database (registered with arena.live)."""
+    return json.dumps({"type": "step", "step": step_preview(step)}, cls=JSONEncoder, separators=(",", ":"))
 
 
 class EpisodeConsumer(AsyncJsonWebsocketConsumer):
@@ -35,10 +51,12 @@ class EpisodeConsumer(AsyncJsonWebsocketConsumer):
         self.ended = False
         self.lock = asyncio.Lock()
         self.poller = None
+        self.heard_at = 0.0
         if not await sync_to_async(Episode.objects.filter(pk=self.episode_id).exists)():
             await self.close(code=4404)
             return
-        self.group = episode_group(self.episode_id)
+        live.listen()
+        self.group = live.episode_group(self.episode_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         await self.catch_up()
@@ -51,20 +69,45 @@ class EpisodeConsumer(AsyncJsonWebsocketConsumer):
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
+    async def dispatch(self, message):
+        # Channels closes stale database connections, on the process's one database
+        # thread, before handling any message. A step that travels with its
+        # announcement needs no database; for a hundred viewers that hop per message
+        # cost more than sending the step and made the viewers wait on each other.
+        if message["type"] == "step.committed" and "frame" in message:
+            await self.step_committed(message)
+        else:
+            await super().dispatch(message)
+
     async def receive_json(self, content, **kwargs):
         # The channel is one-way; clients have nothing to say.
         return
 
     async def step_committed(self, event):
+        self.heard_at = asyncio.get_running_loop().time()
+        index = event["index"]
+        async with self.lock:
+            if self.ended or index <= self.last_sent:
+                return  # already sent
+            frame = event.get("frame")
+            if frame is not None and index == self.last_sent + 1:
+                await self.send(text_data=frame)
+                self.last_sent = index
+                return
         await self.catch_up()
 
     async def episode_ended(self, event):
+        self.heard_at = asyncio.get_running_loop().time()
         await self.catch_up()
 
     async def _poll(self):
+        loop = asyncio.get_running_loop()
         while not self.ended:
-            await asyncio.sleep(settings.ARENA_LIVE_POLL_SECONDS)
-            await self.catch_up()
+            interval = settings.ARENA_LIVE_POLL_SECONDS
+            # Spread out, so the viewers of one episode do not all read at once.
+            await asyncio.sleep(interval * random.uniform(0.75, 1.25))
+            if loop.time() - self.heard_at >= interval:
+                await self.catch_up()
 
     async def catch_up(self):
         async with self.lock:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 
 from django.urls import reverse
@@ -320,6 +321,19 @@ def episode_payload(episode_id: int) -> dict:
     return EpisodeSerializer(episode).data
 
 
+@functools.cache
+def _preview_serializer() -> StepSerializer:
+    # Building a model serializer's fields costs far more than rendering one step with
+    # them, and a live worker renders every step it commits: one instance serves all
+    # (rendering keeps no state on it).
+    return StepSerializer(context={"preview": True})
+
+
+def step_preview(step: Step) -> dict:
+    """One step as lists of steps show it (long texts cut)."""
+    return _preview_serializer().to_representation(step)
+
+
 @dataclasses.dataclass
 class StepPage:
     results: list[dict]  # step previews, in index order
@@ -336,13 +350,10 @@ def step_page(episode_id: int, after_index: int, max_steps: int, through_index: 
         steps = steps.filter(index__lte=through_index)
     results: list[dict] = []
     size = 1_000  # room for the page's own fields (count, next) and the commas
-    # One serializer for the page: building a serializer's fields costs about 17 times
-    # what representing one step does, and a window of a long replay has 100 steps.
-    serializer = StepSerializer(context={"preview": True})
     for step in steps.iterator(chunk_size=STEP_READ_CHUNK):
         if len(results) == max_steps:
             return StepPage(results, more=True)
-        preview = serializer.to_representation(step)
+        preview = step_preview(step)
         preview_size = json_size(preview)
         if results and size + preview_size > STEP_PAGE_MAX_BYTES:
             return StepPage(results, more=True)
