@@ -108,7 +108,7 @@ def warm_up(base_url: str, processes: int) -> None:
     few clients, repeated until its requests answer without errors."""
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
-        result = closed_loop(base_url, PATHS, clients=4 * processes, seconds=3)
+        result = closed_loop(base_url, PATHS, clients=4 * processes, seconds=3, quiet=True)
         if result.requests and not result.errors:
             return
         time.sleep(1)

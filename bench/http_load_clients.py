@@ -10,6 +10,7 @@ import asyncio
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -50,13 +51,13 @@ end
 """
 
 
-def closed_loop(base_url: str, paths, *, clients: int, seconds: float) -> Result:
+def closed_loop(base_url: str, paths, *, clients: int, seconds: float, quiet: bool = False) -> Result:
     if shutil.which("wrk"):
-        return _wrk(base_url, paths, clients, seconds)
+        return _wrk(base_url, paths, clients, seconds, quiet)
     return asyncio.run(_python(base_url, paths, clients, seconds))
 
 
-def _wrk(base_url: str, paths, clients: int, seconds: float) -> Result:
+def _wrk(base_url: str, paths, clients: int, seconds: float, quiet: bool) -> Result:
     script = WRK_SCRIPT % ", ".join(f'"{path}"' for path in paths)
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as lua:
         lua.write(script)
@@ -69,6 +70,8 @@ def _wrk(base_url: str, paths, clients: int, seconds: float) -> Result:
         )
     line = next(line for line in done.stdout.splitlines() if line.startswith("RESULT "))
     requests, duration_us, errors, p50, p95, p99 = (int(float(x)) for x in line.split()[1:])
+    if not requests and not quiet:  # say why rather than print a row of zeros
+        print("wrk completed no request:", done.stdout, done.stderr, sep="\n", file=sys.stderr)
     return Result("wrk, 2 threads", requests, duration_us / 1e6, errors, p50 / 1e3, p95 / 1e3, p99 / 1e3)
 
 

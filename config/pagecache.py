@@ -46,6 +46,9 @@ KEYED_HEADERS = (b"host", b"accept", b"accept-encoding", b"accept-language")
 ALLOWED_VARY = {"accept", "accept-encoding", "accept-language", "cookie", "host"}
 MESSAGES_COOKIE = "messages"  # django.contrib.messages' cookie storage
 MAX_BODY_BYTES = 4 * 1024 * 1024
+# What one process keeps at most, whatever the number of entries: query strings can make
+# any number of distinct keys.
+MAX_TOTAL_BYTES = 64 * 1024 * 1024
 HIT_HEADER = (b"x-arena-page-cache", b"hit")
 
 
@@ -68,6 +71,7 @@ class PageCache:
         self.read_generation = read_generation
         self.clock = clock
         self.entries: OrderedDict[tuple, Entry] = OrderedDict()
+        self.stored_bytes = 0
         self.rendering: dict[tuple, asyncio.Future] = {}
         self.generation: str | None = None
         self.read_once = False
@@ -111,10 +115,16 @@ class PageCache:
         return True
 
     def _store(self, key, entry: Entry) -> None:
+        self._drop(key)
         self.entries[key] = entry
-        self.entries.move_to_end(key)
-        while len(self.entries) > self.max_entries:
-            self.entries.popitem(last=False)
+        self.stored_bytes += len(entry.body)
+        while len(self.entries) > self.max_entries or self.stored_bytes > MAX_TOTAL_BYTES:
+            self._drop(next(iter(self.entries)))  # the least recently used
+
+    def _drop(self, key) -> None:
+        entry = self.entries.pop(key, None)
+        if entry is not None:
+            self.stored_bytes -= len(entry.body)
 
     async def _current_generation(self) -> str | None:
         """The generation, re-read when the last read is older than check_seconds; the
@@ -139,7 +149,7 @@ class PageCache:
             self.read_once, self.checked_at, self.checking = True, started, None
         # Entries of older generations can never be served again.
         for key in [key for key, entry in self.entries.items() if entry.generation != self.generation]:
-            del self.entries[key]
+            self._drop(key)
 
 
 def _anonymous_public_get(scope) -> bool:

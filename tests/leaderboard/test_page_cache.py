@@ -170,3 +170,15 @@ async def test_the_generation_changes_at_every_bump_in_both_stores(settings):
             now = await sync_to_async(page_generation.current)()
             assert now not in seen
             seen.add(now)
+
+
+async def test_a_flood_of_query_strings_keeps_a_bounded_number_of_pages():
+    async def small_page(scope, receive, send):
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.body", "body": scope["query_string"]})
+
+    bounded = PageCache(small_page, check_seconds=CHECK_SECONDS, max_entries=3)
+    for number in range(10):
+        assert (await request(bounded, f"/?page={number}"))["body"] == f"page={number}".encode()
+    assert len(bounded.entries) == 3
+    assert (await request(bounded, "/?page=9"))["hit"] and not (await request(bounded, "/?page=0"))["hit"]
