@@ -109,6 +109,8 @@ class Launcher:
         self.stopping = True
 
     def _restart_exited(self) -> None:
+        if self.stopping:  # children ended by the Ctrl-C that stops us are not restarted
+            return
         now = time.monotonic()
         for child in self.children:
             if child.process is None or child.process.poll() is None:
