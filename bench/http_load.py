@@ -15,6 +15,8 @@ Prints requests/s, p50/p95/p99 latency and errors of each beside the target (p95
 200 ms with 200 clients) and the ratio to the first. The load generator (wrk when
 installed, else Python) runs on the same cores as the server, so every figure is
 pessimistic; so is anything else running on the machine (the load average is printed).
+Last, it finishes an episode from another process and times how long the N processes
+take to show it (the page cache's staleness).
 
     .venv/bin/python bench/http_load.py [--clients 200] [--seconds 15] [--processes N]
 """
@@ -30,6 +32,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
 
 from bench.http_load_clients import closed_loop  # noqa: E402
 
@@ -62,11 +66,26 @@ scores = random.Random(7)
 for episode_id in Episode.objects.filter(status=Episode.QUEUED).values_list("id", flat=True):
     services.episode_claim(episode_id, "bench")
     services.episode_finish(episode_id, "bench", score=scores.uniform(-1, 1), end_reason="step limit")
-print(Episode.objects.filter(status=Episode.FINISHED).count(), "episodes finished")
+# One more submission whose only episode is being played: finished while the site runs.
+late = services.submission_create(
+    owner=None, fields={{"name": "Late Finisher", "base_url": "http://model.invalid/v1", "model": "late"}},
+    api_key="", runs=[services.RunSpec(task="lmact/tictactoe", format="ascii", num_episodes=1)],
+)
+late_episode = late.runs.get().episodes.get().id
+services.episode_claim(late_episode, "bench")
+print(Episode.objects.filter(status=Episode.FINISHED).count(), late_episode)
+"""
+
+FINISH = """
+import time
+from arena import services
+services.episode_finish({episode}, "bench", score=1.0, end_reason="step limit")
+print(time.time())
 """
 
 
-def seed(env: dict, episodes: int, submissions: int) -> str:
+def seed(env: dict, episodes: int, submissions: int) -> tuple[int, int]:
+    """Episodes finished, and the id of the one left running."""
     def manage(*arguments: str) -> str:
         done = subprocess.run([sys.executable, "manage.py", *arguments], cwd=ROOT, env=env,
                               capture_output=True, text=True, check=True)
@@ -74,7 +93,28 @@ def seed(env: dict, episodes: int, submissions: int) -> str:
 
     manage("migrate", "-v0")
     code = SEED.format(tasks=BASELINE_TASKS, episodes=episodes, submissions=submissions)
-    return manage("shell", "-c", code).strip().splitlines()[-1]
+    finished, late_episode = manage("shell", "-c", code).split()[-2:]
+    return int(finished), int(late_episode)
+
+
+def staleness(env: dict, base_url: str, episode_id: int) -> float:
+    """Seconds from the commit of an episode's end (in another process) until every web
+    process answers the leaderboard with it: fresh connections, so the kernel spreads
+    them over the processes, until 20 in a row show it."""
+    path = PATHS[1]
+    shown = lambda: "Late Finisher" in httpx.get(base_url + path, timeout=30, trust_env=False).text  # noqa: E731
+    assert not shown()
+    finisher = subprocess.Popen([sys.executable, "manage.py", "shell", "-c", FINISH.format(episode=episode_id)],
+                                cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+    streak, first_of_streak = 0, 0.0
+    while streak < 20:
+        if shown():
+            streak, first_of_streak = streak + 1, first_of_streak if streak else time.time()
+        else:
+            streak = 0
+        time.sleep(0.01)
+    committed = float(finisher.communicate(timeout=120)[0].split()[-1])
+    return max(0.0, first_of_streak - committed)
 
 
 class Site:
@@ -128,7 +168,8 @@ def main() -> None:
     env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL", "ARENA_QUEUE")}
     env.update(DJANGO_SETTINGS_MODULE="config.settings", ARENA_VAR_DIR=var, LOG_LEVEL="ERROR")
     try:
-        print("seeding:", seed(env, args.episodes_per_run, args.submissions), flush=True)
+        finished, late_episode = seed(env, args.episodes_per_run, args.submissions)
+        print(f"seeded: {finished} finished episodes", flush=True)
         setups = [(1, False), (1, True), (args.processes, True)]
         results = []
         for processes, cache in setups:
@@ -136,6 +177,8 @@ def main() -> None:
             try:
                 warm_up(site.base_url, processes)
                 result = closed_loop(site.base_url, PATHS, clients=args.clients, seconds=args.seconds)
+                if (processes, cache) == setups[-1]:
+                    stale = staleness(env, site.base_url, late_episode)
             finally:
                 site.stop()
             results.append((processes, cache, result))
@@ -143,6 +186,9 @@ def main() -> None:
     finally:
         shutil.rmtree(var, ignore_errors=True)
     report(args, results)
+    print(f"staleness with {args.processes} processes: an episode finished in another process showed on every "
+          f"process's leaderboard {stale * 1000:.0f} ms after its commit (bound: ARENA_PAGE_CACHE_CHECK_SECONDS, "
+          f"0.5 s by default, plus a rendering)")
 
 
 def report(args, results) -> None:
