@@ -204,7 +204,7 @@ def report(args, results) -> None:
     for processes, cache, result in results:
         setup = f"{processes} process{'es' if processes > 1 else ''}, page cache {'on' if cache else 'off'}"
         met = "met" if result.requests and result.p95_ms < TARGET_P95_MS and not result.errors else "missed"
-        print(f"{setup:34} {result.rate:8.0f} {result.p50_ms:8.1f} {result.p95_ms:8.1f} {result.p99_ms:8.1f} "
+        print(f"{setup:34} {result.rate:8.1f} {result.p50_ms:8.1f} {result.p95_ms:8.1f} {result.p99_ms:8.1f} "
               f"{result.errors:7d}  {met:>10}  " + (f"×{result.rate / baseline:.1f} req/s" if baseline else "—"))
 
 
