@@ -161,11 +161,14 @@ def test_a_killed_web_process_is_replaced_and_killing_the_launcher_leaves_none_b
     site = site_of(2)
     first, second = site.children()
     os.kill(first, signal.SIGKILL)
-    assert wait_until(lambda: len(site.children()) == 2 and first not in site.children())
+    assert wait_until(lambda: len(site.children()) == 2 and first not in site.children()), site.log.read_text()[-2000:]
     replacement = next(pid for pid in site.children() if pid != second)
     with site.only(replacement):
-        assert site.get("/healthz").status_code == 200
+        health = site.get("/healthz")
+        assert health.status_code == 200, health.text
 
     site.launcher.kill()
     site.launcher.wait(timeout=10)
-    assert wait_until(lambda: gone(second) and gone(replacement), seconds=30)
+    assert wait_until(lambda: gone(second) and gone(replacement), seconds=30), (
+        f"left behind: {[pid for pid in (second, replacement) if not gone(pid)]}; {site.log.read_text()[-2000:]}"
+    )
