@@ -17,8 +17,11 @@ class ArenaConfig(AppConfig):
     def ready(self):
         from django.conf import settings
 
+        from arena import page_generation
         from envs import demos
 
         # Expert demonstration pools are built once and kept in var/demos/.
         demos.set_cache_dir(settings.ARENA_DEMO_CACHE_DIR)
         post_migrate.connect(create_cache_table, sender=self)
+        # The public pages' cache is retired when submissions or runs change.
+        page_generation.connect_signals()

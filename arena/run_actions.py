@@ -9,7 +9,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from arena import live, services
+from arena import live, page_generation, services
 from arena.aggregates import apply_step_totals, played_sums, step_totals
 from arena.models import Episode, Run, Submission, SubmissionEdit
 
@@ -36,6 +36,7 @@ def run_requeue_failed(run: Run) -> int:
         Run.objects.filter(pk=run.pk).update(status=Run.QUEUED if not run.started_at else Run.RUNNING, finished_at=None)
         ids = [e.pk for e in sorted(failed, key=lambda e: e.index)]
         services.enqueue_on_commit(ids[:1] if services.plays_in_order(run) else ids)
+        page_generation.bump_on_commit()
     return len(failed)
 
 
@@ -61,6 +62,7 @@ def run_cancel(run: Run) -> int:
         )
         for episode_id in ids:
             transaction.on_commit(partial(live.publish_end, episode_id))
+        page_generation.bump_on_commit()
     return len(ids)
 
 

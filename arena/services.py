@@ -24,7 +24,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from arena import images, live, queue
+from arena import images, live, page_generation, queue
 from arena.images import ImageRef
 from arena.aggregates import apply_step_totals, played_sums, step_totals
 from arena.clients.base import redact
@@ -266,7 +266,8 @@ def episode_claim(episode_id: int, worker: str) -> bool:
         )
         if claimed:
             run_id = Episode.objects.values_list("run_id", flat=True).get(pk=episode_id)
-            Run.objects.filter(pk=run_id, status=Run.QUEUED).update(status=Run.RUNNING, started_at=now)
+            if Run.objects.filter(pk=run_id, status=Run.QUEUED).update(status=Run.RUNNING, started_at=now):
+                page_generation.bump_on_commit()  # the run's status shows on the public pages
     return bool(claimed)
 
 
@@ -359,6 +360,7 @@ def episode_finish(
         if plays_in_order(episode.run):
             _enqueue_next_in_order(episode.run_id)
         transaction.on_commit(partial(live.publish_end, episode_id))
+        page_generation.bump_on_commit()
 
 
 @retry_on_conflict
@@ -400,6 +402,7 @@ def episode_fail(episode_id: int, reason: str, *, worker: str | None = None, kin
         _finish_run_if_complete(episode.run_id)
         _enqueue_next_in_order(episode.run_id)
         transaction.on_commit(partial(live.publish_end, episode_id))
+        page_generation.bump_on_commit()
     return True
 
 
@@ -457,6 +460,7 @@ def run_budget_exhausted(run_id: int, episode_id: int, worker: str) -> None:
         )
         for skipped_id in skipped_ids:
             transaction.on_commit(partial(live.publish_end, skipped_id))
+        page_generation.bump_on_commit()
 
 
 def run_budget_reached(run_id: int) -> bool:

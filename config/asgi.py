@@ -10,11 +10,15 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from django.conf import settings  # noqa: E402
+
+from config.pagecache import PageCache  # noqa: E402
 from leaderboard.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        # Anonymous views of the public pages come from each process's memory.
+        "http": PageCache(django_asgi_app) if settings.ARENA_PAGE_CACHE else django_asgi_app,
         "websocket": AllowedHostsOriginValidator(URLRouter(websocket_urlpatterns)),
     }
 )

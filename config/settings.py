@@ -244,6 +244,20 @@ else:
                           # Culling at the default 300 entries would let a flood of keys evict lock-outs.
                           "OPTIONS": {"MAX_ENTRIES": 100_000}}}
 
+# --- the public pages' cache (config.pagecache, arena.page_generation) ---------------
+# Anonymous GETs of the leaderboards, suite and task pages are answered from each web
+# process's memory until the page generation changes (an episode finished, a run or
+# submission changed). Each process re-reads the generation this often: the most a page
+# can lag behind the database.
+ARENA_PAGE_CACHE = env_bool("ARENA_PAGE_CACHE", True)
+ARENA_PAGE_CACHE_CHECK_SECONDS = env_float("ARENA_PAGE_CACHE_CHECK_SECONDS", 0.5, minimum=0.0)
+ARENA_PAGE_CACHE_ENTRIES = env_int("ARENA_PAGE_CACHE_ENTRIES", 256, minimum=1, maximum=100_000)
+# Where the generation lives: a file on one machine, Django's cache (Redis) across several.
+ARENA_PAGE_GENERATION_STORE = env_str("ARENA_PAGE_GENERATION_STORE", "cache" if REDIS_URL else "file")
+if ARENA_PAGE_GENERATION_STORE not in ("file", "cache"):
+    raise ImproperlyConfigured(f"ARENA_PAGE_GENERATION_STORE must be file or cache; got {ARENA_PAGE_GENERATION_STORE!r}")
+ARENA_PAGE_GENERATION_FILE = env_str("ARENA_PAGE_GENERATION_FILE", str(VAR_DIR / "page-generation"))
+
 # The site is served over HTTPS (directly or behind a TLS proxy): cookies are then sent
 # only over HTTPS.
 ARENA_HTTPS = env_bool("ARENA_HTTPS", False)

@@ -36,3 +36,5 @@ ARENA_LIVE_SIGNAL_DIR = tempfile.mkdtemp(prefix="arena-test-live-")
 # Throttle counters in process memory, emptied before every test (tests/conftest.py); the
 # embedded mode's database cache has its own tests (tests/arena/test_limits.py).
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "arena-tests"}}
+# The public pages' generation file of the tests, not the one of the site in var/.
+ARENA_PAGE_GENERATION_FILE = str(Path(tempfile.mkdtemp(prefix="arena-test-pages-")) / "page-generation")  # noqa: F405
