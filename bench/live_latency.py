@@ -38,6 +38,7 @@ from websockets.asyncio.client import connect  # noqa: E402
 from websockets.exceptions import InvalidStatus  # noqa: E402
 
 from tests.support.ports import free_port, wait_for_port  # noqa: E402
+from tests.support.processes import stop_all  # noqa: E402
 
 TARGET_P50_MS = 100
 TARGET_P95_MS = 250
@@ -170,13 +171,7 @@ def run_mode(mode: str, args, environment: dict) -> dict:
         views = asyncio.run(_watch(url, f"http://127.0.0.1:{port}", args.viewers, publisher))
         committed = {int(k): v for k, v in json.loads(publisher.stdout.readline()).items()}
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop_all(processes)
     return _figures(mode, views, committed, args.steps)
 
 

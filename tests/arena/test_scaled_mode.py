@@ -21,6 +21,7 @@ from websockets.sync.client import connect
 from arena import queue
 from tests.support.fake_openai import FakeOpenAIServer
 from tests.support.ports import free_port, wait_for_port
+from tests.support.processes import stop_all
 from tests.support.redis_server import RedisServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,11 +112,5 @@ def test_queue_and_live_steps_go_through_redis(redis_url):
         assert messages[-1]["episode"]["status"] == "finished"
         assert elapsed < 45, "steps arrived only through the one-minute poll, not through Redis"
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop_all(processes)
         shutil.rmtree(var, ignore_errors=True)

@@ -19,6 +19,8 @@ import httpx
 import pytest
 from playwright.sync_api import sync_playwright
 
+from tests.support.processes import stop_all
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
@@ -86,13 +88,7 @@ def site():
     try:
         yield Site(url=base, env=env)
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop_all(processes)
         shutil.rmtree(var, ignore_errors=True)
 
 
