@@ -3,6 +3,8 @@ shows the console screen beside the verbalised text (both readable without scrol
 sideways), the relative-performance chart of two rows keeps its legend clear of its
 axis, and wide leaderboard tables scroll inside their box instead of widening the page."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -97,7 +99,8 @@ def test_the_relative_performance_chart_keeps_its_legend_below_the_axis_title(si
     page, errors = _page(browser)
     page.goto(f"{site.url}/suites/textatari/")
     options = page.locator("select[name=a] option")
-    basic, manual = options.filter(has_text="Pong player · Basic"), options.filter(has_text="Pong player · Game manual")
+    basic = options.filter(has_text=re.compile(r"^Pong player · Basic"))
+    manual = options.filter(has_text=re.compile(r"^Pong player · Game manual"))
     page.select_option("select[name=a]", basic.get_attribute("value"))
     page.select_option("select[name=b]", manual.get_attribute("value"))
     page.click("button:has-text('Compare')")
@@ -118,4 +121,7 @@ def test_wide_leaderboard_tables_scroll_in_their_box_instead_of_widening_the_pag
     page.goto(f"{site.url}{path}")
     expect(page.locator("table.leaderboard").first).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= VIEWPORT["width"]
+    # Scrolling in its box must not squeeze the variant to a word a line.
+    variant = page.locator("table.leaderboard td.variant", has_text="basic scenario").first
+    assert _box(variant)["width"] >= 200
     assert not errors, errors
