@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import threading
 from pathlib import Path
 
 from django.conf import settings
@@ -35,7 +36,11 @@ def write_png_bytes(data: bytes, width: int, height: int) -> ImageRef:
         path = image_path(sha)
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            # Unique per thread as well as per process: episodes played in threads of one
+            # worker often render the same frame at once (TextAtari's scenarios share
+            # their seeds), and a shared temporary name let one thread move the other's
+            # file away before its own rename.
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
             tmp.write_bytes(data)
             os.replace(tmp, path)
         _files.add(sha)

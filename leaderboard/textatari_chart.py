@@ -26,6 +26,11 @@ import plotly.graph_objects as go
 from leaderboard.charts import _fig_json, plain_text
 from leaderboard.textatari import Row, mean_over_games
 
+# Pixels: the plot area, the room under it for the tick labels and axis title, then the
+# legend.
+PLOT_MIN_HEIGHT, BAR_HEIGHT = 140, 26
+MARGIN_TOP, LEGEND_GAP, MARGIN_BOTTOM = 50, 64, 150
+
 COLOURS = {"better": "#2a9d8f", "worse": "#e76f51", "A": "#264653", "B": "#e9c46a"}
 
 
@@ -79,13 +84,17 @@ def relative_performance(a: Row, b: Row) -> dict:
                 name=plain_text(f"{side}: {row.label}, normalised average {mean:.1f} %"),
             )
         )
+    games = "game" if len(common) == 1 else "games"
+    # Sized in pixels: the bars get room even when there are one or two, and the legend
+    # (three lines once it wraps) starts below the axis title instead of over it.
+    plot_height = max(PLOT_MIN_HEIGHT, BAR_HEIGHT * len(titles))
     figure.update_layout(
-        title={"text": f"Relative performance over {len(common)} games (percentage change, A → B)"},
+        title={"text": f"Relative performance over {len(common)} {games} (percentage change, A → B)"},
         xaxis={"title": {"text": "% change of the mean game score; dashed: normalised average (%)"},
                "zeroline": True},
         yaxis={"autorange": "reversed"},
-        height=160 + 24 * max(len(titles), 1),
-        legend={"orientation": "h", "y": -0.15 - 2.0 / (8 + len(titles))},
-        margin={"t": 50, "l": 140, "r": 20, "b": 120},
+        height=MARGIN_TOP + plot_height + MARGIN_BOTTOM,
+        legend={"orientation": "h", "yanchor": "top", "y": -LEGEND_GAP / plot_height},
+        margin={"t": MARGIN_TOP, "l": 140, "r": 20, "b": MARGIN_BOTTOM},
     )
     return {"figure": _fig_json(figure), "compared": len(titles), "undefined": undefined, "empty": ""}

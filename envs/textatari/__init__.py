@@ -46,7 +46,7 @@ SUITE = register_suite(
         # TextAtari §3.3 and App. E: the normalised score per game for each scenario and
         # agent, and the relative-performance charts comparing two of them (Figs. 6–39).
         page="textatari-scores",
-        page_summary="human-normalised score per game, scenario and agent; relative-performance charts (Figs. 6–19)",
+        page_summary="human-normalised score per game, scenario and agent; relative-performance charts (Figs. 6–39)",
         # §3.1: every scenario (swept by the task), 1,000 steps (the task's default
         # step limit) and five seeds. The agent — Naive, CoT or Reflexion — is the
         # submission's chain-of-thought and reflection choice, since the paper runs all

@@ -224,3 +224,10 @@ def test_agents_are_named_as_in_the_paper(client, model):
     assert agents == [
         "Reflexion_last · history 1", "Reflexion_max (no CoT) · history 16, self-correction", "Reflexion_max · history 1",
     ]
+
+
+def test_the_front_page_cites_the_figures_the_suite_page_draws(client):
+    suite_page = client.get(PAGE).content.decode()
+    front_page = client.get("/").content.decode()
+    assert "Figs. 6–39" in suite_page
+    assert "relative-performance charts (Figs. 6–39)" in front_page
