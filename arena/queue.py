@@ -71,14 +71,15 @@ def pending_count() -> int:
     return huey.pending_count()
 
 
-def pending_episode_ids() -> set[int]:
-    """The episodes that have a message waiting in the queue."""
+def pending_episode_ids(*, resume: bool = False) -> set[int]:
+    """The episodes that have a message waiting in the queue; with `resume`, only those
+    whose message goes ahead of the episodes not started yet."""
     pending = set()
     for message in huey.storage.enqueued_items():
         try:
             task = huey.deserialize_task(message)
         except HueyException:  # not ours; `dequeue_episode` drops it
             continue
-        if task.name == "play_episode" and task.args:
+        if task.name == "play_episode" and task.args and (not resume or (task.priority or 0) >= RESUME_PRIORITY):
             pending.add(int(task.args[0]))
     return pending

@@ -10,7 +10,10 @@ sends it again.
 A message that was only slow — a live worker has taken it but not claimed the episode
 yet — is then sent twice, which is harmless: claiming is a conditional update
 (services.episode_claim), so one message plays the episode and the other finds it
-taken and is dropped.
+taken and is dropped. The copy left at the back of the queue must not count as the
+message of that episode once it has started and been interrupted, though: it would
+resume the episode only after the whole backlog. A started episode is lost unless a
+message ahead of the backlog waits for it.
 """
 
 from __future__ import annotations
@@ -42,7 +45,10 @@ def requeue_lost_messages(now=None) -> int:
     if not waiting.exists():
         return 0
     pending = queue.pending_episode_ids()
-    lost = [pk for pk in waiting.values_list("pk", flat=True) if pk not in pending]
+    # An episode that had started needs a message ahead of the backlog: the one still
+    # waiting may be an old message sent twice, at the back.
+    resuming = queue.pending_episode_ids(resume=True)
+    lost = [pk for pk, attempts in waiting.values_list("pk", "attempts") if pk not in (resuming if attempts else pending)]
     requeued = 0
     for start in range(0, len(lost), CHUNK):
         requeued += _send_again(lost[start : start + CHUNK], cutoff)

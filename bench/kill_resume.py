@@ -1,11 +1,16 @@
 """Workers killed at random moments leave nothing behind (issue 16).
 
-A throw-away arena (SQLite database and queue) gets ~500 quick baseline episodes
-(lmact/gridworld, random and expert). Worker processes play them; each is SIGKILLed at
-a random moment once it is playing, and a fresh worker takes over, `--kills` times.
-A last worker then plays until nothing is left (`--until-idle`). Prints, after each
-kill, what is left so far for a later worker to recover (episodes running with no live
-worker, queued ones whose message is gone) and how many have ended, then:
+A throw-away arena gets ~500 quick baseline episodes (lmact/gridworld, random and
+expert). Embedded mode (SQLite database and queue): one worker process at a time plays
+them; it is SIGKILLed at a random moment once it is playing, and a fresh worker takes
+over, `--kills` times. Scaled mode (`--scaled`: PostgreSQL and Redis servers started as
+the tests start them): two worker processes play at once; `--kills` times one of them,
+picked at random, is SIGKILLed at a random moment once it is playing and a fresh worker
+replaces it; after the last kill the survivor is stopped as an operator would (SIGTERM:
+it finishes its episodes). In both modes a last worker then plays until nothing is left
+(`--until-idle`). Prints, after each kill, what is left so far for a later worker to
+recover (episodes running with no live worker, queued ones whose message is gone) and
+how many have ended, then:
 
 - episodes not finished (queued or running: must be 0) and failed ones;
 - episodes whose step indices have a duplicate or a gap (must be 0);
@@ -14,10 +19,13 @@ worker, queued ones whose message is gone) and how many have ended, then:
 - how soon after the last worker started the interrupted episodes were resumed, and
   how many episodes waiting to start it had claimed by then (resumed first: 0).
 
-    nice .venv/bin/python bench/kill_resume.py [--episodes 500] [--kills 3] [--seed 0]
+In scaled mode also the deadlocks the PostgreSQL server detected (must be 0).
+
+    nice .venv/bin/python bench/kill_resume.py [--episodes 500] [--kills 3] [--seed 0] [--scaled]
 """
 
 import argparse
+import contextlib
 import os
 import random
 import signal
@@ -29,6 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.support.postgres import PostgresServer  # noqa: E402
+from tests.support.redis_server import RedisServer  # noqa: E402
 from tests.support.worker_process import Arena  # noqa: E402
 
 TASK = "lmact/gridworld"
@@ -53,15 +63,19 @@ def _create_runs(episodes: int) -> None:
         services.run_create(submission, spec)
 
 
-def _kill_at_random(arena: Arena, rng: random.Random) -> dict:
-    """Start a worker, let it play a random while, SIGKILL it; what it left."""
-    from arena import queue
-    from arena.models import Episode
+def _start_worker(arena: Arena, *options: str):
+    return arena.start_worker("--concurrency", str(CONCURRENCY), *options)
 
-    worker = arena.start_worker("--concurrency", str(CONCURRENCY))
-    steps_before, _ = _progress()
+
+def _kill_at_random(worker, rng: random.Random, alive: tuple = ()) -> dict:
+    """Let the worker play a random while once it has stored a step, SIGKILL it; what
+    the dead workers left so far (not counting the running episodes of the workers
+    still `alive`)."""
+    from arena import queue
+    from arena.models import Episode, Step
+
     deadline = time.monotonic() + 60
-    while _progress()[0] == steps_before:  # still starting up
+    while not Step.objects.filter(episode__worker__contains=f"-{worker.pid}-").exists():  # still starting up
         if time.monotonic() > deadline or worker.poll() is not None:
             raise SystemExit("the worker never started playing:\n" + worker.log.read_text()[-3000:])
         time.sleep(0.05)
@@ -70,12 +84,38 @@ def _kill_at_random(arena: Arena, rng: random.Random) -> dict:
     worker.wait()
     pending = queue.pending_episode_ids()
     queued = set(Episode.objects.filter(status=Episode.QUEUED, enqueued_at__isnull=False).values_list("pk", flat=True))
+    running = Episode.objects.filter(status=Episode.RUNNING)
+    for other in alive:
+        running = running.exclude(worker__contains=f"-{other.pid}-")
     return {
-        "running_mid_play": Episode.objects.filter(status=Episode.RUNNING, num_steps__gt=0).count(),
-        "running_no_step_yet": Episode.objects.filter(status=Episode.RUNNING, num_steps=0).count(),
+        "running_mid_play": running.filter(num_steps__gt=0).count(),
+        "running_no_step_yet": running.filter(num_steps=0).count(),
         "queued_message_lost": len(queued - pending),
         "ended": _progress()[1],
     }
+
+
+def _kill_one_at_a_time(arena: Arena, rng: random.Random, kills: int) -> None:
+    for kill in range(1, kills + 1):
+        print(f"kill {kill}:", _kill_at_random(_start_worker(arena), rng), flush=True)
+
+
+def _kill_among_two(arena: Arena, rng: random.Random, kills: int) -> None:
+    """Two workers play at once; a random one of them is killed and replaced, `kills`
+    times; the survivor is then stopped gracefully."""
+    workers = [_start_worker(arena), _start_worker(arena)]
+    for kill in range(1, kills + 1):
+        victim = rng.choice(workers)
+        workers.remove(victim)
+        left = _kill_at_random(victim, rng, alive=tuple(workers))
+        print(f"kill {kill} (worker {victim.pid}, {len(workers)} still playing):", left, flush=True)
+        if kill < kills:
+            workers.append(_start_worker(arena))
+    for survivor in workers:
+        survivor.send_signal(signal.SIGTERM)
+        if survivor.wait(timeout=300) != 0:
+            raise SystemExit("the surviving worker failed:\n" + survivor.log.read_text()[-3000:])
+    print(f"survivor stopped (SIGTERM) after finishing its episodes; ended: {_progress()[1]}", flush=True)
 
 
 def _uninterrupted_actions(seed: int, policy: str) -> list[str]:
@@ -124,40 +164,61 @@ def _figures(last_worker_pid: int, last_started) -> dict:
     }
 
 
+@contextlib.contextmanager
+def _servers(scaled: bool):
+    """The URLs of fresh PostgreSQL and Redis servers in scaled mode, else nothing."""
+    if not scaled:
+        yield {}
+        return
+    with PostgresServer.start() as postgres, RedisServer.start() as redis:
+        yield {"database_url": postgres.url, "redis_url": redis.url, "postgres": postgres}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episodes", type=int, default=500)
     parser.add_argument("--kills", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0, help="of the kill moments")
+    parser.add_argument("--scaled", action="store_true", help="PostgreSQL + Redis, two workers at once")
     args = parser.parse_args()
-    rng = random.Random(args.seed)
+    with _servers(args.scaled) as servers:
+        postgres = servers.pop("postgres", None)
+        _play(args, servers)
+        if postgres is not None:
+            print(f"  deadlocks_detected: {postgres.deadlocks_detected()}")
 
+
+def _play(args, servers: dict) -> None:
+    rng = random.Random(args.seed)
     # Enough attempts that no episode is given up on here: this measures resuming.
-    arena = Arena(ARENA_HEARTBEAT_STALE_SECONDS=str(STALE_SECONDS), ARENA_MAX_EPISODE_ATTEMPTS=str(args.kills + 2))
+    arena = Arena(
+        **servers, ARENA_HEARTBEAT_STALE_SECONDS=str(STALE_SECONDS), ARENA_MAX_EPISODE_ATTEMPTS=str(args.kills + 2)
+    )
     for name in ("REDIS_URL", "DATABASE_URL", "ARENA_QUEUE"):
         os.environ.pop(name, None)
     os.environ.update(arena.env)
     import django
     from django.core.management import call_command
+    from django.db import connections
     from django.utils import timezone
 
     django.setup()
     try:
         call_command("migrate", verbosity=0)
         _create_runs(args.episodes)
-        for kill in range(1, args.kills + 1):
-            print(f"kill {kill}:", _kill_at_random(arena, rng), flush=True)
+        (_kill_among_two if args.scaled else _kill_one_at_a_time)(arena, rng, args.kills)
         # The killed workers' episodes must look abandoned before anyone takes them.
         time.sleep(STALE_SECONDS + 0.5)
         last_started = timezone.now()
         began = time.monotonic()
-        last = arena.start_worker("--concurrency", str(CONCURRENCY), "--until-idle")
+        last = _start_worker(arena, "--until-idle")
         if last.wait(timeout=600) != 0:
             raise SystemExit("the last worker failed:\n" + last.log.read_text()[-3000:])
         print(f"last worker played the rest in {time.monotonic() - began:.1f} s")
         for name, value in _figures(last.pid, last_started).items():
             print(f"  {name}: {value}")
     finally:
+        connections.close_all()  # before the database server stops
         arena.close()
 
 

@@ -69,3 +69,18 @@ def test_a_lost_episode_that_had_started_goes_ahead_of_the_backlog(baseline):
 
     assert requeue_lost_messages() == 1
     assert [queue.dequeue_episode() for _ in range(4)] == [resumed.pk, *backlog]
+
+
+def test_a_started_episode_whose_resume_message_was_lost_goes_ahead_though_an_older_message_waits(baseline):
+    # A message that was only slow was sent twice: one of the two still waits at the back
+    # of the backlog when the episode, since started and interrupted, loses its resume
+    # message with a dying worker. That old message would play it only after the backlog.
+    submission = baseline("random")
+    backlog = list(new_run(submission, episodes=3).episodes.values_list("pk", flat=True))
+    resumed = new_run(submission, episodes=1).episodes.get()
+    Episode.objects.filter(pk=resumed.pk).update(attempts=1)
+    _sent_long_ago(resumed)
+
+    assert requeue_lost_messages() == 1
+    assert queue.dequeue_episode() == resumed.pk
+    assert [queue.dequeue_episode() for _ in range(3)] == backlog

@@ -42,6 +42,7 @@ def test_the_redis_queue_hands_out_interrupted_episodes_before_the_backlog(redis
     queue.enqueue_episodes([1, 2, 3])
     queue.enqueue_episodes([4], resume=True)
     assert queue.pending_episode_ids() == {1, 2, 3, 4}
+    assert queue.pending_episode_ids(resume=True) == {4}
     assert [queue.dequeue_episode() for _ in range(5)] == [4, 1, 2, 3, None]
 
 

@@ -1,5 +1,6 @@
-"""Real worker processes on a throw-away arena (SQLite database and queue file), for
-tests and benchmarks that kill workers.
+"""Real worker processes on a throw-away arena, for tests and benchmarks that kill
+workers: embedded (SQLite database and queue file) or, given the URLs of running
+servers, scaled (PostgreSQL database, Redis queue).
 
 `python -m tests.support.worker_process --die-on-taking N [arena_worker options]` runs
 the real `arena_worker` command, except that the process SIGKILLs itself right after
@@ -23,9 +24,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class Arena:
-    """A throw-away arena in a temporary directory, driven through manage.py."""
+    """A throw-away arena in a temporary directory, driven through manage.py; on the
+    given PostgreSQL database and Redis server when their URLs are given."""
 
-    def __init__(self, **settings: str):
+    def __init__(self, *, database_url: str | None = None, redis_url: str | None = None, **settings: str):
         self.var = tempfile.mkdtemp(prefix="arena-workers-")
         self.env = {
             key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL", "ARENA_QUEUE")
@@ -36,6 +38,10 @@ class Arena:
             LOG_LEVEL="ERROR",
             **settings,
         )
+        if database_url:
+            self.env["DATABASE_URL"] = database_url
+        if redis_url:
+            self.env.update(REDIS_URL=redis_url, ARENA_QUEUE="redis")
         self.queue_path = str(Path(self.var) / "queue.sqlite3")
         self.processes: list[subprocess.Popen] = []
 
@@ -44,7 +50,7 @@ class Arena:
 
     def copy_database(self, migrated: str) -> None:
         """Start from a copy of an already migrated SQLite database (e.g. the tests'
-        own), much faster than migrating."""
+        own), much faster than migrating. Embedded arenas only."""
         with sqlite3.connect(migrated) as source, sqlite3.connect(Path(self.var) / "arena.sqlite3") as copy:
             source.backup(copy)
 
@@ -69,7 +75,7 @@ class Arena:
         return process
 
     def query(self, sql: str, params=()) -> list[tuple]:
-        """Read the arena's database directly (no Django start-up)."""
+        """Read the arena's database directly (no Django start-up). Embedded arenas only."""
         with sqlite3.connect(Path(self.var) / "arena.sqlite3", timeout=30) as connection:
             return connection.execute(sql, params).fetchall()
 
