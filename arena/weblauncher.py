@@ -1,9 +1,15 @@
-"""Several Daphne processes on one listening socket (pre-fork).
+"""Several Daphne processes on one address (pre-fork).
 
 One Daphne process answers HTTP in one thread of Python: about a core's worth of
-requests. The launcher binds the address once and starts N Daphnes that all accept on
-the inherited socket (`daphne -e fd:fileno=…`), so every process serves HTTP and
-websockets alike and the kernel hands each new connection to whichever is free.
+requests. The launcher binds the address once per process, each socket with
+SO_REUSEPORT, and starts N Daphnes, each accepting on its own inherited socket
+(`daphne --fd`), so every process serves HTTP and websockets alike. Why one socket each
+rather than one shared: on a shared socket every process wakes for each connection and
+the quickest grabs a batch, so under 200 keep-alive clients one process held most of
+them (p99 11 s with 2 processes against 0.3 s with 1, bench/http_load.py); with
+SO_REUSEPORT the kernel spreads new connections evenly over the sockets. A child's socket
+stays open in the launcher while the child is restarted, so connections sent to it wait
+in its backlog instead of being refused.
 
 It restarts a child that dies (waiting longer after each quick crash), and on SIGINT or
 SIGTERM stops them all: SIGTERM, then SIGKILL for any still there after a grace period.
@@ -37,17 +43,28 @@ def default_processes() -> int:
     return env_int("ARENA_WEB_PROCESSES", len(os.sched_getaffinity(0)), minimum=1, maximum=256)
 
 
-def listening_socket(host: str, port: int) -> socket.socket:
-    """A listening IPv4 socket the children inherit. IPv4 only: Daphne's `fd:` endpoint
-    adopts sockets as IPv4 (it has no way to name another family)."""
+def listening_sockets(host: str, port: int, count: int) -> list[socket.socket]:
+    """`count` listening IPv4 sockets on one address, one per child (port 0: the first
+    picks a free port and the others join it). IPv4 only: Daphne's `fd:` endpoint adopts
+    sockets as IPv4 (it has no way to name another family)."""
     if ":" in host:
         raise OSError(f"the web processes listen on an IPv4 address; got {host!r}")
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(4096)
-    sock.set_inheritable(True)
-    return sock
+    sockets: list[socket.socket] = []
+    try:
+        for _ in range(count):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            sock.bind((host, port))
+            port = sock.getsockname()[1]
+            sock.listen(4096)
+            sock.set_inheritable(True)
+    except OSError:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
 
 
 def _die_with_parent(parent: int):
@@ -63,6 +80,7 @@ def _die_with_parent(parent: int):
 @dataclass
 class Child:
     number: int
+    sock: socket.socket
     process: subprocess.Popen | None = None
     started_at: float = 0.0
     quick_exits: int = 0
@@ -71,22 +89,22 @@ class Child:
 
 
 class Launcher:
-    def __init__(self, sock: socket.socket, processes: int, *, application: str = APPLICATION,
+    def __init__(self, sockets: list[socket.socket], *, application: str = APPLICATION,
                  daphne_options: tuple[str, ...] = ()):
-        self.sock = sock
-        self.children = [Child(number) for number in range(processes)]
+        """One child per socket (listening_sockets)."""
+        self.children = [Child(number, sock) for number, sock in enumerate(sockets)]
         self.application = application
         self.daphne_options = daphne_options
         self.stopping = False
 
-    def command(self) -> list[str]:
-        return [sys.executable, "-m", "daphne", "--fd", str(self.sock.fileno()),
+    def command(self, child: Child) -> list[str]:
+        return [sys.executable, "-m", "daphne", "--fd", str(child.sock.fileno()),
                 *self.daphne_options, self.application]
 
     def start(self, child: Child) -> None:
         env = {**os.environ, "ARENA_WEB_PROCESS": str(child.number)}
         child.process = subprocess.Popen(
-            self.command(), env=env, pass_fds=(self.sock.fileno(),), preexec_fn=_die_with_parent(os.getpid())
+            self.command(child), env=env, pass_fds=(child.sock.fileno(),), preexec_fn=_die_with_parent(os.getpid())
         )
         child.started_at = time.monotonic()
 
@@ -137,4 +155,5 @@ class Launcher:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        self.sock.close()
+        for child in self.children:
+            child.sock.close()

@@ -1,8 +1,12 @@
 """manage.py arena_web: several Daphne processes accepting on one socket, on a
 throw-away arena (SQLite) copied from the tests' database.
 
-Which process answers a connection is the kernel's choice; to reach one in particular
-the tests SIGSTOP the others (a stopped process accepts nothing) and SIGCONT them after.
+Which process answers a connection is the kernel's choice (each process has its own
+SO_REUSEPORT socket, and the kernel spreads connections over them by their addresses). To
+reach one in particular the tests SIGSTOP the others and SIGCONT them after: a stopped
+process answers nothing, though the kernel still queues its share of new connections on
+its socket, so each request or websocket is tried on fresh connections (new source
+ports) until one lands on the running process.
 """
 
 import contextlib
@@ -26,6 +30,9 @@ from tests.support.worker_process import ROOT, Arena
 pytestmark = pytest.mark.django_db(transaction=True)
 
 CHECK_SECONDS = 0.2
+# How long one try waits before it takes its connection for one queued on a stopped
+# process and tries another.
+TRY_SECONDS = 4
 # Start-up of a Daphne process can take many seconds on a busy machine.
 PATIENCE = 90
 
@@ -50,7 +57,7 @@ class Site:
         return sorted(int(pid) for pid in listed.stdout.split())
 
     def get(self, path: str) -> httpx.Response:
-        return httpx.get(self.url + path, timeout=PATIENCE, trust_env=False)
+        return _on_fresh_connections(lambda: httpx.get(self.url + path, timeout=TRY_SECONDS, trust_env=False))
 
     @contextlib.contextmanager
     def only(self, pid: int):
@@ -111,10 +118,22 @@ def site_of(arena):
         site.stop()
 
 
+def _on_fresh_connections(attempt):
+    """attempt() until a try is answered within TRY_SECONDS, each on a new connection."""
+    deadline = time.monotonic() + PATIENCE
+    while True:
+        try:
+            return attempt()
+        except (httpx.TimeoutException, TimeoutError):
+            if time.monotonic() > deadline:
+                raise
+
+
 def _watch(site: Site, episode_id: int) -> list[dict]:
     url = f"ws://127.0.0.1:{site.port}/ws/episodes/{episode_id}/"
+    websocket = _on_fresh_connections(lambda: connect(url, origin=site.url, open_timeout=TRY_SECONDS))
     messages = []
-    with connect(url, origin=site.url, open_timeout=PATIENCE) as websocket:
+    with websocket:
         while not messages or messages[-1]["type"] != "end":
             messages.append(json.loads(websocket.recv(timeout=PATIENCE)))
     return messages

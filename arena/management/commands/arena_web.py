@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from arena.weblauncher import Launcher, default_processes, listening_socket
+from arena.weblauncher import Launcher, default_processes, listening_sockets
 
 
 class Command(BaseCommand):
@@ -17,10 +17,10 @@ class Command(BaseCommand):
         if processes < 1:
             raise CommandError("--processes must be at least 1")
         try:
-            sock = listening_socket(host, port)
+            sockets = listening_sockets(host, port, processes)
         except OSError as error:
             raise CommandError(f"cannot listen on {host}:{port}: {error}") from None
-        bound_host, bound_port = sock.getsockname()
+        bound_host, bound_port = sockets[0].getsockname()
         self.stdout.write(f"listening on http://{bound_host}:{bound_port}/ with {processes} web processes")
         self.stdout.flush()
-        Launcher(sock, processes).run()
+        Launcher(sockets).run()
