@@ -21,6 +21,7 @@ router.register("experiments", write_api.ExperimentViewSet, basename="experiment
 
 api_patterns = [
     path("leaderboard/", api.leaderboard, name="leaderboard"),
+    path("leaderboard/overall/", api.overall_leaderboard, name="leaderboard-overall"),
     path("agent-protocol/", write_api.agent_protocol, name="agent-protocol"),
     path("runs/<int:pk>/requeue/", write_api.run_requeue, name="run-requeue"),
     path("runs/<int:pk>/cancel/", write_api.run_cancel, name="run-cancel"),

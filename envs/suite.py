@@ -123,6 +123,52 @@ class PaperPreset:
         return task_cls.paper_episodes or self.episodes
 
 
+# -- how the overall leaderboard shows a suite ---------------------------------------
+# How one cell of the overall leaderboard (one submission, one column of a suite) is
+# made from the submission's runs whose tasks fall in that column:
+# the primary metric over the runs' pooled episodes (BALROG §3 pools a task's and an
+# environment's episodes);
+POOL_EPISODES = "pooled episodes"
+# each task's pooled figure, then the mean of those with the standard error
+# √(Σ SE²) / n (TextAtari's means over games);
+MEAN_OVER_TASKS = "mean over tasks"
+# the run that ranks first by the primary metric, as LMAct's Fig. 2 keeps the best
+# setting per model and task.
+BEST_RUN = "best run"
+OVERALL_CELLS = (POOL_EPISODES, MEAN_OVER_TASKS, BEST_RUN)
+
+
+@dataclasses.dataclass(frozen=True)
+class Overall:
+    """What a suite contributes to the overall leaderboard: its columns, how a cell is
+    made, and whether its figure is on the 0–100 scale the average progress shares."""
+
+    cell: str  # one of OVERALL_CELLS
+    # What a cell is and on which scale, in one sentence citing the paper (shown on the
+    # page under the table).
+    note: str
+    # The columns, in order: (key, title). Empty: one column per task of the suite.
+    columns: tuple[tuple[str, str], ...] = ()
+    # The column a run of (task id, options) counts in; None: the task's own column
+    # (key = the task id). A run whose column is unknown is left out.
+    column_of: object = None
+    # A column of its own with the suite's figure (the mean of its columns, or of its
+    # tasks for MEAN_OVER_TASKS, with the √(Σ SE²)/n rule); its header. Empty: none.
+    summary_label: str = ""
+    # The standard error of pooled episodes: BALROG's population SD / √N, or else the
+    # sample SD / √N the arena's task pages show.
+    population_stderr: bool = False
+    # The suite's figure is on a 0–100 scale where 100 is the task solved and higher is
+    # better; such suites make the average progress column (BALROG's way).
+    shared_scale: bool = False
+
+    def __post_init__(self):
+        if self.cell not in OVERALL_CELLS:
+            raise ValueError(f"unknown overall cell {self.cell!r}; choose one of {', '.join(OVERALL_CELLS)}")
+        if self.columns and self.column_of is None:
+            raise ValueError("named overall columns need a column_of to place runs in them")
+
+
 SUMMED_REWARD = Metric(
     name="score",
     label="Score",
@@ -168,6 +214,8 @@ class Suite:
     # "As in the paper" on the submission form and in the API (None: the suite offers
     # no preset, and its runs play the submission's own settings).
     paper_preset: PaperPreset | None = None
+    # Its part of the overall leaderboard (leaderboard.overall); None: not shown there.
+    overall: Overall | None = None
 
     def __post_init__(self):
         if self.prompt_protocol not in PROMPT_PROTOCOLS:

@@ -7,19 +7,18 @@ import re
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
-from rest_framework.decorators import action, api_view
+from rest_framework.decorators import action
 from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from arena.models import Episode, Run
 from envs.registry import all_tasks
-from leaderboard.selectors import leaderboard_rows
+from leaderboard.downloads import OverallLeaderboardView, TaskLeaderboardView
 from leaderboard.serializers import (
     STEP_PAGE_MAX_BYTES,
     STEP_TEXT_PREVIEW_CHARS,
     EpisodeSerializer,
-    MetricValueSerializer,
     RunSerializer,
     StepSerializer,
     step_page,
@@ -246,26 +245,6 @@ def _step_count(episode: Episode) -> int:
     return episode.steps.count()
 
 
-class LeaderboardRowSerializer(serializers.Serializer):
-    rank = serializers.IntegerField(allow_null=True)
-    metric = MetricValueSerializer(source="primary", help_text="the suite's primary metric, which ranks the rows")
-    metrics = MetricValueSerializer(many=True, help_text="the suite's metrics, the primary one first")
-    run = RunSerializer()
-
-
-@extend_schema(
-    parameters=[OpenApiParameter("task", str, required=True, description="e.g. lmact/tictactoe")],
-    responses=LeaderboardRowSerializer(many=True),
-)
-@api_view(["GET"])
-def leaderboard(request):
-    """Ranked rows of one task, by the primary metric of its suite (LMAct: mean summed
-    reward; infogather: steps to sufficient information, lower is better; AdventureGame:
-    clemscore); baselines appear with rank null as reference rows."""
-    task_id = request.query_params.get("task", "")
-    if task_id not in all_tasks():
-        return Response(
-            {"task": [f"Unknown task {task_id!r}; see /api/tasks/."]}, status=status.HTTP_400_BAD_REQUEST
-        )
-    rows = leaderboard_rows(task_id)
-    return Response(LeaderboardRowSerializer(rows, many=True).data)
+# The task leaderboard answers JSON and CSV (leaderboard.downloads).
+leaderboard = TaskLeaderboardView.as_view()
+overall_leaderboard = OverallLeaderboardView.as_view()

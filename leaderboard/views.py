@@ -1,4 +1,5 @@
 from datetime import timedelta
+from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
@@ -9,7 +10,7 @@ from arena.models import Episode, Experiment, Run, Worker
 from arena.services import PAPER_EPISODES_PER_RUN
 from envs.registry import all_tasks, get_suite, tasks_of
 from envs.suite import Suite
-from leaderboard import adventure, balrog, infogather, textatari
+from leaderboard import adventure, balrog, infogather, overall, textatari
 from leaderboard.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
 from leaderboard.selectors import (
     run_error_groups,
@@ -33,8 +34,26 @@ def _filter_context(request) -> tuple[Filters, dict]:
 
 
 def index(request):
+    """The overall leaderboard (leaderboard.overall) of the tab and strategy asked for
+    (unknown values fall back to LLM / all strategies, and the page says so), then every
+    task's leaderboard with the filters users had before."""
     filters, context = _filter_context(request)
-    return render(request, "leaderboard/index.html", {"suites": leaderboard_by_suite(filters), **context})
+    tab = request.GET.get("tab", "llm")
+    ignored = [] if tab in overall.TABS else [f"unknown tab {tab!r}"]
+    tab = tab if tab in overall.TABS else "llm"
+    board = overall.board(tab, filters.strategy)
+    query = {"tab": tab, **({"strategy": filters.strategy} if filters.strategy else {})}
+    return render(
+        request,
+        "leaderboard/index.html",
+        {
+            "suites": leaderboard_by_suite(filters), "overall": board, "tabs": overall.TABS, "tab": tab,
+            "ignored": ignored, "download_query": urlencode(query),
+            "tab_links": [(key, label, urlencode({**query, "tab": key})) for key, label in overall.TABS.items()],
+            "strategy_label": STRATEGY_FILTERS.get(filters.strategy, ""),
+            "average_label": overall.AVERAGE_LABEL, "average_digits": overall.AVERAGE_DIGITS, **context,
+        },
+    )
 
 
 def tasks(request):
@@ -66,6 +85,10 @@ def task_detail(request, suite, name):
         {
             "task": cls, "suite": descriptor, "rows": rows, "charts": charts, "replays": replays,
             "breakdown": rate_breakdown_rows(cls, rows), **context,
+            # The table as CSV, with the same filters (leaderboard.downloads).
+            "csv_query": urlencode(
+                {"task": task_id, **{k: v for k, v in vars(filters).items() if v}, "format": "csv"}, safe="/"
+            ),
         },
     )
 

@@ -3,7 +3,7 @@ descriptor and its nine experiments as tasks (`adventure/basic-easy`, …,
 `adventure/synthetic-hard`)."""
 
 from envs.registry import register_suite
-from envs.suite import CHAT, MEAN_OF_EPISODE_METRIC, MEAN_OF_EPISODE_METRIC_OVER, Metric, PaperPreset, Suite
+from envs.suite import CHAT, MEAN_OF_EPISODE_METRIC, MEAN_OF_EPISODE_METRIC_OVER, POOL_EPISODES, Metric, Overall, PaperPreset, Suite
 
 # AdventureGame §4.2 and envs.adventure.metrics. One task is one experiment, so its
 # clemscore is quality × % played / 100 of that experiment, which is the mean quality
@@ -79,6 +79,17 @@ SUITE = register_suite(
                 "chain_of_thought": False, "keep_reasoning": True, "self_correction": False, "num_demonstrations": 0,
                 "reflection": "none",
             },
+        ),
+        # One column: clemscore is already the suite's figure over its experiments.
+        overall=Overall(
+            cell=POOL_EPISODES,
+            note=(
+                "AdventureGame: clemscore, quality × % played / 100 on 0–100 (§4.2), over the pooled episodes of "
+                "the experiments the submission played."
+            ),
+            columns=(("clemscore", "clemscore"),),
+            column_of=lambda task_id, options: "clemscore",
+            shared_scale=True,
         ),
     )
 )

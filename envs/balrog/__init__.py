@@ -6,8 +6,9 @@ The protocol every environment shares (instruction prompt, default action for in
 outputs, short- and long-term observation, progress) is in `envs.balrog.protocol`.
 """
 
+from envs.balrog.catalog import ENVIRONMENTS, environment_of
 from envs.registry import register_suite
-from envs.suite import MEAN_OF_EPISODE_METRIC, OBSERVATION_HISTORY, Metric, PaperPreset, Suite
+from envs.suite import MEAN_OF_EPISODE_METRIC, OBSERVATION_HISTORY, POOL_EPISODES, Metric, Overall, PaperPreset, Suite
 
 # BALROG §3 ("Evaluation"): every episode scores a progress from 0 to 100; a task's or
 # an environment's figure is the mean over its episodes, with the standard error
@@ -26,6 +27,13 @@ PROGRESS = Metric(
         "deepest dungeon or experience level reached for NetHack (App. F.2); averaged over the episodes."
     ),
 )
+
+
+
+def _environment_column(task_id: str, options: dict) -> str | None:
+    environment = environment_of(task_id, options)
+    return None if environment is None else environment.name
+
 
 SUITE = register_suite(
     Suite(
@@ -63,6 +71,20 @@ SUITE = register_suite(
                 "history_window": 16, "chain_of_thought": False, "answer_markers": False, "keep_reasoning": False,
                 "self_correction": False, "num_demonstrations": 0,
             },
+        ),
+        # BALROG's leaderboard as its own page draws it: a column per environment, and
+        # the average, which is the suite's figure only once all six are played.
+        overall=Overall(
+            cell=POOL_EPISODES,
+            note=(
+                "BALROG: progress 0–100 ± s.e. per environment over its tasks' pooled episodes, and the average "
+                "over the six environments with s.e. √(Σ SE²)/6 (§3)."
+            ),
+            columns=tuple((environment.name, environment.title) for environment in ENVIRONMENTS),
+            column_of=_environment_column,
+            summary_label="Average",
+            population_stderr=True,
+            shared_scale=True,
         ),
     )
 )

@@ -6,7 +6,7 @@ suite's baseline policies are in `envs.infogather.baselines.BASELINES`.
 """
 
 from envs.registry import register_suite
-from envs.suite import CHAT, MEAN_OF_EPISODE_METRIC, Metric, PaperPreset, Suite
+from envs.suite import CHAT, MEAN_OF_EPISODE_METRIC, POOL_EPISODES, Metric, Overall, PaperPreset, Suite
 
 # infogather §4 ("Evaluation"): exploration efficiency, the number of steps until the
 # observations leave a single rule consistent (Figs. 3–4, lower is better, error bars
@@ -77,6 +77,14 @@ SUITE = register_suite(
                 "history_window": 100, "chain_of_thought": False, "self_correction": False, "num_demonstrations": 0,
                 "reflection": "none",
             },
+        ),
+        overall=Overall(
+            cell=POOL_EPISODES,
+            note=(
+                "Information gathering: per task, the steps to sufficient information (lower is better) over the "
+                "pooled episodes of every number of colours the submission played (§4, Figs. 3–4); episodes that "
+                "never got there are left out of the mean."
+            ),
         ),
     )
 )

@@ -7,7 +7,8 @@ verbaliser per game (`games/`), the scenarios (`scenarios`), answer parsing
 """
 
 from envs.registry import register_suite
-from envs.suite import CHAT, MEAN_OF_EPISODE_METRIC, SUMMED_REWARD, Metric, PaperPreset, Suite
+from envs.textatari.catalog import CATEGORIES, category_of
+from envs.suite import CHAT, MEAN_OF_EPISODE_METRIC, MEAN_OVER_TASKS, SUMMED_REWARD, Metric, Overall, PaperPreset, Suite
 
 # TextAtari §3.3 and App. E compare agents by scores relative to human play: an episode's
 # game score normalised between random play (0) and a human tester (1).
@@ -28,6 +29,13 @@ NORMALISED_SCORE = Metric(
     ),
 )
 GAME_SCORE = SUMMED_REWARD
+
+
+
+def _category_column(task_id: str, options: dict) -> str | None:
+    category = category_of(task_id.split("/", 1)[1])
+    return None if category is None else category.name
+
 
 SUITE = register_suite(
     Suite(
@@ -65,6 +73,20 @@ SUITE = register_suite(
                 "num_demonstrations": 0, "show_legal_actions": True, "answer_markers": False, "history_window": 1,
                 "keep_reasoning": False, "self_correction": False,
             },
+        ),
+        # A column per game category (App. C); the human-normalised score has no ceiling
+        # (100 % is a human tester, not a solved game), so it stays out of the average
+        # progress.
+        overall=Overall(
+            cell=MEAN_OVER_TASKS,
+            note=(
+                "TextAtari: human-normalised score in % (0 = random, 100 = human, §3.3), per game over every "
+                "scenario played, then the mean over the category's games (App. C) with s.e. √(Σ SE²)/n; Mean is "
+                "over all games played."
+            ),
+            columns=tuple((category.name, category.title) for category in CATEGORIES),
+            column_of=_category_column,
+            summary_label="Mean",
         ),
     )
 )

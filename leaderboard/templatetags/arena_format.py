@@ -110,3 +110,20 @@ def status_vocabulary():
         "run": {"statuses": [value for value, _ in Run.STATUS_CHOICES], "terminal": list(Run.TERMINAL)},
     }
     return json_script(vocabulary, "status-vocabulary")
+
+
+@register.filter
+def figure(value, digits=1):
+    """A figure (mean, stderr, episodes) as "mean ± se" at `digits` decimals; the mean
+    alone without a standard error; an em dash without a mean."""
+    if value is None or value.mean is None:
+        return "—"
+    if value.stderr is None:
+        return f"{value.mean:.{digits}f}"
+    return f"{value.mean:.{digits}f} ± {value.stderr:.{digits}f}"
+
+
+@register.filter
+def unrounded(value):
+    """A number as Python writes it in full (repr), for sorting in the browser; "" for None."""
+    return "" if value is None else repr(float(value))

@@ -1,0 +1,83 @@
+"""In real Chromium against the real site: the overall leaderboard on the front page
+sorts by a header (the order changes, aria-sort says so), its "Download CSV" gives the
+rows the table shows, and a submission's name opens its model page."""
+
+import csv
+import io
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+# Three models and a baseline with BALROG Crafter figures; the weakest model has the
+# most tokens, so sorting by tokens reverses the ranked order.
+SETUP = r"""
+import json
+from django.utils import timezone
+from arena import services
+from arena.metrics import fold
+from arena.models import Run, Submission
+
+ids = {}
+for name, progress, tokens in (("Alpha", 80.0, 10), ("Bravo", 50.0, 20), ("Charlie", 20.0, 30)):
+    model = Submission.objects.create(name=name, kind=Submission.KIND_MODEL, model=name.lower())
+    sums = fold(fold({}, {"progress": progress}), {"progress": progress + 10})
+    now = timezone.now()
+    Run.objects.create(
+        submission=model, task="balrog/crafter", variant={"format": "text", "options": {}}, num_episodes=2,
+        status=Run.FINISHED, started_at=now, finished_at=now, episodes_done=2, metric_sums=sums,
+        tokens_spent_in=tokens * 1000, tokens_spent_out=tokens * 100,
+    )
+    ids[name] = model.pk
+random = services.baseline_submission("random", "Random")
+now = timezone.now()
+Run.objects.create(
+    submission=random, task="balrog/crafter", variant={"format": "text", "options": {}}, num_episodes=2,
+    status=Run.FINISHED, started_at=now, finished_at=now, episodes_done=2,
+    metric_sums=fold(fold({}, {"progress": 0.0}), {"progress": 5.0}),
+)
+print(json.dumps(ids))
+"""
+
+
+def _names(page):
+    return page.locator("#overall-table tbody tr td:nth-child(2)").all_inner_texts()
+
+
+def test_the_overall_leaderboard_sorts_downloads_and_opens_the_model_page(site, browser):
+    ids = site.django(SETUP)
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(site.url + "/")
+    assert _names(page) == ["Alpha", "Bravo", "Charlie", "Random"]
+
+    tokens = page.locator("#overall-table thead th", has_text="Tokens in")
+    tokens.get_by_role("button").click()
+    expect(tokens).to_have_attribute("aria-sort", "descending")
+    assert _names(page) == ["Charlie", "Bravo", "Alpha", "Random"]
+    tokens.get_by_role("button").click()
+    expect(tokens).to_have_attribute("aria-sort", "ascending")
+    assert _names(page)[:3] == ["Random", "Alpha", "Bravo"]
+    crafter = page.locator('#overall-table thead th[data-column="balrog.crafter"]')
+    crafter.get_by_role("button").click()
+    expect(crafter).to_have_attribute("aria-sort", "descending")
+    expect(tokens).not_to_have_attribute("aria-sort", re.compile(".*"))
+    assert _names(page) == ["Alpha", "Bravo", "Charlie", "Random"]
+    # A column nobody has a figure in keeps every row, in the ranked order.
+    page.locator('#overall-table thead th[data-column="balrog.nle"]').get_by_role("button").click()
+    assert _names(page) == ["Alpha", "Bravo", "Charlie", "Random"]
+
+    with page.expect_download() as download_info:
+        page.locator("#download-csv").click()
+    download = download_info.value
+    assert download.suggested_filename == "arena-overall-llm.csv"
+    header, *records = csv.reader(io.StringIO(open(download.path(), encoding="utf-8").read()))
+    assert [record[1] for record in records] == _names(page)
+    cells = page.locator('#overall-table tbody td[data-column="balrog.crafter"] a').all_inner_texts()
+    mean, stderr = header.index("BALROG · Crafter (%)"), header.index("BALROG · Crafter s.e. (%)")
+    assert [f"{record[mean]} ± {record[stderr]}" for record in records] == cells
+
+    page.locator("#overall-table").get_by_role("link", name="Bravo", exact=True).click()
+    expect(page).to_have_url(f"{site.url}/submissions/{ids['Bravo']}/")
+    page.close()
