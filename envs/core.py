@@ -124,6 +124,9 @@ class Task(abc.ABC):
     # True for tasks whose step or expert does real work (an engine search, a physics
     # rollout): the arena then runs them off its event loop so other episodes go on.
     blocking: ClassVar[bool] = False
+    # True for tasks that draw a picture for the replay viewer at every step
+    # (`viewer_png`); a replay of theirs without one says the pictures are unavailable.
+    viewer_frames: ClassVar[bool] = False
     # How many episodes the built-in baselines play by default (None: the operator's
     # setting); expensive experts (engines, planners) play fewer.
     baseline_episodes: ClassVar[int | None] = None

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from leaderboard import views
+from leaderboard import export_views, views
 
 app_name = "leaderboard"
 urlpatterns = [
@@ -13,5 +13,8 @@ urlpatterns = [
     path("runs/<int:pk>/", views.run_detail, name="run"),
     path("episodes/<int:pk>/", views.episode_detail, name="episode"),
     path("episodes/<int:pk>/pgn", views.episode_pgn, name="episode-pgn"),
+    path("episodes/<int:pk>/steps.jsonl", export_views.episode_jsonl, name="episode-jsonl"),
+    path("episodes/<int:pk>/frames.gif", export_views.episode_gif, name="episode-gif"),
+    path("runs/<int:pk>/episodes.zip", export_views.run_zip, name="run-zip"),
     path("episodes/<int:pk>/compare/<int:other_pk>/", views.compare, name="compare"),
 ]

@@ -10,7 +10,7 @@ from arena.models import Episode, Experiment, Run, Worker
 from arena.services import PAPER_EPISODES_PER_RUN
 from envs.registry import all_tasks, get_suite, tasks_of
 from envs.suite import Suite
-from leaderboard import adventure, balrog, infogather, overall, textatari
+from leaderboard import adventure, balrog, frames, infogather, overall, textatari
 from leaderboard.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
 from leaderboard.selectors import (
     run_error_groups,
@@ -329,7 +329,8 @@ def episode_detail(request, pk):
     return render(
         request,
         "leaderboard/episode.html",
-        {"episode": episode, "episode_data": EpisodeSerializer(episode).data, "same_seed": _same_seed(episode)},
+        {"episode": episode, "episode_data": EpisodeSerializer(episode).data, "same_seed": _same_seed(episode),
+         "frames": frames.frames_state(episode)},
     )
 
 

@@ -21,13 +21,13 @@ for bit.
 
 from __future__ import annotations
 
-import os
 import random
 import re
 
 import numpy as np
 
 from envs.core import Observation, PromptSize, StepResult, Task, step_random
+from envs.lmact.cheetah_frames import CheetahCamera, choose_gl_backend
 from envs.lmact.planning import SamplingPlanner, stable_seed
 from envs.registry import register
 
@@ -87,10 +87,10 @@ def observation_text(position, velocity) -> str:
 
 
 def _load_suite():
-    """dm_control's suite, imported on first use. Observations are text, so no OpenGL
-    context is needed: unless the environment chooses a backend, rendering is disabled
-    (which also keeps dm_control from probing for a display)."""
-    os.environ.setdefault("MUJOCO_GL", "disable")
+    """dm_control's suite, imported on first use. The agent reads text; OpenGL only draws
+    the replay's pictures, through a display-less backend chosen before the import
+    (envs.lmact.cheetah_frames), so dm_control never probes for a display."""
+    choose_gl_backend()
     from absl import logging as absl_logging
 
     # dm_control's cheetah model uses an attribute newer MuJoCo warns about on every load.
@@ -109,6 +109,7 @@ class CheetahRun(Task):
     prompt_sizes = {"dict": PromptSize(first=238, per_step=151, answer=34, per_demonstration=14878)}
     formats = ("dict",)
     blocking = True  # physics / emulator steps and a planning expert
+    viewer_frames = True  # MuJoCo's picture of the body, for the replay only
     baseline_episodes = 10
     demonstration_pool_size = 100
     max_steps = 100
@@ -142,14 +143,16 @@ class CheetahRun(Task):
     def __init__(self, format: str | None = None):
         super().__init__(format)
         self._env = None
+        self._camera = None
 
     # -- protocol ----------------------------------------------------------------
     def _reset(self, seed: int) -> Observation:
-        import mujoco
-
         self.close()
         self.seed = seed
+        # The suite first: it chooses MuJoCo's OpenGL backend, which MuJoCo reads at import.
         self._env = _load_suite().load("cheetah", "run", task_kwargs={"random": seed % 2**32})
+        import mujoco
+
         timestep = self._env.reset()
         physics = self._env.physics
         self._initial_state = physics.get_state().copy()
@@ -233,7 +236,20 @@ class CheetahRun(Task):
         self._plan_action = format_action(np.round(self._plan[0], RANDOM_ACTION_DECIMALS))
         return self._plan_action
 
+    def viewer_png(self) -> bytes | None:
+        """MuJoCo's off-screen picture of the body now (envs.lmact.cheetah_frames), for
+        the replay beside the observation dict; the agent's prompt never holds it. None
+        when no OpenGL backend can draw."""
+        if self._env is None:
+            return None
+        if self._camera is None:
+            self._camera = CheetahCamera()
+        return self._camera.png(self._model, self._data)
+
     def close(self) -> None:
+        if self._camera is not None:
+            self._camera.close()
+            self._camera = None
         if self._env is not None:
             self._env.close()
         self._env = None

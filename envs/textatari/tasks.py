@@ -48,6 +48,7 @@ class TextAtariTask(Task):
     # §3.1: five seeds per game.
     baseline_episodes: ClassVar[int | None] = 5
     blocking: ClassVar[bool] = True  # emulation and the expert's lookahead
+    viewer_frames: ClassVar[bool] = True  # the console screen, for the replay only
     # App. D.1: every user turn shows the latest observation together with the actions.
     chat_show_legal_actions: ClassVar[bool | None] = True
     verbaliser: ClassVar[GameVerbaliser]

@@ -127,3 +127,28 @@ def figure(value, digits=1):
 def unrounded(value):
     """A number as Python writes it in full (repr), for sorting in the browser; "" for None."""
     return "" if value is None else repr(float(value))
+
+
+SIGNIFICANT_DIGITS = 4
+
+
+@register.filter
+def sig(value, digits=SIGNIFICANT_DIGITS):
+    """A score or reward with `digits` significant digits (0.0033670236888049576 →
+    0.003367, 29.123456 → 29.12, 12345.6 → 12346); integers stay whole, None is "—".
+    static/js/arena.js (Arena.fmtScore) writes numbers the same way in the player."""
+    if value is None or value == "":
+        return "—"
+    try:
+        number = float(value)
+        digits = int(digits)
+    except (TypeError, ValueError):
+        return value
+    if number != number or number in (float("inf"), float("-inf")):
+        return str(number)
+    if number == int(number):
+        return str(int(number))
+    if abs(number) >= 10 ** digits:
+        return f"{number:.0f}"
+    text = f"{number:.{digits}g}"
+    return text if "e" not in text else f"{number:.{digits - 1}e}"

@@ -39,6 +39,26 @@
     return typeof x === "number" && isFinite(x);
   }
 
+  /*
+   * A score or reward with four significant digits (0.0033670236888049576 →
+   * "0.003367", 29.123456 → "29.12", 12345.6 → "12346"); integers stay whole.
+   * The pages' template filter `sig` (leaderboard/templatetags/arena_format.py)
+   * writes numbers the same way.
+   */
+  function fmtScore(x) {
+    if (!isNum(x)) {
+      return "—";
+    }
+    if (Number.isInteger(x)) {
+      return String(x);
+    }
+    if (Math.abs(x) >= 1e4) {
+      return x.toFixed(0);
+    }
+    var text = String(Number(x.toPrecision(4)));
+    return text.indexOf("e") === -1 ? text : x.toExponential(3);
+  }
+
   function readVocabulary() {
     var node = document.getElementById("status-vocabulary");
     if (!node) {
@@ -79,6 +99,7 @@
     clear: clear,
     setText: setText,
     isNum: isNum,
+    fmtScore: fmtScore,
     episodeStatus: vocabularyOf("episode"),
     runStatus: vocabularyOf("run"),
   };

@@ -27,8 +27,7 @@
     if (Number.isInteger(x)) {
       return String(x);
     }
-    var rounded = Math.round(x * 1000) / 1000;
-    return rounded === 0 && x !== 0 ? x.toExponential(2) : String(rounded);
+    return window.Arena.fmtScore(x);
   }
 
   function fmtLatency(ms) {

@@ -151,12 +151,30 @@
   }
 
   /*
+   * A dict or list written on one line (the cheetah's {'position': [...], ...})
+   * wraps between its items instead of running off the side; grids and boards,
+   * whose lines matter, keep them.
+   */
+  function isStructured(text) {
+    var trimmed = text.trim();
+    return /^[\[{(]/.test(trimmed) && /[\]})]$/.test(trimmed);
+  }
+
+  function observationText(step) {
+    var pre = el("pre", "obs-text", step.observation_text);
+    if (isStructured(step.observation_text)) {
+      pre.classList.add("obs-structured");
+    }
+    return pre;
+  }
+
+  /*
    * The text with the game's picture beside it (TextAtari's console screen): the
    * picture is for the viewer only, the agent read the text.
    */
   function textBesideFrame(step) {
     var row = el("div", "obs-beside");
-    row.appendChild(el("pre", "obs-text", step.observation_text));
+    row.appendChild(observationText(step));
     var figure = el("figure", "obs-figure obs-viewer-frame");
     var idx = typeof step.index === "number" ? step.index : "?";
     figure.appendChild(imageElement(step.viewer_frame, "Game screen at step " + idx, { targetWidth: 320 }));
@@ -171,7 +189,7 @@
       if (hasText(step) && hasViewerFrame(step)) {
         container.appendChild(textBesideFrame(step));
       } else if (hasText(step)) {
-        container.appendChild(el("pre", "obs-text", step.observation_text));
+        container.appendChild(observationText(step));
       } else if (hasImage(step)) {
         registry.get("image").render(container, step, episode, context);
       } else {
