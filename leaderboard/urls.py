@@ -1,6 +1,6 @@
 from django.urls import path
 
-from leaderboard import views
+from leaderboard import comparison_views, views
 
 app_name = "leaderboard"
 urlpatterns = [
@@ -14,4 +14,5 @@ urlpatterns = [
     path("episodes/<int:pk>/", views.episode_detail, name="episode"),
     path("episodes/<int:pk>/pgn", views.episode_pgn, name="episode-pgn"),
     path("episodes/<int:pk>/compare/<int:other_pk>/", views.compare, name="compare"),
+    path("compare/", comparison_views.compare_page, name="compare-submissions"),
 ]
