@@ -1,7 +1,6 @@
 """An ASGI layer in front of Django that answers anonymous GETs of the public pages —
 the front page, the leaderboard API, the task list, task and suite pages, model pages
-and paired comparisons — from the
-process's memory.
+and paired comparisons — from the process's memory.
 
 Why here and not in Django's cache framework: a Daphne process runs synchronous views
 one at a time in its single sync thread, and Django's cache on SQLite costs a query; a
