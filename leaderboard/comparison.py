@@ -4,6 +4,7 @@ task × format × variant, their episodes paired by seed (leaderboard.paired).""
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from django.urls import reverse
 
@@ -28,7 +29,7 @@ def submissions_to_compare(query) -> tuple[Submission, Submission]:
         raw = (query.get(name) or "").strip()
         if not raw:
             raise ComparisonError(f"name two submissions: ?a=<id>&b=<id> (the {name} parameter is missing)")
-        if not raw.isdigit() or len(raw) > 18:
+        if not re.fullmatch(r"[0-9]{1,18}", raw):
             raise ComparisonError(f"{name}={raw[:40]!r} is not a submission id (a whole number)")
         ids.append(int(raw))
     if ids[0] == ids[1]:

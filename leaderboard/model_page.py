@@ -161,12 +161,11 @@ def scaling_charts(submission: Submission) -> list[dict]:
 
 
 def comparison_choices(submission: Submission) -> list[Submission]:
-    """Other submissions with finished episodes on a task this one played."""
+    """Other submissions with finished episodes on a task this one played, models first."""
     tasks = submission.runs.filter(episodes_done__gt=0).values("task")
-    return list(
-        Submission.objects.filter(runs__task__in=tasks, runs__episodes_done__gt=0)
-        .exclude(pk=submission.pk).distinct().order_by("kind", "name", "pk")
-    )
+    others = Submission.objects.filter(runs__task__in=tasks, runs__episodes_done__gt=0).exclude(pk=submission.pk)
+    # Models first: comparing with another model is the usual question, baselines after.
+    return sorted(others.distinct(), key=lambda s: (s.is_baseline, s.name.lower(), s.pk))
 
 
 def model_page_context(submission: Submission) -> dict:
