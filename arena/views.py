@@ -12,7 +12,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
-from arena import run_actions, services
+from arena import run_actions, services, submission_page
 from arena.balrog_results.exporter import balrog_submission_export, has_balrog_runs
 from arena.crypto import decrypt_secret, encrypt_secret
 from arena.forms import EndpointForm, ExperimentForm, SignUpForm, SubmissionForm
@@ -135,14 +135,13 @@ def submission_detail(request, pk):
             )
             messages.success(request, f"{experiment.get_kind_display()} queued: {experiment.runs.count()} run(s).")
             return redirect(experiment)
-    runs = submission.runs.filter(experiment__isnull=True).order_by("task", "id")
     return render(
         request,
         "arena/submission.html",
         {
-            "submission": submission, "runs": runs, "experiments": submission.experiments.all(),
+            "submission": submission, "experiments": submission.experiments.all(),
             "experiment_form": form, "is_owner": can_experiment, "speed": endpoint_speed(submission),
-            "balrog_export": has_balrog_runs(submission),
+            "balrog_export": has_balrog_runs(submission), **submission_page.results_context(submission),
         },
         status=429 if form is not None and form.refusal else 200,
     )

@@ -1,6 +1,6 @@
 """An ASGI layer in front of Django that answers anonymous GETs of the public pages —
 the front page, the leaderboard API (the overall one too, JSON and CSV), the task list,
-task and suite pages — from the process's memory.
+task and suite pages, model pages and paired comparisons — from the process's memory.
 
 Why here and not in Django's cache framework: a Daphne process runs synchronous views
 one at a time in its single sync thread, and Django's cache on SQLite costs a query; a
@@ -39,8 +39,11 @@ from arena import page_generation
 logger = logging.getLogger(__name__)
 
 # The pages read far more often than they change; everything else goes straight through.
+# The model page and the paired comparison are read-side pages too (the comparison's
+# bootstrap is the costliest render of all); a signed-in owner's page is never stored.
 CACHEABLE_PATH = re.compile(
-    r"^/(?:|tasks/|tasks/[\w-]+/[\w-]+/|suites/[\w-]+/|api/leaderboard/|api/leaderboard/overall/|api/tasks/)$"
+    r"^/(?:|tasks/|tasks/[\w-]+/[\w-]+/|suites/[\w-]+/|api/leaderboard/|api/leaderboard/overall/|api/tasks/"
+    r"|submissions/[0-9]+/|compare/|api/compare/)$"
 )
 KEYED_HEADERS = (b"host", b"accept", b"accept-encoding", b"accept-language")
 # A stored response may vary on these: the key holds them, and requests with the cookies

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from leaderboard import export_views, views
+from leaderboard import comparison_views, export_views, views
 
 app_name = "leaderboard"
 urlpatterns = [
@@ -17,4 +17,5 @@ urlpatterns = [
     path("episodes/<int:pk>/frames.gif", export_views.episode_gif, name="episode-gif"),
     path("runs/<int:pk>/episodes.zip", export_views.run_zip, name="run-zip"),
     path("episodes/<int:pk>/compare/<int:other_pk>/", views.compare, name="compare"),
+    path("compare/", comparison_views.compare_page, name="compare-submissions"),
 ]

@@ -25,6 +25,7 @@ from leaderboard.selectors import (
     replay_rows,
     scaling_points,
 )
+from leaderboard.neighbours import mark_rows
 from leaderboard.serializers import EpisodeSerializer, RunSerializer
 
 
@@ -78,7 +79,7 @@ def task_detail(request, suite, name):
                 {"id": f"fig-replay-{fmt}", "figure": replay_heatmap(rows, f"Replaying one demonstration · {fmt}")}
             )
     filters, context = _filter_context(request)
-    rows = leaderboard_rows(task_id, filters)
+    rows = mark_rows(leaderboard_rows(task_id, filters))
     return render(
         request,
         "leaderboard/task.html",

@@ -60,3 +60,21 @@ def _skipped_episode(submission: Submission) -> Episode:
     services.run_budget_exhausted(run.id, playing.id, WORKER)
     never_played.refresh_from_db()
     return never_played
+
+
+def scripted_run(submission: Submission, scores: list, *, task: str = "lmact/gridworld", fmt: str = "ascii",
+                 first_seed: int = 0, metrics: list[dict] | None = None, steps: int = 2):
+    """A finished run of `task` with one episode per score (seeds first_seed, …), each
+    `steps` scripted steps long, with the given per-episode metrics (in one transaction,
+    as `scripted_episode`)."""
+    with transaction.atomic():
+        run = services.run_create(
+            submission, services.RunSpec(task=task, format=fmt, num_episodes=len(scores), first_seed=first_seed)
+        )
+        for episode, score, extra in zip(run.episodes.order_by("index"), scores, metrics or [None] * len(scores)):
+            assert services.episode_claim(episode.id, WORKER)
+            for index in range(steps):
+                record_step(episode.id, index, "up", done=index == steps - 1)
+            services.episode_finish(episode.id, WORKER, score=score, end_reason="step limit", metrics=extra)
+        run.refresh_from_db()
+        return run

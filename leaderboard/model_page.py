@@ -1,0 +1,176 @@
+"""Reads for the model page (`/submissions/<id>/`): every run of a submission with its
+suite's metrics, grouped by suite; where each stands among the other submissions on
+the same task; its scaling curves; the submissions it can be compared with.
+
+The page's view lives on the write side (it also takes the owner's experiment form),
+which never imports the read side: `model_page_context` is registered with
+arena.submission_page when the apps are ready."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from arena.models import Experiment, Run, Submission
+from envs.registry import all_suites, all_tasks
+from envs.suite import Suite
+from leaderboard.charts import experiment_scaling_figures
+from leaderboard.comparison import suite_for
+from leaderboard.selectors import MetricValue, metric_value, rank_key, scaling_points
+
+# The strip's drawing box, in SVG user units: dots are placed between the margins.
+STRIP_WIDTH, STRIP_HEIGHT, STRIP_MARGIN = 180, 22, 7
+
+
+@dataclasses.dataclass(frozen=True)
+class Mark:
+    label: str  # a submission's or a baseline's name, for the hover title
+    value: float
+    text: str  # the value as the leaderboard prints it
+    x: float  # position in the strip, better to the right
+
+
+@dataclasses.dataclass(frozen=True)
+class Standing:
+    """Where a run's value falls among the other submissions' best runs of the task."""
+
+    own: Mark
+    others: list[Mark]
+    baselines: list[Mark]
+    rank: int  # 1 + the others strictly better
+    field: int  # submissions on the task, this one included
+
+    @property
+    def width(self) -> int:
+        return STRIP_WIDTH
+
+    @property
+    def height(self) -> int:
+        return STRIP_HEIGHT
+
+    @property
+    def middle(self) -> float:
+        return STRIP_HEIGHT / 2
+
+
+@dataclasses.dataclass(frozen=True)
+class ResultRow:
+    run: Run
+    task_title: str
+    metrics: list[MetricValue]  # the suite's, the primary first
+    standing: Standing | None
+
+    @property
+    def primary(self) -> MetricValue | None:
+        return self.metrics[0] if self.metrics else None
+
+
+@dataclasses.dataclass(frozen=True)
+class SuiteResults:
+    suite: Suite | None  # None: imported runs of an unknown suite
+    rows: list[ResultRow]
+
+    @property
+    def metric(self):
+        return self.suite.primary_metric if self.suite else None
+
+
+def _text(value: float, metric) -> str:
+    return f"{value:.{metric.digits}f}{metric.unit}"
+
+
+def _better_first(metric):
+    return lambda value: -value if metric.higher_is_better else value
+
+
+def _best_runs_by_submission(runs: list[Run], metric) -> dict[int, Run]:
+    """Each submission's best run of a task, as the leaderboard ranks runs."""
+    best: dict[int, Run] = {}
+    for run in sorted(runs, key=lambda r: rank_key(r, metric)):
+        best.setdefault(run.submission_id, run)
+    return best
+
+
+def _standing(run: Run, value: MetricValue, task_runs: list[Run]) -> Standing | None:
+    if value.mean is None:
+        return None
+    metric = value.metric
+    others, baselines = [], []
+    for other in _best_runs_by_submission(task_runs, metric).values():
+        if other.submission_id == run.submission_id:
+            continue
+        other_value = metric_value(other, metric).mean
+        if other_value is None:
+            continue
+        target = baselines if other.submission.is_baseline else others
+        target.append((other.submission.name, other_value))
+    values = [value.mean] + [v for _, v in others + baselines]
+    low, high = min(values), max(values)
+
+    def mark(label: str, v: float) -> Mark:
+        share = 0.5 if high == low else (v - low) / (high - low)
+        if not metric.higher_is_better:
+            share = 1 - share
+        return Mark(label, v, _text(v, metric), STRIP_MARGIN + share * (STRIP_WIDTH - 2 * STRIP_MARGIN))
+
+    order = _better_first(metric)
+    rank = 1 + sum(1 for _, v in others if order(v) < order(value.mean))
+    return Standing(
+        own=mark(run.submission.name, value.mean),
+        others=[mark(label, v) for label, v in others],
+        baselines=[mark(label, v) for label, v in baselines],
+        rank=rank, field=len(others) + 1,
+    )
+
+
+def model_results(submission: Submission) -> list[SuiteResults]:
+    """Every run of the submission (its own and its experiments'), grouped by suite in
+    the suites' order, each with its suite's metrics and its standing on the task."""
+    runs = list(submission.runs.select_related("submission").order_by("task", "id"))
+    tasks = all_tasks()
+    played = {run.task for run in runs}
+    task_runs: dict[str, list[Run]] = {}
+    for other in Run.objects.select_related("submission").filter(task__in=played, episodes_done__gt=0):
+        if not other.settings.replay_control:  # a copying test, not a score
+            task_runs.setdefault(other.task, []).append(other)
+    groups: dict[str, list[ResultRow]] = {}
+    for run in runs:
+        suite = suite_for(run.task)
+        metrics = [metric_value(run, metric) for metric in suite.metrics] if suite else []
+        standing = None
+        if metrics and run.episodes_done and not run.settings.replay_control:
+            standing = _standing(run, metrics[0], task_runs.get(run.task, []))
+        title = tasks[run.task].title if run.task in tasks else run.task
+        groups.setdefault(suite.id if suite else "", []).append(ResultRow(run, title, metrics, standing))
+    suites = all_suites()
+    ordered = sorted(groups, key=lambda sid: suites[sid].order if sid in suites else 10**6)
+    return [SuiteResults(suites.get(sid), groups[sid]) for sid in ordered]
+
+
+def scaling_charts(submission: Submission) -> list[dict]:
+    """The score-vs-demonstrations figures of the submission's sweeps that have results."""
+    charts = []
+    sweeps = submission.experiments.filter(kind=Experiment.SWEEP, runs__episodes_done__gt=0).distinct().order_by("id")
+    for experiment in sweeps:
+        _, baselines = scaling_points(experiment.task, experiment.format)
+        figures = experiment_scaling_figures(experiment, baselines)
+        charts.append({
+            "experiment": experiment, "score": figures["score"], "illegal": figures["illegal"],
+            "score_id": f"fig-sweep-{experiment.pk}-score", "illegal_id": f"fig-sweep-{experiment.pk}-illegal",
+        })
+    return charts
+
+
+def comparison_choices(submission: Submission) -> list[Submission]:
+    """Other submissions with finished episodes on a task this one played, models first."""
+    tasks = submission.runs.filter(episodes_done__gt=0).values("task")
+    others = Submission.objects.filter(runs__task__in=tasks, runs__episodes_done__gt=0).exclude(pk=submission.pk)
+    # Models first: comparing with another model is the usual question, baselines after.
+    return sorted(others.distinct(), key=lambda s: (s.is_baseline, s.name.lower(), s.pk))
+
+
+def model_page_context(submission: Submission) -> dict:
+    return {
+        "results": model_results(submission),
+        "scaling_charts": scaling_charts(submission),
+        "compare_choices": comparison_choices(submission),
+    }
