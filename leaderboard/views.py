@@ -10,6 +10,7 @@ from arena.services import PAPER_EPISODES_PER_RUN
 from envs.registry import all_tasks, get_suite, tasks_of
 from envs.suite import Suite
 from leaderboard import adventure, balrog, infogather, textatari
+from leaderboard.reported_display import baselines_chart, scaling_markers, task_reported
 from leaderboard.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
 from leaderboard.selectors import (
     run_error_groups,
@@ -17,6 +18,7 @@ from leaderboard.selectors import (
     STRATEGY_FILTERS,
     Filters,
     best_scores_by_task,
+    has_model_runs,
     leaderboard_by_suite,
     leaderboard_rows,
     metric_value,
@@ -47,24 +49,36 @@ def task_detail(request, suite, name):
     if cls is None:
         raise Http404(f"no task {task_id}")
     descriptor = get_suite(cls.suite)
+    filters, context = _filter_context(request)
+    rows = leaderboard_rows(task_id, filters)
+    reported = task_reported(task_id, descriptor, filters.mode)
+    if not has_model_runs(task_id):
+        # Nothing but baselines: one chart that reads on its own instead of empty
+        # model axes, and an invitation to submit (issue #17, item 7).
+        return render(
+            request,
+            "leaderboard/task.html",
+            {
+                "task": cls, "suite": descriptor, "rows": rows, "reported": reported, "no_models": True,
+                "baselines_chart": baselines_chart(cls.title, rows, reported, descriptor), **context,
+            },
+        )
     charts, replays = [], []
     # Scores against the number of demonstrations (LMAct §3.2), and the replay-control
     # experiment (LMAct App. C.2), for the suites that have them.
     for fmt in cls.formats if descriptor.demonstrations else ():
-        figures = scaling_figures(task_id, fmt)
+        figures = scaling_figures(task_id, fmt, scaling_markers(reported, fmt, descriptor.primary_metric))
         charts.append({"format": fmt, "score_id": f"fig-score-{fmt}", "illegal_id": f"fig-illegal-{fmt}", **figures})
-        rows = replay_rows(task_id, fmt) if descriptor.experiments else []
-        if rows:
+        replay = replay_rows(task_id, fmt) if descriptor.experiments else []
+        if replay:
             replays.append(
-                {"id": f"fig-replay-{fmt}", "figure": replay_heatmap(rows, f"Replaying one demonstration · {fmt}")}
+                {"id": f"fig-replay-{fmt}", "figure": replay_heatmap(replay, f"Replaying one demonstration · {fmt}")}
             )
-    filters, context = _filter_context(request)
-    rows = leaderboard_rows(task_id, filters)
     return render(
         request,
         "leaderboard/task.html",
         {
-            "task": cls, "suite": descriptor, "rows": rows, "charts": charts, "replays": replays,
+            "task": cls, "suite": descriptor, "rows": rows, "charts": charts, "replays": replays, "reported": reported,
             "breakdown": rate_breakdown_rows(cls, rows), **context,
         },
     )
