@@ -11,6 +11,7 @@ from arena import api as write_api
 from arena.forms import LoginForm
 from arena.views import healthz
 from leaderboard import api
+from leaderboard import reported_api
 
 router = DefaultRouter()
 router.register("tasks", api.TaskViewSet, basename="task")
@@ -21,6 +22,7 @@ router.register("experiments", write_api.ExperimentViewSet, basename="experiment
 
 api_patterns = [
     path("leaderboard/", api.leaderboard, name="leaderboard"),
+    path("leaderboard/reported/", reported_api.reported, name="leaderboard-reported"),
     path("agent-protocol/", write_api.agent_protocol, name="agent-protocol"),
     path("runs/<int:pk>/requeue/", write_api.run_requeue, name="run-requeue"),
     path("runs/<int:pk>/cancel/", write_api.run_cancel, name="run-cancel"),

@@ -16,14 +16,23 @@ from leaderboard.reported import ReportedFigure, figures_for_task, reported_set
 REPORTED_MARKER = {"symbol": "diamond-open", "size": 11, "color": "#c58b2a", "line": {"width": 2}}
 
 
+def _decimals(value: float) -> int:
+    text = repr(value)
+    return len(text.split(".")[1]) if "." in text and "e" not in text else 0
+
+
 def format_value(figure: ReportedFigure | None, metric: Metric) -> str:
+    """A paper figure as the paper prints it: never fewer decimals than it gives (a
+    figure rounded here would no longer be the paper's)."""
     if figure is None:
         return "–"
-    text = f"{figure.value:.{metric.digits}f}"
+    numbers = [figure.value, *([figure.stderr] if figure.stderr is not None else []), *(figure.ci or ())]
+    digits = max(metric.digits if metric.digits < 2 else 0, *(_decimals(n) for n in numbers))
+    text = f"{figure.value:.{digits}f}"
     if figure.stderr is not None:
-        text += f" ± {figure.stderr:.{metric.digits}f}"
+        text += f" ± {figure.stderr:.{digits}f}"
     elif figure.ci is not None:
-        text += f" [{figure.ci[0]:.{metric.digits}f}, {figure.ci[1]:.{metric.digits}f}]"
+        text += f" [{figure.ci[0]:.{digits}f}, {figure.ci[1]:.{digits}f}]"
     return text + metric.unit
 
 

@@ -10,6 +10,9 @@ from arena.services import PAPER_EPISODES_PER_RUN
 from envs.registry import all_tasks, get_suite, tasks_of
 from envs.suite import Suite
 from leaderboard import adventure, balrog, infogather, textatari
+from leaderboard.adventure_reported import paper_tables
+from leaderboard.balrog_reported import paper_board
+from leaderboard.reported import reported_set
 from leaderboard.reported_display import baselines_chart, scaling_markers, task_reported
 from leaderboard.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
 from leaderboard.selectors import (
@@ -114,6 +117,7 @@ def adventure_page(request, suite: Suite):
             "table": adventure.experiment_cells(rows),
             "experiments": adventure.EXPERIMENTS,
             "turns": adventure.turns_chart(rows),
+            "paper": paper_tables(suite.id),
             **context,
         },
     )
@@ -143,7 +147,10 @@ def infogather_page(request, suite: Suite):
     return render(
         request,
         "leaderboard/infogather.html",
-        {"suite": suite, "sections": sections, "colours": colours, "colour_choices": range(3, 11), **context},
+        {
+            "suite": suite, "sections": sections, "colours": colours, "colour_choices": range(3, 11),
+            "paper_set": reported_set(suite.id), **context,
+        },
     )
 
 
@@ -163,6 +170,7 @@ def balrog_page(request, suite: Suite):
             "modes": balrog.MODES,
             "mode": mode,
             "rank_imported": rank_imported,
+            "paper_board": paper_board(suite, mode),
             "arena_tasks": balrog.arena_tasks(suite),
             # rank, submission, strategy, average, one per environment, tokens
             "columns": 5 + len(balrog.ENVIRONMENTS),
@@ -174,7 +182,8 @@ def textatari_page(request, suite: Suite):
     """TextAtari §3.3, App. E: the normalised score per game for every submission ×
     scenario × agent (baselines as reference rows), and the relative-performance chart
     of the two rows picked with ?a=…&b=… (Figs. 6–39)."""
-    return render(request, "leaderboard/textatari.html", textatari.page_context(suite, request.GET))
+    context = textatari.page_context(suite, request.GET)
+    return render(request, "leaderboard/textatari.html", {**context, "paper_set": reported_set(suite.id)})
 
 
 # The suite pages a descriptor may name (envs.suite.Suite.page).

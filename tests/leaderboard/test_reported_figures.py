@@ -145,3 +145,26 @@ def test_paper_markers_sit_on_the_lmact_scaling_chart(client, make_model_submiss
 
 def test_the_cache_reads_each_file_once():
     assert reported.reported_set("lmact") is reported.reported_set("lmact")
+
+
+@pytest.mark.django_db
+def test_suite_pages_show_the_papers_figures_apart(client):
+    balrog = client.get("/suites/balrog/?mode=vlm").content.decode()
+    section = balrog.split('id="balrog-reported"')[1]
+    assert "BALROG Table 3 (§4)" in section and "35.48 ± 2.02" in section and "reported (paper)" in section
+    assert "claude-3.5-sonnet" not in balrog.split('id="balrog-reported"')[0]
+    adventure = client.get("/suites/adventure/").content.decode()
+    assert "AdventureGame Table 1 (§5.1)" in adventure and "86.4" in adventure and "75.0 / 100.0" in adventure
+    for suite in ("infogather", "textatari"):
+        page = client.get(f"/suites/{suite}/").content.decode()
+        assert "gives these results only as plots" in page
+
+
+@pytest.mark.django_db
+def test_the_api_lists_reported_figures_under_their_own_key(client):
+    body = client.get("/api/leaderboard/reported/?task=balrog/nethack").json()
+    o1 = [f for f in body["reported"] if f["model"] == "o1-preview"]
+    assert o1 and o1[0]["source"] == "BALROG Table 14 (App. F.3)" and o1[0]["value"] == 1.57
+    assert client.get("/api/leaderboard/reported/?task=nope").status_code == 400
+    # The measured leaderboard stays as it was: no paper figure among its rows.
+    assert client.get("/api/leaderboard/?task=balrog/nethack").json() == []
