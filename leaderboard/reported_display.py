@@ -27,7 +27,7 @@ def format_value(figure: ReportedFigure | None, metric: Metric) -> str:
     if figure is None:
         return "–"
     numbers = [figure.value, *([figure.stderr] if figure.stderr is not None else []), *(figure.ci or ())]
-    digits = max(metric.digits if metric.digits < 2 else 0, *(_decimals(n) for n in numbers))
+    digits = max(min(metric.digits, 2), *(_decimals(n) for n in numbers))
     text = f"{figure.value:.{digits}f}"
     if figure.stderr is not None:
         text += f" ± {figure.stderr:.{digits}f}"
