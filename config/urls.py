@@ -10,7 +10,7 @@ from rest_framework.routers import DefaultRouter
 from arena import api as write_api
 from arena.forms import LoginForm
 from arena.views import healthz
-from leaderboard import api, comparison_views
+from leaderboard import api, comparison_views, reported_api
 
 router = DefaultRouter()
 router.register("tasks", api.TaskViewSet, basename="task")
@@ -23,6 +23,7 @@ api_patterns = [
     path("leaderboard/", api.leaderboard, name="leaderboard"),
     path("leaderboard/overall/", api.overall_leaderboard, name="leaderboard-overall"),
     path("compare/", comparison_views.compare, name="compare"),
+    path("leaderboard/reported/", reported_api.reported, name="leaderboard-reported"),
     path("agent-protocol/", write_api.agent_protocol, name="agent-protocol"),
     path("runs/<int:pk>/requeue/", write_api.run_requeue, name="run-requeue"),
     path("runs/<int:pk>/cancel/", write_api.run_cancel, name="run-cancel"),

@@ -45,11 +45,16 @@ def _layout(title: str, y_title: str, xs: list[float]) -> dict:
     }
 
 
-def scaling_figures(task_id: str, fmt: str) -> dict[str, str]:
-    """Score vs demonstrations and illegal-action % vs demonstrations, as JSON strings."""
+def scaling_figures(task_id: str, fmt: str, reported=()) -> dict[str, str]:
+    """Score vs demonstrations and illegal-action % vs demonstrations, as JSON strings.
+    `reported`: traces of paper figures (leaderboard.reported_display) drawn on the
+    score chart, apart from the measured curves."""
     curves, baselines = scaling_points(task_id, fmt)
     score, illegal = go.Figure(), go.Figure()
     xs: list[float] = []
+    for trace in reported:
+        score.add_trace(trace)
+        xs.extend(trace.x)
     for curve_label, points in curves.items():
         label = plain_text(curve_label)
         x = [_x_value(p.num_demonstrations) for p in points]

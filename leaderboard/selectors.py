@@ -167,6 +167,11 @@ def leaderboard_rows(task_id: str, filters: Filters | None = None) -> list[Leade
     return rows
 
 
+def has_model_runs(task_id: str) -> bool:
+    """Whether any model (not a baseline) has a finished episode of the task."""
+    return _scored_runs(task_id).exclude(submission__kind="baseline").exists()
+
+
 @dataclasses.dataclass
 class BreakdownRow:
     row: LeaderboardRow

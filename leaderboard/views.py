@@ -11,6 +11,10 @@ from arena.services import PAPER_EPISODES_PER_RUN
 from envs.registry import all_tasks, get_suite, tasks_of
 from envs.suite import Suite
 from leaderboard import adventure, balrog, frames, infogather, overall, textatari
+from leaderboard.adventure_reported import paper_tables
+from leaderboard.balrog_reported import paper_board
+from leaderboard.reported import reported_set
+from leaderboard.reported_display import baselines_chart, scaling_markers, task_reported
 from leaderboard.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
 from leaderboard.selectors import (
     run_error_groups,
@@ -18,6 +22,7 @@ from leaderboard.selectors import (
     STRATEGY_FILTERS,
     Filters,
     best_scores_by_task,
+    has_model_runs,
     leaderboard_by_suite,
     leaderboard_rows,
     metric_value,
@@ -67,29 +72,41 @@ def task_detail(request, suite, name):
     if cls is None:
         raise Http404(f"no task {task_id}")
     descriptor = get_suite(cls.suite)
+    filters, context = _filter_context(request)
+    rows = mark_rows(leaderboard_rows(task_id, filters))
+    reported = task_reported(task_id, descriptor, filters.mode)
+    # The table as CSV, with the same filters (leaderboard.downloads).
+    context["csv_query"] = urlencode(
+        {"task": task_id, **{k: v for k, v in vars(filters).items() if v}, "format": "csv"}, safe="/"
+    )
+    if not has_model_runs(task_id):
+        # Nothing but baselines: one chart that reads on its own instead of empty
+        # model axes, and an invitation to submit (issue #17, item 7).
+        return render(
+            request,
+            "leaderboard/task.html",
+            {
+                "task": cls, "suite": descriptor, "rows": rows, "reported": reported, "no_models": True,
+                "baselines_chart": baselines_chart(cls.title, rows, reported, descriptor), **context,
+            },
+        )
     charts, replays = [], []
     # Scores against the number of demonstrations (LMAct §3.2), and the replay-control
     # experiment (LMAct App. C.2), for the suites that have them.
     for fmt in cls.formats if descriptor.demonstrations else ():
-        figures = scaling_figures(task_id, fmt)
+        figures = scaling_figures(task_id, fmt, scaling_markers(reported, fmt, descriptor.primary_metric))
         charts.append({"format": fmt, "score_id": f"fig-score-{fmt}", "illegal_id": f"fig-illegal-{fmt}", **figures})
-        rows = replay_rows(task_id, fmt) if descriptor.experiments else []
-        if rows:
+        replay = replay_rows(task_id, fmt) if descriptor.experiments else []
+        if replay:
             replays.append(
-                {"id": f"fig-replay-{fmt}", "figure": replay_heatmap(rows, f"Replaying one demonstration · {fmt}")}
+                {"id": f"fig-replay-{fmt}", "figure": replay_heatmap(replay, f"Replaying one demonstration · {fmt}")}
             )
-    filters, context = _filter_context(request)
-    rows = mark_rows(leaderboard_rows(task_id, filters))
     return render(
         request,
         "leaderboard/task.html",
         {
-            "task": cls, "suite": descriptor, "rows": rows, "charts": charts, "replays": replays,
+            "task": cls, "suite": descriptor, "rows": rows, "charts": charts, "replays": replays, "reported": reported,
             "breakdown": rate_breakdown_rows(cls, rows), **context,
-            # The table as CSV, with the same filters (leaderboard.downloads).
-            "csv_query": urlencode(
-                {"task": task_id, **{k: v for k, v in vars(filters).items() if v}, "format": "csv"}, safe="/"
-            ),
         },
     )
 
@@ -124,6 +141,7 @@ def adventure_page(request, suite: Suite):
             "table": adventure.experiment_cells(rows),
             "experiments": adventure.EXPERIMENTS,
             "turns": adventure.turns_chart(rows),
+            "paper": paper_tables(suite.id),
             **context,
         },
     )
@@ -153,7 +171,10 @@ def infogather_page(request, suite: Suite):
     return render(
         request,
         "leaderboard/infogather.html",
-        {"suite": suite, "sections": sections, "colours": colours, "colour_choices": range(3, 11), **context},
+        {
+            "suite": suite, "sections": sections, "colours": colours, "colour_choices": range(3, 11),
+            "paper_set": reported_set(suite.id), **context,
+        },
     )
 
 
@@ -173,6 +194,7 @@ def balrog_page(request, suite: Suite):
             "modes": balrog.MODES,
             "mode": mode,
             "rank_imported": rank_imported,
+            "paper_board": paper_board(suite, mode),
             "arena_tasks": balrog.arena_tasks(suite),
             # rank, submission, strategy, average, one per environment, tokens
             "columns": 5 + len(balrog.ENVIRONMENTS),
@@ -184,7 +206,8 @@ def textatari_page(request, suite: Suite):
     """TextAtari §3.3, App. E: the normalised score per game for every submission ×
     scenario × agent (baselines as reference rows), and the relative-performance chart
     of the two rows picked with ?a=…&b=… (Figs. 6–39)."""
-    return render(request, "leaderboard/textatari.html", textatari.page_context(suite, request.GET))
+    context = textatari.page_context(suite, request.GET)
+    return render(request, "leaderboard/textatari.html", {**context, "paper_set": reported_set(suite.id)})
 
 
 # The suite pages a descriptor may name (envs.suite.Suite.page).

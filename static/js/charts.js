@@ -49,6 +49,11 @@
         return;
       }
       var config = Object.assign({}, fig.config || {}, DEFAULT_CONFIG);
+      // A figure taller than the box's minimum (one line per run or paper figure)
+      // gets a box that tall, so it does not spill over what follows.
+      if (fig.layout && typeof fig.layout.height === "number") {
+        el.style.minHeight = fig.layout.height + "px";
+      }
       try {
         var drawn = window.Plotly.newPlot(el, fig.data || [], fig.layout || {}, config);
         el.setAttribute("data-chart-state", "drawn");
