@@ -87,7 +87,8 @@ def task_detail(request, suite, name):
             "leaderboard/task.html",
             {
                 "task": cls, "suite": descriptor, "rows": rows, "reported": reported, "no_models": True,
-                "baselines_chart": baselines_chart(cls.title, rows, reported, descriptor), **context,
+                "baselines_chart": baselines_chart(cls.title, rows, reported, descriptor),
+                "breakdown": rate_breakdown_rows(cls, rows), **context,
             },
         )
     charts, replays = [], []

@@ -162,18 +162,22 @@ def test_pages_cached_by_every_process_show_an_episode_another_process_finished(
     site = site_of(2)
     for pid in site.children():
         with site.only(pid):
-            for _ in range(2):
-                page = site.get("/tasks/lmact/gridworld/")
-            assert page.headers.get("x-arena-page-cache") == "hit" and "Late Finisher" not in page.text
+            # Until the process answers from its cache: a try given up on while the page
+            # rendered (a slow first render on a busy machine) may have left nothing stored.
+            pages = []
+            assert wait_until(lambda: pages.append(site.get("/tasks/lmact/gridworld/")) or
+                              pages[-1].headers.get("x-arena-page-cache") == "hit")
+            assert "Late Finisher" not in pages[-1].text
 
     arena.shell(
         f"from arena import services\n"
         f"services.episode_finish({episode.id}, {WORKER!r}, score=0.5, end_reason='step limit')"
     )
-    time.sleep(CHECK_SECONDS + 0.3)
+    # Each process re-reads the generation every CHECK_SECONDS; how soon is measured by
+    # bench/http_load.py, not here (a busy machine delays any process).
     for pid in site.children():
         with site.only(pid):
-            assert "Late Finisher" in site.get("/tasks/lmact/gridworld/").text
+            assert wait_until(lambda: "Late Finisher" in site.get("/tasks/lmact/gridworld/").text, seconds=30)
 
 
 def test_a_killed_web_process_is_replaced_and_killing_the_launcher_leaves_none_behind(site_of):
