@@ -14,11 +14,14 @@ from __future__ import annotations
 import dataclasses
 import math
 
+from django.urls import reverse
+
 from arena.models import Run, Submission
 from envs.balrog.catalog import NO_EPISODES, Figure, average_figure, pooled_figure
 from envs.registry import all_suites, tasks_of
 from envs.suite import BEST_RUN, MEAN_OF_EPISODE_METRIC_OVER, MEAN_OVER_TASKS, Suite
 from leaderboard.balrog import MODES, episodes_url
+from leaderboard.paired import Z_95
 from leaderboard.selectors import Filters, _scored_runs, metric_value, rank_key
 from leaderboard.textatari import mean_over_games, pooled
 
@@ -74,6 +77,10 @@ class Row:
     tokens_out: int
     cost_usd: float | None
     rank: int | None = None
+    # Set when the average progress cannot tell this row from the ranked row above it
+    # (_mark_ties): the words of the "≈" before its rank, and the paired comparison.
+    tie_explanation: str = ""
+    tie_compare_url: str = ""
 
     @property
     def columns_played(self) -> int:
@@ -262,7 +269,29 @@ def _order(rows: list[Row]) -> list[Row]:
         if row.submission.kind == Submission.KIND_MODEL:
             rank += 1
             row.rank = rank
+    _mark_ties([row for row in rows if row.rank is not None])
     return rows
+
+
+def _mark_ties(ranked: list[Row]) -> None:
+    """Marks each ranked row whose average progress is within 1.96 combined standard
+    errors of the row ranked just above it: the order of the two is not supported by
+    the data (the averages pool different tasks, so there is no shared seed to pair on;
+    the paired comparison linked from the mark pairs them task by task)."""
+    for upper, lower in zip(ranked, ranked[1:]):
+        a, b = upper.average, lower.average
+        if a.mean is None or b.mean is None or a.stderr is None or b.stderr is None:
+            continue
+        difference = a.mean - b.mean
+        half = Z_95 * math.sqrt(a.stderr**2 + b.stderr**2)
+        if abs(difference) <= half:
+            lower.tie_explanation = (
+                f"Not distinguishable from rank {upper.rank}: the difference of the average progress, "
+                f"{difference:.1f} ± {half:.1f} (1.96 combined standard errors), contains 0."
+            )
+            lower.tie_compare_url = (
+                f"{reverse('leaderboard:compare-submissions')}?a={upper.submission.pk}&b={lower.submission.pk}"
+            )
 
 
 def board(tab: str = "llm", strategy: str = "") -> Board:

@@ -215,3 +215,29 @@ def test_an_episode_finishing_reaches_the_overall_leaderboard(client, baseline):
     services.episode_finish(episode.id, "overall-test", score=0.5, end_reason="step limit")
     row = _board(client).rows[0]
     assert _cell(row, "lmact.gridworld").figure.mean == pytest.approx(0.5)
+
+
+def _complete_model(name, progress, quality):
+    """A model complete on the shared-scale suites: every BALROG environment at
+    `progress` values, AdventureGame at `quality` values."""
+    model = _model(name)
+    for task, options in BALROG_ALL_SIX:
+        _run(model, task, progress, metric="progress", options=options)
+    _run(model, "adventure/basic-easy", quality, metric="quality")
+    return model
+
+
+def test_neighbours_the_average_cannot_tell_apart_are_marked_and_linked_to_their_comparison(client):
+    leader = _complete_model("Leader", [0.0, 100.0, 100.0], [100.0, 100.0, 100.0])
+    close = _complete_model("Close second", [0.0, 100.0, 100.0], [0.0, 100.0, 100.0])
+    far = _complete_model("Far behind", [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+
+    response = client.get("/")
+    rows = {row.submission.pk: row for row in response.context["overall"].rows}
+    assert [rows[m.pk].rank for m in (leader, close, far)] == [1, 2, 3]
+    assert rows[leader.pk].tie_explanation == ""
+    assert "Not distinguishable from rank 1" in rows[close.pk].tie_explanation
+    assert rows[far.pk].tie_explanation == ""  # 0 against ~58 ± ~12: told apart
+    page = response.content.decode()
+    assert f'href="/compare/?a={leader.pk}&amp;b={close.pk}"' in page
+    assert page.count('class="tie-mark"') == 2  # the mark, and the rule's sample of it
