@@ -17,6 +17,16 @@ def fresh_throttles():
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def empty_queue():
+    """Queue messages of one test never carry over into the next: the tests' queue lives
+    in process memory, and which tests share a process depends on how they are spread
+    over the test processes (-n)."""
+    from arena import queue
+
+    queue.huey.storage.flush_queue()
+
+
 @pytest.fixture
 def fake_model():
     with FakeOpenAIServer() as server:
