@@ -113,11 +113,23 @@ def play_episode_blocking(episode_id: int) -> None:
     asyncio.run(EpisodeRunner(worker_name="huey-consumer").run(episode_id))
 
 
+class StopRequested(Exception):
+    """The worker is stopping: the episode stops at a step boundary, every step it
+    played committed, and is given back to the queue (services.episode_release)."""
+
+
 class EpisodeRunner:
     def __init__(self, worker_name: str, agent_factory=make_agent, writer: StepWriter | None = None):
         self.worker_name = worker_name
         self.agent_factory = agent_factory
         self.writer = writer or StepWriter()
+        # Set by request_stop: every episode in play stops before its next step.
+        self.stop_requested = False
+
+    def request_stop(self) -> None:
+        """Stop every episode at its next step boundary and give it back to the queue;
+        not in the middle of a step, whose simulator call may be running on a thread."""
+        self.stop_requested = True
 
     async def run(self, episode_id: int) -> None:
         live.bind_loop(asyncio.get_running_loop())
@@ -135,6 +147,9 @@ class EpisodeRunner:
                 task.close()
         except services.LeaseLost:
             logger.warning("episode %s was taken away from %s; stopping", episode_id, self.worker_name)
+        except StopRequested:
+            if await db(services.episode_release, episode_id, self.worker_name):
+                logger.info("episode %s given back to the queue: worker %s is stopping", episode_id, self.worker_name)
         except services.StepNotStored as exc:
             # Its steps must be stored in order, so this episode cannot go on; the other
             # episodes whose steps shared the batch were stored and play on.
@@ -261,6 +276,7 @@ class _Playthrough:
     async def _replay(self, stored_steps: list[Step]) -> bool:
         """Replay the steps an earlier attempt stored; True if the episode had ended."""
         for stored in stored_steps:
+            self._stop_if_requested()
             self.agent.prepare(self.index, self.observation, self.previous_action, self.task.legal_actions())
             # In the order of live play: the agent decides, then the task steps.
             await self._off_loop(self.agent.replay_step, self.task, stored.completion, stored.parsed_action)
@@ -273,6 +289,10 @@ class _Playthrough:
                 self.end_reason = result.end_reason or ""
                 return True
         return False
+
+    def _stop_if_requested(self) -> None:
+        if self.runner.stop_requested:
+            raise StopRequested(self.episode.pk)
 
     def _advance(self, result) -> None:
         self.total_reward += result.reward
@@ -287,6 +307,9 @@ class _Playthrough:
         frame = await self._off_loop(self.frames.at, self.index)
         # The task applies its own step limit (envs.core.Task.step): play until it says done.
         while True:
+            if self.runner.stop_requested:
+                await self._flush()  # the step played last is committed before the release
+                self._stop_if_requested()
             if budgeted and await db(services.run_budget_reached, self.run.pk):
                 await self._flush()
                 await db(services.run_budget_exhausted, self.run.pk, self.episode.pk, self.worker)

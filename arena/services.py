@@ -22,6 +22,7 @@ from functools import partial
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from arena import images, live, page_generation, queue
@@ -522,6 +523,23 @@ def reap_stale_episodes(now=None) -> dict[str, int]:
     if requeued or failed:
         logger.warning("reaper: re-queued %d stale episodes, failed %d", len(requeued), failed)
     return {"requeued": len(requeued), "failed": failed}
+
+
+@retry_on_conflict
+def episode_release(episode_id: int, worker: str) -> bool:
+    """Give back an episode its worker stopped playing at a step boundary because the
+    worker was asked to stop (Ctrl-C, SIGTERM of a deploy): queued again to resume after
+    its last stored step, ahead of the backlog, at once rather than after the reaper's
+    heartbeat timeout. The attempt is not counted against ARENA_MAX_EPISODE_ATTEMPTS:
+    nothing went wrong with the episode. False if the worker no longer held it."""
+    with transaction.atomic():
+        released = Episode.objects.filter(pk=episode_id, status=Episode.RUNNING, worker=worker).update(
+            status=Episode.QUEUED, worker="", attempts=Greatest(F("attempts") - 1, 0),
+            error=f"worker {worker} was stopped; re-queued to resume",
+        )
+        if released:
+            enqueue_on_commit([episode_id], resume=True)
+    return bool(released)
 
 
 def worker_heartbeat(name: str, hostname: str, pid: int, in_flight: int) -> None:

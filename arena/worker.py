@@ -40,7 +40,11 @@ class Worker:
         self._stopping = asyncio.Event()
 
     def stop(self) -> None:
+        """Take no more episodes, and give the ones in play back to the queue at their
+        next step boundary (a long episode would otherwise hold a Ctrl-C or a deploy for
+        minutes, or hours at TextAtari's 100,000 steps)."""
         self._stopping.set()
+        self.runner.request_stop()
 
     async def serve(self, *, until_idle: bool = False) -> None:
         """Play episodes until stopped (or, with until_idle, until the queue is empty and
