@@ -121,14 +121,35 @@ def frame_costs(steps: int, every: int) -> tuple[float, float, int]:
     return spent / steps, written / steps, len(seen)
 
 
+def random_player():
+    """The agent factory of the bench's never-serving random player, the baseline
+    submission it plays for, and the spec of its one `steps`-step episode."""
+    from arena import services
+    from arena.agents import BaselineAgent
+
+    policy_class = make_policy_class()
+
+    def agent_factory(submission, run, episode, reflections=()):
+        agent = BaselineAgent(submission, run, episode)
+        agent.policy = policy_class(episode.seed)
+        return agent
+
+    submission = services.baseline_submission("random", "Random legal actions")
+    return agent_factory, submission
+
+
+def episode_spec(steps: int):
+    from arena import services
+
+    return services.RunSpec(task=TASK, format="text", num_episodes=1, first_seed=SEED, options={"max_steps": steps})
+
+
 def play_episode(steps: int, frame_every: int, keep_snapshot_at: int) -> tuple[int, float, dict]:
     """The episode through the real runner; its id, seconds, and the snapshot stored at
     `keep_snapshot_at` (the runner keeps only the latest, so it is copied aside)."""
     from arena import services, snapshots
-    from arena.agents import BaselineAgent
     from arena.runner import EpisodeRunner
 
-    policy_class = make_policy_class()
     kept = {}
     store = snapshots.snapshot_store
 
@@ -139,14 +160,8 @@ def play_episode(steps: int, frame_every: int, keep_snapshot_at: int) -> tuple[i
 
     snapshots.snapshot_store = keeping_store
 
-    def agent_factory(submission, run, episode, reflections=()):
-        agent = BaselineAgent(submission, run, episode)
-        agent.policy = policy_class(episode.seed)
-        return agent
-
-    submission = services.baseline_submission("random", "Random legal actions")
-    spec = services.RunSpec(task=TASK, format="text", num_episodes=1, first_seed=SEED, options={"max_steps": steps})
-    episode = services.run_create(submission, spec).episodes.get()
+    agent_factory, submission = random_player()
+    episode = services.run_create(submission, episode_spec(steps)).episodes.get()
     runner = EpisodeRunner("bench-horizon", agent_factory=agent_factory)
     start = time.perf_counter()
     asyncio.run(runner.run(episode.id))
@@ -228,18 +243,8 @@ def rebuild_snapshot(episode_id: int, steps: int, crash_at: int) -> dict:
 
 
 def resume_figures(episode_id: int, steps: int, crash_at: int, kept: dict) -> None:
-    from arena import services
-    from arena.agents import BaselineAgent
-
-    policy_class = make_policy_class()
-
-    def agent_factory(submission, run, episode, reflections=()):
-        agent = BaselineAgent(submission, run, episode)
-        agent.policy = policy_class(episode.seed)
-        return agent
-
-    submission = services.baseline_submission("random", "Random legal actions")
-    spec = services.RunSpec(task=TASK, format="text", num_episodes=1, first_seed=SEED, options={"max_steps": steps})
+    agent_factory, submission = random_player()
+    spec = episode_spec(steps)
     with_snapshot = time_resume(episode_id, crash_at, kept, agent_factory, submission, spec)
     print(f"resume at step {crash_at} from the snapshot: {with_snapshot:.2f} s to the first live step")
     replayed = time_resume(episode_id, crash_at, None, agent_factory, submission, spec)
