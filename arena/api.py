@@ -19,6 +19,7 @@ from rest_framework.response import Response
 
 from arena import run_actions, services
 from arena.catalogue import submission_catalogue
+from arena.endpoint_privacy import can_see_endpoint
 from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
 from arena.models import Experiment, Run, Submission
 from arena.preview import submission_preview
@@ -123,7 +124,9 @@ class SubmissionSerializer(serializers.ModelSerializer):
         required=False, allow_null=True, **SUBMISSION_LIMITS["budget_tokens_per_run"]
     )
     budget_usd_per_run = serializers.DecimalField(required=False, allow_null=True, **SUBMISSION_LIMITS["budget_usd_per_run"])
-    base_url = EndpointURLField(max_length=500)
+    base_url = EndpointURLField(
+        max_length=500, help_text="The endpoint's address: returned to the submission's owner (and staff) only.",
+    )
     model = serializers.CharField(
         max_length=200, required=False, allow_blank=True, default="",
         help_text="The model name sent in each request; agent endpoints need none.",
@@ -157,6 +160,15 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     def get_agent_secret(self, submission) -> str | None:
         return getattr(submission, "new_agent_secret", None)
+
+    def to_representation(self, submission):
+        """Everyone reads the provider, model and settings; only the owner and staff
+        read the endpoint's address (arena.endpoint_privacy)."""
+        data = super().to_representation(submission)
+        request = self.context.get("request")
+        if not can_see_endpoint(getattr(request, "user", None), submission):
+            data.pop("base_url", None)
+        return data
 
     def get_tokens(self, submission) -> dict:
         """Tokens and cost spent by all of the submission's runs."""

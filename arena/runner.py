@@ -25,6 +25,7 @@ from django.conf import settings
 
 from arena import live, services, snapshots
 from arena.dbthread import db
+from arena.endpoint_privacy import hide_endpoint
 from arena.stepwriter import StepWriter
 from arena.agents import Agent, Decision, EndpointFailed, make_agent
 from arena.clients.http import MAX_ERROR_CHARS, capped_text
@@ -330,6 +331,8 @@ class _Playthrough:
                 legal_answer = result.legal
             self.end_reason = result.end_reason or ""
             record = step_record_of(self.index, self.observation, image, prompt_added, decision, result, legal_answer)
+            # A step's error is public: a retried call may have quoted the endpoint's address.
+            record.error = hide_endpoint(record.error, self.run.submission.base_url)
             self.frames.attach(record, frame)
             frame = next_frame
             # The write of step k overlaps the model call of step k+1; at most one

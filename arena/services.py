@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from arena import images, live, page_generation, queue
 from arena.images import ImageRef
+from arena.endpoint_privacy import hide_endpoint
 from arena.aggregates import apply_step_totals, played_sums, step_totals
 from arena.clients.base import redact
 from arena.clients.errors import ends_run
@@ -408,8 +409,10 @@ def episode_fail(episode_id: int, reason: str, *, worker: str | None = None, kin
 
 
 def _without_secrets(text: str, submission: Submission) -> str:
-    """`text` with no recognisable part of the submission's key or signing secret:
-    episode errors are public, and whatever failed may have quoted either."""
+    """`text` with no recognisable part of the submission's key or signing secret, nor
+    its endpoint address: episode errors are public, and whatever failed may have quoted
+    any of them (arena.endpoint_privacy)."""
+    text = hide_endpoint(text, submission.base_url)
     try:
         keys = (submission.get_api_key(), submission.get_agent_secret())
     except ValueError:  # a key the arena cannot decrypt was never sent, so never quoted

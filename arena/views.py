@@ -14,6 +14,7 @@ from rest_framework.authtoken.models import Token
 
 from arena import run_actions, services, submission_page
 from arena.balrog_results.exporter import balrog_submission_export, has_balrog_runs
+from arena.endpoint_privacy import can_see_endpoint
 from arena.crypto import decrypt_secret, encrypt_secret
 from arena.forms import EndpointForm, ExperimentForm, SignUpForm, SubmissionForm
 from arena.models import Run, Submission, Worker
@@ -141,6 +142,7 @@ def submission_detail(request, pk):
         {
             "submission": submission, "experiments": submission.experiments.all(),
             "experiment_form": form, "is_owner": can_experiment, "speed": endpoint_speed(submission),
+            "show_endpoint": can_see_endpoint(request.user, submission),
             "balrog_export": has_balrog_runs(submission), **submission_page.results_context(submission),
         },
         status=429 if form is not None and form.refusal else 200,
