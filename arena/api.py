@@ -23,7 +23,9 @@ from arena.endpoint_privacy import can_see_endpoint
 from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
 from arena.models import Experiment, Run, Submission
 from arena.preview import submission_preview
-from arena.throttles import EndpointProbeThrottle, ExperimentThrottle, SubmissionThrottle
+from arena.throttles import (
+    ENDPOINT_PROBES, EndpointProbeAddressThrottle, EndpointProbeThrottle, ExperimentThrottle, SubmissionThrottle,
+)
 from arena.validation import (
     MAX_DEMONSTRATIONS,
     MODE_CHOICES,
@@ -318,12 +320,15 @@ class SubmissionViewSet(_CreateThrottledViewSet):
         # A dry run creates nothing but calls the submitter's endpoint, as "Test
         # endpoint" does, and counts against the same limit.
         if self.action == "create" and self._dry_run():
-            return [EndpointProbeThrottle()]
+            return [EndpointProbeThrottle(), EndpointProbeAddressThrottle()]
         return super().get_throttles()
 
     def throttled(self, request, wait):
-        throttle = EndpointProbeThrottle if self._dry_run() else self.create_throttle
-        raise Throttled(wait, detail=throttle.refusal(wait))
+        if not self._dry_run():
+            raise Throttled(wait, detail=self.create_throttle.refusal(wait))
+        by_address = ENDPOINT_PROBES.wait(request)
+        refusal = ENDPOINT_PROBES.refusal(by_address) if by_address else EndpointProbeThrottle.refusal(wait)
+        raise Throttled(wait, detail=refusal)
 
     @extend_schema(
         parameters=[OpenApiParameter(

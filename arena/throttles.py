@@ -11,6 +11,7 @@ embedded one), so every web process sees the same counts.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import time
@@ -21,6 +22,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse
 from rest_framework.throttling import BaseThrottle, UserRateThrottle
 
 
@@ -73,12 +75,17 @@ class EndpointProbeThrottle(_HourlyUserThrottle):
 
 
 def form_refusal(throttle_class: type[_HourlyUserThrottle], request) -> str | None:
-    """For the form views: count this POST against the same limit as the API, and say
-    why it is refused, or None when it may go on."""
+    """For the form views: count this POST against the same limit as the API (and, for
+    endpoint tests, the address's limit too), and say why it is refused, or None when
+    it may go on."""
     throttle = throttle_class()
-    if throttle.allow_request(request, None):
-        return None
-    return throttle_class.refusal(throttle.wait())
+    if not throttle.allow_request(request, None):
+        return throttle_class.refusal(throttle.wait())
+    if throttle_class is EndpointProbeThrottle:
+        wait = ENDPOINT_PROBES.take(request)
+        if wait is not None:
+            return ENDPOINT_PROBES.refusal(wait)
+    return None
 
 
 def client_address(request) -> str | None:
@@ -162,3 +169,94 @@ class ThrottledModelBackend(ModelBackend):
 
     async def aauthenticate(self, request, username=None, password=None, **kwargs):
         return await sync_to_async(self.authenticate)(request, username=username, password=password, **kwargs)
+
+
+# --- limits per client address -----------------------------------------------------
+# Fresh accounts would get around every per-user limit, and downloads need no account:
+# these doors are counted per client address (client_address: X-Forwarded-For trusted
+# only from ARENA_NUM_PROXIES proxies), in the same shared cache.
+
+
+class AddressLimit:
+    """At most `setting` events per address in any sliding `window_seconds`."""
+
+    clock = staticmethod(time.time)
+
+    def __init__(self, scope: str, setting: str, what: str, window_seconds: int = 3600):
+        self.scope, self.setting, self.what, self.window = scope, setting, what, window_seconds
+
+    @property
+    def limit(self) -> int:
+        return getattr(settings, self.setting)
+
+    def _key(self, request) -> str:
+        address = client_address(request) or "unknown"
+        return f"address-limit:{self.scope}:{hashlib.sha256(address.encode()).hexdigest()}"
+
+    def _recent(self, request, now: float) -> list[float]:
+        return sorted(t for t in cache.get(self._key(request), []) if t > now - self.window)
+
+    def wait(self, request) -> float | None:
+        """Seconds until the address may go on, or None when it may now."""
+        now = self.clock()
+        recent = self._recent(request, now)
+        if len(recent) < self.limit:
+            return None
+        return max(1.0, recent[-self.limit] + self.window - now)
+
+    def record(self, request) -> None:
+        now = self.clock()
+        cache.set(self._key(request), [*self._recent(request, now), now], timeout=self.window)
+
+    def take(self, request) -> float | None:
+        """Count this request, or return the wait when the address is at its limit
+        (then nothing is counted)."""
+        wait = self.wait(request)
+        if wait is None:
+            self.record(request)
+        return wait
+
+    def refusal(self, wait: float) -> str:
+        hours = self.window // 3600
+        per = "an hour" if hours == 1 else f"per {hours} hours"
+        return (
+            f"Too many {self.what} from your address: this arena allows {self.limit} {per}. "
+            f"Try again in {wait_in_words(wait)}."
+        )
+
+
+SIGNUPS = AddressLimit("signups", "ARENA_SIGNUPS_PER_HOUR_PER_ADDRESS", "new accounts")
+DOWNLOADS = AddressLimit("downloads", "ARENA_DOWNLOADS_PER_HOUR_PER_ADDRESS", "downloads")
+ENDPOINT_PROBES = AddressLimit("endpoint-probes", "ARENA_ENDPOINT_PROBES_PER_HOUR_PER_ADDRESS", "endpoint tests")
+
+
+def too_many(message: str, wait: float) -> HttpResponse:
+    """A plain 429 that says why and when to come back (Retry-After, in seconds)."""
+    response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(math.ceil(wait))
+    return response
+
+
+def download_limited(view):
+    """Exports (BALROG .tgz, episodes.zip, GIF, JSON Lines) cost the server far more than
+    a page: each counts against the address's hourly download limit."""
+
+    @functools.wraps(view)
+    def limited(request, *args, **kwargs):
+        wait = DOWNLOADS.take(request)
+        if wait is not None:
+            return too_many(DOWNLOADS.refusal(wait), wait)
+        return view(request, *args, **kwargs)
+
+    return limited
+
+
+class EndpointProbeAddressThrottle(BaseThrottle):
+    """The API's side of ENDPOINT_PROBES (a dry run probes the endpoint)."""
+
+    def allow_request(self, request, view):
+        self._wait = ENDPOINT_PROBES.take(request)
+        return self._wait is None
+
+    def wait(self):
+        return self._wait

@@ -1,3 +1,4 @@
+import math
 import tempfile
 
 from django.contrib import messages
@@ -19,7 +20,9 @@ from arena.crypto import decrypt_secret, encrypt_secret
 from arena.forms import EndpointForm, ExperimentForm, SignUpForm, SubmissionForm
 from arena.models import Run, Submission, Worker
 from arena.preview import submission_preview
-from arena.throttles import EndpointProbeThrottle, ExperimentThrottle, SubmissionThrottle, form_refusal
+from arena.throttles import (
+    SIGNUPS, EndpointProbeThrottle, ExperimentThrottle, SubmissionThrottle, download_limited, form_refusal,
+)
 from arena.validation import probe_submission_endpoint
 from arena.selectors import endpoint_speed
 
@@ -33,10 +36,20 @@ SUBMISSION_FIELDS = (
 
 
 def signup(request):
+    """Accounts per client address are limited (arena.throttles.SIGNUPS): fresh accounts
+    would otherwise get around every per-user limit. Only accounts made count."""
     if request.method == "POST":
+        wait = SIGNUPS.wait(request)
+        if wait is not None:
+            response = render(
+                request, "arena/signup.html", {"form": SignUpForm(), "refusal": SIGNUPS.refusal(wait)}, status=429
+            )
+            response["Retry-After"] = str(math.ceil(wait))
+            return response
         form = SignUpForm(request.POST)
         if form.is_valid():
             user = form.save()
+            SIGNUPS.record(request)
             login(request, user)
             messages.success(request, "Welcome! You can now submit a model.")
             return redirect("arena:submit")
@@ -153,6 +166,7 @@ def submission_detail(request, pk):
 EXPORT_SPOOL_BYTES = 32 * 1024 * 1024
 
 
+@download_limited
 def submission_balrog_export(request, pk):
     """The submission's BALROG runs as a .tgz in the layout of BALROG's leaderboard
     submissions (arena.balrog_results.exporter): no endpoint address, no key."""

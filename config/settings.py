@@ -223,6 +223,12 @@ ARENA_MAX_EPISODES_PER_SUBMISSION = env_int("ARENA_MAX_EPISODES_PER_SUBMISSION",
 ARENA_SUBMISSIONS_PER_HOUR = env_int("ARENA_SUBMISSIONS_PER_HOUR", 20, minimum=1)
 ARENA_EXPERIMENTS_PER_HOUR = env_int("ARENA_EXPERIMENTS_PER_HOUR", 20, minimum=1)
 ARENA_ENDPOINT_PROBES_PER_HOUR = env_int("ARENA_ENDPOINT_PROBES_PER_HOUR", 30, minimum=1)
+# Per client address in any sliding hour (arena.throttles.AddressLimit): accounts
+# created, downloads of exports (.tgz, episodes.zip, GIF, JSON Lines) and endpoint tests
+# (form, "Test endpoint", "Edit endpoint", API dry runs). Past them: HTTP 429 with Retry-After.
+ARENA_SIGNUPS_PER_HOUR_PER_ADDRESS = env_int("ARENA_SIGNUPS_PER_HOUR_PER_ADDRESS", 5, minimum=1)
+ARENA_DOWNLOADS_PER_HOUR_PER_ADDRESS = env_int("ARENA_DOWNLOADS_PER_HOUR_PER_ADDRESS", 120, minimum=1)
+ARENA_ENDPOINT_PROBES_PER_HOUR_PER_ADDRESS = env_int("ARENA_ENDPOINT_PROBES_PER_HOUR_PER_ADDRESS", 60, minimum=1)
 # After this many failed password checks for one account, or from one address, within
 # ARENA_LOGIN_LOCKOUT_SECONDS, further ones are refused until the oldest failure expires.
 ARENA_LOGIN_MAX_FAILURES = env_int("ARENA_LOGIN_MAX_FAILURES", 5, minimum=1)

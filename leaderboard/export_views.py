@@ -7,6 +7,7 @@ from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 
 from arena.models import Episode, Run
+from arena.throttles import download_limited
 from leaderboard import exports, frames
 
 
@@ -21,6 +22,7 @@ def _streamed(chunks, filename: str, content_type: str) -> StreamingHttpResponse
     return response
 
 
+@download_limited
 def episode_jsonl(request, pk):
     """The episode as JSON Lines: a header line, then one line per step (see
     leaderboard.exports for what they hold)."""
@@ -33,6 +35,7 @@ def episode_jsonl(request, pk):
                      "application/x-ndjson; charset=utf-8")
 
 
+@download_limited
 def run_zip(request, pk):
     """The run's episodes, one JSON Lines file each, with run.json (its aggregates)."""
     run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
@@ -43,6 +46,7 @@ def run_zip(request, pk):
     return _streamed(exports.run_zip(run), f"arena-run-{run.pk}-episodes.zip", "application/zip")
 
 
+@download_limited
 def episode_gif(request, pk):
     """The episode's pictures as an animated GIF (leaderboard.frames: sampled, scaled,
     cached on disk by content)."""
