@@ -8,6 +8,7 @@ for PostgreSQL) switches to the *scaled* mode without code changes.
 
 import secrets
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -48,7 +49,19 @@ DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY", "") or _local_secret("secret_key", lambda: secrets.token_urlsafe(50))
 # The key that encrypts submitters' API keys at rest; deliberately not SECRET_KEY.
 ARENA_ENCRYPTION_KEY = env_str("ARENA_ENCRYPTION_KEY", "") or _local_secret("encryption.key", _fernet_key)
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+# A public site (see "the production posture" below): ARENA_PUBLIC_URL is https and
+# names the site's host, the only one served unless ALLOWED_HOSTS says otherwise.
+ARENA_PRODUCTION = env_bool("ARENA_PRODUCTION", False)
+# How agent endpoints reach this arena's stored images (observation image URLs).
+ARENA_PUBLIC_URL = env_str("ARENA_PUBLIC_URL", "http://127.0.0.1:8000")
+_public_host = urlsplit(ARENA_PUBLIC_URL).hostname or "127.0.0.1"
+if ARENA_PRODUCTION and not ARENA_PUBLIC_URL.startswith("https://"):
+    raise ImproperlyConfigured(
+        f"ARENA_PRODUCTION needs ARENA_PUBLIC_URL to be the site's https:// address; got {ARENA_PUBLIC_URL!r}"
+    )
+ALLOWED_HOSTS = env_list(
+    "ALLOWED_HOSTS", [_public_host] if ARENA_PRODUCTION else ["127.0.0.1", "localhost", "testserver"]
+)
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
@@ -164,6 +177,10 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "TaskVariantEnum": "arena.api.task_variant_values",
+        "SubmissionKindEnum": "arena.models.Submission.KIND_CHOICES",
+    },
 }
 
 REDIS_URL = env_str("REDIS_URL", "")
@@ -208,8 +225,6 @@ ARENA_MODEL_BACKOFF_SECONDS = env_float("ARENA_MODEL_BACKOFF_SECONDS", 1.0, mini
 # The endpoint probe at submission time (arena.probe): each of its requests waits this long.
 ARENA_PROBE_TIMEOUT_SECONDS = env_float("ARENA_PROBE_TIMEOUT_SECONDS", 10.0, minimum=0.5)
 ARENA_MAX_EPISODES_PER_TASK = env_int("ARENA_MAX_EPISODES_PER_TASK", 500, minimum=1)
-# How agent endpoints reach this arena's stored images (observation image URLs).
-ARENA_PUBLIC_URL = env_str("ARENA_PUBLIC_URL", "http://127.0.0.1:8000")
 ARENA_DEMO_CACHE_DIR = env_str("ARENA_DEMO_CACHE_DIR", str(VAR_DIR / "demos"))
 ARENA_BASELINE_EPISODES = env_int("ARENA_BASELINE_EPISODES", 100, minimum=1)
 
@@ -235,7 +250,8 @@ ARENA_LOGIN_MAX_FAILURES = env_int("ARENA_LOGIN_MAX_FAILURES", 5, minimum=1)
 ARENA_LOGIN_LOCKOUT_SECONDS = env_int("ARENA_LOGIN_LOCKOUT_SECONDS", 900, minimum=1)
 # Reverse proxies in front of the site whose X-Forwarded-For is trusted to name the
 # client address; 0 trusts none (the header is client-controlled then).
-ARENA_NUM_PROXIES = env_int("ARENA_NUM_PROXIES", 0, minimum=0, maximum=10)
+# Under ARENA_PRODUCTION one (the reverse proxy of docs/deployment.md) unless set.
+ARENA_NUM_PROXIES = env_int("ARENA_NUM_PROXIES", 1 if ARENA_PRODUCTION else 0, minimum=0, maximum=10)
 REST_FRAMEWORK["NUM_PROXIES"] = ARENA_NUM_PROXIES
 AUTHENTICATION_BACKENDS = ["arena.throttles.ThrottledModelBackend"]
 
@@ -266,9 +282,31 @@ ARENA_PAGE_GENERATION_FILE = env_str("ARENA_PAGE_GENERATION_FILE", str(VAR_DIR /
 
 # The site is served over HTTPS (directly or behind a TLS proxy): cookies are then sent
 # only over HTTPS.
-ARENA_HTTPS = env_bool("ARENA_HTTPS", False)
+ARENA_HTTPS = env_bool("ARENA_HTTPS", ARENA_PRODUCTION)
 SESSION_COOKIE_SECURE = ARENA_HTTPS
 CSRF_COOKIE_SECURE = ARENA_HTTPS
+
+# --- the production posture: one switch for a public site behind a TLS proxy -----------
+# ARENA_PRODUCTION=1 turns on everything `manage.py check --deploy` asks of a public
+# site (docs/deployment.md): plain HTTP redirected to HTTPS, HSTS, secure cookies
+# (above), the proxy's X-Forwarded-Proto trusted to say the request came over HTTPS, the
+# proxy's X-Forwarded-For trusted to name the client (ARENA_NUM_PROXIES, above) and the
+# public origin trusted for CSRF.
+if ARENA_PRODUCTION:
+    if DEBUG:
+        raise ImproperlyConfigured("ARENA_PRODUCTION and DEBUG cannot both be on: DEBUG pages show settings and code.")
+    SECURE_SSL_REDIRECT = env_bool("ARENA_SSL_REDIRECT", True)
+    # /healthz is asked by the proxy or a load balancer over plain HTTP on the inside.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+    SECURE_HSTS_SECONDS = env_int("ARENA_HSTS_SECONDS", 31_536_000, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("ARENA_HSTS_INCLUDE_SUBDOMAINS", True)
+    # Preloading asks browsers' vendors to hard-code HTTPS for the whole domain: an
+    # operator's decision, off unless asked for (and then not a warning to silence).
+    SECURE_HSTS_PRELOAD = env_bool("ARENA_HSTS_PRELOAD", False)
+    if not SECURE_HSTS_PRELOAD:
+        SILENCED_SYSTEM_CHECKS = ["security.W021"]
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    CSRF_TRUSTED_ORIGINS = CSRF_TRUSTED_ORIGINS or [ARENA_PUBLIC_URL.rstrip("/")]
 
 LOGGING = {
     "version": 1,
