@@ -7,7 +7,7 @@ from django.urls import path
 
 from arena.balrog_results.files import MalformedSubmission, read_archive
 from arena.balrog_results.importer import balrog_submission_import
-from arena.models import Episode, Run, Step, StoredImage, Submission, Worker
+from arena.models import Episode, ModerationAction, Run, Step, StoredImage, Submission, Worker
 
 
 class BalrogImportForm(forms.Form):
@@ -100,3 +100,21 @@ class StoredImageAdmin(admin.ModelAdmin):
 @admin.register(Worker)
 class WorkerAdmin(admin.ModelAdmin):
     list_display = ["name", "hostname", "pid", "heartbeat_at", "episodes_in_flight"]
+
+
+@admin.register(ModerationAction)
+class ModerationActionAdmin(admin.ModelAdmin):
+    """The audit trail, read-only: decisions are taken on the moderation page
+    (arena.moderation_views), which keeps the rows' state and the trail together."""
+
+    list_display = ["at", "by", "action", "submission", "run", "reason"]
+    list_filter = ["action"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -162,9 +162,9 @@ class SubmissionSerializer(serializers.ModelSerializer):
             "price_input_per_mtok", "price_output_per_mtok", "budget_tokens_per_run", "budget_usd_per_run",
             "strategy_label", "tasks", "suites", "mode", "paper_protocol", "episodes_per_task", "task_settings",
             "runs", "tokens", "created_at",
-            "max_concurrent_requests", "endpoint_probe",
+            "max_concurrent_requests", "endpoint_probe", "moderation", "moderation_reason",
         ]
-        read_only_fields = ["kind", "policy", "strategy_label", "created_at"]
+        read_only_fields = ["kind", "policy", "strategy_label", "created_at", "moderation", "moderation_reason"]
 
     def get_agent_secret(self, submission) -> str | None:
         return getattr(submission, "new_agent_secret", None)

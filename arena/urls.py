@@ -1,6 +1,6 @@
 from django.urls import path
 
-from arena import views
+from arena import moderation_views, views
 
 app_name = "arena"
 urlpatterns = [
@@ -14,4 +14,5 @@ urlpatterns = [
     path("submissions/<int:pk>/balrog.tgz", views.submission_balrog_export, name="submission-balrog-export"),
     path("runs/<int:pk>/requeue/", views.run_requeue, name="run-requeue"),
     path("runs/<int:pk>/cancel/", views.run_cancel, name="run-cancel"),
+    path("moderation/", moderation_views.moderation_page, name="moderation"),
 ]

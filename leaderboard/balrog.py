@@ -17,6 +17,7 @@ import dataclasses
 from django.urls import reverse
 
 from arena.models import Run, Submission
+from arena.moderation import ranked
 from envs.balrog.catalog import (
     ENVIRONMENTS,
     NO_EPISODES,
@@ -125,7 +126,7 @@ def arena_tasks(suite: Suite) -> dict[Environment, list[str]]:
 def board(suite: Suite, *, mode: str, rank_imported: bool = False) -> Board:
     """The leaderboard of one mode ("llm" or "vlm"). With `rank_imported`, imported
     submissions are ranked with the arena's own instead of listed apart."""
-    runs = Run.objects.select_related("submission").filter(task__startswith=f"{suite.id}/", episodes_done__gt=0)
+    runs = ranked(Run.objects.select_related("submission").filter(task__startswith=f"{suite.id}/", episodes_done__gt=0))
     if mode == "vlm":
         runs = runs.filter(variant__format__in=IMAGE_FORMATS)
     else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from arena.models import Experiment, Run, Submission
+from arena.moderation import ranked
 from envs.registry import all_suites, all_tasks
 from envs.suite import Suite
 from leaderboard.charts import experiment_scaling_figures
@@ -129,7 +130,7 @@ def model_results(submission: Submission) -> list[SuiteResults]:
     tasks = all_tasks()
     played = {run.task for run in runs}
     task_runs: dict[str, list[Run]] = {}
-    for other in Run.objects.select_related("submission").filter(task__in=played, episodes_done__gt=0):
+    for other in ranked(Run.objects.select_related("submission").filter(task__in=played, episodes_done__gt=0)):
         if not other.settings.replay_control:  # a copying test, not a score
             task_runs.setdefault(other.task, []).append(other)
     groups: dict[str, list[ResultRow]] = {}
@@ -137,7 +138,8 @@ def model_results(submission: Submission) -> list[SuiteResults]:
         suite = suite_for(run.task)
         metrics = [metric_value(run, metric) for metric in suite.metrics] if suite else []
         standing = None
-        if metrics and run.episodes_done and not run.settings.replay_control:
+        hidden = run.is_hidden or submission.is_hidden  # in no ranking, so no standing among others
+        if metrics and run.episodes_done and not run.settings.replay_control and not hidden:
             standing = _standing(run, metrics[0], task_runs.get(run.task, []))
         title = tasks[run.task].title if run.task in tasks else run.task
         groups.setdefault(suite.id if suite else "", []).append(ResultRow(run, title, metrics, standing))
@@ -163,7 +165,10 @@ def scaling_charts(submission: Submission) -> list[dict]:
 def comparison_choices(submission: Submission) -> list[Submission]:
     """Other submissions with finished episodes on a task this one played, models first."""
     tasks = submission.runs.filter(episodes_done__gt=0).values("task")
-    others = Submission.objects.filter(runs__task__in=tasks, runs__episodes_done__gt=0).exclude(pk=submission.pk)
+    others = (
+        Submission.objects.filter(runs__task__in=tasks, runs__episodes_done__gt=0)
+        .exclude(pk=submission.pk).exclude(moderation=Submission.HIDDEN)
+    )
     # Models first: comparing with another model is the usual question, baselines after.
     return sorted(others.distinct(), key=lambda s: (s.is_baseline, s.name.lower(), s.pk))
 

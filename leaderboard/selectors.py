@@ -9,6 +9,7 @@ import math
 from arena.clients.errors import describe
 from arena.metrics import summary
 from arena.models import Episode, Run
+from arena.moderation import ranked
 from envs.core import IMAGE_FORMATS
 from envs.registry import all_suites, suite_of, tasks_of
 from envs.suite import MEAN_OF_EPISODE_METRIC_OVER, Metric, Suite
@@ -139,7 +140,8 @@ class Filters:
 
 
 def _scored_runs(task_id: str | None = None, filters: Filters | None = None):
-    runs = Run.objects.select_related("submission").filter(episodes_done__gt=0)
+    # Rows the operators hid (arena.moderation) are in no ranking, CSV or rating.
+    runs = ranked(Run.objects.select_related("submission").filter(episodes_done__gt=0))
     if task_id:
         runs = runs.filter(task=task_id)
     if filters is not None:

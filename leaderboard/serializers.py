@@ -281,6 +281,8 @@ class RunSerializer(serializers.ModelSerializer):
             "created_at",
             "started_at",
             "finished_at",
+            "moderation",
+            "moderation_reason",
         ]
 
     def _progress(self, run) -> RunProgress:

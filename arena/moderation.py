@@ -1,0 +1,65 @@
+"""The operators' decisions about submissions and runs: hide, flag, verify, restore.
+
+- hide: the row drops out of every ranking, CSV and rating (`ranked`), with its reason
+  shown publicly on its own page ("hidden by the operators: …"); a hidden submission
+  takes all its runs with it. Nothing is deleted: restoring brings it back as it was.
+- flag: it stays ranked, marked, with the reason (e.g. "result under review").
+- verify: it stays ranked, marked as checked by the operators.
+- restore: back to "as submitted".
+
+Every decision is kept as a ModerationAction (who, when, what, why): the audit trail.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from arena import page_generation
+from arena.models import Moderated, ModerationAction, Run, Submission
+
+STATE_OF = {
+    ModerationAction.HIDE: Moderated.HIDDEN,
+    ModerationAction.FLAG: Moderated.FLAGGED,
+    ModerationAction.VERIFY: Moderated.VERIFIED,
+    ModerationAction.RESTORE: Moderated.MODERATION_NONE,
+}
+# Hiding and flagging tell the public (and the owner) why; the others may say nothing.
+REASON_REQUIRED = (ModerationAction.HIDE, ModerationAction.FLAG)
+MAX_REASON = 500
+
+
+class ModerationRefused(ValueError):
+    """A decision that cannot be taken as asked; the message says why."""
+
+
+def ranked(runs):
+    """`runs` without the hidden ones, nor those of hidden submissions: what every
+    ranking, CSV and rating is computed from."""
+    return runs.exclude(moderation=Moderated.HIDDEN).exclude(submission__moderation=Moderated.HIDDEN)
+
+
+def moderate(target: Submission | Run, action: str, reason: str, by) -> ModerationAction:
+    """Apply the decision to the submission or run and record it; ModerationRefused
+    (and nothing changed) for an unknown action, a missing or too long reason."""
+    if action not in STATE_OF:
+        raise ModerationRefused(f"unknown action {action!r}: one of {', '.join(STATE_OF)}")
+    reason = " ".join((reason or "").split())
+    if action in REASON_REQUIRED and not reason:
+        raise ModerationRefused(f"say why: the reason to {action} is shown publicly")
+    if len(reason) > MAX_REASON:
+        raise ModerationRefused(f"the reason has {len(reason)} characters; at most {MAX_REASON}")
+    if not isinstance(target, (Submission, Run)):
+        raise ModerationRefused("only submissions and runs are moderated")
+    state = STATE_OF[action]
+    with transaction.atomic():
+        type(target).objects.filter(pk=target.pk).update(
+            moderation=state, moderation_reason=reason if state else ""
+        )
+        target.moderation, target.moderation_reason = state, (reason if state else "")
+        record = ModerationAction.objects.create(
+            submission=target if isinstance(target, Submission) else None,
+            run=target if isinstance(target, Run) else None,
+            action=action, reason=reason, by=by,
+        )
+        page_generation.bump_on_commit()  # cached public pages show rankings it changes
+    return record

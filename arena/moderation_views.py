@@ -1,0 +1,63 @@
+"""The operators' moderation page: hide, flag, verify or restore a submission or a run
+with a public reason (arena.moderation), and the audit trail of every decision."""
+
+from django import forms
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.shortcuts import redirect, render
+
+from arena.moderation import ModerationRefused, moderate
+from arena.models import Moderated, ModerationAction, Run, Submission
+
+TRAIL_LENGTH = 200
+
+
+class ModerationForm(forms.Form):
+    TARGETS = {"submission": Submission, "run": Run}
+
+    target = forms.ChoiceField(choices=[("submission", "Submission"), ("run", "Run")])
+    target_id = forms.IntegerField(min_value=1, label="Its number")
+    action = forms.ChoiceField(choices=ModerationAction.ACTION_CHOICES)
+    reason = forms.CharField(
+        max_length=500, required=False, widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Shown publicly, e.g. “the endpoint was misconfigured: every episode was illegal”. "
+        "Needed to hide or flag.",
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        model = self.TARGETS.get(cleaned.get("target"))
+        if model is not None and cleaned.get("target_id"):
+            found = model.objects.filter(pk=cleaned["target_id"]).first()
+            if found is None:
+                self.add_error("target_id", f"There is no {cleaned['target']} {cleaned['target_id']}.")
+            cleaned["found"] = found
+        return cleaned
+
+
+@staff_member_required
+def moderation_page(request):
+    if request.method == "POST":
+        form = ModerationForm(request.POST)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                record = moderate(data["found"], data["action"], data["reason"], by=request.user)
+            except ModerationRefused as refusal:
+                form.add_error("reason" if "reason" in str(refusal) else None, str(refusal))
+            else:
+                messages.success(request, f"Done: {record.action} {data['target']} {data['target_id']}.")
+                return redirect("arena:moderation")
+    else:
+        initial = {"target": "run" if "run" in request.GET else "submission"}
+        given = request.GET.get("run") or request.GET.get("submission") or ""
+        if given.isascii() and given.isdigit():
+            initial["target_id"] = int(given)
+        form = ModerationForm(initial=initial)
+    context = {
+        "form": form,
+        "submissions": Submission.objects.exclude(moderation=Moderated.MODERATION_NONE).order_by("-pk"),
+        "runs": Run.objects.select_related("submission").exclude(moderation=Moderated.MODERATION_NONE).order_by("-pk"),
+        "trail": ModerationAction.objects.select_related("submission", "run__submission", "by")[:TRAIL_LENGTH],
+    }
+    return render(request, "arena/moderation.html", context, status=400 if form.errors else 200)
