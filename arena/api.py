@@ -19,7 +19,7 @@ from rest_framework.response import Response
 
 from arena import run_actions, services
 from arena.catalogue import submission_catalogue
-from arena.endpoint_privacy import can_see_endpoint
+from arena.endpoint_privacy import can_see_endpoint, hide_endpoint_in
 from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
 from arena.models import Experiment, Run, Submission
 from arena.preview import submission_preview
@@ -176,6 +176,8 @@ class SubmissionSerializer(serializers.ModelSerializer):
         request = self.context.get("request")
         if not can_see_endpoint(getattr(request, "user", None), submission):
             data.pop("base_url", None)
+            # The probe's notes and errors may quote the address (an unreachable host).
+            data["endpoint_probe"] = hide_endpoint_in(data.get("endpoint_probe"), submission.base_url)
         return data
 
     def get_tokens(self, submission) -> dict:

@@ -54,3 +54,15 @@ def hide_endpoint(text: str | None, base_url: str) -> str | None:
     for part in endpoint_parts(base_url):
         text = text.replace(part, ENDPOINT_HIDDEN)
     return text
+
+
+def hide_endpoint_in(value, base_url: str):
+    """A JSON value (e.g. a stored probe result, whose notes and field errors may quote
+    the address) with hide_endpoint applied to every string in it."""
+    if isinstance(value, str):
+        return hide_endpoint(value, base_url)
+    if isinstance(value, list):
+        return [hide_endpoint_in(item, base_url) for item in value]
+    if isinstance(value, dict):
+        return {key: hide_endpoint_in(item, base_url) for key, item in value.items()}
+    return value

@@ -15,7 +15,7 @@ from rest_framework.authtoken.models import Token
 
 from arena import run_actions, services, submission_page
 from arena.balrog_results.exporter import balrog_submission_export, has_balrog_runs
-from arena.endpoint_privacy import can_see_endpoint
+from arena.endpoint_privacy import can_see_endpoint, hide_endpoint_in
 from arena.crypto import decrypt_secret, encrypt_secret
 from arena.forms import EndpointForm, ExperimentForm, SignUpForm, SubmissionForm
 from arena.models import Run, Submission, Worker
@@ -135,6 +135,9 @@ def _is_owner(request, submission: Submission) -> bool:
 
 def submission_detail(request, pk):
     submission = get_object_or_404(Submission, pk=pk)
+    show_endpoint = can_see_endpoint(request.user, submission)
+    if not show_endpoint:  # shown, never saved: the probe's notes may quote the address
+        submission.endpoint_probe = hide_endpoint_in(submission.endpoint_probe, submission.base_url)
     can_experiment = _is_owner(request, submission)
     form = None
     if can_experiment:
@@ -155,7 +158,7 @@ def submission_detail(request, pk):
         {
             "submission": submission, "experiments": submission.experiments.all(),
             "experiment_form": form, "is_owner": can_experiment, "speed": endpoint_speed(submission),
-            "show_endpoint": can_see_endpoint(request.user, submission),
+            "show_endpoint": show_endpoint,
             "balrog_export": has_balrog_runs(submission), **submission_page.results_context(submission),
         },
         status=429 if form is not None and form.refusal else 200,

@@ -106,7 +106,11 @@ def scene(make_model_submission, fake_model, play, baseline):
     assert ENDPOINT_HIDDEN in failed.error and played_at.split("//")[1] not in failed.error
     noted = episode.steps.exclude(error="").first()
     assert noted is not None and ENDPOINT_HIDDEN in noted.error and "127.0.0.1" not in noted.error
-    Submission.objects.filter(pk=submission.pk).update(base_url=CANARY_URL)
+    probe = {
+        "notes": [f"{CANARY_HOST} does not report its context window"],
+        "field_errors": {"base_url": f"The arena could not reach {CANARY_URL}"}, "latency_ms": 12.0,
+    }
+    Submission.objects.filter(pk=submission.pk).update(base_url=CANARY_URL, endpoint_probe=probe)
     SubmissionEdit.objects.create(submission=submission, changed_by=owner, changes={"base_url": [played_at, CANARY_URL]})
     experiment = Experiment.objects.create(kind=Experiment.SWEEP, submission=submission, task="lmact/chess", format="pgn")
     other = baseline("random")
@@ -165,4 +169,5 @@ def test_the_owner_and_staff_see_the_address_another_user_does_not(scene, client
         detail = api.get(f"/api/submissions/{pk}/").json()
         assert (CANARY_HOST in page) is sees, user
         assert (detail.get("base_url") == CANARY_URL) is sees, user
+        assert (CANARY_HOST in detail["endpoint_probe"]["notes"][0]) is sees, user
         assert "fake-model" in page
