@@ -98,6 +98,8 @@ def test_a_flagged_or_verified_submission_stays_ranked_with_its_mark(client, sce
     wombat = scene["Wombat-13B"]
     _moderate(staff, "submission", wombat.pk, "flag", "result under review")
     assert _ranked_everywhere(client, "Wombat-13B") == list(RANKINGS)
+    mark = 'title="Flagged by the operators: result under review">flagged</span>'
+    assert mark in client.get(f"/tasks/{TASK}/").content.decode() and mark in client.get("/").content.decode()
     assert "flagged by the operators: result under review" in client.get(f"/submissions/{wombat.pk}/").content.decode()
     _moderate(staff, "submission", wombat.pk, "verify")
     assert "This submission was verified by the operators." in client.get(f"/submissions/{wombat.pk}/").content.decode()
