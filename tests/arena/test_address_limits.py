@@ -1,18 +1,26 @@
 """Limits per client address (issue 29): sign-up, export downloads and endpoint tests
 answer 429 with Retry-After past their hourly limit, counted in the shared cache."""
 
+import runpy
+from pathlib import Path
+
 import pytest
 from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.db import connection
+from django.test import override_settings
 from django.test import RequestFactory
 from rest_framework.test import APIClient
 
 from arena import services
 from arena.throttles import DOWNLOADS
+from tests.arena.test_scaled_mode import redis_url  # noqa: F401  (a real Redis server)
 from tests.conftest import new_run
 
 pytestmark = pytest.mark.django_db
 
 HOME, ELSEWHERE = "203.0.113.7", "198.51.100.23"
+SETTINGS_FILE = str(Path(__file__).resolve().parents[2] / "config" / "settings.py")
 
 
 def _sign_up(client, name, address=HOME, password="a sturdy pass phrase 42"):
@@ -116,3 +124,31 @@ def test_endpoint_tests_are_limited_per_address_across_accounts_and_the_api(clie
     assert len(fake_model.requests) == calls  # the endpoint was not called again
     assert client.post(f"/submissions/{submissions[1].pk}/probe/", REMOTE_ADDR=ELSEWHERE).status_code == 302
     assert len(fake_model.requests) > calls
+
+
+def test_the_embedded_mode_counts_sign_ups_in_the_database_cache_table(client, settings):
+    embedded = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "arena_cache"}}
+    settings.ARENA_SIGNUPS_PER_HOUR_PER_ADDRESS = 1
+    with override_settings(CACHES=embedded):
+        call_command("createcachetable", verbosity=0)
+        assert _sign_up(client, "first").status_code == 302
+        assert _sign_up(client, "second").status_code == 429
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT cache_key FROM arena_cache")
+            keys = [row[0] for row in cursor.fetchall()]
+    assert len(keys) == 1 and "address-limit:signups:" in keys[0] and HOME not in keys[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_scaled_mode_counts_downloads_in_redis(client, settings, baseline, monkeypatch, redis_url):
+    import redis
+
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    scaled = runpy.run_path(SETTINGS_FILE)["CACHES"]
+    settings.ARENA_DOWNLOADS_PER_HOUR_PER_ADDRESS = 1
+    run = new_run(baseline("expert"))
+    with override_settings(CACHES=scaled):
+        assert client.get(f"/runs/{run.pk}/episodes.zip", REMOTE_ADDR=HOME).status_code == 200
+        assert client.get(f"/runs/{run.pk}/episodes.zip", REMOTE_ADDR=HOME).status_code == 429
+    keys = redis.Redis.from_url(redis_url).keys("arena-cache*")
+    assert len(keys) == 1 and b"address-limit:downloads:" in keys[0]
