@@ -48,7 +48,11 @@ class Decision:
     tokens_in: int | None = None
     tokens_out: int | None = None
     cached_tokens_in: int | None = None
+    reasoning_tokens: int | None = None
     latency_ms: float | None = None
+    # The answer reached the token limit (possibly with no text at all): an "answer
+    # cut off" step; the suite's rule for a missing or illegal action still applies.
+    cut_off: bool = False
     # Every model call made for this step (self-correction makes two).
     calls: list = dataclasses.field(default_factory=list)
     # Replay control (lmact.txt App. C.2): the action the runner executes instead.
@@ -246,6 +250,10 @@ class ModelAgent:
             "finish_reason": reply.finish_reason,
             "completion": reply.text,
         }
+        if reply.reasoning_tokens is not None:  # reasoning models only, in the stored key order
+            call = {key: call[key] for key in ("purpose", "tokens_in", "tokens_out", "cached_tokens_in")} | {
+                "reasoning_tokens": reply.reasoning_tokens, **call
+            }
         return reply, call
 
     async def _act(self, prompt_added: list):
@@ -297,6 +305,8 @@ class ModelAgent:
             tokens_in=_total(c["tokens_in"] for c in calls),
             tokens_out=_total(c["tokens_out"] for c in calls),
             cached_tokens_in=_total(c["cached_tokens_in"] for c in calls),
+            reasoning_tokens=_total(c.get("reasoning_tokens") for c in calls),
+            cut_off=reply.cut_off,
             latency_ms=sum(c["latency_ms"] or 0 for c in calls),
             error=notes,
             forced_action=self.strategy.forced_action(index),

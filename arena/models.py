@@ -233,6 +233,12 @@ class Run(models.Model):
     score_sq_sum = models.FloatField(default=0.0)
     steps_total = models.PositiveIntegerField(default=0)
     illegal_total = models.PositiveIntegerField(default=0)
+    # Steps whose answer reached the token limit ("answer cut off"), counted apart from
+    # illegal actions: the suite's rule for a missing action still decided what was
+    # executed, but the model never finished answering.
+    cut_off_total = models.PositiveIntegerField(default=0)
+    # The reasoning part of tokens_out (priced as output, as every provider bills it).
+    reasoning_tokens = models.BigIntegerField(default=0)
     # Sum over finished episodes of each episode's illegal-step fraction (lmact.txt App. C.3
     # plots the average per-episode percentage).
     illegal_fraction_sum = models.FloatField(default=0.0)
@@ -306,6 +312,13 @@ class Run(models.Model):
         return self.budget_usd is not None and cost is not None and cost >= float(self.budget_usd)
 
     @property
+    def cut_off_rate(self) -> float | None:
+        """The share of played steps whose answer was cut off by the token limit."""
+        if not self.steps_total:
+            return None
+        return self.cut_off_total / self.steps_total
+
+    @property
     def illegal_rate(self) -> float | None:
         """Mean over episodes of the fraction of illegal steps: finished ones, and failed
         or cut-short ones that played (what they did counts too)."""
@@ -376,8 +389,10 @@ class Episode(models.Model):
     score = models.FloatField(null=True, blank=True)
     num_steps = models.PositiveIntegerField(default=0)
     illegal_steps = models.PositiveIntegerField(default=0)
+    cut_off_steps = models.PositiveIntegerField(default=0)  # answers cut off by the token limit
     tokens_in = models.BigIntegerField(default=0)
     tokens_out = models.BigIntegerField(default=0)
+    reasoning_tokens = models.BigIntegerField(default=0)
     end_reason = models.CharField(max_length=200, blank=True)
     error = models.TextField(blank=True)
     # arena.clients.errors.ErrorKind of a failed episode's error, for grouping on the
@@ -435,6 +450,9 @@ class Step(models.Model):
     parsed_action = models.TextField(null=True, blank=True)
     executed_action = models.TextField()
     legal = models.BooleanField()
+    # The answer reached the token limit (finish_reason "length", stop_reason
+    # "max_tokens"…): an "answer cut off" step, not counted as an illegal action.
+    cut_off = models.BooleanField(default=False)
     reward = models.FloatField(default=0.0)
     done = models.BooleanField(default=False)
     end_reason = models.CharField(max_length=200, blank=True)
@@ -450,6 +468,7 @@ class Step(models.Model):
     # already holds left out (arena.steptext).
     calls = models.JSONField(default=list, blank=True)
     cached_tokens_in = models.PositiveIntegerField(null=True, blank=True)
+    reasoning_tokens = models.PositiveIntegerField(null=True, blank=True)
     # Extras of special protocols, e.g. the replay-control experiment's
     # {"forced_action": …, "match": bool}.
     info = models.JSONField(default=dict, blank=True)

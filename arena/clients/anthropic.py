@@ -7,7 +7,10 @@ with a ``data:<type>;base64,...`` URL become base64 image blocks (an http(s) ima
 becomes a URL image source).
 
 The reply's text is the concatenation of its "text" content blocks; "thinking" blocks
-go to `ModelReply.reasoning`. Token counts (see ModelReply): `tokens_in` is the whole
+go to `ModelReply.reasoning`. Signed thinking blocks (and redacted ones) are kept by
+the client and sent back before the text of their answer when the conversation goes
+on, as extended thinking wants them. An answer that reached max_tokens while still
+thinking is a reply with no text (an "answer cut off" step), not a failure. Token counts (see ModelReply): `tokens_in` is the whole
 prompt, i.e. ``input_tokens`` plus the cache-read and cache-write counts, which
 Anthropic reports separately; `cached_tokens_in` is ``cache_read_input_tokens``;
 `tokens_out` is ``output_tokens`` (thinking included; Anthropic does not report the
@@ -35,12 +38,16 @@ from arena.clients.http import (
     split_data_url,
     sum_or_none,
 )
+from arena.clients.reasoning import is_cut_off
 
 __all__ = ["ANTHROPIC_VERSION", "DEFAULT_BASE_URL", "AnthropicClient", "to_anthropic_messages"]
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 4096  # the API requires max_tokens; used when the caller gives None
+# Answers whose thinking blocks a client keeps for the turns that follow (more than any
+# history window the chat suites keep).
+REMEMBERED_ANSWERS = 256
 
 
 def _text_of(parts: list[dict], role: str) -> str:
@@ -138,6 +145,9 @@ class AnthropicClient(ChatCompletionClient):
         self.temperature = temperature
         self.max_tokens = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
         self.extra_body = dict(extra_body or {})
+        # The signed thinking blocks of this client's recent answers, by answer text (a
+        # client serves one episode: its conversation goes back to the API with them).
+        self._signed_thinking: dict[str, list[dict]] = {}
         headers = {"anthropic-version": anthropic_version}
         if self._api_key:
             headers["x-api-key"] = self._api_key
@@ -155,6 +165,7 @@ class AnthropicClient(ChatCompletionClient):
 
     def _payload(self, messages: list[dict], max_tokens: int | None = None) -> bytes:
         system, converted = to_anthropic_messages(messages)
+        converted = [self._with_thinking(message) for message in converted]
         body: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens or self.max_tokens, "messages": converted}
         if system:
             body["system"] = system
@@ -163,6 +174,26 @@ class AnthropicClient(ChatCompletionClient):
         body.update(self.extra_body)
         return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
+
+    def _with_thinking(self, message: dict) -> dict:
+        """An earlier answer of this conversation with the signed thinking blocks it came
+        with put back before its text, as the API wants them (it checks the signature,
+        and thinking models reason on from them)."""
+        content = message["content"]
+        if message["role"] != "assistant" or not isinstance(content, str):
+            return message
+        blocks = self._signed_thinking.get(content)
+        if not blocks:
+            return message
+        return {"role": "assistant", "content": [*blocks, {"type": "text", "text": content}]}
+
+    def _remember_thinking(self, text: str, blocks: list[dict]) -> None:
+        if not blocks or not text:
+            return
+        self._signed_thinking.pop(text, None)
+        self._signed_thinking[text] = blocks
+        while len(self._signed_thinking) > REMEMBERED_ANSWERS:
+            self._signed_thinking.pop(next(iter(self._signed_thinking)))
 
     def _parse(self, body: bytes, status: int) -> ModelReply:
         data = self._json_object(body, status)
@@ -182,6 +213,7 @@ class AnthropicClient(ChatCompletionClient):
 
         texts: list[str] = []
         thoughts: list[str] = []
+        signed: list[dict] = []
         for block in content:
             if not isinstance(block, dict):
                 continue
@@ -189,14 +221,21 @@ class AnthropicClient(ChatCompletionClient):
                 texts.append(block["text"])
             elif block.get("type") == "thinking" and isinstance(block.get("thinking"), str):
                 thoughts.append(block["thinking"])
+                if isinstance(block.get("signature"), str):
+                    signed.append(block)
+            elif block.get("type") == "redacted_thinking" and isinstance(block.get("data"), str):
+                signed.append(block)
         reasoning = "\n\n".join(thoughts)
-        if not texts:
+        if not texts and is_cut_off(stop_reason):
+            texts = [""]  # the token limit came first: an "answer cut off" step, not a failure
+        elif not texts:
             if stop_reason == "refusal":
                 raise self._unusable("The model refused to answer (stop_reason: refusal)", status)
             if reasoning:
-                why += "; it only produced thinking, so max_tokens may be too small"
+                why += "; it only produced thinking"
             raise self._unusable(f"The model's answer has no text content{why}", status)
 
+        self._remember_thinking("".join(texts), signed)
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         return ModelReply(
             text="".join(texts),
@@ -210,4 +249,5 @@ class AnthropicClient(ChatCompletionClient):
             tokens_out=int_or_none(usage.get("output_tokens")),
             http_status=status,
             cached_tokens_in=int_or_none(usage.get("cache_read_input_tokens")),
+            reasoning_items=signed,
         )
