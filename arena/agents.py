@@ -26,6 +26,7 @@ from arena.clients.errors import ErrorKind, window_in_message
 from arena.clients.gemini import GeminiClient
 from arena.clients.limits import gate_for
 from arena.clients.openai_compat import OpenAICompatibleClient
+from arena.clients.reasoning_params import reasoning_request
 from arena.models import Episode, Run, StoredImage, Submission
 from arena.strategies.base import ImageStore
 from arena.strategies.chat import ChatStrategy
@@ -435,6 +436,9 @@ def make_client(submission: Submission):
         model=submission.model,
         temperature=submission.temperature,
         max_tokens=submission.max_tokens,
+        extra_body=reasoning_request(
+            submission.provider, submission.base_url, submission.model, submission.reasoning_setting
+        ),
         timeout_seconds=settings.ARENA_MODEL_TIMEOUT_SECONDS,
         max_retries=settings.ARENA_MODEL_MAX_RETRIES,
         allow_loopback=settings.ARENA_ALLOW_LOOPBACK,

@@ -104,6 +104,14 @@ class SubmissionSerializer(serializers.ModelSerializer):
     # The numeric settings take their limits from the table the form uses too.
     temperature = serializers.FloatField(default=0.0, **SUBMISSION_LIMITS["temperature"])
     max_tokens = serializers.IntegerField(default=2048, **SUBMISSION_LIMITS["max_tokens"])
+    reasoning_effort = serializers.ChoiceField(
+        choices=Submission.REASONING_EFFORT_CHOICES, default="", allow_blank=True,
+        help_text="Reasoning models: none, low, medium, high or max, sent in the provider's own parameter.",
+    )
+    thinking_budget_tokens = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Instead of an effort: a thinking budget in tokens.",
+        **SUBMISSION_LIMITS["thinking_budget_tokens"],
+    )
     num_demonstrations = serializers.IntegerField(default=0, **SUBMISSION_LIMITS["num_demonstrations"])
     history_window = serializers.IntegerField(
         default=16, help_text="Multi-turn suites: how many recent observations the model sees (BALROG uses 16).",
@@ -146,7 +154,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
         model = Submission
         fields = [
             "id", "name", "kind", "policy", "provider", "base_url", "model", "api_key", "has_api_key", "agent_secret",
-            "temperature", "max_tokens", "num_demonstrations", "show_legal_actions", "chain_of_thought",
+            "temperature", "max_tokens", "reasoning_effort", "thinking_budget_tokens", "num_demonstrations", "show_legal_actions", "chain_of_thought",
             "answer_markers", "context_window", "history_window", "keep_reasoning", "self_correction", "reflection",
             "price_input_per_mtok", "price_output_per_mtok", "budget_tokens_per_run", "budget_usd_per_run",
             "strategy_label", "tasks", "suites", "mode", "paper_protocol", "episodes_per_task", "task_settings",

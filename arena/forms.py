@@ -99,6 +99,17 @@ class SubmissionForm(RefusableForm):
         initial=2048, label="Max tokens", **SUBMISSION_LIMITS["max_tokens"],
         help_text="The answer budget of each call (never more than a quarter of the context window).",
     )
+    reasoning_effort = forms.ChoiceField(
+        choices=Submission.REASONING_EFFORT_CHOICES, required=False, initial="", label="Reasoning effort",
+        help_text="Reasoning models: how hard the model thinks, sent in the provider's own parameter "
+        "(OpenAI reasoning_effort, Anthropic thinking, Gemini thinkingConfig, OpenRouter reasoning, "
+        "enable_thinking for self-hosted Qwen3-style templates).",
+    )
+    thinking_budget_tokens = forms.IntegerField(
+        required=False, label="Thinking budget (tokens)", **SUBMISSION_LIMITS["thinking_budget_tokens"],
+        help_text="Instead of an effort, for the APIs that take a budget (Anthropic before Claude 4.6, Gemini, "
+        "OpenRouter).",
+    )
     mode = forms.ChoiceField(
         choices=MODE_CHOICES, initial=MODE_LLM, required=False, widget=forms.RadioSelect, label="Observations",
         help_text="LLM mode leaves the image formats out; VLM mode offers them too (BALROG reports the two apart).",
@@ -153,7 +164,10 @@ class SubmissionForm(RefusableForm):
         "max_concurrent_requests", "price_input_per_mtok", "price_output_per_mtok", "budget_tokens_per_run",
         "budget_usd_per_run",
     )
-    ENDPOINT_FIELDS = ("name", "provider", "base_url", "model", "api_key", "temperature", "max_tokens")
+    ENDPOINT_FIELDS = (
+        "name", "provider", "base_url", "model", "api_key", "temperature", "max_tokens", "reasoning_effort",
+        "thinking_budget_tokens",
+    )
     OWN_PROTOCOL_FIELDS = ("episodes_per_task", "num_demonstrations", "show_legal_actions", "chain_of_thought", "history_window")
 
     def __init__(self, *args, **kwargs):

@@ -11,6 +11,7 @@ from django.db import models
 from django.urls import reverse
 
 from arena import steptext
+from arena.clients.reasoning_params import EFFORTS, ReasoningSetting
 from arena.crypto import decrypt_secret, encrypt_secret
 
 
@@ -49,6 +50,11 @@ class Submission(models.Model):
     agent_secret_encrypted = models.TextField(blank=True, editable=False)
     temperature = models.FloatField(default=0.0)
     max_tokens = models.PositiveIntegerField(default=2048)
+    # Reasoning models: an effort or a thinking budget, sent in the provider's own words
+    # (arena.clients.reasoning_params); neither: the model's default.
+    REASONING_EFFORT_CHOICES = [("", "Not set (the model's default)")] + [(e, e) for e in EFFORTS]
+    reasoning_effort = models.CharField(max_length=8, choices=REASONING_EFFORT_CHOICES, blank=True, default="")
+    thinking_budget_tokens = models.PositiveIntegerField(null=True, blank=True)
     # Strategy (the LMAct prompt protocol, lmact.txt §2.3).
     num_demonstrations = models.PositiveIntegerField(default=0)
     # The model's context window in tokens, if the submitter states it: demonstrations
@@ -125,6 +131,19 @@ class Submission(models.Model):
         price_in = float(self.price_input_per_mtok or 0)
         price_out = float(self.price_output_per_mtok or 0)
         return (tokens_in * price_in + tokens_out * price_out) / 1_000_000
+
+    @property
+    def reasoning_setting(self) -> ReasoningSetting:
+        return ReasoningSetting(effort=self.reasoning_effort or "", budget_tokens=self.thinking_budget_tokens)
+
+    @property
+    def reasoning_label(self) -> str:
+        """The reasoning setting in words ("" when not set)."""
+        if self.thinking_budget_tokens is not None:
+            return f"thinking budget {self.thinking_budget_tokens:,} tokens"
+        if self.reasoning_effort:
+            return f"reasoning effort {self.reasoning_effort}"
+        return ""
 
     @property
     def has_api_key(self) -> bool:

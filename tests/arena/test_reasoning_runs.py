@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from arena import services
+from arena.clients.reasoning_params import reasoning_request
 from arena.models import Episode, Run
 from tests.conftest import new_run
 from tests.support.fake_reasoning import DECOY, WIRE_FORMS, fake_reasoning_server, reasoning_text
@@ -26,8 +27,9 @@ def reasoning_submission(server, **overrides):
         "provider": server.provider,
         "base_url": server.base_url,
         "model": "fake-reasoner",
-        "temperature": 0.0,
+        "temperature": 1.0,  # what reasoning APIs require (arena.clients.reasoning_params)
         "max_tokens": 64,
+        "reasoning_effort": "high",
         **overrides,
     }
     return services.submission_create(owner=None, fields=fields, api_key=KEY, runs=[])
@@ -42,6 +44,15 @@ def test_reasoning_is_stored_apart_and_answers_cut_off_are_counted_apart(form, a
 
     episode = run.episodes.get()
     assert episode.status == Episode.FINISHED, episode.error
+    # The setting went out in the provider's own parameter, with every call.
+    sent = reasoning_request(submission.provider, submission.base_url, submission.model, submission.reasoning_setting)
+    assert sent
+    for request in server.requests:
+        for key, value in sent.items():
+            if key == "generationConfig":  # Gemini's, merged with the sampling settings
+                assert request.json[key]["thinkingConfig"] == value["thinkingConfig"]
+            else:
+                assert request.json[key] == value
     steps = list(episode.steps.order_by("index"))
     assert len(steps) >= 2 * CUT_OFF_EVERY
     cut = [step for step in steps if (step.index + 1) % CUT_OFF_EVERY == 0]

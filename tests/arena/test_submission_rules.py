@@ -40,6 +40,10 @@ BAD_INPUTS = [
     ("api_key", "sk-rules-canary-5150é", "non-ASCII"),
     ("api_key", "sk-rules canary-5150", "space"),
     ("api_key", "sk-" + "a" * 5000, "at most"),
+    ("reasoning_effort", "extreme", "extreme"),
+    ("thinking_budget_tokens", 0, "greater than or equal to 1"),
+    # The fake is a self-hosted OpenAI-compatible server: thinking goes by effort only.
+    ("thinking_budget_tokens", 4096, "no standard thinking budget"),
 ]
 IDS = [f"{field}={value!r:.30}" for field, value, _ in BAD_INPUTS]
 
