@@ -27,6 +27,7 @@ from arena.clients.gemini import GeminiClient
 from arena.clients.limits import gate_for
 from arena.clients.openai_compat import OpenAICompatibleClient
 from arena.clients.reasoning_params import reasoning_request
+from arena.clients.responses import ResponsesClient
 from arena.models import Episode, Run, StoredImage, Submission
 from arena.strategies.base import ImageStore
 from arena.strategies.chat import ChatStrategy
@@ -448,6 +449,8 @@ def make_client(submission: Submission):
         return AnthropicClient(base_url=submission.base_url, **common)
     if submission.provider == Submission.PROVIDER_GEMINI:
         return GeminiClient(base_url=submission.base_url, **common)
+    if submission.provider == Submission.PROVIDER_RESPONSES:
+        return ResponsesClient(base_url=submission.base_url, **common)
     return OpenAICompatibleClient(base_url=submission.base_url, **common)
 
 

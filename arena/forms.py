@@ -84,7 +84,7 @@ class SubmissionForm(RefusableForm):
     base_url = forms.CharField(
         max_length=500,
         label="Base URL",
-        help_text="OpenAI-compatible: BASE_URL/chat/completions · Anthropic: BASE_URL/v1/messages · "
+        help_text="OpenAI-compatible: BASE_URL/chat/completions · Responses API: BASE_URL/responses · Anthropic: BASE_URL/v1/messages · "
         "Gemini: BASE_URL/v1beta/models/MODEL:generateContent · agent endpoint: the URL the arena POSTs to.",
     )
     model = forms.CharField(max_length=200, required=False, help_text="Model name sent in each request.")

@@ -36,8 +36,10 @@ class Submission(models.Model):
     policy = models.CharField(max_length=32, blank=True)
     # Model endpoints: which wire protocol the endpoint speaks.
     PROVIDER_OPENAI, PROVIDER_ANTHROPIC, PROVIDER_GEMINI, PROVIDER_AGENT = "openai", "anthropic", "gemini", "agent"
+    PROVIDER_RESPONSES = "responses"
     PROVIDER_CHOICES = [
         (PROVIDER_OPENAI, "OpenAI-compatible chat completions (vLLM, llama.cpp, Ollama, OpenRouter, OpenAI…)"),
+        (PROVIDER_RESPONSES, "OpenAI Responses API (reasoning carried across turns)"),
         (PROVIDER_ANTHROPIC, "Anthropic Messages API"),
         (PROVIDER_GEMINI, "Google Gemini generateContent"),
         (PROVIDER_AGENT, "Agent endpoint (your own agent; signed JSON requests)"),

@@ -38,7 +38,7 @@ from arena.clients.http import (
     split_data_url,
     sum_or_none,
 )
-from arena.clients.reasoning import is_cut_off
+from arena.clients.reasoning import AnswerMemory, is_cut_off
 
 __all__ = ["ANTHROPIC_VERSION", "DEFAULT_BASE_URL", "AnthropicClient", "to_anthropic_messages"]
 
@@ -145,9 +145,9 @@ class AnthropicClient(ChatCompletionClient):
         self.temperature = temperature
         self.max_tokens = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
         self.extra_body = dict(extra_body or {})
-        # The signed thinking blocks of this client's recent answers, by answer text (a
-        # client serves one episode: its conversation goes back to the API with them).
-        self._signed_thinking: dict[str, list[dict]] = {}
+        # The signed thinking blocks of this client's answers (a client serves one
+        # episode: its conversation goes back to the API with them).
+        self._signed_thinking = AnswerMemory(REMEMBERED_ANSWERS)
         headers = {"anthropic-version": anthropic_version}
         if self._api_key:
             headers["x-api-key"] = self._api_key
@@ -165,7 +165,7 @@ class AnthropicClient(ChatCompletionClient):
 
     def _payload(self, messages: list[dict], max_tokens: int | None = None) -> bytes:
         system, converted = to_anthropic_messages(messages)
-        converted = [self._with_thinking(message) for message in converted]
+        converted = self._with_thinking(converted)
         body: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens or self.max_tokens, "messages": converted}
         if system:
             body["system"] = system
@@ -175,25 +175,21 @@ class AnthropicClient(ChatCompletionClient):
         return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
 
-    def _with_thinking(self, message: dict) -> dict:
-        """An earlier answer of this conversation with the signed thinking blocks it came
-        with put back before its text, as the API wants them (it checks the signature,
-        and thinking models reason on from them)."""
-        content = message["content"]
-        if message["role"] != "assistant" or not isinstance(content, str):
-            return message
-        blocks = self._signed_thinking.get(content)
-        if not blocks:
-            return message
-        return {"role": "assistant", "content": [*blocks, {"type": "text", "text": content}]}
-
-    def _remember_thinking(self, text: str, blocks: list[dict]) -> None:
-        if not blocks or not text:
-            return
-        self._signed_thinking.pop(text, None)
-        self._signed_thinking[text] = blocks
-        while len(self._signed_thinking) > REMEMBERED_ANSWERS:
-            self._signed_thinking.pop(next(iter(self._signed_thinking)))
+    def _with_thinking(self, converted: list[dict]) -> list[dict]:
+        """The messages with each earlier answer's signed thinking blocks put back
+        before its text, as the API wants them (it checks the signature, and thinking
+        models reason on from them)."""
+        answers = [m for m in converted if m["role"] == "assistant"]
+        texts = [m["content"] if isinstance(m["content"], str) else "" for m in answers]
+        found = dict(zip(map(id, answers), self._signed_thinking.match(texts)))
+        result = []
+        for message in converted:
+            match = found.get(id(message))
+            if match is not None and match[0] and isinstance(message["content"], str):
+                blocks, _ = match
+                message = {"role": "assistant", "content": [*blocks, {"type": "text", "text": message["content"]}]}
+            result.append(message)
+        return result
 
     def _parse(self, body: bytes, status: int) -> ModelReply:
         data = self._json_object(body, status)
@@ -235,7 +231,7 @@ class AnthropicClient(ChatCompletionClient):
                 why += "; it only produced thinking"
             raise self._unusable(f"The model's answer has no text content{why}", status)
 
-        self._remember_thinking("".join(texts), signed)
+        self._signed_thinking.remember("".join(texts), signed)
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         return ModelReply(
             text="".join(texts),

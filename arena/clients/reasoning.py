@@ -67,3 +67,57 @@ def split_think(text: str, *, unfinished_thinking: bool = False) -> tuple[str, s
         thoughts.append(unfinished.strip())
         answer = before
     return answer.strip(), "\n\n".join(thought for thought in thoughts if thought)
+
+
+class AnswerMemory:
+    """What a provider wants back with each of a conversation's answers (Anthropic's
+    signed thinking blocks, the Responses API's encrypted reasoning items), kept by the
+    client of one episode in the order the answers came.
+
+    The strategies send earlier answers back whole or rewritten (BALROG keeps only the
+    action, InfoGather its own summary of the answer, unless told to keep the
+    reasoning), and a history window drops the oldest. So the assistant messages of a
+    request are matched to the remembered answers in order: each takes the next answer
+    whose text is the message's text or contains it, else the answer as far from the
+    last one as the message is from the last assistant message (every answer became one
+    assistant turn, the oldest dropped first).
+    """
+
+    def __init__(self, limit: int = 256):
+        self.limit = limit
+        self._answers: list[tuple[str, list]] = []
+
+    def remember(self, text: str, items: list) -> None:
+        """Every answer is remembered, even one with nothing to give back, so that the
+        positions of the later ones stay right."""
+        self._answers.append((text, list(items)))
+        del self._answers[: max(0, len(self._answers) - self.limit)]
+
+    def match(self, assistant_texts: list[str]) -> list[tuple[list, bool] | None]:
+        """For each assistant text: (the items of its answer, whether the text is that
+        answer whole), or None when no remembered answer is found for it."""
+        matched: list[tuple[list, bool] | None] = []
+        position = 0
+        count = len(assistant_texts)
+        for number, text in enumerate(assistant_texts):
+            index = self._holding(text, position)
+            if index is None:
+                aligned = len(self._answers) - (count - number)
+                index = aligned if aligned >= position else None
+            if index is None:
+                matched.append(None)
+                continue
+            answer, items = self._answers[index]
+            matched.append((items, answer == text))
+            position = index + 1
+        return matched
+
+    def _holding(self, text: str, start: int) -> int | None:
+        wanted = text.strip()
+        if not wanted:
+            return None
+        for index in range(start, len(self._answers)):
+            answer = self._answers[index][0]
+            if answer == text or wanted in answer:
+                return index
+        return None

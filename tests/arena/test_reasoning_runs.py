@@ -35,7 +35,7 @@ def reasoning_submission(server, **overrides):
     return services.submission_create(owner=None, fields=fields, api_key=KEY, runs=[])
 
 
-@pytest.mark.parametrize("form", [form for form in WIRE_FORMS if form != "responses"])
+@pytest.mark.parametrize("form", WIRE_FORMS)
 def test_reasoning_is_stored_apart_and_answers_cut_off_are_counted_apart(form, allow_loopback, play):
     with fake_reasoning_server(form, cut_off_every=CUT_OFF_EVERY) as server:
         submission = reasoning_submission(server)
@@ -114,3 +114,22 @@ def test_the_run_episode_and_leaderboard_pages_show_answers_cut_off_apart(allow_
     assert "cut off</span>" in board
     api = client.get(f"/api/runs/{run.pk}/").json()
     assert (api["cut_off_total"], api["illegal_total"]) == (run.cut_off_total, 0)
+
+
+def test_a_chat_suite_played_through_the_responses_api_sends_each_answers_reasoning_back(allow_loopback, play):
+    """InfoGather plays in turns (the conversation grows): from the second call on, the
+    input carries each earlier answer's encrypted reasoning item before its message."""
+    from tests.support.fake_responses import encrypted
+
+    with fake_reasoning_server("responses") as server:
+        submission = reasoning_submission(server, history_window=1000)
+        run = new_run(submission, task="infogather/single-feature", fmt="text", episodes=1)
+        play(run.episodes.get().id)
+
+    episode = run.episodes.get()
+    assert episode.status == Episode.FINISHED, episode.error
+    assert episode.num_steps >= 2
+    later = server.requests[-1].json["input"]
+    carried = [item["encrypted_content"] for item in later if item.get("type") == "reasoning"]
+    assert carried == [encrypted(turn) for turn in range(1, len(carried) + 1)] and carried
+    assert all(step.reasoning == reasoning_text(step.index + 1) for step in episode.steps.all())

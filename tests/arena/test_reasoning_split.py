@@ -37,3 +37,17 @@ def test_every_providers_token_limit_is_a_cut_off(reason):
 @pytest.mark.parametrize("reason", [None, "stop", "end_turn", "STOP", "content_filter"])
 def test_other_stop_reasons_are_not(reason):
     assert not is_cut_off(reason)
+
+
+def test_earlier_answers_are_found_whole_rewritten_or_by_position():
+    from arena.clients.reasoning import AnswerMemory
+
+    memory = AnswerMemory()
+    for turn in range(1, 5):
+        memory.remember(f"I think.\nAction: move {turn}", [f"items {turn}"])
+    # Whole, then reduced to the action (BALROG), then rewritten (InfoGather's summary),
+    # the oldest turn dropped by the history window.
+    found = memory.match(["I think.\nAction: move 2", "move 3", "action: move-4; stop: no"])
+    assert found == [(["items 2"], True), (["items 3"], False), (["items 4"], False)]
+    assert memory.match(["something else entirely"]) == [(["items 4"], False)]
+    assert memory.match(["a", "b", "c", "d", "e"])[0] is None  # more turns than answers
