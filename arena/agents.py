@@ -29,6 +29,7 @@ from arena.clients.openai_compat import OpenAICompatibleClient
 from arena.clients.reasoning_params import reasoning_request
 from arena.clients.responses import ResponsesClient
 from arena.models import Episode, Run, StoredImage, Submission
+from arena.pace import publisher
 from arena.strategies.base import ImageStore
 from arena.strategies.chat import ChatStrategy
 from arena.strategies.history import ObservationHistoryStrategy
@@ -233,7 +234,9 @@ class ModelAgent:
         return None
 
     async def _call(self, messages: list[dict], purpose: str, max_tokens: int | None = None):
-        gate = gate_for(self.submission.base_url, self.submission.max_concurrent_requests)
+        gate = gate_for(
+            self.submission.base_url, self.submission.max_concurrent_requests, publisher(self.submission.base_url)
+        )
         try:
             reply = await gate.call(
                 self.client, lambda: self.client.complete(messages, max_tokens=max_tokens),
@@ -400,7 +403,7 @@ class AgentEndpointAgent:
         raise TypeError("an agent endpoint is brought up to date from the stored steps")
 
     async def decide(self, task: Task, index: int, prompt_added: list) -> Decision:
-        gate = gate_for(self.submission_url, self.max_concurrent_requests)
+        gate = gate_for(self.submission_url, self.max_concurrent_requests, publisher(self.submission_url))
         try:
             reply = await gate.call(
                 self.client, lambda: self.client.act(self._request), settings.ARENA_MODEL_TIMEOUT_SECONDS

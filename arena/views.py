@@ -21,6 +21,7 @@ from arena.preview import submission_preview
 from arena.throttles import EndpointProbeThrottle, ExperimentThrottle, SubmissionThrottle, form_refusal
 from arena.validation import probe_submission_endpoint
 from arena.selectors import endpoint_speed
+from arena.pace import endpoint_pace
 
 WORKER_FRESH_SECONDS = 60
 SUBMISSION_FIELDS = (
@@ -142,6 +143,7 @@ def submission_detail(request, pk):
         {
             "submission": submission, "experiments": submission.experiments.all(),
             "experiment_form": form, "is_owner": can_experiment, "speed": endpoint_speed(submission),
+            "pace": endpoint_pace(submission.base_url) if submission.kind == Submission.KIND_MODEL else None,
             "balrog_export": has_balrog_runs(submission), **submission_page.results_context(submission),
         },
         status=429 if form is not None and form.refusal else 200,

@@ -304,6 +304,9 @@ class HTTPModelClient(abc.ABC):
         rng: random.Random | None = None,
     ) -> None:
         self.url = url
+        # Told of every attempt's status and headers, or of its timeout
+        # (arena.clients.limits.EndpointGate.observe paces the endpoint by them).
+        self.observer = None
         self._secrets = tuple(secret for secret in secrets if secret)
         self.timeout_seconds = timeout_seconds
         self.total_timeout_seconds = total_timeout_seconds or 2 * timeout_seconds
@@ -488,6 +491,7 @@ class HTTPModelClient(abc.ABC):
                     timeout=httpx.Timeout(self.timeout_seconds),
                 ) as response:
                     status = response.status_code
+                    self._observe(status, response.headers)
                     if 300 <= status < 400:
                         location = response.headers.get("location", "")
                         where = f" to {excerpt(location, 200)}" if location else ""
@@ -504,11 +508,13 @@ class HTTPModelClient(abc.ABC):
         except UnsafeURL as exc:
             raise AttemptFailed(str(exc), retryable=False, kind=ErrorKind.URL_REFUSED) from None
         except httpx.TimeoutException:
+            self._observe(None, None, timed_out=True)
             raise AttemptFailed(
                 f"The {label} did not answer within {self.timeout_seconds:g} s", retryable=True,
                 kind=ErrorKind.TIMEOUT,
             ) from None
         except TimeoutError:  # asyncio.timeout: the whole attempt took too long
+            self._observe(None, None, timed_out=True)
             got = f" (HTTP {status} headers arrived, the body was still coming)" if status else ""
             raise AttemptFailed(
                 f"The {label} did not finish answering within {self.total_timeout_seconds:g} s, "
@@ -540,6 +546,10 @@ class HTTPModelClient(abc.ABC):
         if not 200 <= status < 300:
             raise self._status_failure(status, response.headers, body)
         return self._parse(body, status)
+
+    def _observe(self, status: int | None, headers, timed_out: bool = False) -> None:
+        if self.observer is not None:
+            self.observer(status, headers, timed_out)
 
     async def _read_capped(self, response: httpx.Response) -> bytes:
         cap = self.max_response_bytes
