@@ -233,13 +233,13 @@ class ModelAgent:
     def observe_result(self, index: int, observation: Observation, executed_action: str, reward: float) -> None:
         return None
 
-    async def _call(self, messages: list[dict], purpose: str, max_tokens: int | None = None):
+    async def _call(self, messages: list[dict], purpose: str, max_tokens: int | None = None, frozen_chars: int = 0):
         gate = gate_for(
             self.submission.base_url, self.submission.max_concurrent_requests, publisher(self.submission.base_url)
         )
         try:
             reply = await gate.call(
-                self.client, lambda: self.client.complete(messages, max_tokens=max_tokens),
+                self.client, lambda: self.client.complete(messages, max_tokens=max_tokens, frozen_chars=frozen_chars),
                 settings.ARENA_MODEL_TIMEOUT_SECONDS,
             )
         except ModelCallError as exc:
@@ -268,7 +268,9 @@ class ModelAgent:
         for attempt in range(CONTEXT_RETRIES + 1):
             prompt = self.strategy.messages(prompt_added, self.budget)  # ContextExhausted
             try:
-                reply, call = await self._call(prompt.messages, "act", self.budget.answer_tokens(prompt.estimated_tokens))
+                reply, call = await self._call(
+                    prompt.messages, "act", self.budget.answer_tokens(prompt.estimated_tokens), prompt.frozen_chars
+                )
             except EndpointFailed as failure:
                 if failure.kind != ErrorKind.CONTEXT_EXCEEDED:
                     raise
@@ -289,7 +291,7 @@ class ModelAgent:
                 {"role": "user", "content": SELF_CORRECTION_REQUEST},
             ]
             try:
-                reply, call = await self._call(revision_messages, "self-correction")
+                reply, call = await self._call(revision_messages, "self-correction", frozen_chars=prompt.frozen_chars)
             except EndpointFailed as failure:
                 # The check does not fit the window: the first answer stands.
                 if failure.kind != ErrorKind.CONTEXT_EXCEEDED:

@@ -150,6 +150,11 @@ class SubmissionForm(RefusableForm):
     price_output_per_mtok = forms.DecimalField(
         required=False, label="Price per million output tokens (USD)", **SUBMISSION_LIMITS["price_output_per_mtok"]
     )
+    price_cached_input_per_mtok = forms.DecimalField(
+        required=False, label="Price per million cached input tokens (USD)",
+        **SUBMISSION_LIMITS["price_cached_input_per_mtok"],
+        help_text="Input the provider serves from its prompt cache; empty: the full input price.",
+    )
     budget_tokens_per_run = forms.IntegerField(
         required=False, label="Token budget per run", **SUBMISSION_LIMITS["budget_tokens_per_run"]
     )
@@ -161,7 +166,8 @@ class SubmissionForm(RefusableForm):
     # Shown under "Advanced" (a <details>), which opens when one of them has an error.
     ADVANCED_FIELDS = (
         "answer_markers", "keep_reasoning", "self_correction", "reflection", "context_window",
-        "max_concurrent_requests", "price_input_per_mtok", "price_output_per_mtok", "budget_tokens_per_run",
+        "max_concurrent_requests", "price_input_per_mtok", "price_output_per_mtok", "price_cached_input_per_mtok",
+        "budget_tokens_per_run",
         "budget_usd_per_run",
     )
     ENDPOINT_FIELDS = (

@@ -91,6 +91,9 @@ class Submission(models.Model):
     # Cost: USD per million tokens; a run stops cleanly when it reaches a budget.
     price_input_per_mtok = models.DecimalField(max_digits=10, decimal_places=4, null=True, blank=True)
     price_output_per_mtok = models.DecimalField(max_digits=10, decimal_places=4, null=True, blank=True)
+    # What the provider charges for input served from its prompt cache (None: the full
+    # input price).
+    price_cached_input_per_mtok = models.DecimalField(max_digits=10, decimal_places=4, null=True, blank=True)
     budget_tokens_per_run = models.PositiveBigIntegerField(null=True, blank=True)
     budget_usd_per_run = models.DecimalField(max_digits=10, decimal_places=4, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -126,13 +129,17 @@ class Submission(models.Model):
     def get_agent_secret(self) -> str:
         return decrypt_secret(self.agent_secret_encrypted)
 
-    def cost_usd(self, tokens_in: int, tokens_out: int) -> float | None:
-        """What this many tokens cost at the submission's prices (None without prices)."""
+    def cost_usd(self, tokens_in: int, tokens_out: int, cached_in: int = 0) -> float | None:
+        """What this many tokens cost at the submission's prices (None without prices).
+        `cached_in` is the part of `tokens_in` served from the provider's prompt cache,
+        priced at the cached-input price when there is one."""
         if self.price_input_per_mtok is None and self.price_output_per_mtok is None:
             return None
         price_in = float(self.price_input_per_mtok or 0)
         price_out = float(self.price_output_per_mtok or 0)
-        return (tokens_in * price_in + tokens_out * price_out) / 1_000_000
+        cached = min(max(cached_in or 0, 0), tokens_in) if self.price_cached_input_per_mtok is not None else 0
+        price_cached = float(self.price_cached_input_per_mtok or 0)
+        return ((tokens_in - cached) * price_in + cached * price_cached + tokens_out * price_out) / 1_000_000
 
     @property
     def reasoning_setting(self) -> ReasoningSetting:
@@ -323,7 +330,15 @@ class Run(models.Model):
 
     @property
     def cost_usd(self) -> float | None:
-        return self.submission.cost_usd(self.tokens_spent_in, self.tokens_spent_out)
+        return self.submission.cost_usd(self.tokens_spent_in, self.tokens_spent_out, self.cached_tokens_in)
+
+    @property
+    def cache_hit_rate(self) -> float | None:
+        """The share of the input served from the provider's prompt cache (None before
+        any input was counted)."""
+        if not self.tokens_spent_in:
+            return None
+        return min(1.0, self.cached_tokens_in / self.tokens_spent_in)
 
     @property
     def budget_reached(self) -> bool:

@@ -40,6 +40,7 @@ SUBMISSION_LIMITS: dict[str, dict] = {
     "max_concurrent_requests": {"min_value": 1, "max_value": MAX_CONCURRENT_REQUESTS},
     "price_input_per_mtok": _MONEY,
     "price_output_per_mtok": _MONEY,
+    "price_cached_input_per_mtok": _MONEY,
     "budget_tokens_per_run": {"min_value": 1, "max_value": MAX_TOKEN_BUDGET_PER_RUN},
     "budget_usd_per_run": _MONEY,
 }

@@ -243,6 +243,8 @@ class RunSerializer(serializers.ModelSerializer):
     score_mean = serializers.FloatField(read_only=True, allow_null=True)
     score_stderr = serializers.FloatField(read_only=True, allow_null=True)
     illegal_rate = serializers.FloatField(read_only=True, allow_null=True)
+    cut_off_rate = serializers.FloatField(read_only=True, allow_null=True)
+    cache_hit_rate = serializers.FloatField(read_only=True, allow_null=True)
     cost_usd = serializers.FloatField(read_only=True, allow_null=True)
     primary_metric = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
@@ -279,6 +281,8 @@ class RunSerializer(serializers.ModelSerializer):
             "tokens_spent_in",
             "tokens_spent_out",
             "cached_tokens_in",
+            "cache_hit_rate",
+            "cut_off_rate",
             "cost_usd",
             "budget_tokens",
             "budget_usd",

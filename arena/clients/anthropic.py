@@ -7,7 +7,10 @@ with a ``data:<type>;base64,...`` URL become base64 image blocks (an http(s) ima
 becomes a URL image source).
 
 The reply's text is the concatenation of its "text" content blocks; "thinking" blocks
-go to `ModelReply.reasoning`. Signed thinking blocks (and redacted ones) are kept by
+go to `ModelReply.reasoning`. Prompt caching: the system text and the frozen prefix of
+the first user message (`ChatCompletionClient.complete`'s `frozen_chars`: LMAct's
+preamble and demonstrations, BALROG's instructions) are marked with ``cache_control``,
+since Anthropic caches nothing else. Signed thinking blocks (and redacted ones) are kept by
 the client and sent back before the text of their answer when the conversation goes
 on, as extended thinking wants them. An answer that reached max_tokens while still
 thinking is a reply with no text (an "answer cut off" step), not a failure. Token counts (see ModelReply): `tokens_in` is the whole
@@ -75,6 +78,38 @@ def _block(part: dict) -> dict | None:
             return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
         return {"type": "image", "source": {"type": "url", "url": url}}
     raise ValueError(f"unsupported content part type {kind!r}")
+
+
+EPHEMERAL = {"type": "ephemeral"}
+
+
+def mark_frozen_prefix(content: str | list[dict], frozen_chars: int) -> str | list[dict]:
+    """`content` (a user message's) as blocks with a cache breakpoint at the end of its
+    first `frozen_chars` characters of text (a text block split there if need be), so
+    Anthropic caches the part that is the same at every call of the episode. Unchanged
+    when nothing is frozen."""
+    if frozen_chars <= 0:
+        return content
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else [dict(b) for b in content]
+    seen = 0
+    for index, block in enumerate(blocks):
+        if block.get("type") != "text":
+            continue
+        text = block["text"]
+        cut = frozen_chars - seen
+        if len(text) >= cut:
+            if cut <= 0:  # the frozen part ended before this block (with an image)
+                if index == 0:
+                    return content
+                blocks[index - 1]["cache_control"] = EPHEMERAL
+                return blocks
+            if cut < len(text):
+                blocks[index:index + 1] = [{"type": "text", "text": text[:cut]}, {"type": "text", "text": text[cut:]}]
+            blocks[index]["cache_control"] = EPHEMERAL
+            return blocks
+        seen += len(text)
+    blocks[-1]["cache_control"] = EPHEMERAL
+    return blocks
 
 
 def to_anthropic_messages(messages: list[dict]) -> tuple[str, list[dict]]:
@@ -166,9 +201,13 @@ class AnthropicClient(ChatCompletionClient):
     def _payload(self, messages: list[dict], max_tokens: int | None = None) -> bytes:
         system, converted = to_anthropic_messages(messages)
         converted = self._with_thinking(converted)
+        if converted[0]["role"] == "user" and self.frozen_chars:
+            # Anthropic caches only what cache_control marks: the frozen prefix.
+            converted[0] = {**converted[0], "content": mark_frozen_prefix(converted[0]["content"], self.frozen_chars)}
         body: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens or self.max_tokens, "messages": converted}
         if system:
-            body["system"] = system
+            # The system text is the same at every call of an episode: cached too.
+            body["system"] = [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
         if self.temperature is not None:
             body["temperature"] = self.temperature
         body.update(self.extra_body)

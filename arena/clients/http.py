@@ -577,11 +577,18 @@ class ChatCompletionClient(HTTPModelClient):
     def _payload(self, messages: list[dict], max_tokens: int | None = None) -> bytes:
         """The request body for `messages` (OpenAI chat format)."""
 
-    async def complete(self, messages: list[dict], *, max_tokens: int | None = None) -> ModelReply:
+    #: Leading characters of the first message that never change (see `complete`).
+    frozen_chars = 0
+
+    async def complete(self, messages: list[dict], *, max_tokens: int | None = None, frozen_chars: int = 0) -> ModelReply:
         """Send `messages` (content a string or a list of text / image_url parts) and
         return the reply, or raise ModelCallError. `max_tokens` overrides the client's
         own for this call (a prompt near the end of a context window leaves less room
-        for the answer). ValueError if the messages cannot be converted."""
+        for the answer). `frozen_chars`: how many leading characters of the first
+        message's text are the same at every call of the episode (a provider that
+        caches only marked prefixes marks them). ValueError if the messages cannot be
+        converted."""
         if not isinstance(messages, list) or not messages:
             raise ValueError("messages must be a non-empty list of chat messages")
+        self.frozen_chars = frozen_chars
         return await self._send(self._payload(messages, max_tokens))

@@ -57,7 +57,7 @@ async def test_success_request_format_and_usage():
     assert request.json == {
         "model": "claude-fake",
         "max_tokens": 64,
-        "system": "Be brief.",
+        "system": [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}],
         "messages": [{"role": "user", "content": PROMPT}],
         "temperature": 0.2,
     }

@@ -26,6 +26,7 @@ BAD_INPUTS = [
     ("budget_tokens_per_run", 10**25, "less than or equal to"),
     ("price_input_per_mtok", -1, "greater than or equal to 0"),
     ("price_output_per_mtok", -0.5, "greater than or equal to 0"),
+    ("price_cached_input_per_mtok", -0.1, "greater than or equal to 0"),
     ("budget_usd_per_run", -2, "greater than or equal to 0"),
     ("max_concurrent_requests", 0, "greater than or equal to 1"),
     ("max_tokens", 0, "greater than or equal to 1"),
