@@ -114,6 +114,8 @@ def test_the_run_episode_and_leaderboard_pages_show_answers_cut_off_apart(allow_
     assert "cut off</span>" in board
     api = client.get(f"/api/runs/{run.pk}/").json()
     assert (api["cut_off_total"], api["illegal_total"]) == (run.cut_off_total, 0)
+    marks = client.get(f"/api/episodes/{episode.pk}/marks/").json()
+    assert marks["marks"]["illegal"] == {"indices": []}  # the replay does not mark them illegal
 
 
 def test_a_chat_suite_played_through_the_responses_api_sends_each_answers_reasoning_back(allow_loopback, play):
