@@ -26,7 +26,10 @@ from arena.clients.errors import ErrorKind, window_in_message
 from arena.clients.gemini import GeminiClient
 from arena.clients.limits import gate_for
 from arena.clients.openai_compat import OpenAICompatibleClient
+from arena.clients.reasoning_params import reasoning_request
+from arena.clients.responses import ResponsesClient
 from arena.models import Episode, Run, StoredImage, Submission
+from arena.pace import publisher
 from arena.strategies.base import ImageStore
 from arena.strategies.chat import ChatStrategy
 from arena.strategies.history import ObservationHistoryStrategy
@@ -48,7 +51,11 @@ class Decision:
     tokens_in: int | None = None
     tokens_out: int | None = None
     cached_tokens_in: int | None = None
+    reasoning_tokens: int | None = None
     latency_ms: float | None = None
+    # The answer reached the token limit (possibly with no text at all): an "answer
+    # cut off" step; the suite's rule for a missing or illegal action still applies.
+    cut_off: bool = False
     # Every model call made for this step (self-correction makes two).
     calls: list = dataclasses.field(default_factory=list)
     # Replay control (lmact.txt App. C.2): the action the runner executes instead.
@@ -226,11 +233,13 @@ class ModelAgent:
     def observe_result(self, index: int, observation: Observation, executed_action: str, reward: float) -> None:
         return None
 
-    async def _call(self, messages: list[dict], purpose: str, max_tokens: int | None = None):
-        gate = gate_for(self.submission.base_url, self.submission.max_concurrent_requests)
+    async def _call(self, messages: list[dict], purpose: str, max_tokens: int | None = None, frozen_chars: int = 0):
+        gate = gate_for(
+            self.submission.base_url, self.submission.max_concurrent_requests, publisher(self.submission.base_url)
+        )
         try:
             reply = await gate.call(
-                self.client, lambda: self.client.complete(messages, max_tokens=max_tokens),
+                self.client, lambda: self.client.complete(messages, max_tokens=max_tokens, frozen_chars=frozen_chars),
                 settings.ARENA_MODEL_TIMEOUT_SECONDS,
             )
         except ModelCallError as exc:
@@ -246,6 +255,10 @@ class ModelAgent:
             "finish_reason": reply.finish_reason,
             "completion": reply.text,
         }
+        if reply.reasoning_tokens is not None:  # reasoning models only, in the stored key order
+            call = {key: call[key] for key in ("purpose", "tokens_in", "tokens_out", "cached_tokens_in")} | {
+                "reasoning_tokens": reply.reasoning_tokens, **call
+            }
         return reply, call
 
     async def _act(self, prompt_added: list):
@@ -255,7 +268,9 @@ class ModelAgent:
         for attempt in range(CONTEXT_RETRIES + 1):
             prompt = self.strategy.messages(prompt_added, self.budget)  # ContextExhausted
             try:
-                reply, call = await self._call(prompt.messages, "act", self.budget.answer_tokens(prompt.estimated_tokens))
+                reply, call = await self._call(
+                    prompt.messages, "act", self.budget.answer_tokens(prompt.estimated_tokens), prompt.frozen_chars
+                )
             except EndpointFailed as failure:
                 if failure.kind != ErrorKind.CONTEXT_EXCEEDED:
                     raise
@@ -276,7 +291,7 @@ class ModelAgent:
                 {"role": "user", "content": SELF_CORRECTION_REQUEST},
             ]
             try:
-                reply, call = await self._call(revision_messages, "self-correction")
+                reply, call = await self._call(revision_messages, "self-correction", frozen_chars=prompt.frozen_chars)
             except EndpointFailed as failure:
                 # The check does not fit the window: the first answer stands.
                 if failure.kind != ErrorKind.CONTEXT_EXCEEDED:
@@ -297,6 +312,8 @@ class ModelAgent:
             tokens_in=_total(c["tokens_in"] for c in calls),
             tokens_out=_total(c["tokens_out"] for c in calls),
             cached_tokens_in=_total(c["cached_tokens_in"] for c in calls),
+            reasoning_tokens=_total(c.get("reasoning_tokens") for c in calls),
+            cut_off=reply.cut_off,
             latency_ms=sum(c["latency_ms"] or 0 for c in calls),
             error=notes,
             forced_action=self.strategy.forced_action(index),
@@ -388,7 +405,7 @@ class AgentEndpointAgent:
         raise TypeError("an agent endpoint is brought up to date from the stored steps")
 
     async def decide(self, task: Task, index: int, prompt_added: list) -> Decision:
-        gate = gate_for(self.submission_url, self.max_concurrent_requests)
+        gate = gate_for(self.submission_url, self.max_concurrent_requests, publisher(self.submission_url))
         try:
             reply = await gate.call(
                 self.client, lambda: self.client.act(self._request), settings.ARENA_MODEL_TIMEOUT_SECONDS
@@ -425,6 +442,9 @@ def make_client(submission: Submission):
         model=submission.model,
         temperature=submission.temperature,
         max_tokens=submission.max_tokens,
+        extra_body=reasoning_request(
+            submission.provider, submission.base_url, submission.model, submission.reasoning_setting
+        ),
         timeout_seconds=settings.ARENA_MODEL_TIMEOUT_SECONDS,
         max_retries=settings.ARENA_MODEL_MAX_RETRIES,
         allow_loopback=settings.ARENA_ALLOW_LOOPBACK,
@@ -434,6 +454,8 @@ def make_client(submission: Submission):
         return AnthropicClient(base_url=submission.base_url, **common)
     if submission.provider == Submission.PROVIDER_GEMINI:
         return GeminiClient(base_url=submission.base_url, **common)
+    if submission.provider == Submission.PROVIDER_RESPONSES:
+        return ResponsesClient(base_url=submission.base_url, **common)
     return OpenAICompatibleClient(base_url=submission.base_url, **common)
 
 

@@ -15,7 +15,10 @@ from arena.models import Episode
 def step_totals(episode: Episode) -> dict:
     return episode.steps.aggregate(
         steps=Count("id"),
-        illegal=Count("id", filter=Q(legal=False)),
+        # An answer cut off by the token limit is counted apart, never as illegal.
+        illegal=Count("id", filter=Q(legal=False, cut_off=False)),
+        cut_off=Count("id", filter=Q(cut_off=True)),
+        reasoning_tokens=Coalesce(Sum("reasoning_tokens"), 0),
         tokens_in=Coalesce(Sum("tokens_in"), 0),
         tokens_out=Coalesce(Sum("tokens_out"), 0),
         calls=Count("id", filter=Q(latency_ms__isnull=False)),
@@ -24,9 +27,17 @@ def step_totals(episode: Episode) -> dict:
     )
 
 
+# The episode fields `apply_step_totals` sets (for `save(update_fields=…)`).
+STEP_TOTAL_FIELDS = (
+    "num_steps", "illegal_steps", "cut_off_steps", "tokens_in", "tokens_out", "reasoning_tokens", "first_trimmed_step",
+)
+
+
 def apply_step_totals(episode: Episode, totals: dict) -> None:
     episode.num_steps = totals["steps"]
     episode.illegal_steps = totals["illegal"]
+    episode.cut_off_steps = totals["cut_off"]
+    episode.reasoning_tokens = totals["reasoning_tokens"]
     episode.tokens_in = totals["tokens_in"]
     episode.tokens_out = totals["tokens_out"]
     episode.first_trimmed_step = totals["first_trimmed"]
@@ -44,6 +55,8 @@ def played_sums(episode: Episode, totals: dict, *, sign: int, always: bool = Fal
         "illegal_total": F("illegal_total") + sign * episode.illegal_steps,
         "illegal_fraction_sum": F("illegal_fraction_sum") + sign * illegal_fraction,
         "illegal_episodes": F("illegal_episodes") + sign * counted,
+        "cut_off_total": F("cut_off_total") + sign * episode.cut_off_steps,
+        "reasoning_tokens": F("reasoning_tokens") + sign * episode.reasoning_tokens,
         "tokens_in": F("tokens_in") + sign * episode.tokens_in,
         "tokens_out": F("tokens_out") + sign * episode.tokens_out,
         "model_calls": F("model_calls") + sign * totals["calls"],

@@ -113,6 +113,14 @@ class SubmissionSerializer(serializers.ModelSerializer):
     # The numeric settings take their limits from the table the form uses too.
     temperature = serializers.FloatField(default=0.0, **SUBMISSION_LIMITS["temperature"])
     max_tokens = serializers.IntegerField(default=2048, **SUBMISSION_LIMITS["max_tokens"])
+    reasoning_effort = serializers.ChoiceField(
+        choices=Submission.REASONING_EFFORT_CHOICES, default="", allow_blank=True,
+        help_text="Reasoning models: none, low, medium, high or max, sent in the provider's own parameter.",
+    )
+    thinking_budget_tokens = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Instead of an effort: a thinking budget in tokens.",
+        **SUBMISSION_LIMITS["thinking_budget_tokens"],
+    )
     num_demonstrations = serializers.IntegerField(default=0, **SUBMISSION_LIMITS["num_demonstrations"])
     history_window = serializers.IntegerField(
         default=16, help_text="Multi-turn suites: how many recent observations the model sees (BALROG uses 16).",
@@ -127,6 +135,10 @@ class SubmissionSerializer(serializers.ModelSerializer):
     )
     price_output_per_mtok = serializers.DecimalField(
         required=False, allow_null=True, **SUBMISSION_LIMITS["price_output_per_mtok"]
+    )
+    price_cached_input_per_mtok = serializers.DecimalField(
+        required=False, allow_null=True, help_text="Input served from the provider's prompt cache; null: full price.",
+        **SUBMISSION_LIMITS["price_cached_input_per_mtok"],
     )
     budget_tokens_per_run = serializers.IntegerField(
         required=False, allow_null=True, **SUBMISSION_LIMITS["budget_tokens_per_run"]
@@ -157,9 +169,9 @@ class SubmissionSerializer(serializers.ModelSerializer):
         model = Submission
         fields = [
             "id", "name", "kind", "policy", "provider", "base_url", "model", "api_key", "has_api_key", "agent_secret",
-            "temperature", "max_tokens", "num_demonstrations", "show_legal_actions", "chain_of_thought",
+            "temperature", "max_tokens", "reasoning_effort", "thinking_budget_tokens", "num_demonstrations", "show_legal_actions", "chain_of_thought",
             "answer_markers", "context_window", "history_window", "keep_reasoning", "self_correction", "reflection",
-            "price_input_per_mtok", "price_output_per_mtok", "budget_tokens_per_run", "budget_usd_per_run",
+            "price_input_per_mtok", "price_output_per_mtok", "price_cached_input_per_mtok", "budget_tokens_per_run", "budget_usd_per_run",
             "strategy_label", "tasks", "suites", "mode", "paper_protocol", "episodes_per_task", "task_settings",
             "runs", "tokens", "created_at",
             "max_concurrent_requests", "endpoint_probe", "moderation", "moderation_reason",
@@ -185,7 +197,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
         spent_in = sum(run.tokens_spent_in for run in submission.runs.all())
         spent_out = sum(run.tokens_spent_out for run in submission.runs.all())
         cached = sum(run.cached_tokens_in for run in submission.runs.all())
-        return {"in": spent_in, "out": spent_out, "cached_in": cached, "cost_usd": submission.cost_usd(spent_in, spent_out)}
+        return {"in": spent_in, "out": spent_out, "cached_in": cached, "cost_usd": submission.cost_usd(spent_in, spent_out, cached)}
 
     def validate(self, attrs):
         errors: dict[str, list[str]] = {}

@@ -84,7 +84,7 @@ class SubmissionForm(RefusableForm):
     base_url = forms.CharField(
         max_length=500,
         label="Base URL",
-        help_text="OpenAI-compatible: BASE_URL/chat/completions · Anthropic: BASE_URL/v1/messages · "
+        help_text="OpenAI-compatible: BASE_URL/chat/completions · Responses API: BASE_URL/responses · Anthropic: BASE_URL/v1/messages · "
         "Gemini: BASE_URL/v1beta/models/MODEL:generateContent · agent endpoint: the URL the arena POSTs to.",
     )
     model = forms.CharField(max_length=200, required=False, help_text="Model name sent in each request.")
@@ -98,6 +98,17 @@ class SubmissionForm(RefusableForm):
     max_tokens = forms.IntegerField(
         initial=2048, label="Max tokens", **SUBMISSION_LIMITS["max_tokens"],
         help_text="The answer budget of each call (never more than a quarter of the context window).",
+    )
+    reasoning_effort = forms.ChoiceField(
+        choices=Submission.REASONING_EFFORT_CHOICES, required=False, initial="", label="Reasoning effort",
+        help_text="Reasoning models: how hard the model thinks, sent in the provider's own parameter "
+        "(OpenAI reasoning_effort, Anthropic thinking, Gemini thinkingConfig, OpenRouter reasoning, "
+        "enable_thinking for self-hosted Qwen3-style templates).",
+    )
+    thinking_budget_tokens = forms.IntegerField(
+        required=False, label="Thinking budget (tokens)", **SUBMISSION_LIMITS["thinking_budget_tokens"],
+        help_text="Instead of an effort, for the APIs that take a budget (Anthropic before Claude 4.6, Gemini, "
+        "OpenRouter).",
     )
     mode = forms.ChoiceField(
         choices=MODE_CHOICES, initial=MODE_LLM, required=False, widget=forms.RadioSelect, label="Observations",
@@ -139,6 +150,11 @@ class SubmissionForm(RefusableForm):
     price_output_per_mtok = forms.DecimalField(
         required=False, label="Price per million output tokens (USD)", **SUBMISSION_LIMITS["price_output_per_mtok"]
     )
+    price_cached_input_per_mtok = forms.DecimalField(
+        required=False, label="Price per million cached input tokens (USD)",
+        **SUBMISSION_LIMITS["price_cached_input_per_mtok"],
+        help_text="Input the provider serves from its prompt cache; empty: the full input price.",
+    )
     budget_tokens_per_run = forms.IntegerField(
         required=False, label="Token budget per run", **SUBMISSION_LIMITS["budget_tokens_per_run"]
     )
@@ -150,10 +166,14 @@ class SubmissionForm(RefusableForm):
     # Shown under "Advanced" (a <details>), which opens when one of them has an error.
     ADVANCED_FIELDS = (
         "answer_markers", "keep_reasoning", "self_correction", "reflection", "context_window",
-        "max_concurrent_requests", "price_input_per_mtok", "price_output_per_mtok", "budget_tokens_per_run",
+        "max_concurrent_requests", "price_input_per_mtok", "price_output_per_mtok", "price_cached_input_per_mtok",
+        "budget_tokens_per_run",
         "budget_usd_per_run",
     )
-    ENDPOINT_FIELDS = ("name", "provider", "base_url", "model", "api_key", "temperature", "max_tokens")
+    ENDPOINT_FIELDS = (
+        "name", "provider", "base_url", "model", "api_key", "temperature", "max_tokens", "reasoning_effort",
+        "thinking_budget_tokens",
+    )
     OWN_PROTOCOL_FIELDS = ("episodes_per_task", "num_demonstrations", "show_legal_actions", "chain_of_thought", "history_window")
 
     def __init__(self, *args, **kwargs):

@@ -11,6 +11,7 @@ from django.db import models
 from django.urls import reverse
 
 from arena import steptext
+from arena.clients.reasoning_params import EFFORTS, ReasoningSetting
 from arena.crypto import decrypt_secret, encrypt_secret
 
 
@@ -58,8 +59,10 @@ class Submission(Moderated):
     policy = models.CharField(max_length=32, blank=True)
     # Model endpoints: which wire protocol the endpoint speaks.
     PROVIDER_OPENAI, PROVIDER_ANTHROPIC, PROVIDER_GEMINI, PROVIDER_AGENT = "openai", "anthropic", "gemini", "agent"
+    PROVIDER_RESPONSES = "responses"
     PROVIDER_CHOICES = [
         (PROVIDER_OPENAI, "OpenAI-compatible chat completions (vLLM, llama.cpp, Ollama, OpenRouter, OpenAI…)"),
+        (PROVIDER_RESPONSES, "OpenAI Responses API (reasoning carried across turns)"),
         (PROVIDER_ANTHROPIC, "Anthropic Messages API"),
         (PROVIDER_GEMINI, "Google Gemini generateContent"),
         (PROVIDER_AGENT, "Agent endpoint (your own agent; signed JSON requests)"),
@@ -72,6 +75,11 @@ class Submission(Moderated):
     agent_secret_encrypted = models.TextField(blank=True, editable=False)
     temperature = models.FloatField(default=0.0)
     max_tokens = models.PositiveIntegerField(default=2048)
+    # Reasoning models: an effort or a thinking budget, sent in the provider's own words
+    # (arena.clients.reasoning_params); neither: the model's default.
+    REASONING_EFFORT_CHOICES = [("", "Not set (the model's default)")] + [(e, e) for e in EFFORTS]
+    reasoning_effort = models.CharField(max_length=8, choices=REASONING_EFFORT_CHOICES, blank=True, default="")
+    thinking_budget_tokens = models.PositiveIntegerField(null=True, blank=True)
     # Strategy (the LMAct prompt protocol, lmact.txt §2.3).
     num_demonstrations = models.PositiveIntegerField(default=0)
     # The model's context window in tokens, if the submitter states it: demonstrations
@@ -106,6 +114,9 @@ class Submission(Moderated):
     # Cost: USD per million tokens; a run stops cleanly when it reaches a budget.
     price_input_per_mtok = models.DecimalField(max_digits=10, decimal_places=4, null=True, blank=True)
     price_output_per_mtok = models.DecimalField(max_digits=10, decimal_places=4, null=True, blank=True)
+    # What the provider charges for input served from its prompt cache (None: the full
+    # input price).
+    price_cached_input_per_mtok = models.DecimalField(max_digits=10, decimal_places=4, null=True, blank=True)
     budget_tokens_per_run = models.PositiveBigIntegerField(null=True, blank=True)
     budget_usd_per_run = models.DecimalField(max_digits=10, decimal_places=4, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -141,13 +152,30 @@ class Submission(Moderated):
     def get_agent_secret(self) -> str:
         return decrypt_secret(self.agent_secret_encrypted)
 
-    def cost_usd(self, tokens_in: int, tokens_out: int) -> float | None:
-        """What this many tokens cost at the submission's prices (None without prices)."""
+    def cost_usd(self, tokens_in: int, tokens_out: int, cached_in: int = 0) -> float | None:
+        """What this many tokens cost at the submission's prices (None without prices).
+        `cached_in` is the part of `tokens_in` served from the provider's prompt cache,
+        priced at the cached-input price when there is one."""
         if self.price_input_per_mtok is None and self.price_output_per_mtok is None:
             return None
         price_in = float(self.price_input_per_mtok or 0)
         price_out = float(self.price_output_per_mtok or 0)
-        return (tokens_in * price_in + tokens_out * price_out) / 1_000_000
+        cached = min(max(cached_in or 0, 0), tokens_in) if self.price_cached_input_per_mtok is not None else 0
+        price_cached = float(self.price_cached_input_per_mtok or 0)
+        return ((tokens_in - cached) * price_in + cached * price_cached + tokens_out * price_out) / 1_000_000
+
+    @property
+    def reasoning_setting(self) -> ReasoningSetting:
+        return ReasoningSetting(effort=self.reasoning_effort or "", budget_tokens=self.thinking_budget_tokens)
+
+    @property
+    def reasoning_label(self) -> str:
+        """The reasoning setting in words ("" when not set)."""
+        if self.thinking_budget_tokens is not None:
+            return f"thinking budget {self.thinking_budget_tokens:,} tokens"
+        if self.reasoning_effort:
+            return f"reasoning effort {self.reasoning_effort}"
+        return ""
 
     @property
     def has_api_key(self) -> bool:
@@ -256,6 +284,12 @@ class Run(Moderated):
     score_sq_sum = models.FloatField(default=0.0)
     steps_total = models.PositiveIntegerField(default=0)
     illegal_total = models.PositiveIntegerField(default=0)
+    # Steps whose answer reached the token limit ("answer cut off"), counted apart from
+    # illegal actions: the suite's rule for a missing action still decided what was
+    # executed, but the model never finished answering.
+    cut_off_total = models.PositiveIntegerField(default=0)
+    # The reasoning part of tokens_out (priced as output, as every provider bills it).
+    reasoning_tokens = models.BigIntegerField(default=0)
     # Sum over finished episodes of each episode's illegal-step fraction (lmact.txt App. C.3
     # plots the average per-episode percentage).
     illegal_fraction_sum = models.FloatField(default=0.0)
@@ -319,7 +353,15 @@ class Run(Moderated):
 
     @property
     def cost_usd(self) -> float | None:
-        return self.submission.cost_usd(self.tokens_spent_in, self.tokens_spent_out)
+        return self.submission.cost_usd(self.tokens_spent_in, self.tokens_spent_out, self.cached_tokens_in)
+
+    @property
+    def cache_hit_rate(self) -> float | None:
+        """The share of the input served from the provider's prompt cache (None before
+        any input was counted)."""
+        if not self.tokens_spent_in:
+            return None
+        return min(1.0, self.cached_tokens_in / self.tokens_spent_in)
 
     @property
     def budget_reached(self) -> bool:
@@ -327,6 +369,13 @@ class Run(Moderated):
             return True
         cost = self.cost_usd
         return self.budget_usd is not None and cost is not None and cost >= float(self.budget_usd)
+
+    @property
+    def cut_off_rate(self) -> float | None:
+        """The share of played steps whose answer was cut off by the token limit."""
+        if not self.steps_total:
+            return None
+        return self.cut_off_total / self.steps_total
 
     @property
     def illegal_rate(self) -> float | None:
@@ -399,8 +448,10 @@ class Episode(models.Model):
     score = models.FloatField(null=True, blank=True)
     num_steps = models.PositiveIntegerField(default=0)
     illegal_steps = models.PositiveIntegerField(default=0)
+    cut_off_steps = models.PositiveIntegerField(default=0)  # answers cut off by the token limit
     tokens_in = models.BigIntegerField(default=0)
     tokens_out = models.BigIntegerField(default=0)
+    reasoning_tokens = models.BigIntegerField(default=0)
     end_reason = models.CharField(max_length=200, blank=True)
     error = models.TextField(blank=True)
     # arena.clients.errors.ErrorKind of a failed episode's error, for grouping on the
@@ -458,6 +509,9 @@ class Step(models.Model):
     parsed_action = models.TextField(null=True, blank=True)
     executed_action = models.TextField()
     legal = models.BooleanField()
+    # The answer reached the token limit (finish_reason "length", stop_reason
+    # "max_tokens"…): an "answer cut off" step, not counted as an illegal action.
+    cut_off = models.BooleanField(default=False)
     reward = models.FloatField(default=0.0)
     done = models.BooleanField(default=False)
     end_reason = models.CharField(max_length=200, blank=True)
@@ -473,6 +527,7 @@ class Step(models.Model):
     # already holds left out (arena.steptext).
     calls = models.JSONField(default=list, blank=True)
     cached_tokens_in = models.PositiveIntegerField(null=True, blank=True)
+    reasoning_tokens = models.PositiveIntegerField(null=True, blank=True)
     # Extras of special protocols, e.g. the replay-control experiment's
     # {"forced_action": …, "match": bool}.
     info = models.JSONField(default=dict, blank=True)

@@ -415,6 +415,8 @@ def step_record_of(index, observation, image, prompt_added, decision: Decision, 
         info=info,
         calls=decision.calls,
         cached_tokens_in=decision.cached_tokens_in,
+        cut_off=decision.cut_off,
+        reasoning_tokens=decision.reasoning_tokens,
     )
 
 

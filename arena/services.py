@@ -28,7 +28,7 @@ from django.utils import timezone
 from arena import images, live, page_generation, queue
 from arena.images import ImageRef
 from arena.endpoint_privacy import hide_endpoint
-from arena.aggregates import apply_step_totals, played_sums, step_totals
+from arena.aggregates import STEP_TOTAL_FIELDS, apply_step_totals, played_sums, step_totals
 from arena.clients.base import redact
 from arena.clients.errors import ends_run
 from arena.dbretry import retry_on_conflict
@@ -337,9 +337,8 @@ def episode_finish(
         episode.final_observation_image_id = final_image.sha256 if final_image else None
         episode.save(
             update_fields=[
-                "status", "finished_at", "score", "end_reason", "error", "error_kind", "num_steps", "illegal_steps",
-                "tokens_in", "tokens_out", "final_observation_text", "final_observation_image", "metrics",
-                "reflection", "first_trimmed_step",
+                "status", "finished_at", "score", "end_reason", "error", "error_kind", *STEP_TOTAL_FIELDS,
+                "final_observation_text", "final_observation_image", "metrics", "reflection",
             ]
         )
         Run.objects.filter(pk=episode.run_id).update(
@@ -391,8 +390,7 @@ def episode_fail(episode_id: int, reason: str, *, worker: str | None = None, kin
         episode.error_kind = kind or ""
         episode.save(
             update_fields=[
-                "status", "finished_at", "end_reason", "error", "error_kind", "num_steps", "illegal_steps",
-                "tokens_in", "tokens_out", "first_trimmed_step",
+                "status", "finished_at", "end_reason", "error", "error_kind", *STEP_TOTAL_FIELDS,
             ]
         )
         if ends_run(kind):

@@ -62,6 +62,8 @@ class StepRecord:
     info: dict = dataclasses.field(default_factory=dict)
     calls: list = dataclasses.field(default_factory=list)
     cached_tokens_in: int | None = None
+    cut_off: bool = False
+    reasoning_tokens: int | None = None
     # The task's picture for the replay viewer (never shown to the agent); its hash is
     # in `info["viewer_frame"]`, this makes its StoredImage row.
     viewer_frame: ImageRef | None = None

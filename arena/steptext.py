@@ -31,10 +31,13 @@ OBSERVATION_AT = "observation_at"
 SHORTEST_MARKED = len(f', "{OBSERVATION_AT}": 10000')
 CALL_MARKER = "~"
 CALL_KEYS = (
-    "purpose", "tokens_in", "tokens_out", "cached_tokens_in", "latency_ms", "attempts", "http_status",
+    "purpose", "tokens_in", "tokens_out", "cached_tokens_in", "reasoning_tokens", "latency_ms", "attempts", "http_status",
     "finish_reason", "completion",
 )
 CALL_DEFAULTS = {"purpose": "act", "attempts": 1, "http_status": 200, "finish_reason": "stop"}
+# Usual keys a call has only when it has a value (reasoning models' calls): a call
+# without one is not marked as lacking it, so older calls read back as they were.
+OPTIONAL_CALL_KEYS = ("reasoning_tokens",)
 # The step columns that a step's only call repeats.
 STEP_TOTALS = ("tokens_in", "tokens_out", "cached_tokens_in", "latency_ms")
 
@@ -140,7 +143,9 @@ def _call_to_store(call, defaults: dict):
         return call
     if not set(call) <= set(CALL_KEYS):
         return call  # a call with keys of its own is kept as given
-    stored: dict = {CALL_MARKER: [key for key in CALL_KEYS if key not in call and key != "completion"]}
+    stored: dict = {
+        CALL_MARKER: [key for key in CALL_KEYS if key not in call and key not in ("completion", *OPTIONAL_CALL_KEYS)]
+    }
     for key, value in call.items():
         if not (key in defaults and _same(value, defaults[key])):
             stored[key] = value

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from arena import services
+from arena.clients.reasoning_params import ReasoningSetting, reasoning_problems
 from arena.models import Submission
 from arena.urlguard import UnsafeURL, check_url
 from envs.core import IMAGE_FORMATS
@@ -32,12 +33,14 @@ _MONEY = {"max_digits": 10, "decimal_places": 4, "min_value": Decimal("0")}
 SUBMISSION_LIMITS: dict[str, dict] = {
     "temperature": {"min_value": 0.0, "max_value": 2.0},
     "max_tokens": {"min_value": 1, "max_value": MAX_TOKENS_LIMIT},
+    "thinking_budget_tokens": {"min_value": 1, "max_value": MAX_TOKENS_LIMIT},
     "num_demonstrations": {"min_value": 0, "max_value": MAX_DEMONSTRATIONS},
     "history_window": {"min_value": 1, "max_value": MAX_HISTORY_WINDOW},
     "context_window": {"min_value": 1024, "max_value": MAX_CONTEXT_WINDOW},
     "max_concurrent_requests": {"min_value": 1, "max_value": MAX_CONCURRENT_REQUESTS},
     "price_input_per_mtok": _MONEY,
     "price_output_per_mtok": _MONEY,
+    "price_cached_input_per_mtok": _MONEY,
     "budget_tokens_per_run": {"min_value": 1, "max_value": MAX_TOKEN_BUDGET_PER_RUN},
     "budget_usd_per_run": _MONEY,
 }
@@ -142,6 +145,15 @@ def check_submission_fields(fields: dict, add_error) -> None:
             fields["model"] = validate_model_name(fields["model"])
         except ValidationError as exc:
             add_error("model", exc.messages[0])
+    if provider:
+        setting = ReasoningSetting(
+            effort=fields.get("reasoning_effort") or "", budget_tokens=fields.get("thinking_budget_tokens")
+        )
+        for field, message in reasoning_problems(
+            provider, fields.get("base_url") or "", fields.get("model") or "", setting,
+            temperature=fields.get("temperature"), max_tokens=fields.get("max_tokens") or 0,
+        ):
+            add_error(field, message)
     if fields.get("budget_usd_per_run") is not None and fields.get("price_input_per_mtok") is None and fields.get(
         "price_output_per_mtok"
     ) is None:

@@ -25,12 +25,14 @@ from arena.throttles import (
 )
 from arena.validation import probe_submission_endpoint
 from arena.selectors import endpoint_speed
+from arena.pace import endpoint_pace
 
 WORKER_FRESH_SECONDS = 60
 SUBMISSION_FIELDS = (
-    "name", "provider", "base_url", "model", "temperature", "max_tokens", "num_demonstrations",
+    "name", "provider", "base_url", "model", "temperature", "max_tokens", "reasoning_effort", "thinking_budget_tokens",
+    "num_demonstrations",
     "show_legal_actions", "chain_of_thought", "answer_markers", "context_window", "history_window", "keep_reasoning",
-    "self_correction", "reflection", "price_input_per_mtok", "price_output_per_mtok",
+    "self_correction", "reflection", "price_input_per_mtok", "price_output_per_mtok", "price_cached_input_per_mtok",
     "budget_tokens_per_run", "budget_usd_per_run", "max_concurrent_requests",
 )
 
@@ -159,6 +161,7 @@ def submission_detail(request, pk):
             "submission": submission, "experiments": submission.experiments.all(),
             "experiment_form": form, "is_owner": can_experiment, "speed": endpoint_speed(submission),
             "show_endpoint": show_endpoint,
+            "pace": endpoint_pace(submission.base_url) if submission.kind == Submission.KIND_MODEL else None,
             "balrog_export": has_balrog_runs(submission), **submission_page.results_context(submission),
         },
         status=429 if form is not None and form.refusal else 200,

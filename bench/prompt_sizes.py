@@ -100,7 +100,7 @@ class RecordingClient:
     def set_timeout(self, seconds: float) -> None:
         return None
 
-    async def complete(self, messages, max_tokens=None):
+    async def complete(self, messages, max_tokens=None, frozen_chars=0):
         from arena.clients.base import ModelReply
         from arena.tokens import text_tokens
 

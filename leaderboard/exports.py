@@ -41,8 +41,8 @@ SUBMISSION_FIELDS = (
 )
 STEP_FIELDS = (
     "index", "observation_text", "prompt_added", "completion", "reasoning", "parsed_action", "executed_action",
-    "legal", "reward", "done", "end_reason", "tokens_in", "tokens_out", "cached_tokens_in", "latency_ms", "error",
-    "info",
+    "legal", "cut_off", "reward", "done", "end_reason", "tokens_in", "tokens_out", "cached_tokens_in",
+    "reasoning_tokens", "latency_ms", "error", "info",
 )
 IMPORTED_REFUSAL = (
     "Imported episodes are not exported: the results they were imported from hold no prompts, so the file "
@@ -90,6 +90,7 @@ def episode_header(episode: Episode) -> dict:
         "score": episode.score,
         "num_steps": episode.num_steps,
         "illegal_steps": episode.illegal_steps,
+        "cut_off_steps": episode.cut_off_steps,
         "tokens_in": episode.tokens_in,
         "tokens_out": episode.tokens_out,
         "end_reason": episode.end_reason,

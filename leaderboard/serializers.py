@@ -90,6 +90,7 @@ class StepSerializer(serializers.ModelSerializer):
             "parsed_action",
             "executed_action",
             "legal",
+            "cut_off",
             "reward",
             "done",
             "end_reason",
@@ -168,6 +169,8 @@ class EpisodeSerializer(serializers.ModelSerializer):
             "score",
             "num_steps",
             "illegal_steps",
+            "cut_off_steps",
+            "reasoning_tokens",
             "tokens_in",
             "tokens_out",
             "end_reason",
@@ -240,6 +243,8 @@ class RunSerializer(serializers.ModelSerializer):
     score_mean = serializers.FloatField(read_only=True, allow_null=True)
     score_stderr = serializers.FloatField(read_only=True, allow_null=True)
     illegal_rate = serializers.FloatField(read_only=True, allow_null=True)
+    cut_off_rate = serializers.FloatField(read_only=True, allow_null=True)
+    cache_hit_rate = serializers.FloatField(read_only=True, allow_null=True)
     cost_usd = serializers.FloatField(read_only=True, allow_null=True)
     primary_metric = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
@@ -269,11 +274,15 @@ class RunSerializer(serializers.ModelSerializer):
             "illegal_rate",
             "steps_total",
             "illegal_total",
+            "cut_off_total",
+            "reasoning_tokens",
             "tokens_in",
             "tokens_out",
             "tokens_spent_in",
             "tokens_spent_out",
             "cached_tokens_in",
+            "cache_hit_rate",
+            "cut_off_rate",
             "cost_usd",
             "budget_tokens",
             "budget_usd",

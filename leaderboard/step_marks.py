@@ -56,18 +56,18 @@ def step_marks(episode_id: int, window_steps: int = WINDOW_STEPS) -> dict:
         Step.objects.filter(episode_id=episode_id)
         .order_by("index")
         .annotate(has_error=ExpressionWrapper(~Q(error=""), output_field=BooleanField()))
-        .values_list("index", "legal", "reward", "done", "has_error")
+        .values_list("index", "legal", "cut_off", "reward", "done", "has_error")
     )
     found: dict[str, list[int]] = {kind: [] for kind in MARK_KINDS}
     window_rewards: list[float] = []
     count = 0
     last_index = -1
-    for index, legal, reward, done, has_error in rows.iterator(chunk_size=_READ_CHUNK):
+    for index, legal, cut_off, reward, done, has_error in rows.iterator(chunk_size=_READ_CHUNK):
         count += 1
         last_index = index
         if has_error:
             found["error"].append(index)
-        if legal is False:
+        if legal is False and not cut_off:  # an answer cut off is counted apart
             found["illegal"].append(index)
         if reward:
             found["reward"].append(index)

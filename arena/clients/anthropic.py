@@ -7,7 +7,13 @@ with a ``data:<type>;base64,...`` URL become base64 image blocks (an http(s) ima
 becomes a URL image source).
 
 The reply's text is the concatenation of its "text" content blocks; "thinking" blocks
-go to `ModelReply.reasoning`. Token counts (see ModelReply): `tokens_in` is the whole
+go to `ModelReply.reasoning`. Prompt caching: the system text and the frozen prefix of
+the first user message (`ChatCompletionClient.complete`'s `frozen_chars`: LMAct's
+preamble and demonstrations, BALROG's instructions) are marked with ``cache_control``,
+since Anthropic caches nothing else. Signed thinking blocks (and redacted ones) are kept by
+the client and sent back before the text of their answer when the conversation goes
+on, as extended thinking wants them. An answer that reached max_tokens while still
+thinking is a reply with no text (an "answer cut off" step), not a failure. Token counts (see ModelReply): `tokens_in` is the whole
 prompt, i.e. ``input_tokens`` plus the cache-read and cache-write counts, which
 Anthropic reports separately; `cached_tokens_in` is ``cache_read_input_tokens``;
 `tokens_out` is ``output_tokens`` (thinking included; Anthropic does not report the
@@ -35,12 +41,16 @@ from arena.clients.http import (
     split_data_url,
     sum_or_none,
 )
+from arena.clients.reasoning import AnswerMemory, is_cut_off
 
 __all__ = ["ANTHROPIC_VERSION", "DEFAULT_BASE_URL", "AnthropicClient", "to_anthropic_messages"]
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 4096  # the API requires max_tokens; used when the caller gives None
+# Answers whose thinking blocks a client keeps for the turns that follow (more than any
+# history window the chat suites keep).
+REMEMBERED_ANSWERS = 256
 
 
 def _text_of(parts: list[dict], role: str) -> str:
@@ -68,6 +78,38 @@ def _block(part: dict) -> dict | None:
             return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
         return {"type": "image", "source": {"type": "url", "url": url}}
     raise ValueError(f"unsupported content part type {kind!r}")
+
+
+EPHEMERAL = {"type": "ephemeral"}
+
+
+def mark_frozen_prefix(content: str | list[dict], frozen_chars: int) -> str | list[dict]:
+    """`content` (a user message's) as blocks with a cache breakpoint at the end of its
+    first `frozen_chars` characters of text (a text block split there if need be), so
+    Anthropic caches the part that is the same at every call of the episode. Unchanged
+    when nothing is frozen."""
+    if frozen_chars <= 0:
+        return content
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else [dict(b) for b in content]
+    seen = 0
+    for index, block in enumerate(blocks):
+        if block.get("type") != "text":
+            continue
+        text = block["text"]
+        cut = frozen_chars - seen
+        if len(text) >= cut:
+            if cut <= 0:  # the frozen part ended before this block (with an image)
+                if index == 0:
+                    return content
+                blocks[index - 1]["cache_control"] = EPHEMERAL
+                return blocks
+            if cut < len(text):
+                blocks[index:index + 1] = [{"type": "text", "text": text[:cut]}, {"type": "text", "text": text[cut:]}]
+            blocks[index]["cache_control"] = EPHEMERAL
+            return blocks
+        seen += len(text)
+    blocks[-1]["cache_control"] = EPHEMERAL
+    return blocks
 
 
 def to_anthropic_messages(messages: list[dict]) -> tuple[str, list[dict]]:
@@ -138,6 +180,9 @@ class AnthropicClient(ChatCompletionClient):
         self.temperature = temperature
         self.max_tokens = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
         self.extra_body = dict(extra_body or {})
+        # The signed thinking blocks of this client's answers (a client serves one
+        # episode: its conversation goes back to the API with them).
+        self._signed_thinking = AnswerMemory(REMEMBERED_ANSWERS)
         headers = {"anthropic-version": anthropic_version}
         if self._api_key:
             headers["x-api-key"] = self._api_key
@@ -155,14 +200,35 @@ class AnthropicClient(ChatCompletionClient):
 
     def _payload(self, messages: list[dict], max_tokens: int | None = None) -> bytes:
         system, converted = to_anthropic_messages(messages)
+        converted = self._with_thinking(converted)
+        if converted[0]["role"] == "user" and self.frozen_chars:
+            # Anthropic caches only what cache_control marks: the frozen prefix.
+            converted[0] = {**converted[0], "content": mark_frozen_prefix(converted[0]["content"], self.frozen_chars)}
         body: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens or self.max_tokens, "messages": converted}
         if system:
-            body["system"] = system
+            # The system text is the same at every call of an episode: cached too.
+            body["system"] = [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
         if self.temperature is not None:
             body["temperature"] = self.temperature
         body.update(self.extra_body)
         return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
+
+    def _with_thinking(self, converted: list[dict]) -> list[dict]:
+        """The messages with each earlier answer's signed thinking blocks put back
+        before its text, as the API wants them (it checks the signature, and thinking
+        models reason on from them)."""
+        answers = [m for m in converted if m["role"] == "assistant"]
+        texts = [m["content"] if isinstance(m["content"], str) else "" for m in answers]
+        found = dict(zip(map(id, answers), self._signed_thinking.match(texts)))
+        result = []
+        for message in converted:
+            match = found.get(id(message))
+            if match is not None and match[0] and isinstance(message["content"], str):
+                blocks, _ = match
+                message = {"role": "assistant", "content": [*blocks, {"type": "text", "text": message["content"]}]}
+            result.append(message)
+        return result
 
     def _parse(self, body: bytes, status: int) -> ModelReply:
         data = self._json_object(body, status)
@@ -182,6 +248,7 @@ class AnthropicClient(ChatCompletionClient):
 
         texts: list[str] = []
         thoughts: list[str] = []
+        signed: list[dict] = []
         for block in content:
             if not isinstance(block, dict):
                 continue
@@ -189,14 +256,21 @@ class AnthropicClient(ChatCompletionClient):
                 texts.append(block["text"])
             elif block.get("type") == "thinking" and isinstance(block.get("thinking"), str):
                 thoughts.append(block["thinking"])
+                if isinstance(block.get("signature"), str):
+                    signed.append(block)
+            elif block.get("type") == "redacted_thinking" and isinstance(block.get("data"), str):
+                signed.append(block)
         reasoning = "\n\n".join(thoughts)
-        if not texts:
+        if not texts and is_cut_off(stop_reason):
+            texts = [""]  # the token limit came first: an "answer cut off" step, not a failure
+        elif not texts:
             if stop_reason == "refusal":
                 raise self._unusable("The model refused to answer (stop_reason: refusal)", status)
             if reasoning:
-                why += "; it only produced thinking, so max_tokens may be too small"
+                why += "; it only produced thinking"
             raise self._unusable(f"The model's answer has no text content{why}", status)
 
+        self._signed_thinking.remember("".join(texts), signed)
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         return ModelReply(
             text="".join(texts),
@@ -210,4 +284,5 @@ class AnthropicClient(ChatCompletionClient):
             tokens_out=int_or_none(usage.get("output_tokens")),
             http_status=status,
             cached_tokens_in=int_or_none(usage.get("cache_read_input_tokens")),
+            reasoning_items=signed,
         )

@@ -35,6 +35,8 @@ import re
 import time
 from datetime import timezone
 
+from arena.clients.reasoning import is_cut_off
+
 REDACTED = "[redacted]"
 
 
@@ -60,6 +62,16 @@ class ModelReply:
     # included; reasoning_tokens is the reasoning part of tokens_out. None = not reported.
     cached_tokens_in: int | None = None
     reasoning_tokens: int | None = None
+    # What the provider wants back with this answer when the conversation goes on (its
+    # own format, opaque to the arena): Anthropic's signed thinking blocks, the
+    # Responses API's encrypted reasoning items. Kept by the client that made the call.
+    reasoning_items: list = dataclasses.field(default_factory=list)
+
+    @property
+    def cut_off(self) -> bool:
+        """The answer ended because it reached the token limit (it may have no text at
+        all: a reasoning model that spent the whole limit thinking)."""
+        return is_cut_off(self.finish_reason)
 
 
 class ModelCallError(Exception):

@@ -45,6 +45,7 @@ from arena.clients.http import (
     split_data_url,
     sum_or_none,
 )
+from arena.clients.reasoning import is_cut_off
 
 __all__ = ["DEFAULT_BASE_URL", "GeminiClient", "to_gemini_contents"]
 
@@ -228,12 +229,14 @@ class GeminiClient(ChatCompletionClient):
             if isinstance(part, dict) and isinstance(part.get("text"), str):
                 (thoughts if part.get("thought") is True else texts).append(part["text"])
         reasoning = "".join(thoughts)
-        if not texts:
+        if not texts and is_cut_off(finish_reason):
+            texts = [""]  # the token limit came first: an "answer cut off" step, not a failure
+        elif not texts:
             why = f" (finishReason: {finish_reason})" if finish_reason else ""
             if finish_reason in _WITHHELD:
                 raise self._unusable(f"The Gemini API withheld the answer{why}", status)
             if reasoning:
-                why += "; it only produced thoughts, so max_tokens may be too small"
+                why += "; it only produced thoughts"
             raise self._unusable(f"The model's answer has no text content{why}", status)
 
         usage = data.get("usageMetadata") if isinstance(data.get("usageMetadata"), dict) else {}

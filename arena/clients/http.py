@@ -304,6 +304,9 @@ class HTTPModelClient(abc.ABC):
         rng: random.Random | None = None,
     ) -> None:
         self.url = url
+        # Told of every attempt's status and headers, or of its timeout
+        # (arena.clients.limits.EndpointGate.observe paces the endpoint by them).
+        self.observer = None
         self._secrets = tuple(secret for secret in secrets if secret)
         self.timeout_seconds = timeout_seconds
         self.total_timeout_seconds = total_timeout_seconds or 2 * timeout_seconds
@@ -488,6 +491,7 @@ class HTTPModelClient(abc.ABC):
                     timeout=httpx.Timeout(self.timeout_seconds),
                 ) as response:
                     status = response.status_code
+                    self._observe(status, response.headers)
                     if 300 <= status < 400:
                         location = response.headers.get("location", "")
                         where = f" to {excerpt(location, 200)}" if location else ""
@@ -504,11 +508,13 @@ class HTTPModelClient(abc.ABC):
         except UnsafeURL as exc:
             raise AttemptFailed(str(exc), retryable=False, kind=ErrorKind.URL_REFUSED) from None
         except httpx.TimeoutException:
+            self._observe(None, None, timed_out=True)
             raise AttemptFailed(
                 f"The {label} did not answer within {self.timeout_seconds:g} s", retryable=True,
                 kind=ErrorKind.TIMEOUT,
             ) from None
         except TimeoutError:  # asyncio.timeout: the whole attempt took too long
+            self._observe(None, None, timed_out=True)
             got = f" (HTTP {status} headers arrived, the body was still coming)" if status else ""
             raise AttemptFailed(
                 f"The {label} did not finish answering within {self.total_timeout_seconds:g} s, "
@@ -541,6 +547,10 @@ class HTTPModelClient(abc.ABC):
             raise self._status_failure(status, response.headers, body)
         return self._parse(body, status)
 
+    def _observe(self, status: int | None, headers, timed_out: bool = False) -> None:
+        if self.observer is not None:
+            self.observer(status, headers, timed_out)
+
     async def _read_capped(self, response: httpx.Response) -> bytes:
         cap = self.max_response_bytes
         too_big = (
@@ -567,11 +577,18 @@ class ChatCompletionClient(HTTPModelClient):
     def _payload(self, messages: list[dict], max_tokens: int | None = None) -> bytes:
         """The request body for `messages` (OpenAI chat format)."""
 
-    async def complete(self, messages: list[dict], *, max_tokens: int | None = None) -> ModelReply:
+    #: Leading characters of the first message that never change (see `complete`).
+    frozen_chars = 0
+
+    async def complete(self, messages: list[dict], *, max_tokens: int | None = None, frozen_chars: int = 0) -> ModelReply:
         """Send `messages` (content a string or a list of text / image_url parts) and
         return the reply, or raise ModelCallError. `max_tokens` overrides the client's
         own for this call (a prompt near the end of a context window leaves less room
-        for the answer). ValueError if the messages cannot be converted."""
+        for the answer). `frozen_chars`: how many leading characters of the first
+        message's text are the same at every call of the episode (a provider that
+        caches only marked prefixes marks them). ValueError if the messages cannot be
+        converted."""
         if not isinstance(messages, list) or not messages:
             raise ValueError("messages must be a non-empty list of chat messages")
+        self.frozen_chars = frozen_chars
         return await self._send(self._payload(messages, max_tokens))

@@ -12,6 +12,21 @@ latency the endpoint has shown:
 capped at `MAX_TIMEOUT_SECONDS`. The factor covers the calls queued ahead inside the
 server (at most the in-flight limit) with room to spare; a server that slows down
 under load gets more time rather than a retry storm.
+
+Pace by the server. The submission's figure is a cap, not a fixed pace: the in-flight
+limit follows the endpoint (additive increase, multiplicative decrease, as TCP does):
+
+* every attempt that answers 2xx counts; after `limit` of them in a row the limit grows
+  by one, up to the cap;
+* an attempt answered 429 (or 529, Anthropic's "overloaded", or 503) or timed out
+  halves the limit (at least 1), at most once per `DECREASE_INTERVAL_SECONDS` so that
+  one burst of failures counts once;
+* ``Retry-After`` on such an answer, and rate-limit headers saying nothing is left
+  (``x-ratelimit-remaining-requests`` / ``-tokens`` of OpenAI and the servers copying
+  it, ``anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-remaining``)
+  pause every new call to the endpoint until the reset they give;
+* the last figures the server sent are kept for the submission page
+  (`EndpointGate.pace`), which `on_change` receives when they change.
 """
 
 from __future__ import annotations
@@ -19,42 +34,204 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import re
 import statistics
+import time
 import weakref
+from collections.abc import Callable, Mapping
+from datetime import datetime
+
+from arena.clients.base import parse_retry_after
 
 MAX_TIMEOUT_SECONDS = 1800.0
 RECENT_CALLS = 50  # latencies kept per endpoint
+DECREASE_INTERVAL_SECONDS = 1.0
+# Statuses that say "too much, slow down".
+BACK_OFF_STATUSES = frozenset({429, 503, 529})
+# How often `on_change` hears of new header figures when nothing else changed.
+PUBLISH_INTERVAL_SECONDS = 5.0
+# The longest pause a header may impose (a reset an hour away is a daily quota: the
+# retries' own backoff and the episode's failure say more than a silent wait).
+MAX_PAUSE_SECONDS = 300.0
+
+# (header, what it counts) of the "remaining" headers; each has a reset header beside it.
+_REMAINING_HEADERS = (
+    ("x-ratelimit-remaining-requests", "requests", "x-ratelimit-reset-requests", "x-ratelimit-limit-requests"),
+    ("x-ratelimit-remaining-tokens", "tokens", "x-ratelimit-reset-tokens", "x-ratelimit-limit-tokens"),
+    ("anthropic-ratelimit-requests-remaining", "requests", "anthropic-ratelimit-requests-reset",
+     "anthropic-ratelimit-requests-limit"),
+    ("anthropic-ratelimit-tokens-remaining", "tokens", "anthropic-ratelimit-tokens-reset",
+     "anthropic-ratelimit-tokens-limit"),
+    ("anthropic-ratelimit-input-tokens-remaining", "input tokens", "anthropic-ratelimit-input-tokens-reset",
+     "anthropic-ratelimit-input-tokens-limit"),
+    ("anthropic-ratelimit-output-tokens-remaining", "output tokens", "anthropic-ratelimit-output-tokens-reset",
+     "anthropic-ratelimit-output-tokens-limit"),
+)
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+_UNIT_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+
+
+def reset_seconds(value: str | None, now: float | None = None) -> float | None:
+    """Seconds until a rate-limit reset: OpenAI's durations ("1s", "6m0s", "20ms"),
+    plain seconds, or Anthropic's RFC 3339 time. None when unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    parts = _DURATION_PART.findall(value)
+    if parts and "".join(number + unit for number, unit in parts) == value:
+        return sum(float(number) * _UNIT_SECONDS[unit] for number, unit in parts)
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _count(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
 
 
 class EndpointGate:
     """The in-flight limit and latency record of one endpoint, on one event loop."""
 
-    def __init__(self, limit: int):
-        self.limit = max(1, int(limit))
-        self._semaphore = asyncio.Semaphore(self.limit)
-        self._latencies: collections.deque[float] = collections.deque(maxlen=RECENT_CALLS)
+    def __init__(self, limit: int, on_change: Callable[[dict], None] | None = None):
+        self.cap = max(1, int(limit))
+        self.limit = self.cap
+        self.in_flight = 0
         self.waiting = 0
+        self.on_change = on_change
+        self._latencies: collections.deque[float] = collections.deque(maxlen=RECENT_CALLS)
+        self._changed = asyncio.Event()
+        self._paused_until = 0.0  # time.monotonic()
+        self._successes = 0
+        self._last_decrease = float("-inf")
+        self._last_published = float("-inf")
+        self.backoffs = 0
+        self.server_figures: dict[str, dict] = {}
+        self.pause_reason = ""
+
+    # --- slots -------------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
     async def slot(self):
         self.waiting += 1
         try:
-            await self._semaphore.acquire()
+            await self._acquire()
         finally:
             self.waiting -= 1
         try:
             yield
         finally:
-            self._semaphore.release()
+            self.in_flight -= 1
+            self._changed.set()
+
+    async def _acquire(self) -> None:
+        # One event loop: nothing runs between the check and the increment.
+        while True:
+            now = time.monotonic()
+            if now >= self._paused_until and self.in_flight < self.limit:
+                self.in_flight += 1
+                return
+            self._changed.clear()
+            pause = self._paused_until - now if self._paused_until > now else None
+            try:
+                await asyncio.wait_for(self._changed.wait(), pause)
+            except TimeoutError:
+                pass
 
     async def call(self, client, send, base_timeout: float):
         """`send()` (a coroutine function calling `client`) in a slot of this endpoint,
-        with the client's timeout adapted first and the answer's latency recorded."""
+        with the client's timeout adapted first, every attempt's answer observed, and
+        the answer's latency recorded."""
         async with self.slot():
             client.set_timeout(self.timeout(base_timeout))
+            client.observer = self.observe
             reply = await send()
         self.record(reply.latency_ms)
         return reply
+
+    # --- pace by the server ----------------------------------------------------------
+
+    def observe(self, status: int | None, headers: Mapping[str, str] | None, timed_out: bool = False) -> None:
+        """What one attempt met: its HTTP status and headers, or a timeout."""
+        now = time.monotonic()
+        before = (self.limit, self._paused_until)
+        if timed_out or status in BACK_OFF_STATUSES:
+            self._back_off(now)
+            retry_after = parse_retry_after(headers.get("retry-after")) if headers is not None else None
+            if retry_after:
+                self._pause(now, retry_after, f"the server asked to retry after {retry_after:g} s")
+        elif status is not None and 200 <= status < 300:
+            self._successes += 1
+            if self._successes >= self.limit and self.limit < self.cap:
+                self.limit += 1
+                self._successes = 0
+                self._changed.set()
+        if headers is not None:
+            self._read_rate_limits(now, headers)
+        if (self.limit, self._paused_until) != before or now - self._last_published >= PUBLISH_INTERVAL_SECONDS:
+            self._publish(now)
+
+    def _back_off(self, now: float) -> None:
+        self._successes = 0
+        if now - self._last_decrease < DECREASE_INTERVAL_SECONDS:
+            return
+        self._last_decrease = now
+        self.backoffs += 1
+        self.limit = max(1, self.limit // 2)
+
+    def _pause(self, now: float, seconds: float, reason: str) -> None:
+        until = now + min(seconds, MAX_PAUSE_SECONDS)
+        if until > self._paused_until:
+            self._paused_until = until
+            self.pause_reason = reason
+
+    def _read_rate_limits(self, now: float, headers: Mapping[str, str]) -> None:
+        for remaining_header, what, reset_header, limit_header in _REMAINING_HEADERS:
+            remaining = _count(headers.get(remaining_header))
+            if remaining is None:
+                continue
+            reset = reset_seconds(headers.get(reset_header))
+            self.server_figures[what] = {
+                "remaining": remaining, "limit": _count(headers.get(limit_header)), "reset_seconds": reset,
+            }
+            if remaining <= 0 and reset:
+                self._pause(now, reset, f"the server's {what} allowance is used up until it resets")
+
+    # --- what the submission page shows ------------------------------------------------
+
+    @property
+    def paused_for(self) -> float:
+        return max(0.0, self._paused_until - time.monotonic())
+
+    def pace(self) -> dict:
+        return {
+            "limit": self.limit,
+            "cap": self.cap,
+            "in_flight": self.in_flight,
+            "waiting": self.waiting,
+            "backoffs": self.backoffs,
+            "paused_seconds": round(self.paused_for, 1),
+            "pause_reason": self.pause_reason if self.paused_for else "",
+            "server": dict(self.server_figures),
+            "at": time.time(),
+        }
+
+    def _publish(self, now: float) -> None:
+        self._last_published = now
+        if self.on_change is not None:
+            self.on_change(self.pace())
+
+    # --- latency -----------------------------------------------------------------------
 
     def record(self, latency_ms: float | None) -> None:
         if latency_ms is not None and latency_ms >= 0:
@@ -64,7 +241,7 @@ class EndpointGate:
         if len(self._latencies) < 3:
             return base_seconds
         p90 = statistics.quantiles(self._latencies, n=10)[-1]
-        return min(MAX_TIMEOUT_SECONDS, max(base_seconds, 2 * self.limit * p90))
+        return min(MAX_TIMEOUT_SECONDS, max(base_seconds, 2 * self.cap * p90))
 
 
 # Gates per event loop (tests and management commands run several loops in one process;
@@ -72,12 +249,12 @@ class EndpointGate:
 _gates: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def gate_for(endpoint: str, limit: int) -> EndpointGate:
+def gate_for(endpoint: str, limit: int, on_change: Callable[[dict], None] | None = None) -> EndpointGate:
     """The gate of `endpoint` (its base URL) on the running loop. Submissions sharing an
     endpoint share its gate: the first one's limit applies."""
     loop = asyncio.get_running_loop()
     gates = _gates.setdefault(loop, {})
     gate = gates.get(endpoint)
     if gate is None:
-        gate = gates[endpoint] = EndpointGate(limit)
+        gate = gates[endpoint] = EndpointGate(limit, on_change)
     return gate

@@ -22,8 +22,28 @@ from arena.clients.http import (
     excerpt,
     int_or_none,
 )
+from arena.clients.reasoning import is_cut_off, opened_by_template, split_think
 
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "OpenAICompatibleClient"]
+
+
+def _reasoning_field(message: dict) -> str:
+    """The reasoning a server returned beside the answer: ``reasoning_content`` (vLLM,
+    llama.cpp, DeepSeek) or ``reasoning`` (OpenRouter, Ollama), else OpenRouter's
+    ``reasoning_details`` texts and summaries."""
+    for key in ("reasoning_content", "reasoning"):
+        value = message.get(key)
+        if isinstance(value, str) and value:
+            return value
+    details = message.get("reasoning_details")
+    if isinstance(details, list):
+        texts = [
+            detail.get("text") or detail.get("summary")
+            for detail in details
+            if isinstance(detail, dict)
+        ]
+        return "\n\n".join(text for text in texts if isinstance(text, str) and text)
+    return ""
 
 
 class OpenAICompatibleClient(ChatCompletionClient):
@@ -58,6 +78,8 @@ class OpenAICompatibleClient(ChatCompletionClient):
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.extra_body = dict(extra_body or {})
+        # Learned from the answers (see `_parse`): the chat template opens <think>.
+        self._template_opens_think = False
         headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
         super().__init__(
             url,
@@ -97,17 +119,26 @@ class OpenAICompatibleClient(ChatCompletionClient):
         if not isinstance(message, dict):
             raise self._unusable("The first choice in the answer has no 'message'", status)
 
-        reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
-        if not isinstance(reasoning, str):
-            reasoning = ""
+        reasoning = _reasoning_field(message)
         text = content_text(message.get("content"))
-        if text is None:
+        if text is not None:
+            # A server without a reasoning parser leaves <think> blocks in the answer.
+            # When the chat template opens the block in the prompt, the answer holds
+            # only its end; one cut off while thinking holds no tag at all.
+            self._template_opens_think = self._template_opens_think or opened_by_template(text)
+            text, inline = split_think(
+                text, unfinished_thinking=self._template_opens_think and is_cut_off(finish_reason)
+            )
+            reasoning = "\n\n".join(part for part in (reasoning, inline) if part)
+        if not text and is_cut_off(finish_reason):
+            text = ""  # the token limit came first: an "answer cut off" step, not a failure
+        elif text is None:
             refusal = message.get("refusal")
             if isinstance(refusal, str) and refusal:
                 raise self._unusable(f"The model refused to answer: {excerpt(refusal)}", status)
             why = f" (finish_reason: {finish_reason})" if finish_reason else ""
             if reasoning:
-                why += "; it only produced reasoning, so max_tokens may be too small"
+                why += "; it only produced reasoning"
             raise self._unusable(f"The model's answer has no text content{why}", status)
 
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}

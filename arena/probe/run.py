@@ -50,6 +50,7 @@ from arena.clients.anthropic import ANTHROPIC_VERSION, AnthropicClient
 from arena.clients.base import ModelCallError, ModelReply, redact
 from arena.clients.gemini import GeminiClient
 from arena.clients.openai_compat import OpenAICompatibleClient
+from arena.clients.responses import ResponsesClient
 from arena.probe import lookups
 from arena.clients.errors import is_image_refusal
 from arena.probe.context import choose_context_window
@@ -60,8 +61,8 @@ from arena.urlguard import PUBLIC_ONLY, GuardedTransport, UnsafeURL, check_url, 
 from envs.render import encode_png
 
 # The values of Submission.PROVIDER_* (this module stays free of Django models).
-OPENAI, ANTHROPIC, GEMINI, AGENT = "openai", "anthropic", "gemini", "agent"
-PROVIDERS = (OPENAI, ANTHROPIC, GEMINI, AGENT)
+OPENAI, ANTHROPIC, GEMINI, AGENT, RESPONSES = "openai", "anthropic", "gemini", "agent", "responses"
+PROVIDERS = (OPENAI, ANTHROPIC, GEMINI, AGENT, RESPONSES)
 
 # Metadata beyond the first request is optional: a slow answer is not worth waiting for.
 METADATA_TIMEOUT_SECONDS = 5.0
@@ -393,7 +394,9 @@ class _Probe:
             malformed_retries=0,
             transport=self.transport,
         )
-        kind = {OPENAI: OpenAICompatibleClient, ANTHROPIC: AnthropicClient, GEMINI: GeminiClient}[self.provider]
+        kind = {
+            OPENAI: OpenAICompatibleClient, ANTHROPIC: AnthropicClient, GEMINI: GeminiClient, RESPONSES: ResponsesClient,
+        }[self.provider]
         client = kind(base_url=self.base_url, **options)
         self._clients.append(client)
         return client

@@ -120,6 +120,10 @@ class Prompt:
     # How many of the oldest droppable items (LMAct: trajectory steps; chat: turns) were
     # left out to fit the window; stored on the step so the replay can say so.
     dropped: int = 0
+    # How many leading characters of the first message's text never change during the
+    # episode (LMAct's preamble and demonstrations, BALROG's instructions): providers
+    # that cache only what is marked (Anthropic) mark the end of them.
+    frozen_chars: int = 0
 
     def record(self, unit: str, budget: ContextBudget | None = None) -> dict | None:
         """What the step stores about it (None when nothing was dropped); the token

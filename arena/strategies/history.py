@@ -194,7 +194,7 @@ class ObservationHistoryStrategy:
             messages.append({"role": "user", "content": user})
             messages.append({"role": "assistant", "content": reply})
         messages.append({"role": "user", "content": _flatten(self._converter.convert(current_content))})
-        return Prompt(messages, fixed + sum(sizes[dropped:]), dropped)
+        return Prompt(messages, fixed + sum(sizes[dropped:]), dropped, frozen_chars=len(self._instructions))
 
     def parse(self, completion: str) -> tuple[str | None, str]:
         action = read_answer(completion, chain_of_thought=self.chain_of_thought, markers=self.markers)

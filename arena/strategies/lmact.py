@@ -356,7 +356,8 @@ class LMActStrategy:
         estimate = self._prefix_tokens + tail_tokens + sum(sizes[dropped:])
         # Content parts, not one string: the prefix part is shared, never copied.
         messages = [{"role": "user", "content": self._prefix_content + merge_text(trajectory + tail)}]
-        return Prompt(messages, estimate, dropped)
+        frozen = sum(len(part.get("text", "")) for part in self._prefix_content)
+        return Prompt(messages, estimate, dropped, frozen_chars=frozen)
 
     def parse(self, completion: str) -> tuple[str | None, str]:
         return parse_action(completion, self._legal), parse_reasoning(completion)

@@ -16,7 +16,7 @@
     if (step.error) {
       events.push("error");
     }
-    if (step.legal === false) {
+    if (step.legal === false && !step.cut_off) {  // an answer cut off is not an illegal action
       events.push("illegal");
     }
     if (isNum(step.reward) && step.reward !== 0) {

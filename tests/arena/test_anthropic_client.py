@@ -57,7 +57,7 @@ async def test_success_request_format_and_usage():
     assert request.json == {
         "model": "claude-fake",
         "max_tokens": 64,
-        "system": "Be brief.",
+        "system": [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}],
         "messages": [{"role": "user", "content": PROMPT}],
         "temperature": 0.2,
     }
@@ -171,20 +171,45 @@ async def test_empty_content_is_not_retried(server):
 
 
 @pytest.mark.asyncio
-async def test_only_thinking_is_reported(server):
+async def test_thinking_cut_off_by_max_tokens_is_an_empty_answer_not_a_failure(server):
+    block = {"type": "thinking", "thinking": "Let me think...", "signature": "s"}
+    body = {"type": "message", "content": [block], "stop_reason": "max_tokens"}
+    server.enqueue(Fault.status(200, body=body))
+    async with make_client(server) as client:
+        reply = await client.complete(user(PROMPT))
+    assert (reply.text, reply.reasoning, reply.cut_off) == ("", "Let me think...", True)
+    assert reply.reasoning_items == [block]  # the signed block, to be passed back
+
+
+@pytest.mark.asyncio
+async def test_only_thinking_without_the_limit_reached_is_reported(server):
     body = {
         "type": "message",
         "content": [{"type": "thinking", "thinking": "Let me think...", "signature": "s"}],
-        "stop_reason": "max_tokens",
+        "stop_reason": "end_turn",
     }
     server.enqueue(Fault.status(200, body=body))
     async with make_client(server) as client:
         with pytest.raises(ModelCallError) as info:
             await client.complete(user(PROMPT))
-    assert "no text content (stop_reason: max_tokens)" in str(info.value)
-    assert "max_tokens may be too small" in str(info.value)
+    assert "no text content (stop_reason: end_turn)" in str(info.value)
+    assert "it only produced thinking" in str(info.value)
     assert info.value.attempts == 1
 
 
 def _assert_no_secret(error) -> None:
     assert_no_secret(error, KEY)
+
+
+@pytest.mark.asyncio
+async def test_signed_thinking_blocks_go_back_with_their_answer_on_the_next_turn(server):
+    block = {"type": "thinking", "thinking": "Up is open.", "signature": "sig-1"}
+    body = {"type": "message", "content": [block, {"type": "text", "text": "Action: up"}], "stop_reason": "end_turn"}
+    server.enqueue(Fault.status(200, body=body))
+    async with make_client(server) as client:
+        await client.complete(user(PROMPT))
+        await client.complete(
+            [*user(PROMPT), {"role": "assistant", "content": "Action: up"}, {"role": "user", "content": "Next?"}]
+        )
+    sent = server.requests[-1].json["messages"]
+    assert sent[1] == {"role": "assistant", "content": [block, {"type": "text", "text": "Action: up"}]}

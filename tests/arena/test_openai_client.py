@@ -139,7 +139,7 @@ async def test_empty_choices(server):
 
 
 @pytest.mark.asyncio
-async def test_missing_content(server):
+async def test_reasoning_cut_off_by_max_tokens_is_an_empty_answer_not_a_failure(server):
     body = {
         "choices": [
             {
@@ -150,12 +150,28 @@ async def test_missing_content(server):
     }
     server.enqueue(Fault.status(200, body=body))
     async with make_client(server) as client:
+        reply = await client.complete(user(PROMPT))
+    assert (reply.text, reply.reasoning, reply.cut_off) == ("", "Let me think...", True)
+
+
+@pytest.mark.asyncio
+async def test_missing_content(server):
+    body = {
+        "choices": [
+            {
+                "message": {"role": "assistant", "content": None, "reasoning_content": "Let me think..."},
+                "finish_reason": "stop",
+            }
+        ]
+    }
+    server.enqueue(Fault.status(200, body=body))
+    async with make_client(server) as client:
         with pytest.raises(ModelCallError) as info:
             await client.complete(user(PROMPT))
     message = str(info.value)
     assert "no text content" in message
-    assert "finish_reason: length" in message
-    assert "max_tokens may be too small" in message
+    assert "finish_reason: stop" in message
+    assert "it only produced reasoning" in message
     assert info.value.attempts == 1
 
 

@@ -26,6 +26,7 @@ BAD_INPUTS = [
     ("budget_tokens_per_run", 10**25, "less than or equal to"),
     ("price_input_per_mtok", -1, "greater than or equal to 0"),
     ("price_output_per_mtok", -0.5, "greater than or equal to 0"),
+    ("price_cached_input_per_mtok", -0.1, "greater than or equal to 0"),
     ("budget_usd_per_run", -2, "greater than or equal to 0"),
     ("max_concurrent_requests", 0, "greater than or equal to 1"),
     ("max_tokens", 0, "greater than or equal to 1"),
@@ -40,6 +41,10 @@ BAD_INPUTS = [
     ("api_key", "sk-rules-canary-5150é", "non-ASCII"),
     ("api_key", "sk-rules canary-5150", "space"),
     ("api_key", "sk-" + "a" * 5000, "at most"),
+    ("reasoning_effort", "extreme", "extreme"),
+    ("thinking_budget_tokens", 0, "greater than or equal to 1"),
+    # The fake is a self-hosted OpenAI-compatible server: thinking goes by effort only.
+    ("thinking_budget_tokens", 4096, "no standard thinking budget"),
 ]
 IDS = [f"{field}={value!r:.30}" for field, value, _ in BAD_INPUTS]
 

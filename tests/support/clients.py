@@ -24,8 +24,10 @@ from arena.clients.base import ModelReply
 from arena.clients.gemini import GeminiClient
 from arena.clients.http import HTTPModelClient
 from arena.clients.openai_compat import OpenAICompatibleClient
+from arena.clients.responses import ResponsesClient
 from tests.support.fake_openai import FakeOpenAIServer
 from tests.support.fake_providers import FakeAgentServer, FakeAnthropicServer, FakeGeminiServer
+from tests.support.fake_responses import FakeResponsesServer
 
 PROMPT = "You are playing a game.\nThe legal actions are:\na1, b2, c3\nAnswer with Action: <move>."
 PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -141,6 +143,18 @@ CLIENTS_UNDER_TEST = (
         refused_401="The Gemini API answered HTTP 401 (check the API key)",
         # Gemini says "bad key" with a 400.
         refused_credential="The Gemini API answered HTTP 400 (check the API key): API key not valid",
+        too_big_hint=CHAT_TOO_BIG_HINT,
+    ),
+    ClientUnderTest(
+        name="responses",
+        fake=lambda key: FakeResponsesServer(api_key=key),
+        client=lambda url, key, **options: ResponsesClient(url, key, "o-fake", **options),
+        ask=_ask_chat,
+        answer=CHAT_ANSWER,
+        label="Responses API",
+        chat=True,
+        refused_401="The Responses API answered HTTP 401 (check the API key)",
+        refused_credential="The Responses API answered HTTP 401 (check the API key): Invalid API Key",
         too_big_hint=CHAT_TOO_BIG_HINT,
     ),
     ClientUnderTest(

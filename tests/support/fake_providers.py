@@ -41,6 +41,7 @@ class FakeAnthropicServer(FakeOpenAIServer):
         super().__init__(**options)
         self.api_key = api_key
         self.cached_tokens = cached_tokens
+        self.prompt_cache: set[str] = set()  # the marked prefixes written so far
 
     @property
     def base_url(self) -> str:  # the API root; the client appends /v1/messages
@@ -88,8 +89,7 @@ class FakeAnthropicServer(FakeOpenAIServer):
         chars = images = 0
         if not isinstance(body, dict):
             return 0, 0, 0
-        system = body.get("system")
-        chars += len(system) if isinstance(system, str) else 0
+        chars += len(system_text(body.get("system")))
         for message in body.get("messages", []):
             content = message.get("content") if isinstance(message, dict) else None
             if isinstance(content, str):
@@ -131,14 +131,24 @@ class FakeAnthropicServer(FakeOpenAIServer):
             )
             text = self.player_text(message_text(last_user))
         prompt_chars = sum(len(message_text(m)) for m in messages if isinstance(m, dict))
-        if isinstance(body, dict) and isinstance(body.get("system"), str):
-            prompt_chars += len(body["system"])
+        if isinstance(body, dict):
+            prompt_chars += len(system_text(body.get("system")))
         content: list[dict] = []
         if reasoning is not None:
             content.append({"type": "thinking", "thinking": reasoning, "signature": "fake-signature"})
         content.append({"type": "text", "text": text})
         prompt_tokens = prompt_chars // 4
         cached = min(self.cached_tokens, prompt_tokens)
+        written = 0
+        marked = marked_prefix(body) if isinstance(body, dict) else None
+        if marked is not None:
+            # Anthropic's prompt cache: a prefix marked with cache_control is read from
+            # the cache when an earlier request wrote it, written otherwise.
+            if marked in self.prompt_cache:
+                cached = max(cached, len(marked) // 4)
+            else:
+                self.prompt_cache.add(marked)
+                written = len(marked) // 4
         return {
             "id": f"msg_fake_{next(self._ids)}",
             "type": "message",
@@ -148,12 +158,43 @@ class FakeAnthropicServer(FakeOpenAIServer):
             "stop_reason": "end_turn",
             "stop_sequence": None,
             "usage": {
-                "input_tokens": prompt_tokens - cached,
-                "cache_creation_input_tokens": 0,
+                "input_tokens": prompt_tokens - cached - written,
+                "cache_creation_input_tokens": written,
                 "cache_read_input_tokens": cached,
                 "output_tokens": (len(text) + len(reasoning or "")) // 4,
             },
         }
+
+
+def system_text(system: Any) -> str:
+    """Anthropic's system: a string or a list of text blocks."""
+    if isinstance(system, str):
+        return system
+    if isinstance(system, list):
+        return "".join(block.get("text", "") for block in system if isinstance(block, dict))
+    return ""
+
+
+def marked_prefix(body: dict) -> str | None:
+    """The text of the request up to its last block marked with cache_control (system
+    first, then the messages' blocks), or None when nothing is marked."""
+    text: list[str] = []
+    marked = None
+    system = body.get("system")
+    for block in system if isinstance(system, list) else [{"type": "text", "text": system_text(system)}]:
+        text.append(block.get("text", "") if isinstance(block, dict) else "")
+        if isinstance(block, dict) and block.get("cache_control"):
+            marked = "".join(text)
+    for message in body.get("messages", []):
+        content = message.get("content") if isinstance(message, dict) else None
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        for block in blocks:
+            if not isinstance(block, dict):
+                continue
+            text.append(block.get("text", "") if block.get("type") == "text" else f"<{block.get('type')}>")
+            if block.get("cache_control"):
+                marked = "".join(text)
+    return marked
 
 
 def _gemini_text(content: Any) -> str:

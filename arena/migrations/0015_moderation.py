@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('arena', '0010_episode_snapshots'),
+        ('arena', '0014_cached_input_price'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
