@@ -91,7 +91,7 @@ class Metric:
 # own options.
 PRESET_STRATEGY_FIELDS = (
     "num_demonstrations", "show_legal_actions", "chain_of_thought", "answer_markers", "history_window",
-    "keep_reasoning", "self_correction", "reflection",
+    "keep_reasoning", "self_correction", "reflection", "temperature", "max_tokens", "lenient_parsing",
 )
 
 

@@ -64,7 +64,9 @@ _DESCRIPTION = (
     "act on the cell in front of the agent (BALROG's prompt says 'below you'). Expert: minigrid's "
     "BabyAIBot."
 )
-_ONE_ROOM = "one 8×8 room (6×6 floor) with eight distractor keys, balls and boxes of random colours plus"
+_ONE_ROOM = (
+    "one 8×8 room (6×6 floor), no distractors (BALROG's config sets num_dists to 0), holding"
+)
 
 
 class BabyAITask(BalrogTask):
@@ -77,8 +79,9 @@ class BabyAITask(BalrogTask):
     action_descriptions = ACTION_DESCRIPTIONS
     default_action = "go forward"
     baselines = {"random": RandomLegalPolicy, "expert": ExpertPolicy}
-    # BALROG App. A: standard errors "computed with 25 seeds for each of the 5 tasks".
-    paper_episodes = 25
+    # BALROG's released config (eval.num_episodes.babyai: 10), which its leaderboard
+    # submissions play (the paper's App. A reports 25 seeds per task).
+    paper_episodes = 10
 
     def __init__(self, format: str | None = None):
         super().__init__(format)
@@ -182,7 +185,7 @@ class BabyAIGoTo(BabyAITask):
     balrog_name = "BabyAI-MixedTrainLocal-v0/goto"
     max_steps = 64
     description = _DESCRIPTION.format(
-        layout=f"{_ONE_ROOM} one more object; the mission is to go to one of them ('go to the red ball'), "
+        layout=f"{_ONE_ROOM} one object; the mission is to go to it ('go to the red ball'), "
         "that is, to stand facing it.",
         limit=max_steps,
     )
@@ -201,7 +204,7 @@ class BabyAIPickUp(BabyAITask):
     balrog_name = "BabyAI-MixedTrainLocal-v0/pickup"
     max_steps = 64
     description = _DESCRIPTION.format(
-        layout=f"{_ONE_ROOM} one more object; the mission is to pick up one of them ('pick up a blue key').",
+        layout=f"{_ONE_ROOM} one object; the mission is to pick it up ('pick up a blue key').",
         limit=max_steps,
     )
 
@@ -220,7 +223,7 @@ class BabyAIOpen(BabyAITask):
     max_steps = 128
     description = _DESCRIPTION.format(
         layout="two 8×8 rooms side by side joined by a locked yellow, green, blue or purple door; the agent "
-        "starts in the room holding the door's key and eight distractor keys, balls and boxes. The mission "
+        "starts in the room holding the door's key and no distractors (BALROG's num_dists 0). The mission "
         "is to open that door ('open the door' or 'open the green door'): pick up the key, face the door "
         "and toggle it.",
         limit=max_steps,
@@ -240,7 +243,7 @@ class BabyAIPutNext(BabyAITask):
     balrog_name = "BabyAI-MixedTrainLocal-v0/putnext"
     max_steps = 128
     description = _DESCRIPTION.format(
-        layout=f"{_ONE_ROOM} two more objects; the mission is to put one object next to another ('put the "
+        layout=f"{_ONE_ROOM} two objects; the mission is to put one object next to another ('put the "
         "red box next to a grey key'): carry it and drop it on a cell beside the other.",
         limit=max_steps,
     )
@@ -259,7 +262,7 @@ class BabyAIPickUpThenGoTo(BabyAITask):
     balrog_name = "BabyAI-MixedTrainLocal-v0/pick_up_seq_go_to"
     max_steps = 128
     description = _DESCRIPTION.format(
-        layout=f"{_ONE_ROOM} two more objects; the mission is to pick up one object and then go to another, "
+        layout=f"{_ONE_ROOM} two objects; the mission is to pick up one object and then go to the other, "
         "said either way round ('pick up the blue key, then go to a red ball' or 'go to a red ball after "
         "you pick up the blue key').",
         limit=max_steps,

@@ -151,7 +151,7 @@ class CrafterTask(BalrogTask):
     score_range = (-0.9, float(len(ACHIEVEMENTS)))
     baselines = {"random": RandomLegalPolicy}
     blocking = True
-    # BALROG App. B: standard errors "computed using 10 seeds".
+    # BALROG's released config (eval.num_episodes.crafter: 10) and App. B's 10 seeds.
     paper_episodes = 10
     # The task page's per-achievement unlock rates (BALROG App. B.1, Fig. 4).
     rate_breakdown = tuple((f"unlocked_{name}", achievement_title(name)) for name in ACHIEVEMENTS)
