@@ -24,19 +24,21 @@ from PIL import Image
 from envs.balrog import babyai_level
 from envs.balrog.babyai_level import MixedTrainLocalLevel
 from envs.balrog.babyai_text import describe
-from envs.balrog.protocol import BalrogTask, Outcome
+from envs.balrog.protocol import OBSERVATION_COMING, BalrogTask, Outcome
 from envs.core import ExpertPolicy, Observation, PromptSize, RandomLegalPolicy
 from envs.registry import register
 
-# BALROG's action list, in its order (App. A.3), with what each does in minigrid: every
-# object action works on the cell in front of the agent.
+# BALROG's action list, in its order (App. A.3), with the information BALROG's prompt
+# gives of each action, in the arena's words. BALROG says "pick up" takes the object
+# below the agent, while minigrid picks up the one in front of it: the prompt keeps
+# BALROG's information, the task description says what minigrid does.
 ACTION_DESCRIPTIONS = {
-    "turn left": "turn 90 degrees to your left",
-    "turn right": "turn 90 degrees to your right",
-    "go forward": "move one step forward",
-    "pick up": "pick up the object in front of you",
-    "drop": "put the object you hold down in front of you",
-    "toggle": "act on the object in front of you, for instance open a door",
+    "turn left": "turn to your left",
+    "turn right": "turn to your right",
+    "go forward": "take a single step forward",
+    "pick up": "pick up the object below you",
+    "drop": "drop the object you are holding",
+    "toggle": "manipulate the object in front of you",
 }
 MINIGRID_ACTIONS = {
     "turn left": Actions.left,
@@ -60,9 +62,9 @@ _DESCRIPTION = (
     "the episode with minigrid's reward (1 − 0.9 × steps used / step limit) and progress 100; the "
     "step limit is minigrid's for the level, {limit} steps, after which progress is 0. Missions naming "
     "a yellow box, red key, red door, green ball or grey door are held out, as in BabyAI-Text's "
-    "training level. The prompt's action descriptions say what minigrid does: 'pick up' and 'drop' "
-    "act on the cell in front of the agent (BALROG's prompt says 'below you'). Expert: minigrid's "
-    "BabyAIBot."
+    "training level. The prompt's action descriptions carry BALROG's information, including its 'pick up the "
+    "object below you', although minigrid's 'pick up' and 'drop' act on the cell in front of the agent. "
+    "Expert: minigrid's BabyAIBot."
 )
 _ONE_ROOM = (
     "one 8×8 room (6×6 floor), no distractors (BALROG's config sets num_dists to 0), holding"
@@ -93,14 +95,15 @@ class BabyAITask(BalrogTask):
 
     # -- the game -------------------------------------------------------------------------
     def rules_text(self) -> str:
+        return f"You are an agent in a simple navigation game. Your goal is to {self._level.mission}."
+
+    def closing_text(self) -> str:
         return (
-            "You are an agent in a simple navigation game played on a grid. "
-            f"Your goal is to {self._level.mission}.\n\n"
-            "Each turn you will be told what you see from where you stand.\n\n"
+            f"{OBSERVATION_COMING}\n\n"
             "Tips:\n"
-            "- Once the object you want to interact with or pick up is right in front of you, the "
-            "'toggle' action interacts with it.\n"
-            "- Repeating the same action over and over makes no sense when the observation does not change."
+            "- Once the object you want to interact with or pick up is in front of you, you can use the "
+            "'toggle' action to interact with it.\n"
+            "- Repeating the same action again and again makes no sense if the observation does not change."
         )
 
     def _start(self, seed: int) -> Observation:

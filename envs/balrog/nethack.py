@@ -26,7 +26,7 @@ from nle import nethack
 from nle.env.tasks import NetHackChallenge, NetHackScore
 
 from envs.balrog.nethack_common import ACTION_KEYS, MOVE_DESCRIPTIONS, OBSERVATION_KEYS, NetHackGameTask
-from envs.balrog.protocol import Outcome
+from envs.balrog.protocol import HISTORY_COMING, Outcome
 from envs.core import NoExpert, Observation, PromptSize, RandomLegalPolicy
 from envs.registry import register
 
@@ -38,61 +38,65 @@ STEP_LIMITS = (100_000, 10_000, 1_000, 100)
 # BALROG's NetHack action list (App. F.4), in its order, each with what it does.
 ACTION_DESCRIPTIONS: dict[str, str] = {
     **MOVE_DESCRIPTIONS,
-    "up": "climb a staircase up (you must stand on it)",
-    "down": "climb a staircase down (you must stand on it)",
-    "wait": "rest for one move and do nothing",
-    "more": "show the rest of a message; only useful when the message ends with --More--",
-    "annotate": "write a note about the current level",
-    "apply": "use a tool",
-    "call": "give a name to a monster or an object type",
-    "cast": "cast a spell you know",
+    "up": "go up a staircase",
+    "down": "go down a staircase (tip: you can only go down while standing on the stairs)",
+    "wait": "rest for one move, doing nothing",
+    "more": "show more of the message (tip: use it ONLY when the current message ends with --More--)",
+    "annotate": "leave a note about the level",
+    "apply": "apply (use) a tool",
+    "call": "name a monster or an object, or add an annotation",
+    "cast": "cast a spell",
     "close": "close a door next to you",
     "open": "open a door next to you",
     "dip": "dip an object into something",
-    "drop": "drop one item",
-    "droptype": "drop items of chosen kinds (chosen in the next prompt)",
-    "eat": "eat something; do it when you are hungry",
-    "esc": "leave a menu or cancel a question",
-    "engrave": "write on the floor (Elbereth scares most monsters)",
-    "enhance": "see your weapon skills and advance them when you can",
-    "fire": "shoot the ammunition in your quiver",
-    "fight": "attack in a direction, even where you only suspect a monster",
-    "force": "force open a locked box",
-    "inventory": "list what you carry",
-    "invoke": "invoke the special power of an object",
-    "jump": "jump to a nearby spot",
-    "kick": "kick a monster, a locked door or a box",
-    "look": "look at what lies where you stand",
-    "loot": "open a box lying on the floor",
-    "monster": "use a special ability of the monster you are turned into",
-    "offer": "sacrifice a corpse to your god on an altar",
-    "overview": "show what you know of the dungeon so far",
-    "pay": "pay a shopkeeper what you owe",
-    "pickup": "pick up what lies where you stand",
-    "pray": "pray to your god for help",
-    "puton": "put on a ring or an amulet",
-    "quaff": "drink a potion or from a fountain",
-    "quiver": "choose the ammunition for your quiver",
+    "drop": "drop an item",
+    "droptype": "drop items of specific types (named in the next prompt)",
+    "eat": "eat something (tip: eat again when you are hungry)",
+    "esc": "leave a menu or a message",
+    "engrave": "engrave writing on the floor (tip: Elbereth)",
+    "enhance": "check or advance your weapon skills",
+    "fire": "fire ammunition from your quiver",
+    "fight": "fight a monster (even if you only guess one is there)",
+    "force": "force a lock",
+    "inventory": "show your inventory",
+    "invoke": "invoke",
+    "jump": "jump to a location",
+    "kick": "kick an enemy, or a locked door or chest",
+    "look": "look at what is under you",
+    "loot": "loot a box lying on the floor",
+    "monster": "use a special ability of a monster (when polymorphed)",
+    "offer": "offer a sacrifice to the gods (tip: on an aligned altar)",
+    "overview": "show an overview of the dungeon",
+    "pay": "pay your shopping bill",
+    "pickup": "pick up things where you stand",
+    "pray": "pray to the gods for help",
+    "puton": "put on an accessory",
+    "quaff": "quaff (drink) something",
+    "quiver": "choose ammunition for your quiver",
     "read": "read a scroll or a spellbook",
-    "remove": "take off a ring or an amulet",
+    "remove": "remove an accessory",
     "rub": "rub a lamp or a stone",
-    "search": "search next to you for hidden doors and passages",
-    "swap": "swap your wielded weapon with your alternate one",
+    "search": "search for hidden doors and passages",
+    "swap": "swap your wielded and your secondary weapon",
     "takeoff": "take off one piece of armor",
     "takeoffall": "take off all your armor",
-    "teleport": "teleport, if you have the power to",
-    "throw": "throw an object, such as a dagger",
-    "travel": "travel to a place on the map; then type its symbol: < or > for stairs, _ for an altar",
-    "twoweapon": "start or stop fighting with two weapons",
-    "untrap": "disarm a trap",
-    "wear": "put on a piece of armor",
+    "teleport": "teleport to another level (if you have that ability)",
+    "throw": "throw something (a dagger or a dart, for instance)",
+    "travel": (
+        "travel to a chosen place on the map (tip: in the next action, give > or < for stairs, { for a "
+        "fountain and _ for an altar)"
+    ),
+    "twoweapon": "switch two-weapon combat on or off",
+    "untrap": "untrap something",
+    "wear": "wear a piece of armor",
     "wield": "wield a weapon",
-    "wipe": "wipe your face",
+    "wipe": "wipe off your face",
     "zap": "zap a wand",
-    "minus": "type '-' (for instance to choose your bare hands)",
-    "space": "type a space",
-    "apos": "type an apostrophe (')",
-    **{str(digit): f"type the digit {digit} (for instance a count)" for digit in range(10)},
+    # BALROG describes these keys by the character alone.
+    "minus": "-",
+    "space": " ",
+    "apos": "'",
+    **{str(digit): str(digit) for digit in range(10)},
 }
 # One letter answers a question about an item ("What do you want to eat? [fg or ?*]")
 # or picks a menu entry; a letter is also the key of a NetHack command.
@@ -194,22 +198,31 @@ class NetHackTask(NetHackGameTask):
         return SeedableNetHackChallenge()
 
     def rules_text(self) -> str:
+        return "You are an agent playing NetHack."
+
+    def closing_text(self) -> str:
+        # BALROG's tips, no more: nothing on which replies are valid beyond the actions
+        # listed, nothing on "esc" but its description.
         return (
-            "You are an agent playing NetHack, a dungeon-crawling game seen from above. Your goal is to get as "
-            "far as possible in the game: go down through the dungeon levels and gain experience levels.\n\n"
-            "Each turn you read the game's last message, what you see around you with its distance and "
-            "direction, where the cursor is, the map drawn in ASCII characters, your statistics and your "
-            "inventory.\n\n"
             "Tips:\n"
-            "- When the message asks you to choose an item, such as \"What do you want to eat? [fg or ?*]\", "
-            "answer with the single letter of that item (here \"f\" or \"g\"). Any single letter a-z or A-Z is "
-            "a valid reply.\n"
-            "- When the message asks \"In what direction?\", answer with a direction such as \"north\".\n"
-            "- Leave menus and cancel questions with \"esc\".\n"
-            "- Find the stairs down (>) and stand on them to go down with \"down\".\n"
-            "- Walking into a monster attacks it.\n"
-            "- Messages such as \"It's a wall\" or \"It's solid stone\" mean you cannot go that way: try "
-            "another direction."
+            "- When the message asks you to complete something, such as \"What do you want to eat? [d or ?*]\", "
+            "answer with the single character of the item you want to eat or use.\n"
+            "    - For example, for \"What do you want to eat? [dgh or ?*]\" the possible answers are \"d\", "
+            "\"g\" or \"h\", to eat the matching food.\n"
+            "- When the message asks for a direction, such as \"In what direction?\", answer with a direction.\n"
+            "- When the message ends with --More--, your next action should be \"more\" to read the rest of "
+            "the message.\n"
+            "- Explore the level to find the stairs down to the next one.\n"
+            "- Always read the last message carefully to understand the current state of the game before you "
+            "choose your next action.\n"
+            "- If you keep moving in one direction you will hit a wall sooner or later and stop moving; the "
+            "message may then say \"It's solid stone\" or \"It's a wall\". Move in another direction to keep "
+            "exploring.\n"
+            "- Read the language observation carefully and look at the ASCII map or the image to decide your "
+            "next action and where to move next.\n"
+            "- Moving into a monster attacks it.\n\n"
+            f"{HISTORY_COMING}\n"
+            "Your goal is to get as far as you can in the game."
         )
 
     def legal_actions(self) -> list[str]:

@@ -171,4 +171,4 @@ def test_the_instruction_prompt_explains_rules_and_lists_the_actions():
     task.reset(0)
     prompt = task.instruction_prompt()
     assert "BABA IS YOU" in prompt and "WIN" in prompt and "STOP" in prompt
-    assert "idle: do nothing for one step\nup: move one step up\nright: move one step to the right" in prompt
+    assert "idle: wait one step,\nup: take a single step up,\nright: take a single step to the right," in prompt

@@ -10,8 +10,9 @@ def test_the_instruction_prompt_gives_the_rules_then_every_action_with_its_descr
     task = CountingTask()
     task.reset(0)
     prompt = task.instruction_prompt()
-    assert prompt.startswith("Reach 3.")
-    assert "up: add one\nstay: do nothing" in prompt
+    assert prompt.startswith("Reach 3. Below are the actions")
+    # BALROG's layout: one action a line, separated by commas, closed by a full stop.
+    assert "\n\nup: add one,\nstay: do nothing.\n\n" in prompt
 
 
 def test_an_invalid_output_executes_the_default_action_and_the_next_observation_says_so():
