@@ -25,7 +25,7 @@ from arena.selectors import endpoint_speed
 WORKER_FRESH_SECONDS = 60
 SUBMISSION_FIELDS = (
     "name", "provider", "base_url", "model", "temperature", "max_tokens", "num_demonstrations",
-    "show_legal_actions", "chain_of_thought", "answer_markers", "context_window", "history_window", "keep_reasoning",
+    "show_legal_actions", "chain_of_thought", "answer_markers", "lenient_parsing", "context_window", "history_window", "keep_reasoning",
     "self_correction", "reflection", "price_input_per_mtok", "price_output_per_mtok",
     "budget_tokens_per_run", "budget_usd_per_run", "max_concurrent_requests",
 )

@@ -8,7 +8,8 @@
   message (arena.strategies.history).
 - Invalid outputs (BALROG §3): an output that is not exactly one of the actions is
   replaced by the environment's default action, and — unless the run switched it off —
-  the next observation opens with a line saying so and naming the action executed.
+  the next observation opens with a line saying so and naming the action executed, in
+  the layout of BALROG's harness (`invalid_action_text`).
 - Observations: `Observation.text` is the long-term text kept in the history;
   `Observation.context` the short-term context (status, inventory) shown only in the
   latest turn.
@@ -32,6 +33,13 @@ SILENT_SETTING = "silent_invalid_actions"
 def invalid_action_line(executed: str) -> str:
     """The line that opens the observation after an invalid output (BALROG §3)."""
     return f"Your last output was not one of the valid actions, so the default action was executed instead: {executed}."
+
+
+def invalid_action_text(executed: str, body: str) -> str:
+    """The observation after an invalid output, laid out as BALROG's harness lays it out:
+    two blank lines, the line saying so, a blank line, an "Observation:" header, then
+    the observation itself."""
+    return f"\n\n{invalid_action_line(executed)}\n\nObservation:\n{body}".rstrip()
 
 
 def action_list_text(descriptions: dict[str, str]) -> str:
@@ -140,14 +148,16 @@ class BalrogTask(Task):
         return self._start(seed)
 
     def _step(self, action_text: str) -> StepResult:
-        candidate = (action_text or "").strip()
+        # Exactly one of the actions, as BALROG checks it: the reading of the reply
+        # (arena.strategies.answers) decides what is trimmed, not the environment.
+        candidate = action_text or ""
         legal = self.is_valid(candidate)
         executed = candidate if legal else self.default_action
         outcome = self._play(executed)
         observation = outcome.observation
         if not legal and self.invalid_action_feedback:
             body = observation.text or ""
-            observation = dataclasses.replace(observation, text=f"{invalid_action_line(executed)}\n\n{body}".rstrip())
+            observation = dataclasses.replace(observation, text=invalid_action_text(executed, body))
         return StepResult(
             observation=observation,
             reward=outcome.reward,

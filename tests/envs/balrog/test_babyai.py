@@ -7,7 +7,7 @@ from PIL import Image
 
 from envs.balrog import babyai  # importing it registers the suite and its tasks
 from envs.balrog.babyai_level import HELD_OUT_PHRASES
-from envs.balrog.protocol import invalid_action_line
+from envs.balrog.protocol import invalid_action_text
 from envs.core import ExpertPolicy, RandomLegalPolicy, Task
 from envs.registry import get_task_class, make
 
@@ -78,7 +78,7 @@ def test_an_invalid_output_plays_go_forward_and_the_next_observation_says_so():
     result = task.step("walk to the ball please")
     expected = twin.step("go forward")
     assert (result.legal, result.executed_action) == (False, "go forward")
-    assert result.observation.text == f"{invalid_action_line('go forward')}\n\n{expected.observation.text}"
+    assert result.observation.text == invalid_action_text('go forward', expected.observation.text)
     assert task.steps_taken == 1
 
 

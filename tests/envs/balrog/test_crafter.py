@@ -116,7 +116,7 @@ def test_an_invalid_output_plays_noop_and_the_next_observation_says_so(scripted)
     _, shown, results = scripted
     invalid = results[1]
     assert not invalid.legal and invalid.executed_action == "Noop"
-    assert invalid.observation.text.startswith(invalid_action_line("Noop"))
+    assert invalid.observation.text.startswith("\n\n" + invalid_action_line("Noop"))
     assert all(result.legal for index, result in enumerate(results) if index != 1)
 
 

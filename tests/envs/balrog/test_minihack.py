@@ -95,7 +95,7 @@ def test_an_episode_ends_at_100_steps_and_an_invalid_output_moves_north():
     task.reset(0)
     invalid = task.step("charge!")
     assert not invalid.legal and invalid.executed_action == "north"
-    assert invalid.observation.text.startswith(invalid_action_line("north"))
+    assert invalid.observation.text.startswith("\n\n" + invalid_action_line("north"))
     results = [task.step("west") for _ in range(99)]
     assert results[-1].truncated and results[-1].end_reason == "step limit"
     assert task.progress_percent() == 0.0

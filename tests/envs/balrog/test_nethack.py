@@ -83,7 +83,7 @@ def test_an_invalid_output_plays_esc_and_says_so(task):
     task.reset(0)
     result = task.step("go down the stairs please")
     assert not result.legal and result.executed_action == "esc"
-    assert result.observation.text.startswith(invalid_action_line("esc"))
+    assert result.observation.text.startswith("\n\n" + invalid_action_line("esc"))
 
 
 def test_a_game_whose_turn_counter_stands_still_is_aborted_as_in_the_challenge(task):

@@ -20,7 +20,7 @@ def test_an_invalid_output_executes_the_default_action_and_the_next_observation_
     task.reset(0)
     result = task.step("go up please")
     assert (result.legal, result.executed_action) == (False, "stay")
-    assert result.observation.text.startswith(invalid_action_line("stay"))
+    assert result.observation.text.startswith("\n\n" + invalid_action_line("stay"))
     assert result.observation.text.endswith("You are at 0.")
 
 
@@ -37,9 +37,18 @@ def test_a_valid_output_is_executed_as_is_and_progress_is_reported_per_episode()
     task = CountingTask()
     task.reset(0)
     task.step("up")
-    result = task.step(" up\n")  # surrounding whitespace is not part of the answer
+    result = task.step("up")
     assert (result.legal, result.executed_action) == (True, "up")
     assert task.episode_metrics() == {"progress": pytest.approx(200 / 3)}
+
+
+def test_an_output_must_be_exactly_an_action_as_balrog_checks_it():
+    # Trimming is the reading's business (arena.strategies.answers): BALROG's naive agent
+    # turns "1. up" into " up", which its environments refuse.
+    task = CountingTask()
+    task.reset(0)
+    result = task.step(" up")
+    assert (result.legal, result.executed_action) == (False, "stay")
 
 
 def test_an_unknown_setting_is_refused():

@@ -134,7 +134,7 @@ def test_an_invalid_output_runs_help_and_says_so(task_of):
     for output in ("", "go north. quit", "go north\ngo south", "restart", "save"):
         result = task.step(output)
         assert not result.legal and result.executed_action == "help"
-        assert result.observation.text.startswith(invalid_action_line("help"))
+        assert result.observation.text.startswith("\n\n" + invalid_action_line("help"))
         assert "Available commands:" in result.observation.text
     # The game still runs: no quit, save or restart got through.
     assert "-= Dish-Pit =-" in task.step("look").observation.text
