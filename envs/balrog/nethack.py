@@ -101,7 +101,29 @@ ACTION_DESCRIPTIONS: dict[str, str] = {
 # One letter answers a question about an item ("What do you want to eat? [fg or ?*]")
 # or picks a menu entry; a letter is also the key of a NetHack command.
 LETTERS = tuple(string.ascii_lowercase + string.ascii_uppercase)
-ACTION_KEYS_WITH_LETTERS = {**ACTION_KEYS, **{letter: ord(letter) for letter in LETTERS}}
+# BALROG's NetHack accepts the language wrapper's names of NLE's useful actions, not
+# the list its prompt gives: six listed actions are not among them (an output naming
+# one is invalid and plays "esc"), and these, never listed, are.
+UNLISTED_ACCEPTED_KEYS: dict[str, int] = {
+    name: int(getattr(nethack.Command, command))
+    for name, command in (
+        ("adjust", "ADJUST"), ("attributes", "ATTRIBUTES"), ("chat", "CHAT"), ("inventtype", "INVENTTYPE"),
+        ("move", "MOVE"), ("movefar", "MOVEFAR"), ("ride", "RIDE"), ("rush", "RUSH"), ("rush2", "RUSH2"),
+        ("seeamulet", "SEEAMULET"), ("seearmor", "SEEARMOR"), ("seegold", "SEEGOLD"), ("seerings", "SEERINGS"),
+        ("seespells", "SEESPELLS"), ("seetools", "SEETOOLS"), ("seetrap", "SEETRAP"), ("seeweapon", "SEEWEAPON"),
+        ("shell", "SHELL"), ("sit", "SIT"), ("tip", "TIP"), ("turnundead", "TURN"), ("versionshort", "VERSIONSHORT"),
+    )
+}
+LISTED_NOT_ACCEPTED = frozenset({"annotate", "overview", "teleport", "travel", "minus", "apos"})
+# Every output BALROG's NetHack executes, with its key: named actions, single letters
+# (answers to item questions), digits. BALROG's space also holds "00"–"99", which its
+# language wrapper cannot send (the episode ends with an exception and is lost); here
+# they are invalid and play "esc", a labelled deviation.
+ACCEPTED_KEYS: dict[str, int] = {
+    **{name: key for name, key in ACTION_KEYS.items() if name not in LISTED_NOT_ACCEPTED},
+    **UNLISTED_ACCEPTED_KEYS,
+    **{letter: ord(letter) for letter in LETTERS},
+}
 
 
 @functools.cache
@@ -123,9 +145,17 @@ class SeedableNetHackChallenge(NetHackScore):
     options (random character, the full keyboard, no menu or question skipped, no
     penalties) and its abort rule, plus NLE's moon phase taken from the seed."""
 
-    # The Challenge's own rule: abort at the step limit, or when the game's turn has
-    # not moved for `no_progress_timeout` checks (NLE checks twice a step).
-    _check_abort = NetHackChallenge._check_abort
+    def _check_abort(self, observation):
+        """The Challenge's rule — abort at the step limit, or once the game's turn has
+        stood still for `no_progress_timeout` checks — counted once a step, as in
+        balrog-nle, where only the end status checks it. nle 1.3.0 checks it twice a
+        step (for `truncated`, then for the end status), which aborted after 75 frozen
+        steps instead of BALROG's 151; here the first check of a step only looks at the
+        step limit."""
+        if self._abort_counted_at == self._steps:
+            return self._steps >= self._max_episode_steps
+        self._abort_counted_at = self._steps
+        return NetHackChallenge._check_abort(self, observation)
 
     def __init__(self, no_progress_timeout: int = NO_PROGRESS_TIMEOUT):
         super().__init__(
@@ -143,10 +173,12 @@ class SeedableNetHackChallenge(NetHackScore):
             fix_moon_phase=True,
         )
         self.no_progress_timeout = no_progress_timeout
+        self._abort_counted_at = 0
 
     def reset(self, *args, **kwargs):
         self._turns = None
         self._no_progress_count = 0
+        self._abort_counted_at = 0
         return super().reset(*args, **kwargs)
 
 
@@ -163,7 +195,9 @@ class NetHackTask(NetHackGameTask):
     balrog_name: ClassVar[str] = "NetHackChallenge-v0"
     max_steps = STEP_LIMITS[0]
     settings: ClassVar[dict[str, tuple]] = {**NetHackGameTask.settings, "max_steps": STEP_LIMITS}
-    statistics_in_text = True
+    # BALROG's text mode ("hybrid") gives the inventory alone as short-term context; the
+    # statistics only come with images.
+    statistics_in_text = False
     action_descriptions = ACTION_DESCRIPTIONS
     default_action = "esc"
     baselines = {"random": RandomLegalPolicy}
@@ -175,13 +209,16 @@ class NetHackTask(NetHackGameTask):
         "is continued at once, as BALROG does), every creature, object and dungeon feature in sight with its "
         "distance and direction, the cursor, and the ASCII map; statistics and inventory are short-term "
         "context. The rgb format replaces the ASCII map by the map drawn with NetHack's 16×16 tiles. Actions: "
-        "BALROG's named actions plus single letters to answer item questions; anything else plays 'esc'. "
-        "Progress is BALROG's progression: the largest human win probability over the dungeon and experience "
-        "levels reached, ×100. Deviations: NetHackChallenge-v0 refuses seeds, so this is NLE's score task "
-        "with the Challenge's options and its abort rule (turn counter frozen for 150 checks, i.e. about 75 "
-        "steps), seeded from the episode's seed (core, display and level generators, no reseeding, the moon "
-        "phase from the seed); BALROG's two-digit answers ('00'–'99') are not offered; the statistics are "
-        "shown in the text format too (BALROG shows them only with images)."
+        "what BALROG's NetHack accepts — the language wrapper's names of NLE's useful actions (so 'travel', "
+        "'teleport', 'overview', 'annotate', 'minus' and 'apos', listed in the prompt, are invalid, and a few "
+        "unlisted ones such as 'sit' or 'chat' are valid), single letters and digits; anything else plays "
+        "'esc'. Progress is BALROG's progression: the largest human win probability over the dungeon and "
+        "experience levels reached, ×100. The game is aborted once the turn counter has stood still for 150 "
+        "steps (151 steps of repeated 'esc', as in balrog-nle). Deviations: NLE 1.3 rather than balrog-nle "
+        "(which MiniHack 1.0.2 cannot share); NLE's score task with the Challenge's options and abort rule, "
+        "seeded from the episode's seed (core, display and level generators, no reseeding, the moon phase "
+        "from the seed); BALROG's two-digit answers ('00'–'99'), which end BALROG's episode with an "
+        "exception, play 'esc' here. As in BALROG, the statistics are shown only in the rgb format."
     )
 
     def __init__(self, format: str | None = None):
@@ -226,10 +263,10 @@ class NetHackTask(NetHackGameTask):
         )
 
     def legal_actions(self) -> list[str]:
-        return [*self.action_descriptions, *LETTERS]
+        return list(ACCEPTED_KEYS)
 
     def is_valid(self, candidate: str) -> bool:
-        return candidate in ACTION_KEYS_WITH_LETTERS
+        return candidate in ACCEPTED_KEYS
 
     # -- the game ----------------------------------------------------------------------
     def _start(self, seed: int) -> Observation:
@@ -239,7 +276,7 @@ class NetHackTask(NetHackGameTask):
         return self._observation()
 
     def _play(self, action: str) -> Outcome:
-        reward, done, info = self._send(ACTION_KEYS_WITH_LETTERS[action])
+        reward, done, info = self._send(ACCEPTED_KEYS[action])
         self._record_levels()
         end_reason = self._end_reason(info) if done else None
         return Outcome(
