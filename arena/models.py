@@ -367,7 +367,8 @@ class Episode(models.Model):
 
     run = models.ForeignKey(Run, related_name="episodes", on_delete=models.CASCADE)
     index = models.PositiveIntegerField()
-    seed = models.BigIntegerField()
+    # None only for an imported episode whose submission logged no seed.
+    seed = models.BigIntegerField(null=True)
     status = models.CharField(max_length=16, choices=STATUS_CHOICES, default=QUEUED, db_index=True)
     worker = models.CharField(max_length=100, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)

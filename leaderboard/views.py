@@ -336,7 +336,10 @@ def _paper_episodes(run: Run) -> int | None:
 
 def _same_seed(episode: Episode):
     """Finished episodes of other runs that played the very same game (task, format,
-    options, seed): the natural comparison (DESIGN §1.2)."""
+    options, seed): the natural comparison (DESIGN §1.2); none for an imported episode
+    whose seed was not logged: its game is unknown."""
+    if episode.seed is None:
+        return []
     others = (
         Episode.objects.select_related("run__submission")
         .filter(

@@ -151,7 +151,7 @@ def _run_json(episode: Episode, task: str, trajectory: Trajectory, agent: dict, 
         "num_steps": len(rows),
         "failed_candidates": record.get("failed_candidates", trajectory.invalid_outputs),
         "progression": float((episode.metrics or {}).get(PROGRESS, 0.0)) / 100.0,
-        "seed": episode.seed,
+        **({"seed": episode.seed} if episode.seed is not None else {}),
         "agent": record.get("agent", agent),
         "client": record.get("client", client),
     }
