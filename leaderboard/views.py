@@ -1,6 +1,7 @@
 from datetime import timedelta
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
@@ -230,6 +231,26 @@ def _run_ids(text: str) -> list[int] | None:
     if not parts or len(parts) > MAX_LISTED_RUNS or not all(part.strip().isdigit() for part in parts):
         return None
     return [int(part) for part in parts]
+
+
+FIDELITY_DIR = settings.BASE_DIR / "docs" / "fidelity"
+
+
+def fidelity_page_exists(suite_id: str) -> bool:
+    return (FIDELITY_DIR / f"{suite_id}.md").is_file()
+
+
+def suite_fidelity(request, suite):
+    """A suite's fidelity page (docs/fidelity/<suite>.md): each element of the protocol
+    against the reference implementation, shown as written."""
+    try:
+        descriptor = get_suite(suite)
+    except KeyError:
+        raise Http404(f"no suite {suite}") from None
+    if not fidelity_page_exists(descriptor.id):
+        raise Http404(f"{descriptor.title} has no fidelity page")
+    text = (FIDELITY_DIR / f"{descriptor.id}.md").read_text(encoding="utf-8")
+    return render(request, "leaderboard/fidelity.html", {"suite": descriptor, "text": text})
 
 
 def suite_episodes(request, suite):

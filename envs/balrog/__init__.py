@@ -4,6 +4,9 @@ its environments' tasks (`balrog/babyai-goto`, …, `balrog/crafter`,
 
 The protocol every environment shares (instruction prompt, default action for invalid
 outputs, short- and long-term observation, progress) is in `envs.balrog.protocol`.
+How each element compares with BALROG's own harness — identical and tested, the same
+information in the arena's words, or a labelled deviation — is docs/fidelity/balrog.md;
+the suite's figures stand beside BALROG's leaderboard only where that page says so.
 """
 
 from envs.balrog.catalog import ENVIRONMENTS, environment_of

@@ -1,6 +1,8 @@
 """BALROG's five BabyAI-Text tasks (BALROG App. A): go to, pick up, open, put next to,
 and pick up then go to, each one mission kind of BabyAI-Text's MixedTrainLocal level
-(`envs.balrog.babyai_level`).
+(`envs.balrog.babyai_level`). The level's rules are rewritten on minigrid 3.2.0 (BALROG's
+Minigrid fork is not on PyPI): the same seed gives another layout than in BALROG, so
+episodes cannot be paired with BALROG's (docs/fidelity/balrog.md).
 
 The agent reads its mission in the instruction prompt (App. A.3) and, at every step, a
 description of its partial view relative to itself (`envs.balrog.babyai_text`); the
@@ -53,7 +55,8 @@ ACTION_NAMES = {action: name for name, action in MINIGRID_ACTIONS.items()}
 TILE_PIXELS = 16
 
 _DESCRIPTION = (
-    "BabyAI-Text's MixedTrainLocal level (Carta et al. 2023) as BALROG plays it (App. A), rebuilt on "
+    "BabyAI-Text's MixedTrainLocal level (Carta et al. 2023) with BALROG's settings (App. A; no distractors, as "
+    "in BALROG's config), its rules rewritten on "
     "minigrid 3.2.0: {layout} The agent sees 7×7 cells ahead of it, walls and closed doors hiding what "
     "lies behind them, and is told what it sees relative to itself ('a red key 1 step right and 1 step "
     "forward', 'a wall 3 steps left', 'You carry a blue ball'); the 'rgb' format adds the picture of "

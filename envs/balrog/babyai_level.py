@@ -22,7 +22,9 @@ its instruction classes. Facts taken from BabyAI-Text's level:
   navigation the mission needs (64 for go to and pick up, 128 for the others).
 
 Everything random is drawn from minigrid's generator, which `reset(seed=...)` seeds:
-the same seed gives the same layout and mission.
+the same seed gives the same layout and mission. The rules are BabyAI-Text's, the order
+of the random draws is this module's own: a seed does not give the layout BALROG's fork
+gives it, so games follow the same rules but are not BALROG's games seed for seed.
 """
 
 from __future__ import annotations
