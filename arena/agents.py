@@ -203,10 +203,11 @@ class ModelAgent:
     ):
         self.submission = submission
         self.run = run
-        self.client = client or make_client(submission)
+        self.client = client or make_client(submission, Variant.of(run))
         self.strategy = strategy or make_strategy(run, episode, reflections)
         self.self_correction = Variant.of(run).self_correction
-        self.budget = ContextBudget(window=submission.effective_context_window, max_tokens=submission.max_tokens)
+        _, max_tokens = Variant.of(run).generation(submission)
+        self.budget = ContextBudget(window=submission.effective_context_window, max_tokens=max_tokens)
 
     def begin(self, task: Task, observation: Observation, images: ImageStore) -> tuple[list, list[int]]:
         return self.strategy.begin(task, observation, images)
@@ -435,13 +436,15 @@ def _total(values) -> int | None:
     return sum(present) if present else None
 
 
-def make_client(submission: Submission):
-    """The client for the submission's provider, with the operator's timeouts and retries."""
+def make_client(submission: Submission, variant: Variant | None = None):
+    """The client for the submission's provider, with the operator's timeouts and retries;
+    a run's variant may fix the temperature and output-token limit (a paper preset)."""
+    temperature, max_tokens = (variant or Variant()).generation(submission)
     common = dict(
         api_key=submission.get_api_key(),
         model=submission.model,
-        temperature=submission.temperature,
-        max_tokens=submission.max_tokens,
+        temperature=temperature,
+        max_tokens=max_tokens,
         extra_body=reasoning_request(
             submission.provider, submission.base_url, submission.model, submission.reasoning_setting
         ),

@@ -133,6 +133,11 @@ class SubmissionForm(RefusableForm):
         required=False, initial=False, label="Answer between markers (robust)",
         help_text="BALROG's robust agents: the action goes between explicit markers, for models that add other text to their answers.",
     )
+    lenient_parsing = forms.BooleanField(
+        required=False, initial=False, label="Lenient answer parsing",
+        help_text="Read the action leniently (any case of “ACTION:”, the last marker pair, spaces trimmed) instead of "
+        "exactly as BALROG's agents read it. Not BALROG's protocol: the paper preset turns it off.",
+    )
     keep_reasoning = forms.BooleanField(
         required=False, label="Keep own reasoning in context", help_text="Earlier replies are kept whole, not reduced to the action."
     )
@@ -165,7 +170,7 @@ class SubmissionForm(RefusableForm):
 
     # Shown under "Advanced" (a <details>), which opens when one of them has an error.
     ADVANCED_FIELDS = (
-        "answer_markers", "keep_reasoning", "self_correction", "reflection", "context_window",
+        "answer_markers", "lenient_parsing", "keep_reasoning", "self_correction", "reflection", "context_window",
         "max_concurrent_requests", "price_input_per_mtok", "price_output_per_mtok", "price_cached_input_per_mtok",
         "budget_tokens_per_run",
         "budget_usd_per_run",

@@ -96,6 +96,9 @@ class Submission(Moderated):
     # BALROG's robust agents: the answer goes between explicit markers, for models that
     # do not follow "output only the action" (BALROG's robust naive and robust CoT).
     answer_markers = models.BooleanField(default=False)
+    # BALROG's agents read a reply strictly (arena.strategies.answers); this option reads
+    # it leniently (any case of "ACTION:", the last marker pair, spaces trimmed).
+    lenient_parsing = models.BooleanField(default=False)
     # Imported submissions: where the results come from ("BALROG leaderboard") and a
     # fingerprint of what was imported, so importing the same folder twice adds nothing.
     source = models.CharField(max_length=100, blank=True)
@@ -206,6 +209,8 @@ class Submission(Moderated):
             parts.insert(0, "robust")
         if not self.show_legal_actions:
             parts.append("no legal list")
+        if self.lenient_parsing:
+            parts.append("lenient parsing")
         if self.history_window != 16:
             parts.append(f"history {self.history_window}")
         if self.keep_reasoning:
@@ -434,7 +439,8 @@ class Episode(models.Model):
 
     run = models.ForeignKey(Run, related_name="episodes", on_delete=models.CASCADE)
     index = models.PositiveIntegerField()
-    seed = models.BigIntegerField()
+    # None only for an imported episode whose submission logged no seed.
+    seed = models.BigIntegerField(null=True)
     status = models.CharField(max_length=16, choices=STATUS_CHOICES, default=QUEUED, db_index=True)
     worker = models.CharField(max_length=100, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)

@@ -171,13 +171,14 @@ def _preview_run(spec: RunSpec, submission: Submission, window: int | None, *, e
         task.close()
     calls_per_step = 2 if variant.self_correction else 1
     reflection_calls = 1 if variant.plays_in_order else 0
-    tokens = _estimate(task_cls, spec.format, variant, max_steps, window, submission.max_tokens) if estimate else None
+    _, max_tokens = variant.generation(submission)
+    tokens = _estimate(task_cls, spec.format, variant, max_steps, window, max_tokens) if estimate else None
     tokens_in = tokens_out = None
     warning = ""
     if tokens is not None:
         per_episode_in, per_episode_out, first_prompt = tokens
         tokens_in, tokens_out = per_episode_in * spec.num_episodes, per_episode_out * spec.num_episodes
-        if window and first_prompt > window - answer_reserve(window, submission.max_tokens):
+        if window and first_prompt > window - answer_reserve(window, max_tokens):
             warning = (
                 f"its first prompt is about {first_prompt:,} tokens and the {window:,}-token window cannot hold it: "
                 "episodes may end at once (“context window exhausted”)"

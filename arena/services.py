@@ -78,6 +78,8 @@ def run_variant(submission: Submission, spec: RunSpec, overrides: dict | None = 
     }
     if submission.answer_markers:
         variant["answer_markers"] = True
+    if submission.lenient_parsing:
+        variant["lenient_parsing"] = True
     if not submission.is_baseline:
         variant.update(
             history_window=submission.history_window,

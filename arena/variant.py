@@ -29,6 +29,14 @@ class Variant:
     reflection: str = "none"  # "none", "recent" or "best" (textatari.txt §3.2)
     # LMAct's replay-control experiment (lmact.txt App. C.2).
     replay_control: bool = False
+    # Generation settings a paper preset fixes for its runs (BALROG's config samples at
+    # temperature 1.0 with up to 8,192 output tokens); None plays the submission's own.
+    temperature: float | None = None
+    max_tokens: int | None = None
+    # BALROG's agents read a reply strictly (arena.strategies.answers); the lenient
+    # reading (any case of "ACTION:", spaces trimmed, the last marker, the whole reply
+    # as a fallback) is an option that a run must ask for.
+    lenient_parsing: bool = False
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "Variant":
@@ -48,6 +56,9 @@ class Variant:
             keep_reasoning=bool(variant.keep_reasoning),
             self_correction=bool(variant.self_correction),
             replay_control=bool(variant.replay_control),
+            temperature=None if variant.temperature is None else float(variant.temperature),
+            max_tokens=None if variant.max_tokens is None else int(variant.max_tokens),
+            lenient_parsing=bool(variant.lenient_parsing),
         )
 
     @classmethod
@@ -96,7 +107,20 @@ class Variant:
             parts.append(f"reflexion ({self.reflection})")
         if self.replay_control:
             parts.append("replay control")
+        if self.lenient_parsing:
+            parts.append("lenient parsing")
+        if self.temperature is not None:
+            parts.append(f"temperature {self.temperature:g}")
+        if self.max_tokens is not None:
+            parts.append(f"{self.max_tokens} max tokens")
         return parts
+
+    def generation(self, submission) -> tuple[float, int]:
+        """The temperature and output-token limit a run's calls use: the variant's when
+        it fixes them (a paper preset), else the submission's."""
+        temperature = submission.temperature if self.temperature is None else self.temperature
+        max_tokens = submission.max_tokens if self.max_tokens is None else self.max_tokens
+        return temperature, max_tokens
 
     def label(self, *, baseline: bool = False) -> str:
         """Format, options and (for model runs) prompt strategy, in a few words."""

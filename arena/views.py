@@ -31,8 +31,9 @@ WORKER_FRESH_SECONDS = 60
 SUBMISSION_FIELDS = (
     "name", "provider", "base_url", "model", "temperature", "max_tokens", "reasoning_effort", "thinking_budget_tokens",
     "num_demonstrations",
-    "show_legal_actions", "chain_of_thought", "answer_markers", "context_window", "history_window", "keep_reasoning",
-    "self_correction", "reflection", "price_input_per_mtok", "price_output_per_mtok", "price_cached_input_per_mtok",
+    "show_legal_actions", "chain_of_thought", "answer_markers", "lenient_parsing", "context_window", "history_window",
+    "keep_reasoning", "self_correction", "reflection", "price_input_per_mtok", "price_output_per_mtok",
+    "price_cached_input_per_mtok",
     "budget_tokens_per_run", "budget_usd_per_run", "max_concurrent_requests",
 )
 

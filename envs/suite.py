@@ -91,7 +91,7 @@ class Metric:
 # own options.
 PRESET_STRATEGY_FIELDS = (
     "num_demonstrations", "show_legal_actions", "chain_of_thought", "answer_markers", "history_window",
-    "keep_reasoning", "self_correction", "reflection",
+    "keep_reasoning", "self_correction", "reflection", "temperature", "max_tokens", "lenient_parsing",
 )
 
 
@@ -99,8 +99,10 @@ PRESET_STRATEGY_FIELDS = (
 class PaperPreset:
     """How the suite's paper evaluated a model, as far as one submission can reproduce
     it: the prompt settings the paper fixes and the episodes it played per run. A
-    researcher who picks the preset gets numbers comparable with the paper's (and with
-    every other submission that picked it) without knowing every knob; what the paper
+    researcher who picks the preset gets the paper's protocol (and numbers comparable
+    with every other submission that picked it) without knowing every knob; how far
+    they can stand beside the paper's own numbers is each suite's fidelity page
+    (docs/fidelity/<suite>.md), element by element. What the paper
     varied across runs stays with the task (`Task.variant_options`, swept) or is an
     experiment of its own (LMAct's demonstration sweep)."""
 

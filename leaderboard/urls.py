@@ -9,6 +9,7 @@ urlpatterns = [
     path("tasks/<slug:suite>/<slug:name>/", views.task_detail, name="task"),
     path("suites/<slug:suite>/", views.suite_detail, name="suite"),
     path("suites/<slug:suite>/episodes/", views.suite_episodes, name="suite-episodes"),
+    path("suites/<slug:suite>/fidelity/", views.suite_fidelity, name="suite-fidelity"),
     path("experiments/<int:pk>/", views.experiment_detail, name="experiment"),
     path("runs/<int:pk>/", views.run_detail, name="run"),
     path("episodes/<int:pk>/", views.episode_detail, name="episode"),

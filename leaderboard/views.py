@@ -1,6 +1,7 @@
 from datetime import timedelta
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
@@ -232,6 +233,26 @@ def _run_ids(text: str) -> list[int] | None:
     return [int(part) for part in parts]
 
 
+FIDELITY_DIR = settings.BASE_DIR / "docs" / "fidelity"
+
+
+def fidelity_page_exists(suite_id: str) -> bool:
+    return (FIDELITY_DIR / f"{suite_id}.md").is_file()
+
+
+def suite_fidelity(request, suite):
+    """A suite's fidelity page (docs/fidelity/<suite>.md): each element of the protocol
+    against the reference implementation, shown as written."""
+    try:
+        descriptor = get_suite(suite)
+    except KeyError:
+        raise Http404(f"no suite {suite}") from None
+    if not fidelity_page_exists(descriptor.id):
+        raise Http404(f"{descriptor.title} has no fidelity page")
+    text = (FIDELITY_DIR / f"{descriptor.id}.md").read_text(encoding="utf-8")
+    return render(request, "leaderboard/fidelity.html", {"suite": descriptor, "text": text})
+
+
 def suite_episodes(request, suite):
     """The episodes behind a figure of a suite page (e.g. one cell of BALROG's
     leaderboard): the episodes of the runs named by ?runs=, with each episode's value
@@ -336,7 +357,10 @@ def _paper_episodes(run: Run) -> int | None:
 
 def _same_seed(episode: Episode):
     """Finished episodes of other runs that played the very same game (task, format,
-    options, seed): the natural comparison (DESIGN §1.2)."""
+    options, seed): the natural comparison (DESIGN §1.2); none for an imported episode
+    whose seed was not logged: its game is unknown."""
+    if episode.seed is None:
+        return []
     others = (
         Episode.objects.select_related("run__submission")
         .filter(

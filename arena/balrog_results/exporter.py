@@ -24,6 +24,7 @@ from arena import steptext
 from arena.balrog_results.format import ENVIRONMENT_SUMMARY, StepRow, write_json, write_steps
 from arena.balrog_results.importer import IMAGE_MODE_FOLDER, PROGRESS, RECORD, TEXT_MODE_FOLDER, agent_type_of
 from arena.models import Episode, Run, Submission
+from arena.variant import Variant
 from envs.balrog.catalog import (
     ENVIRONMENTS,
     Environment,
@@ -90,11 +91,13 @@ def _agent(submission: Submission, images: bool) -> dict:
     }
 
 
-def _client(submission: Submission) -> dict:
+def _client(submission: Submission, runs: list[Run]) -> dict:
+    # A paper-preset run samples with the preset's settings, not the submission's.
+    temperature, max_tokens = (Variant.of(runs[0]) if runs else Variant()).generation(submission)
     return {
         "client_name": submission.provider,
         "model_id": submission.model or submission.name,
-        "generate_kwargs": {"temperature": submission.temperature, "max_tokens": submission.max_tokens},
+        "generate_kwargs": {"temperature": temperature, "max_tokens": max_tokens},
     }
 
 
@@ -148,7 +151,7 @@ def _run_json(episode: Episode, task: str, trajectory: Trajectory, agent: dict, 
         "num_steps": len(rows),
         "failed_candidates": record.get("failed_candidates", trajectory.invalid_outputs),
         "progression": float((episode.metrics or {}).get(PROGRESS, 0.0)) / 100.0,
-        "seed": episode.seed,
+        **({"seed": episode.seed} if episode.seed is not None else {}),
         "agent": record.get("agent", agent),
         "client": record.get("client", client),
     }
@@ -206,7 +209,7 @@ def balrog_submission_export(submission: Submission, stream: BinaryIO) -> str:
     folder = _folder_name(submission, images)
     imported = _first_record(runs) if submission.is_imported else {}
     agent = imported.get("agent") or _agent(submission, images)
-    client = imported.get("client") or _client(submission)
+    client = imported.get("client") or _client(submission, runs)
     with tarfile.open(fileobj=stream, mode="w:gz") as archive:
         out = _Archive(archive, folder, submission.created_at.timestamp())
         summaries = {

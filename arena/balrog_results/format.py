@@ -58,7 +58,7 @@ class EpisodeFile:
     path: str
     number: int  # the NN of `_run_NN`
     task: str
-    seed: int
+    seed: int | None  # None: the run JSON logs none (older BALROG versions)
     progression: float  # 0–1
     episode_return: float
     done: bool
@@ -69,6 +69,9 @@ class EpisodeFile:
     # address…), kept with the episode so that an export writes it back.
     record: dict
     steps: list[StepRow]
+    num_steps: int = 0  # what the run JSON says (the CSV's rows, when it is there)
+    # What the submission does not hold for this episode (SEED_NOT_LOGGED, NO_TRAJECTORY).
+    gaps: tuple[str, ...] = ()
 
     @property
     def illegal_steps(self) -> int:
@@ -147,22 +150,39 @@ def _step_row(row: dict, expected_index: int, where: str) -> StepRow:
     )
 
 
-def read_episode(json_path: str, json_data: bytes, csv_path: str, csv_data: bytes) -> EpisodeFile:
+# What a real submission may lack for an episode; the episode is imported all the same
+# (it counts in the figures, as in the submission's summary) and says what it lacks.
+SEED_NOT_LOGGED = "seed not logged"
+NO_TRAJECTORY = "no trajectory"
+
+
+def read_episode(json_path: str, json_data: bytes, csv_path: str, csv_data: bytes | None) -> EpisodeFile:
+    """One episode from its run JSON and its CSV. Older BALROG versions log no seed, and
+    some submissions keep a run JSON without its CSV: such an episode is read with what
+    is there and its gaps named (`EpisodeFile.gaps`)."""
     run = load_json(json_data, json_path)
-    missing = [field for field in ("task", "seed", "progression", "num_steps") if field not in run]
+    missing = [field for field in ("task", "progression", "num_steps") if field not in run]
     if missing:
         raise MalformedSubmission(f"{json_path}: no {', '.join(missing)}")
     if not isinstance(run["task"], str) or not run["task"]:
         raise MalformedSubmission(f"{json_path}: task is {run['task']!r}, not a task name")
-    if isinstance(run["seed"], bool) or not isinstance(run["seed"], int):
-        raise MalformedSubmission(f"{json_path}: seed is {run['seed']!r}, not a whole number")
+    gaps = []
+    seed = run.get("seed")
+    if seed is None:
+        gaps.append(SEED_NOT_LOGGED)
+    elif isinstance(seed, bool) or not isinstance(seed, int):
+        raise MalformedSubmission(f"{json_path}: seed is {seed!r}, not a whole number")
     failed = run.get("failed_candidates", [])
     if not isinstance(failed, list):
         raise MalformedSubmission(f"{json_path}: failed_candidates is not a list")
-    steps = read_steps(csv_data, csv_path)
     num_steps = count(run["num_steps"], json_path, "num_steps")
-    if num_steps != len(steps):
-        raise MalformedSubmission(f"{json_path}: num_steps is {num_steps} but {csv_path} has {len(steps)} steps")
+    if csv_data is None:
+        gaps.append(NO_TRAJECTORY)
+        steps = []
+    else:
+        steps = read_steps(csv_data, csv_path)
+        if num_steps != len(steps):
+            raise MalformedSubmission(f"{json_path}: num_steps is {num_steps} but {csv_path} has {len(steps)} steps")
     record = {key: value for key, value in run.items() if key not in EPISODE_COLUMNS + DROPPED}
     if isinstance(record.get("client"), dict):
         record["client"] = without_secrets(record["client"])
@@ -170,7 +190,7 @@ def read_episode(json_path: str, json_data: bytes, csv_path: str, csv_data: byte
         path=json_path,
         number=int(RUN_FILE.search(json_path).group("number")),
         task=run["task"],
-        seed=run["seed"],
+        seed=seed,
         progression=number(run["progression"], json_path, "progression", low=0, high=1),
         episode_return=number(run.get("episode_return", 0.0), json_path, "episode_return"),
         done=bool(run.get("done", True)),
@@ -179,6 +199,8 @@ def read_episode(json_path: str, json_data: bytes, csv_path: str, csv_data: byte
         failed_candidates=failed,
         record=record,
         steps=steps,
+        num_steps=num_steps,
+        gaps=tuple(gaps),
     )
 
 

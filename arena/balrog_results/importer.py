@@ -6,6 +6,13 @@ that it replays in the player and counts in every aggregate as if it had been pl
 here: one run per task and options, progress (BALROG §3) as the per-episode metric
 "progress" from 0 to 100, steps, invalid outputs and tokens. Nothing is queued.
 
+Real submissions are messy: older BALROG versions log no seed in a run's JSON, and some
+submissions keep a run's JSON without its CSV (an episode counted in the summary whose
+trajectory was not kept). Such an episode is imported with what is there — it counts in
+every figure, so the figures still reproduce `summary.json` — and says what it lacks in
+its metrics (`GAPS`: "seed not logged", "no trajectory"); its seed is then unknown
+(None) and it has no steps.
+
 The whole folder is read and checked first; a malformed file stops the import with a
 message naming it, and the database is written in one transaction. Importing the same
 files twice finds the first import by its fingerprint and changes nothing.
@@ -35,6 +42,8 @@ from envs.balrog.catalog import ArenaTask, Environment, UnknownTask, arena_task,
 SOURCE = "BALROG leaderboard"
 # Where each episode keeps what its run JSON says beyond the arena's columns.
 RECORD = "balrog_record"
+# Where an episode says what the submission does not hold for it.
+GAPS = "balrog_gaps"
 PROGRESS = "progress"
 TEXT_FORMAT, IMAGE_FORMAT = "text", "rgb"
 # BALROG's repository files submissions by mode: language only, or with images (VLM).
@@ -66,6 +75,8 @@ class ImportResult:
     runs: int
     episodes: int
     steps: int
+    # How many episodes lack each thing ("seed not logged": 12, …).
+    gaps: dict = dataclasses.field(default_factory=dict)
 
 
 def agent_type_of(submission: Submission) -> str:
@@ -121,10 +132,11 @@ def _episodes(files: SubmissionFiles) -> list[tuple[Environment, EpisodeFile]]:
             continue
         environment = _environment_of_path(path)
         csv_path = path.removesuffix(".json") + ".csv"
-        episode = read_episode(path, files.read(path), csv_path, files.read(csv_path))
+        csv_data = files.read(csv_path) if files.has(csv_path) else None
+        episode = read_episode(path, files.read(path), csv_path, csv_data)
         found.append((environment, episode))
     if not found:
-        raise MalformedSubmission(f"{files.label}: no episodes (<environment>/…/<task>_run_NN.json with its .csv)")
+        raise MalformedSubmission(f"{files.label}: no episodes (<environment>/…/<task>_run_NN.json)")
     return found
 
 
@@ -188,7 +200,8 @@ def _run(submission: Submission, parsed: ParsedRun, fmt: str, now) -> Run:
     metric_sums: dict = {}
     for metrics in progress:
         metric_sums = fold(metric_sums, metrics)
-    steps = [len(e.steps) for e in episodes]
+    steps = [e.num_steps for e in episodes]
+    seeds = [e.seed for e in episodes if e.seed is not None]
     tokens_in = sum(e.input_tokens for e in episodes)
     tokens_out = sum(e.output_tokens for e in episodes)
     return Run.objects.create(
@@ -206,7 +219,7 @@ def _run(submission: Submission, parsed: ParsedRun, fmt: str, now) -> Run:
             "self_correction": False,
             "reflection": "none",
         },
-        first_seed=episodes[0].seed,
+        first_seed=seeds[0] if seeds else 0,
         num_episodes=len(episodes),
         status=Run.FINISHED,
         started_at=now,
@@ -217,6 +230,8 @@ def _run(submission: Submission, parsed: ParsedRun, fmt: str, now) -> Run:
         steps_total=sum(steps),
         illegal_total=sum(e.illegal_steps for e in episodes),
         illegal_fraction_sum=sum(e.illegal_steps / n for e, n in zip(episodes, steps) if n),
+        # An episode without its trajectory counts its steps (from its JSON) but no
+        # stored step rows.
         illegal_episodes=len(episodes),
         tokens_in=tokens_in,
         tokens_out=tokens_out,
@@ -265,11 +280,14 @@ def _store_episodes(run: Run, episodes: list[EpisodeFile], now) -> int:
     rows = Episode.objects.bulk_create(
         Episode(
             run=run, index=index, seed=episode.seed, status=Episode.FINISHED, attempts=1,
-            started_at=now, finished_at=now, score=episode.episode_return, num_steps=len(episode.steps),
+            started_at=now, finished_at=now, score=episode.episode_return, num_steps=episode.num_steps,
             illegal_steps=episode.illegal_steps, tokens_in=episode.input_tokens, tokens_out=episode.output_tokens,
             end_reason=_end_reason(episode),
             final_observation_text=episode.steps[-1].observation if episode.steps else None,
-            metrics={PROGRESS: 100.0 * episode.progression, RECORD: episode.record},
+            metrics={
+                PROGRESS: 100.0 * episode.progression, RECORD: episode.record,
+                **({GAPS: list(episode.gaps)} if episode.gaps else {}),
+            },
         )
         for index, episode in enumerate(episodes)
     )
@@ -297,6 +315,11 @@ def balrog_submission_import(files: SubmissionFiles) -> ImportResult:
     parsed = parse_submission(files)
     now = timezone.now()
     episodes = steps = 0
+    gaps: dict[str, int] = {}
+    for parsed_run in parsed.runs:
+        for episode in parsed_run.episodes:
+            for gap in episode.gaps:
+                gaps[gap] = gaps.get(gap, 0) + 1
     with transaction.atomic():
         earlier = Submission.objects.filter(kind=Submission.KIND_IMPORTED, import_fingerprint=fingerprint).first()
         if earlier is not None:
@@ -306,4 +329,4 @@ def balrog_submission_import(files: SubmissionFiles) -> ImportResult:
             run = _run(submission, parsed_run, parsed.format, now)
             steps += _store_episodes(run, parsed_run.episodes, now)
             episodes += len(parsed_run.episodes)
-    return ImportResult(submission, True, len(parsed.runs), episodes, steps)
+    return ImportResult(submission, True, len(parsed.runs), episodes, steps, gaps)

@@ -11,12 +11,18 @@ The conversation of one step is:
    inventory: shown here only, never kept in the history), the long-term text, in VLM
    mode the current image (the only image sent), and the agent's answer convention.
 
-The answer conventions are BALROG's agents: naive (the action alone), chain of thought
-(reason, then the action after "ACTION:"), and the robust variants for models that do
-not follow instructions well (the action between explicit markers). Earlier replies
-come back as the action that was read from them; with chain of thought the latest
-reply comes back whole (BALROG keeps one reasoning in context), and every reply does
-when the submission keeps its reasoning.
+The answer conventions and the reading of a reply are BALROG's agents'
+(`arena.strategies.answers`): naive (the action alone), chain of thought (reason, then
+the action after "ACTION:"), and the robust variants (the action between explicit
+markers); the lenient reading is a labelled option. Earlier replies come back as the
+action that was read from them; with (non-robust) chain of thought the latest reply
+comes back whole under a "plan" header (BALROG keeps one reasoning in context), and
+every reply does when the submission keeps its reasoning.
+
+BALROG keeps its history as a queue of 2 × 16 events (observations and actions): once
+an episode is longer than the window, the oldest event kept is the action taken on the
+observation just before the window, which BALROG sends as an assistant message right
+after the instruction prompt. The arena does the same.
 
 `rebuild_messages` rebuilds the exact messages of any step from the episode's prefix and
 its stored steps (a test checks they equal what was sent).
@@ -24,9 +30,17 @@ its stored steps (a test checks they equal what was sent).
 
 from __future__ import annotations
 
-import re
-
 from arena import tokens
+from arena.strategies.answers import (  # noqa: F401 (the conventions are part of this protocol's interface)
+    COT_ANSWER,
+    NAIVE_ANSWER,
+    NO_ACTION_READ,
+    ROBUST_ANSWER,
+    ROBUST_COT_ANSWER,
+    answer_convention,
+    read_answer,
+    read_answer_leniently,
+)
 from arena.strategies.base import ContentConverter, ImageStore
 from arena.strategies.context import ContextBudget, Prompt, oldest_to_drop
 from arena.variant import Variant
@@ -37,54 +51,7 @@ IMAGE_TOKENS = 765  # what one image costs at most with the common providers
 OBSERVATION_HEADER = "Observation:"
 CURRENT_HEADER = "Current Observation:"
 IMAGE_NOTE = "An image of the current observation is attached."
-
-NAIVE_ANSWER = (
-    "Answer with exactly one of the actions listed above and nothing else. Keep answering with an action "
-    "at every step until the episode ends."
-)
-COT_ANSWER = (
-    "Think step by step about what the best next action is. Then end your reply with the one action you "
-    "choose, on its own line, written as: ACTION: <action>"
-)
-MARKER_OPEN, MARKER_CLOSE = "<|ACTION|>", "<|END|>"
-ROBUST_ANSWER = (
-    "Choose exactly one of the actions listed above and write it between the markers, like this:\n\n"
-    f"{MARKER_OPEN}THE_ACTION{MARKER_CLOSE}\n\n"
-    "Put nothing else in your reply: no explanation and no reasoning."
-)
-ROBUST_COT_ANSWER = (
-    "Think step by step about what the best next action is. Then end your reply with the one action you "
-    f"choose between the markers, like this: {MARKER_OPEN}THE_ACTION{MARKER_CLOSE}"
-)
-
-_MARKED = re.compile(re.escape(MARKER_OPEN) + r"(.*?)" + re.escape(MARKER_CLOSE), re.DOTALL)
-_COT_LABEL = re.compile(r"ACTION\s*:", re.IGNORECASE)
-_NOT_LETTERS = re.compile(r"[^A-Za-z\s:]")
-
-
-def answer_convention(*, chain_of_thought: bool, markers: bool) -> str:
-    """The request that closes the current turn (BALROG's four agents)."""
-    if markers:
-        return ROBUST_COT_ANSWER if chain_of_thought else ROBUST_ANSWER
-    return COT_ANSWER if chain_of_thought else NAIVE_ANSWER
-
-
-def read_answer(completion: str, *, chain_of_thought: bool, markers: bool) -> str:
-    """The action in a reply, read the way BALROG's agents read it (BALROG §3): between
-    the markers for the robust agents (the whole reply when they are missing); after the
-    last "ACTION:" with chain of thought; for the naive agent the reply with everything
-    but letters, spaces and colons removed. The environment then accepts it only if it
-    is exactly one of its actions."""
-    text = completion or ""
-    if markers:
-        found = _MARKED.findall(text)
-        return found[-1].strip() if found else text.strip()
-    if chain_of_thought:
-        parts = _COT_LABEL.split(text)
-        text = parts[-1] if len(parts) > 1 else text
-        return _NOT_LETTERS.sub("", text).strip()
-    return _NOT_LETTERS.sub("", text).strip()
-
+PLAN_HEADER = "Your earlier plan:"
 
 def _observation_parts(observation, images: ImageStore | None) -> list[dict]:
     """What a step stores of its observation: the image, the long-term text and the
@@ -125,10 +92,18 @@ def current_turn(parts: list[dict], convention: str) -> list[dict]:
     return [*images, {"type": "text", "text": text}]
 
 
-def reply_in_history(completion: str, action: str | None, *, whole: bool) -> str:
+def reply_in_history(completion: str, action: str | None, *, whole: bool, plan: bool = False) -> str:
     """What an earlier reply becomes in the history: the action read from it, or the
-    whole reply (the latest chain-of-thought reply, or every reply when kept)."""
-    return completion if whole else (action or "")
+    whole reply (every reply when kept; the latest chain-of-thought reply, under the
+    plan header, as BALROG shows it)."""
+    if not whole:
+        return action or ""
+    return f"{PLAN_HEADER}\n{completion.strip()}" if plan else completion
+
+
+def _shows_plan(position: int, last_reply: int, *, chain_of_thought: bool, markers: bool) -> bool:
+    # BALROG's chain-of-thought agent keeps its latest reasoning; the robust one keeps none.
+    return chain_of_thought and not markers and position == last_reply
 
 
 def _flatten(content: list[dict]):
@@ -151,6 +126,7 @@ class ObservationHistoryStrategy:
         self.chain_of_thought = variant.chain_of_thought
         self.markers = variant.answer_markers
         self.keep_reasoning = variant.keep_reasoning
+        self.lenient = variant.lenient_parsing
         self.convention = answer_convention(chain_of_thought=self.chain_of_thought, markers=self.markers)
         self._instructions = ""
         # One entry per observation: [its stored parts, the completion, the action read].
@@ -171,8 +147,9 @@ class ObservationHistoryStrategy:
         self._turns.append([parts, None, None])
         return parts
 
-    def _whole_reply(self, position: int, last_reply: int) -> bool:
-        return self.keep_reasoning or (self.chain_of_thought and position == last_reply)
+    def _reply(self, position: int, last_reply: int, completion: str, action: str | None) -> str:
+        plan = _shows_plan(position, last_reply, chain_of_thought=self.chain_of_thought, markers=self.markers)
+        return reply_in_history(completion or "", action, whole=self.keep_reasoning or plan, plan=plan and not self.keep_reasoning)
 
     def messages(self, prompt_added: list, budget: ContextBudget | None = None) -> Prompt:
         """The step's conversation, its oldest observations left out first when the
@@ -183,13 +160,18 @@ class ObservationHistoryStrategy:
         last_reply = len(past) - 1
         past_messages = []
         for position, (parts, completion, action) in enumerate(past):
-            reply = reply_in_history(completion or "", action, whole=self._whole_reply(position, last_reply))
-            past_messages.append((history_turn(parts), reply))
+            past_messages.append((history_turn(parts), self._reply(position, last_reply, completion, action)))
+        # BALROG's queue still holds the action taken just before the window.
+        orphan = self._turns[-self.history_window - 1][2] if len(self._turns) > self.history_window else None
         current_content = current_turn(current[0], self.convention)
         fixed = tokens.text_tokens(self._instructions) + _content_tokens(current_content) + 4 * MESSAGE_OVERHEAD_TOKENS
+        if orphan is not None:
+            fixed += tokens.text_tokens(orphan) + MESSAGE_OVERHEAD_TOKENS
         sizes = [tokens.text_tokens(u) + tokens.text_tokens(r) + 2 * MESSAGE_OVERHEAD_TOKENS for u, r in past_messages]
         dropped = oldest_to_drop(fixed, sizes, budget, keep_last=0)
         messages = [{"role": "user", "content": self._instructions}]
+        if orphan is not None and dropped == 0:
+            messages.append({"role": "assistant", "content": orphan or ""})
         for user, reply in past_messages[dropped:]:
             messages.append({"role": "user", "content": user})
             messages.append({"role": "assistant", "content": reply})
@@ -197,7 +179,8 @@ class ObservationHistoryStrategy:
         return Prompt(messages, fixed + sum(sizes[dropped:]), dropped, frozen_chars=len(self._instructions))
 
     def parse(self, completion: str) -> tuple[str | None, str]:
-        action = read_answer(completion, chain_of_thought=self.chain_of_thought, markers=self.markers)
+        read = read_answer_leniently if self.lenient else read_answer
+        action = read(completion, chain_of_thought=self.chain_of_thought, markers=self.markers)
         reasoning = completion.strip() if self.chain_of_thought else ""
         return action, reasoning
 
@@ -230,13 +213,16 @@ def rebuild_messages(
     past, current = window[:-1], window[-1]
     last_reply = len(past) - 1
     messages = [{"role": "user", "content": instructions}]
+    if len(steps) > history_window and dropped == 0:
+        messages.append({"role": "assistant", "content": list(steps)[-history_window - 1].parsed_action or ""})
     for position, step in enumerate(past):
         if position < dropped:
             continue
-        whole = keep_reasoning or (chain_of_thought and position == last_reply)
-        messages.append({"role": "user", "content": history_turn(step.prompt_added)})
-        messages.append(
-            {"role": "assistant", "content": reply_in_history(step.completion or "", step.parsed_action, whole=whole)}
+        plan = _shows_plan(position, last_reply, chain_of_thought=chain_of_thought, markers=markers)
+        reply = reply_in_history(
+            step.completion or "", step.parsed_action, whole=keep_reasoning or plan, plan=plan and not keep_reasoning
         )
+        messages.append({"role": "user", "content": history_turn(step.prompt_added)})
+        messages.append({"role": "assistant", "content": reply})
     messages.append({"role": "user", "content": _flatten(current_turn(current.prompt_added, convention))})
     return messages

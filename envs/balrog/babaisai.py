@@ -28,11 +28,11 @@ from envs.registry import register
 IDLE = "idle"
 # BALROG's actions in its order (App. D.3), described in our words.
 ACTION_DESCRIPTIONS = {
-    IDLE: "do nothing for one step",
-    "up": "move one step up",
-    "right": "move one step to the right",
-    "down": "move one step down",
-    "left": "move one step to the left",
+    IDLE: "wait one step",
+    "up": "take a single step up",
+    "right": "take a single step to the right",
+    "down": "take a single step down",
+    "left": "take a single step to the left",
 }
 LEVEL_SETTING = "level"
 ALL_LEVELS = "all"
@@ -74,9 +74,10 @@ class BabaIsAITask(BalrogTask):
     balrog_name: ClassVar[str] = "env"
     formats = ("text", "rgb")
     max_steps = 100
-    # BALROG App. D: 5 seeds for each of the 40 level families; here the seed picks the
-    # family, so 200 episodes play each family 5 times.
-    paper_episodes = 200
+    # BALROG's released config (eval.num_episodes.babaisai: 3), which its leaderboard
+    # submissions play: 3 episodes for each of the 40 level families (the paper's App. D
+    # reports 5); here the seed picks the family, so 120 episodes play each family 3 times.
+    paper_episodes = 120
     settings: ClassVar[dict[str, tuple]] = {**BalrogTask.settings, LEVEL_SETTING: (ALL_LEVELS, *FAMILY_NAMES)}
     description = _DESCRIPTION
     action_descriptions = ACTION_DESCRIPTIONS
@@ -103,20 +104,25 @@ class BabaIsAITask(BalrogTask):
             self.level_choice = options[LEVEL_SETTING]
 
     def rules_text(self) -> str:
+        return "Baba Is You is a puzzle game in which you can change the rules of each level."
+
+    def closing_text(self) -> str:
+        # BALROG's tips, no more: nothing about the edges of the map or the reading
+        # direction of a rule.
         return (
-            "You are playing Baba Is You, a puzzle game in which the rules of each level are themselves pieces "
-            "on the grid that you can move.\n\n"
             "Tips:\n"
-            "- Look at every object and every text block on the map before you move.\n"
-            "- A rule is three text blocks in a row, left to right or top to bottom, reading "
-            "[Subject] IS [Property], e.g. BABA IS YOU. The active rules are listed at every turn.\n"
-            "- You move whatever is YOU. Pushing text blocks out of line breaks a rule; pushing them into line "
-            "makes a new one.\n"
-            "- Objects that are STOP, and the edge of the map, cannot be walked through or pushed into.\n"
-            "- You usually win by reaching an object that is WIN, but which object is WIN, and which one is YOU, "
-            "can be changed.\n"
-            "- When you are stuck, try breaking a rule that is in your way or forming a new one; sometimes the "
-            "answer is to become another object or to make a different object WIN."
+            "- Look at the level carefully and note every object and text block in it.\n"
+            "- Find the rules in force: they are made of text blocks in the form \"[Subject] IS [Property]\" "
+            "(for example \"BABA IS YOU\").\n"
+            "- Think about how moving text blocks around can change rules or make new ones.\n"
+            "- Keep in mind that only objects or text not defined as \"STOP\" (or a similar immovable "
+            "property) can be moved.\n"
+            "- The goal is usually to reach an object defined as \"WIN\", though this can change.\n"
+            "- Be creative about how changed rules can alter the properties and behaviour of objects in "
+            "unexpected ways.\n"
+            "- When stuck, try breaking existing rules apart or forming entirely new ones.\n"
+            "- Sometimes the solution is to turn yourself into another object or to change what counts as the "
+            "win condition."
         )
 
     # -- the game -------------------------------------------------------------------------

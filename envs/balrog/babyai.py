@@ -1,6 +1,8 @@
 """BALROG's five BabyAI-Text tasks (BALROG App. A): go to, pick up, open, put next to,
 and pick up then go to, each one mission kind of BabyAI-Text's MixedTrainLocal level
-(`envs.balrog.babyai_level`).
+(`envs.balrog.babyai_level`). The level's rules are rewritten on minigrid 3.2.0 (BALROG's
+Minigrid fork is not on PyPI): the same seed gives another layout than in BALROG, so
+episodes cannot be paired with BALROG's (docs/fidelity/balrog.md).
 
 The agent reads its mission in the instruction prompt (App. A.3) and, at every step, a
 description of its partial view relative to itself (`envs.balrog.babyai_text`); the
@@ -24,19 +26,21 @@ from PIL import Image
 from envs.balrog import babyai_level
 from envs.balrog.babyai_level import MixedTrainLocalLevel
 from envs.balrog.babyai_text import describe
-from envs.balrog.protocol import BalrogTask, Outcome
+from envs.balrog.protocol import OBSERVATION_COMING, BalrogTask, Outcome
 from envs.core import ExpertPolicy, Observation, PromptSize, RandomLegalPolicy
 from envs.registry import register
 
-# BALROG's action list, in its order (App. A.3), with what each does in minigrid: every
-# object action works on the cell in front of the agent.
+# BALROG's action list, in its order (App. A.3), with the information BALROG's prompt
+# gives of each action, in the arena's words. BALROG says "pick up" takes the object
+# below the agent, while minigrid picks up the one in front of it: the prompt keeps
+# BALROG's information, the task description says what minigrid does.
 ACTION_DESCRIPTIONS = {
-    "turn left": "turn 90 degrees to your left",
-    "turn right": "turn 90 degrees to your right",
-    "go forward": "move one step forward",
-    "pick up": "pick up the object in front of you",
-    "drop": "put the object you hold down in front of you",
-    "toggle": "act on the object in front of you, for instance open a door",
+    "turn left": "turn to your left",
+    "turn right": "turn to your right",
+    "go forward": "take a single step forward",
+    "pick up": "pick up the object below you",
+    "drop": "drop the object you are holding",
+    "toggle": "manipulate the object in front of you",
 }
 MINIGRID_ACTIONS = {
     "turn left": Actions.left,
@@ -51,7 +55,8 @@ ACTION_NAMES = {action: name for name, action in MINIGRID_ACTIONS.items()}
 TILE_PIXELS = 16
 
 _DESCRIPTION = (
-    "BabyAI-Text's MixedTrainLocal level (Carta et al. 2023) as BALROG plays it (App. A), rebuilt on "
+    "BabyAI-Text's MixedTrainLocal level (Carta et al. 2023) with BALROG's settings (App. A; no distractors, as "
+    "in BALROG's config), its rules rewritten on "
     "minigrid 3.2.0: {layout} The agent sees 7×7 cells ahead of it, walls and closed doors hiding what "
     "lies behind them, and is told what it sees relative to itself ('a red key 1 step right and 1 step "
     "forward', 'a wall 3 steps left', 'You carry a blue ball'); the 'rgb' format adds the picture of "
@@ -60,11 +65,13 @@ _DESCRIPTION = (
     "the episode with minigrid's reward (1 − 0.9 × steps used / step limit) and progress 100; the "
     "step limit is minigrid's for the level, {limit} steps, after which progress is 0. Missions naming "
     "a yellow box, red key, red door, green ball or grey door are held out, as in BabyAI-Text's "
-    "training level. The prompt's action descriptions say what minigrid does: 'pick up' and 'drop' "
-    "act on the cell in front of the agent (BALROG's prompt says 'below you'). Expert: minigrid's "
-    "BabyAIBot."
+    "training level. The prompt's action descriptions carry BALROG's information, including its 'pick up the "
+    "object below you', although minigrid's 'pick up' and 'drop' act on the cell in front of the agent. "
+    "Expert: minigrid's BabyAIBot."
 )
-_ONE_ROOM = "one 8×8 room (6×6 floor) with eight distractor keys, balls and boxes of random colours plus"
+_ONE_ROOM = (
+    "one 8×8 room (6×6 floor), no distractors (BALROG's config sets num_dists to 0), holding"
+)
 
 
 class BabyAITask(BalrogTask):
@@ -77,8 +84,9 @@ class BabyAITask(BalrogTask):
     action_descriptions = ACTION_DESCRIPTIONS
     default_action = "go forward"
     baselines = {"random": RandomLegalPolicy, "expert": ExpertPolicy}
-    # BALROG App. A: standard errors "computed with 25 seeds for each of the 5 tasks".
-    paper_episodes = 25
+    # BALROG's released config (eval.num_episodes.babyai: 10), which its leaderboard
+    # submissions play (the paper's App. A reports 25 seeds per task).
+    paper_episodes = 10
 
     def __init__(self, format: str | None = None):
         super().__init__(format)
@@ -90,14 +98,15 @@ class BabyAITask(BalrogTask):
 
     # -- the game -------------------------------------------------------------------------
     def rules_text(self) -> str:
+        return f"You are an agent in a simple navigation game. Your goal is to {self._level.mission}."
+
+    def closing_text(self) -> str:
         return (
-            "You are an agent in a simple navigation game played on a grid. "
-            f"Your goal is to {self._level.mission}.\n\n"
-            "Each turn you will be told what you see from where you stand.\n\n"
+            f"{OBSERVATION_COMING}\n\n"
             "Tips:\n"
-            "- Once the object you want to interact with or pick up is right in front of you, the "
-            "'toggle' action interacts with it.\n"
-            "- Repeating the same action over and over makes no sense when the observation does not change."
+            "- Once the object you want to interact with or pick up is in front of you, you can use the "
+            "'toggle' action to interact with it.\n"
+            "- Repeating the same action again and again makes no sense if the observation does not change."
         )
 
     def _start(self, seed: int) -> Observation:
@@ -182,7 +191,7 @@ class BabyAIGoTo(BabyAITask):
     balrog_name = "BabyAI-MixedTrainLocal-v0/goto"
     max_steps = 64
     description = _DESCRIPTION.format(
-        layout=f"{_ONE_ROOM} one more object; the mission is to go to one of them ('go to the red ball'), "
+        layout=f"{_ONE_ROOM} one object; the mission is to go to it ('go to the red ball'), "
         "that is, to stand facing it.",
         limit=max_steps,
     )
@@ -201,7 +210,7 @@ class BabyAIPickUp(BabyAITask):
     balrog_name = "BabyAI-MixedTrainLocal-v0/pickup"
     max_steps = 64
     description = _DESCRIPTION.format(
-        layout=f"{_ONE_ROOM} one more object; the mission is to pick up one of them ('pick up a blue key').",
+        layout=f"{_ONE_ROOM} one object; the mission is to pick it up ('pick up a blue key').",
         limit=max_steps,
     )
 
@@ -220,7 +229,7 @@ class BabyAIOpen(BabyAITask):
     max_steps = 128
     description = _DESCRIPTION.format(
         layout="two 8×8 rooms side by side joined by a locked yellow, green, blue or purple door; the agent "
-        "starts in the room holding the door's key and eight distractor keys, balls and boxes. The mission "
+        "starts in the room holding the door's key and no distractors (BALROG's num_dists 0). The mission "
         "is to open that door ('open the door' or 'open the green door'): pick up the key, face the door "
         "and toggle it.",
         limit=max_steps,
@@ -240,7 +249,7 @@ class BabyAIPutNext(BabyAITask):
     balrog_name = "BabyAI-MixedTrainLocal-v0/putnext"
     max_steps = 128
     description = _DESCRIPTION.format(
-        layout=f"{_ONE_ROOM} two more objects; the mission is to put one object next to another ('put the "
+        layout=f"{_ONE_ROOM} two objects; the mission is to put one object next to another ('put the "
         "red box next to a grey key'): carry it and drop it on a cell beside the other.",
         limit=max_steps,
     )
@@ -259,7 +268,7 @@ class BabyAIPickUpThenGoTo(BabyAITask):
     balrog_name = "BabyAI-MixedTrainLocal-v0/pick_up_seq_go_to"
     max_steps = 128
     description = _DESCRIPTION.format(
-        layout=f"{_ONE_ROOM} two more objects; the mission is to pick up one object and then go to another, "
+        layout=f"{_ONE_ROOM} two objects; the mission is to pick up one object and then go to the other, "
         "said either way round ('pick up the blue key, then go to a red ball' or 'go to a red ball after "
         "you pick up the blue key').",
         limit=max_steps,

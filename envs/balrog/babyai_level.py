@@ -7,9 +7,11 @@ its instruction classes. Facts taken from BabyAI-Text's level:
 
 - one 8×8 room (6×6 floor) for every kind except "open", which has two rooms side by
   side joined by a locked door whose key lies in the agent's room;
-- eight distractors (keys, balls, boxes of random colours, repeats allowed), plus the
-  one or two objects a mission needs; every object must be reachable without moving
-  another one;
+- as many distractors (keys, balls, boxes of random colours, repeats allowed) as the
+  level is built with, plus the one or two objects a mission needs; every object must be
+  reachable without moving another one. BabyAI-Text's default is eight, but BALROG's
+  harness builds the level with `num_dists: 0` (its config), so BALROG's games hold only
+  the mission's objects (and, for "open", the key): that is the default here;
 - "go to" and "pick up" name one of the objects, "put next to" two, and "pick up then
   go to" a pick-up followed by a go-to, phrased either as "A, then B" or "B after you A";
 - "open" names the locked door, with its colour or without; that door is never red
@@ -20,7 +22,9 @@ its instruction classes. Facts taken from BabyAI-Text's level:
   navigation the mission needs (64 for go to and pick up, 128 for the others).
 
 Everything random is drawn from minigrid's generator, which `reset(seed=...)` seeds:
-the same seed gives the same layout and mission.
+the same seed gives the same layout and mission. The rules are BabyAI-Text's, the order
+of the random draws is this module's own: a seed does not give the layout BALROG's fork
+gives it, so games follow the same rules but are not BALROG's games seed for seed.
 """
 
 from __future__ import annotations
@@ -46,7 +50,9 @@ PICKUP_THEN_GOTO = "pick up seq go to"
 KINDS = (GOTO, PICKUP, OPEN, PUTNEXT, PICKUP_THEN_GOTO)
 
 ROOM_SIZE = 8
-DISTRACTORS = 8
+# BALROG's config (`envs.babyai_kwargs.num_dists: 0`) passes no distractors to the level;
+# the real leaderboard submissions' first views hold one or two objects.
+DISTRACTORS = 0
 # The colours a locked door may have: red and grey doors are kept for the test level.
 LOCKED_DOOR_COLOURS = ("yellow", "green", "blue", "purple")
 # Object descriptions BabyAI-Text keeps out of its training missions.
@@ -65,13 +71,15 @@ def same_description(a: WorldObj, b: WorldObj) -> bool:
 class MixedTrainLocalLevel(RoomGridLevel):
     """One mission kind of BabyAI-Text's MixedTrainLocal level."""
 
-    def __init__(self, kind: str, **kwargs):
+    def __init__(self, kind: str, num_dists: int = DISTRACTORS, **kwargs):
         if kind not in KINDS:
             raise ValueError(f"unknown mission kind {kind!r}; choose one of {', '.join(KINDS)}")
+        if num_dists < 0:
+            raise ValueError("the number of distractors cannot be negative")
         self.kind = kind
         # BALROG tells the tasks apart by this attribute of BabyAI-Text's level.
         self.action_kinds = [kind]
-        self.num_dists = DISTRACTORS
+        self.num_dists = num_dists
         self.locked_room = None
         super().__init__(room_size=ROOM_SIZE, num_rows=1, num_cols=2 if kind == OPEN else 1, **kwargs)
 

@@ -15,7 +15,7 @@ import crafter
 from PIL import Image
 
 from envs.balrog import crafter_text
-from envs.balrog.protocol import BalrogTask, Outcome
+from envs.balrog.protocol import HISTORY_COMING, BalrogTask, Outcome
 from envs.core import NoExpert, Observation, PromptSize, RandomLegalPolicy
 from envs.registry import register
 
@@ -44,27 +44,25 @@ ACTION_INDEX = {name: crafter.constants.actions.index(crafter_name) for name, cr
 # What the instruction prompt says of each action: the facts BALROG's descriptions give
 # (what it does, what a craft needs nearby and in the inventory).
 ACTION_DESCRIPTIONS: dict[str, str] = {
-    "Noop": "stay where you are and do nothing",
-    "Move West": "walk one step west over open ground",
-    "Move East": "walk one step east over open ground",
-    "Move North": "walk one step north over open ground",
-    "Move South": "walk one step south over open ground",
-    "Do": "act on what is in front of you: gather a material, drink from water, or strike a creature",
-    "Sleep": "go to sleep; only possible while your energy is below its maximum",
-    "Place Stone": "put a stone down in front of you",
-    "Place Table": "build a table",
-    "Place Furnace": "build a furnace",
-    "Place Plant": "plant a sapling",
-    "Make Wood Pickaxe": "craft a wood pickaxe; needs a table nearby and wood in your inventory",
-    "Make Stone Pickaxe": "craft a stone pickaxe; needs a table nearby and wood and stone in your inventory",
+    "Noop": "do nothing",
+    "Move West": "move west over flat ground",
+    "Move East": "move east over flat ground",
+    "Move North": "move north over flat ground",
+    "Move South": "move south over flat ground",
+    "Do": "multi-purpose action: collect material, drink from a lake, hit a creature in front of you",
+    "Sleep": "sleep when your energy level is below its maximum",
+    "Place Stone": "place a stone in front of you",
+    "Place Table": "place a table",
+    "Place Furnace": "place a furnace",
+    "Place Plant": "place a plant",
+    "Make Wood Pickaxe": "craft a wood pickaxe with a table nearby and wood in the inventory",
+    "Make Stone Pickaxe": "craft a stone pickaxe with a table nearby and wood and stone in the inventory",
     "Make Iron Pickaxe": (
-        "craft an iron pickaxe; needs a table and a furnace nearby and wood, coal and iron in your inventory"
+        "craft an iron pickaxe with a table and a furnace nearby and wood, coal and iron in the inventory"
     ),
-    "Make Wood Sword": "craft a wood sword; needs a table nearby and wood in your inventory",
-    "Make Stone Sword": "craft a stone sword; needs a table nearby and wood and stone in your inventory",
-    "Make Iron Sword": (
-        "craft an iron sword; needs a table and a furnace nearby and wood, coal and iron in your inventory"
-    ),
+    "Make Wood Sword": "craft a wood sword with a table nearby and wood in the inventory",
+    "Make Stone Sword": "craft a stone sword with a table nearby and wood and stone in the inventory",
+    "Make Iron Sword": "craft an iron sword with a table and a furnace nearby and wood, coal and iron in the inventory",
 }
 
 # Crafter's 22 achievements in the order BALROG's prompt lists them.
@@ -151,7 +149,7 @@ class CrafterTask(BalrogTask):
     score_range = (-0.9, float(len(ACHIEVEMENTS)))
     baselines = {"random": RandomLegalPolicy}
     blocking = True
-    # BALROG App. B: standard errors "computed using 10 seeds".
+    # BALROG's released config (eval.num_episodes.crafter: 10) and App. B's 10 seeds.
     paper_episodes = 10
     # The task page's per-achievement unlock rates (BALROG App. B.1, Fig. 4).
     rate_breakdown = tuple((f"unlocked_{name}", achievement_title(name)) for name in ACHIEVEMENTS)
@@ -167,16 +165,20 @@ class CrafterTask(BalrogTask):
         if "max_steps" in options:
             self.max_steps = options["max_steps"]
 
+    # BALROG's Crafter prompt says the listed actions are the only valid ones.
+    actions_lead = "Below are the only valid actions in the game, each followed by a short description of what it does:"
+
     def rules_text(self) -> str:
+        return "You are an agent playing Crafter."
+
+    def closing_text(self) -> str:
         achievements = "\n".join(
             f"{number}. {achievement_title(name)}" for number, name in enumerate(ACHIEVEMENTS, start=1)
         )
         return (
-            "You are playing Crafter, a two-dimensional survival game seen from above: you gather materials, "
-            "craft tools and weapons, and keep yourself alive in a world of grass, forests, water and caves.\n\n"
-            f"The game has {len(ACHIEVEMENTS)} achievements to unlock:\n{achievements}\n\n"
-            "Your goal is to progress as far as you can by unlocking as many of these achievements as possible. "
-            "From now on you will see, turn by turn, what the game shows you and the actions you took before."
+            f"Here are the achievements you can unlock in the game:\n{achievements}\n\n"
+            f"{HISTORY_COMING}\n"
+            "Your goal is to go as far as you can by completing all the achievements."
         )
 
     # -- the game ----------------------------------------------------------------------
@@ -188,7 +190,10 @@ class CrafterTask(BalrogTask):
         # step limit.
         self._env = SeededCrafterEnv(area=(64, 64), view=crafter_text.VIEW, size=FRAME_SIZE, length=None, seed=seed)
         self._seed = seed
-        frame = self._env.reset()
+        self._env.reset()
+        # BALROG's wrapper plays one noop right after crafter's reset and shows the
+        # observation that follows it: the first view is one world tick in.
+        frame, _reward, _dead, _info = self._env.step(ACTION_INDEX["Noop"])
         return self._observation(frame)
 
     def _play(self, action: str) -> Outcome:

@@ -2,16 +2,17 @@
 
 BALROG splits each observation in two:
 
-- the long-term part (`Observation.text`, kept in the history): what the player sees —
-  for every kind of material or creature in its local view, the nearest one with its
-  distance in steps and its compass direction — and what it faces; a line first when it
-  sleeps or has died;
+- the long-term part (`Observation.text`, kept in the history): a line first when the
+  player sleeps or has died; what it sees — for every kind of material or creature in
+  its local view, the nearest one with its distance in steps and its compass direction,
+  the kinds in the order BALROG's wrapper scans the view — and what it faces;
 - the short-term part (`Observation.context`, latest turn only): the four vital
-  statistics out of 9 and the non-empty inventory.
+  statistics out of 9 and the non-empty inventory, one per line.
 
-The information is BALROG's: Manhattan distances, the eight compass directions, the
-nearest of each kind only, nothing about the time of day. Coordinates follow crafter:
-x grows to the east, y to the south.
+The information and its order are BALROG's (a test compares them with the output of
+BALROG's own wrapper on the same worlds): Manhattan distances, the eight compass
+directions, the nearest of each kind only, nothing about the time of day; the wording is
+the arena's. Coordinates follow crafter: x grows to the east, y to the south.
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ def thing_at(world, position) -> str | None:
 
 def nearest_in_view(env: crafter.Env) -> dict[str, tuple[int, int]]:
     """For each kind of thing in the player's local view, the offset (east, south) of the
-    nearest one. Of two equally near, the one further west, then further north, counts
-    (the scan order of BALROG's wrapper)."""
+    nearest one, the kinds in the order BALROG's wrapper meets them: it scans the view
+    column by column from the west, each column from the north, and a kind takes its
+    place when first met. Of two equally near, the one met first counts."""
     player = env._player
     x, y = (int(value) for value in player.pos)
     half_width, half_height = VISIBLE[0] // 2, VISIBLE[1] // 2
@@ -82,20 +84,21 @@ def faced(env: crafter.Env) -> str:
 
 
 def surroundings_text(env: crafter.Env) -> str:
-    """The long-term observation: the player's condition when it matters, what it sees
-    (nearest first) and what it faces."""
+    """The long-term observation, in the order of BALROG's wrapper: the player's
+    condition when it matters (asleep first, then dead, as BALROG checks them), what it
+    sees, what it faces."""
     lines = []
     player = env._player
-    if player.health <= 0:
-        lines += ["You have died.", ""]
-    elif player.sleeping:
+    if player.sleeping:
         lines += ["You are asleep and cannot act until your energy is full again.", ""]
-    seen = sorted(nearest_in_view(env).items(), key=lambda item: (abs(item[1][0]) + abs(item[1][1]), item[0]))
+    elif player.health <= 0:
+        lines += ["You have died.", ""]
+    seen = nearest_in_view(env).items()
     if seen:
-        lines.append("Around you, the nearest of each thing in sight:")
+        lines.append("In view:")
         lines += [f"- {name} {where(dx, dy)}" for name, (dx, dy) in seen]
     else:
-        lines.append("You see nothing around you.")
+        lines.append("Nothing in view away from you.")
     lines += ["", f"In front of you: {faced(env)}."]
     return "\n".join(lines)
 
@@ -105,9 +108,10 @@ def item_name(item: str) -> str:
 
 
 def status_text(env: crafter.Env) -> str:
-    """The short-term context: the vital statistics and what the player carries."""
+    """The short-term context, as BALROG's wrapper gives it: the four vital statistics
+    out of 9, one per line, then the non-empty inventory items, one per line."""
     inventory = env._player.inventory
-    vitals = ", ".join(f"{vital} {inventory[vital]}/{crafter.constants.items[vital]['max']}" for vital in VITALS)
-    carried = [f"{item_name(item)} {count}" for item, count in inventory.items() if item not in VITALS and count > 0]
-    inventory_line = f"Your inventory: {', '.join(carried)}." if carried else "Your inventory is empty."
-    return f"Your status: {vitals}.\n{inventory_line}"
+    vitals = "\n".join(f"- {vital}: {inventory[vital]}/{crafter.constants.items[vital]['max']}" for vital in VITALS)
+    carried = [f"- {item_name(item)}: {count}" for item, count in inventory.items() if item not in VITALS and count > 0]
+    inventory_part = "Inventory:\n" + "\n".join(carried) if carried else "Your inventory is empty."
+    return f"Status:\n{vitals}\n\n{inventory_part}"

@@ -27,7 +27,7 @@ from nle.env.base import NLE
 from envs.balrog import minihack_expert
 from envs.balrog.minihack_boxoban import SeededBoxoban, boxoban_levels
 from envs.balrog.nethack_common import ACTION_KEYS, MOVE_DESCRIPTIONS, OBSERVATION_KEYS, NetHackGameTask
-from envs.balrog.protocol import Outcome
+from envs.balrog.protocol import HISTORY_COMING, Outcome
 from envs.core import ExpertPolicy, NoExpert, Observation, PromptSize, RandomLegalPolicy
 from envs.registry import register
 
@@ -37,22 +37,22 @@ STEP_LIMIT = 100  # BALROG's minihack max_episode_steps
 # task's MiniHack action space has.
 MINIHACK_ACTIONS: dict[str, str] = {
     **MOVE_DESCRIPTIONS,
-    "up": "climb the stairs up",
-    "down": "climb the stairs down",
-    "wait": "rest for one move and do nothing",
-    "more": "show the rest of a message",
-    "apply": "use a tool",
+    "up": "go up the stairs",
+    "down": "go down the stairs",
+    "wait": "rest for one move, doing nothing",
+    "more": "show more of the message",
+    "apply": "apply (use) a tool",
     "close": "close a door next to you",
     "open": "open a door next to you",
     "eat": "eat something",
-    "force": "force open a lock",
-    "kick": "kick a monster, a locked door or a box",
-    "loot": "open a box lying on the floor",
-    "pickup": "pick up what lies where you stand",
+    "force": "force a lock",
+    "kick": "kick an enemy, or a locked door or chest",
+    "loot": "loot a box lying on the floor",
+    "pickup": "pick up things where you stand, if there are any",
     "pray": "pray to the gods for help",
-    "puton": "put on a ring or an amulet",
-    "quaff": "drink something",
-    "search": "search next to you for hidden doors and passages",
+    "puton": "put on an accessory",
+    "quaff": "quaff (drink) something",
+    "search": "search for hidden doors and passages",
     "zap": "zap a wand",
 }
 _NAME_OF_KEY = {key: name for name, key in ACTION_KEYS.items()}
@@ -65,17 +65,21 @@ def named_actions(nle_actions) -> dict[str, str]:
     return {name: MINIHACK_ACTIONS[name] for name in names if name in MINIHACK_ACTIONS}
 
 
+# BALROG's goal sentence per kind of task: "corridor" for the names with "corridor",
+# "quest" and "boxoban" likewise, "maze" for every other one (MazeWalk): BALROG tells a
+# MazeWalk player only to get as far as possible, not that a staircase is the goal, and
+# tells a Boxoban player nothing of symbols, counts or corners.
 GOALS = {
-    "maze": "Your goal is to find the staircase down (>) in the maze and step onto it.",
-    "corridor": "Your goal is to explore the level and reach the staircase down (>).",
+    "maze": "Your goal is to get as far as you can in the game.",
+    "corridor": "Your goal is to explore the level and get to the stairs down.",
     "quest": (
-        "Your goal is to explore the level, fight monsters, and navigate rooms and mazes to ultimately reach "
-        "the staircase down (>)."
+        "Your goal is to explore the level, fight monsters and find your way through rooms and mazes to finally "
+        "reach the stairs down."
     ),
     "boxoban": (
-        "You are playing Boxoban, a box-pushing puzzle like Sokoban. Your goal is to push the four boulders "
-        "(`) onto the four fountains ({). You push a boulder by walking into it, as long as nothing is behind "
-        "it; a boulder pushed into a corner can no longer be moved out."
+        "You are playing Boxoban, a box-pushing game in the style of Sokoban. Your goal is to push the boulders "
+        "onto the fountains on the map. You push a boulder by walking into it, provided nothing blocks it from "
+        "behind."
     ),
 }
 
@@ -115,11 +119,12 @@ class MiniHackTask(NetHackGameTask):
         )
 
     def rules_text(self) -> str:
+        return "You are an agent playing MiniHack."
+
+    def closing_text(self) -> str:
         return (
-            "You are an agent playing MiniHack, a small level of the game NetHack seen from above.\n\n"
-            "Each turn you read the game's last message, what you see around you with its distance and "
-            "direction, where the cursor is and the map drawn in ASCII characters (@ is you).\n\n"
-            "Tip: there is no point in repeating an action when nothing changes.\n\n"
+            f"{HISTORY_COMING}\n\n"
+            "Tip: outputting the same action again and again is pointless if nothing changes.\n\n"
             f"{GOALS[self.goal]}"
         )
 

@@ -26,7 +26,7 @@ from nle import nethack
 from nle.env.tasks import NetHackChallenge, NetHackScore
 
 from envs.balrog.nethack_common import ACTION_KEYS, MOVE_DESCRIPTIONS, OBSERVATION_KEYS, NetHackGameTask
-from envs.balrog.protocol import Outcome
+from envs.balrog.protocol import HISTORY_COMING, Outcome
 from envs.core import NoExpert, Observation, PromptSize, RandomLegalPolicy
 from envs.registry import register
 
@@ -38,66 +38,92 @@ STEP_LIMITS = (100_000, 10_000, 1_000, 100)
 # BALROG's NetHack action list (App. F.4), in its order, each with what it does.
 ACTION_DESCRIPTIONS: dict[str, str] = {
     **MOVE_DESCRIPTIONS,
-    "up": "climb a staircase up (you must stand on it)",
-    "down": "climb a staircase down (you must stand on it)",
-    "wait": "rest for one move and do nothing",
-    "more": "show the rest of a message; only useful when the message ends with --More--",
-    "annotate": "write a note about the current level",
-    "apply": "use a tool",
-    "call": "give a name to a monster or an object type",
-    "cast": "cast a spell you know",
+    "up": "go up a staircase",
+    "down": "go down a staircase (tip: you can only go down while standing on the stairs)",
+    "wait": "rest for one move, doing nothing",
+    "more": "show more of the message (tip: use it ONLY when the current message ends with --More--)",
+    "annotate": "leave a note about the level",
+    "apply": "apply (use) a tool",
+    "call": "name a monster or an object, or add an annotation",
+    "cast": "cast a spell",
     "close": "close a door next to you",
     "open": "open a door next to you",
     "dip": "dip an object into something",
-    "drop": "drop one item",
-    "droptype": "drop items of chosen kinds (chosen in the next prompt)",
-    "eat": "eat something; do it when you are hungry",
-    "esc": "leave a menu or cancel a question",
-    "engrave": "write on the floor (Elbereth scares most monsters)",
-    "enhance": "see your weapon skills and advance them when you can",
-    "fire": "shoot the ammunition in your quiver",
-    "fight": "attack in a direction, even where you only suspect a monster",
-    "force": "force open a locked box",
-    "inventory": "list what you carry",
-    "invoke": "invoke the special power of an object",
-    "jump": "jump to a nearby spot",
-    "kick": "kick a monster, a locked door or a box",
-    "look": "look at what lies where you stand",
-    "loot": "open a box lying on the floor",
-    "monster": "use a special ability of the monster you are turned into",
-    "offer": "sacrifice a corpse to your god on an altar",
-    "overview": "show what you know of the dungeon so far",
-    "pay": "pay a shopkeeper what you owe",
-    "pickup": "pick up what lies where you stand",
-    "pray": "pray to your god for help",
-    "puton": "put on a ring or an amulet",
-    "quaff": "drink a potion or from a fountain",
-    "quiver": "choose the ammunition for your quiver",
+    "drop": "drop an item",
+    "droptype": "drop items of specific types (named in the next prompt)",
+    "eat": "eat something (tip: eat again when you are hungry)",
+    "esc": "leave a menu or a message",
+    "engrave": "engrave writing on the floor (tip: Elbereth)",
+    "enhance": "check or advance your weapon skills",
+    "fire": "fire ammunition from your quiver",
+    "fight": "fight a monster (even if you only guess one is there)",
+    "force": "force a lock",
+    "inventory": "show your inventory",
+    "invoke": "invoke",
+    "jump": "jump to a location",
+    "kick": "kick an enemy, or a locked door or chest",
+    "look": "look at what is under you",
+    "loot": "loot a box lying on the floor",
+    "monster": "use a special ability of a monster (when polymorphed)",
+    "offer": "offer a sacrifice to the gods (tip: on an aligned altar)",
+    "overview": "show an overview of the dungeon",
+    "pay": "pay your shopping bill",
+    "pickup": "pick up things where you stand",
+    "pray": "pray to the gods for help",
+    "puton": "put on an accessory",
+    "quaff": "quaff (drink) something",
+    "quiver": "choose ammunition for your quiver",
     "read": "read a scroll or a spellbook",
-    "remove": "take off a ring or an amulet",
+    "remove": "remove an accessory",
     "rub": "rub a lamp or a stone",
-    "search": "search next to you for hidden doors and passages",
-    "swap": "swap your wielded weapon with your alternate one",
+    "search": "search for hidden doors and passages",
+    "swap": "swap your wielded and your secondary weapon",
     "takeoff": "take off one piece of armor",
     "takeoffall": "take off all your armor",
-    "teleport": "teleport, if you have the power to",
-    "throw": "throw an object, such as a dagger",
-    "travel": "travel to a place on the map; then type its symbol: < or > for stairs, _ for an altar",
-    "twoweapon": "start or stop fighting with two weapons",
-    "untrap": "disarm a trap",
-    "wear": "put on a piece of armor",
+    "teleport": "teleport to another level (if you have that ability)",
+    "throw": "throw something (a dagger or a dart, for instance)",
+    "travel": (
+        "travel to a chosen place on the map (tip: in the next action, give > or < for stairs, { for a "
+        "fountain and _ for an altar)"
+    ),
+    "twoweapon": "switch two-weapon combat on or off",
+    "untrap": "untrap something",
+    "wear": "wear a piece of armor",
     "wield": "wield a weapon",
-    "wipe": "wipe your face",
+    "wipe": "wipe off your face",
     "zap": "zap a wand",
-    "minus": "type '-' (for instance to choose your bare hands)",
-    "space": "type a space",
-    "apos": "type an apostrophe (')",
-    **{str(digit): f"type the digit {digit} (for instance a count)" for digit in range(10)},
+    # BALROG describes these keys by the character alone.
+    "minus": "-",
+    "space": " ",
+    "apos": "'",
+    **{str(digit): str(digit) for digit in range(10)},
 }
 # One letter answers a question about an item ("What do you want to eat? [fg or ?*]")
 # or picks a menu entry; a letter is also the key of a NetHack command.
 LETTERS = tuple(string.ascii_lowercase + string.ascii_uppercase)
-ACTION_KEYS_WITH_LETTERS = {**ACTION_KEYS, **{letter: ord(letter) for letter in LETTERS}}
+# BALROG's NetHack accepts the language wrapper's names of NLE's useful actions, not
+# the list its prompt gives: six listed actions are not among them (an output naming
+# one is invalid and plays "esc"), and these, never listed, are.
+UNLISTED_ACCEPTED_KEYS: dict[str, int] = {
+    name: int(getattr(nethack.Command, command))
+    for name, command in (
+        ("adjust", "ADJUST"), ("attributes", "ATTRIBUTES"), ("chat", "CHAT"), ("inventtype", "INVENTTYPE"),
+        ("move", "MOVE"), ("movefar", "MOVEFAR"), ("ride", "RIDE"), ("rush", "RUSH"), ("rush2", "RUSH2"),
+        ("seeamulet", "SEEAMULET"), ("seearmor", "SEEARMOR"), ("seegold", "SEEGOLD"), ("seerings", "SEERINGS"),
+        ("seespells", "SEESPELLS"), ("seetools", "SEETOOLS"), ("seetrap", "SEETRAP"), ("seeweapon", "SEEWEAPON"),
+        ("shell", "SHELL"), ("sit", "SIT"), ("tip", "TIP"), ("turnundead", "TURN"), ("versionshort", "VERSIONSHORT"),
+    )
+}
+LISTED_NOT_ACCEPTED = frozenset({"annotate", "overview", "teleport", "travel", "minus", "apos"})
+# Every output BALROG's NetHack executes, with its key: named actions, single letters
+# (answers to item questions), digits. BALROG's space also holds "00"–"99", which its
+# language wrapper cannot send (the episode ends with an exception and is lost); here
+# they are invalid and play "esc", a labelled deviation.
+ACCEPTED_KEYS: dict[str, int] = {
+    **{name: key for name, key in ACTION_KEYS.items() if name not in LISTED_NOT_ACCEPTED},
+    **UNLISTED_ACCEPTED_KEYS,
+    **{letter: ord(letter) for letter in LETTERS},
+}
 
 
 @functools.cache
@@ -119,9 +145,17 @@ class SeedableNetHackChallenge(NetHackScore):
     options (random character, the full keyboard, no menu or question skipped, no
     penalties) and its abort rule, plus NLE's moon phase taken from the seed."""
 
-    # The Challenge's own rule: abort at the step limit, or when the game's turn has
-    # not moved for `no_progress_timeout` checks (NLE checks twice a step).
-    _check_abort = NetHackChallenge._check_abort
+    def _check_abort(self, observation):
+        """The Challenge's rule — abort at the step limit, or once the game's turn has
+        stood still for `no_progress_timeout` checks — counted once a step, as in
+        balrog-nle, where only the end status checks it. nle 1.3.0 checks it twice a
+        step (for `truncated`, then for the end status), which aborted after 75 frozen
+        steps instead of BALROG's 151; here the first check of a step only looks at the
+        step limit."""
+        if self._abort_counted_at == self._steps:
+            return self._steps >= self._max_episode_steps
+        self._abort_counted_at = self._steps
+        return NetHackChallenge._check_abort(self, observation)
 
     def __init__(self, no_progress_timeout: int = NO_PROGRESS_TIMEOUT):
         super().__init__(
@@ -139,10 +173,12 @@ class SeedableNetHackChallenge(NetHackScore):
             fix_moon_phase=True,
         )
         self.no_progress_timeout = no_progress_timeout
+        self._abort_counted_at = 0
 
     def reset(self, *args, **kwargs):
         self._turns = None
         self._no_progress_count = 0
+        self._abort_counted_at = 0
         return super().reset(*args, **kwargs)
 
 
@@ -159,7 +195,9 @@ class NetHackTask(NetHackGameTask):
     balrog_name: ClassVar[str] = "NetHackChallenge-v0"
     max_steps = STEP_LIMITS[0]
     settings: ClassVar[dict[str, tuple]] = {**NetHackGameTask.settings, "max_steps": STEP_LIMITS}
-    statistics_in_text = True
+    # BALROG's text mode ("hybrid") gives the inventory alone as short-term context; the
+    # statistics only come with images.
+    statistics_in_text = False
     action_descriptions = ACTION_DESCRIPTIONS
     default_action = "esc"
     baselines = {"random": RandomLegalPolicy}
@@ -171,13 +209,16 @@ class NetHackTask(NetHackGameTask):
         "is continued at once, as BALROG does), every creature, object and dungeon feature in sight with its "
         "distance and direction, the cursor, and the ASCII map; statistics and inventory are short-term "
         "context. The rgb format replaces the ASCII map by the map drawn with NetHack's 16×16 tiles. Actions: "
-        "BALROG's named actions plus single letters to answer item questions; anything else plays 'esc'. "
-        "Progress is BALROG's progression: the largest human win probability over the dungeon and experience "
-        "levels reached, ×100. Deviations: NetHackChallenge-v0 refuses seeds, so this is NLE's score task "
-        "with the Challenge's options and its abort rule (turn counter frozen for 150 checks, i.e. about 75 "
-        "steps), seeded from the episode's seed (core, display and level generators, no reseeding, the moon "
-        "phase from the seed); BALROG's two-digit answers ('00'–'99') are not offered; the statistics are "
-        "shown in the text format too (BALROG shows them only with images)."
+        "what BALROG's NetHack accepts — the language wrapper's names of NLE's useful actions (so 'travel', "
+        "'teleport', 'overview', 'annotate', 'minus' and 'apos', listed in the prompt, are invalid, and a few "
+        "unlisted ones such as 'sit' or 'chat' are valid), single letters and digits; anything else plays "
+        "'esc'. Progress is BALROG's progression: the largest human win probability over the dungeon and "
+        "experience levels reached, ×100. The game is aborted once the turn counter has stood still for 150 "
+        "steps (151 steps of repeated 'esc', as in balrog-nle). Deviations: NLE 1.3 rather than balrog-nle "
+        "(which MiniHack 1.0.2 cannot share); NLE's score task with the Challenge's options and abort rule, "
+        "seeded from the episode's seed (core, display and level generators, no reseeding, the moon phase "
+        "from the seed); BALROG's two-digit answers ('00'–'99'), which end BALROG's episode with an "
+        "exception, play 'esc' here. As in BALROG, the statistics are shown only in the rgb format."
     )
 
     def __init__(self, format: str | None = None):
@@ -194,29 +235,38 @@ class NetHackTask(NetHackGameTask):
         return SeedableNetHackChallenge()
 
     def rules_text(self) -> str:
+        return "You are an agent playing NetHack."
+
+    def closing_text(self) -> str:
+        # BALROG's tips, no more: nothing on which replies are valid beyond the actions
+        # listed, nothing on "esc" but its description.
         return (
-            "You are an agent playing NetHack, a dungeon-crawling game seen from above. Your goal is to get as "
-            "far as possible in the game: go down through the dungeon levels and gain experience levels.\n\n"
-            "Each turn you read the game's last message, what you see around you with its distance and "
-            "direction, where the cursor is, the map drawn in ASCII characters, your statistics and your "
-            "inventory.\n\n"
             "Tips:\n"
-            "- When the message asks you to choose an item, such as \"What do you want to eat? [fg or ?*]\", "
-            "answer with the single letter of that item (here \"f\" or \"g\"). Any single letter a-z or A-Z is "
-            "a valid reply.\n"
-            "- When the message asks \"In what direction?\", answer with a direction such as \"north\".\n"
-            "- Leave menus and cancel questions with \"esc\".\n"
-            "- Find the stairs down (>) and stand on them to go down with \"down\".\n"
-            "- Walking into a monster attacks it.\n"
-            "- Messages such as \"It's a wall\" or \"It's solid stone\" mean you cannot go that way: try "
-            "another direction."
+            "- When the message asks you to complete something, such as \"What do you want to eat? [d or ?*]\", "
+            "answer with the single character of the item you want to eat or use.\n"
+            "    - For example, for \"What do you want to eat? [dgh or ?*]\" the possible answers are \"d\", "
+            "\"g\" or \"h\", to eat the matching food.\n"
+            "- When the message asks for a direction, such as \"In what direction?\", answer with a direction.\n"
+            "- When the message ends with --More--, your next action should be \"more\" to read the rest of "
+            "the message.\n"
+            "- Explore the level to find the stairs down to the next one.\n"
+            "- Always read the last message carefully to understand the current state of the game before you "
+            "choose your next action.\n"
+            "- If you keep moving in one direction you will hit a wall sooner or later and stop moving; the "
+            "message may then say \"It's solid stone\" or \"It's a wall\". Move in another direction to keep "
+            "exploring.\n"
+            "- Read the language observation carefully and look at the ASCII map or the image to decide your "
+            "next action and where to move next.\n"
+            "- Moving into a monster attacks it.\n\n"
+            f"{HISTORY_COMING}\n"
+            "Your goal is to get as far as you can in the game."
         )
 
     def legal_actions(self) -> list[str]:
-        return [*self.action_descriptions, *LETTERS]
+        return list(ACCEPTED_KEYS)
 
     def is_valid(self, candidate: str) -> bool:
-        return candidate in ACTION_KEYS_WITH_LETTERS
+        return candidate in ACCEPTED_KEYS
 
     # -- the game ----------------------------------------------------------------------
     def _start(self, seed: int) -> Observation:
@@ -226,7 +276,7 @@ class NetHackTask(NetHackGameTask):
         return self._observation()
 
     def _play(self, action: str) -> Outcome:
-        reward, done, info = self._send(ACTION_KEYS_WITH_LETTERS[action])
+        reward, done, info = self._send(ACCEPTED_KEYS[action])
         self._record_levels()
         end_reason = self._end_reason(info) if done else None
         return Outcome(

@@ -35,28 +35,17 @@ OBSERVATION_KEYS = ("glyphs", "blstats", "tty_chars", "tty_colors", "tty_cursor"
 
 _D, _FAR = nethack.CompassDirection, nethack.CompassDirectionLonger
 _C = nethack.Command
-# BALROG's action names (those of the NetHack Language Wrapper) and the key each sends.
 # The sixteen moves BALROG's MiniHack and NetHack prompts share (App. E.1, F.4), with
-# what each does; each environment adds its own other actions.
+# what each does; each environment adds its own other actions. The eight directions are
+# in BALROG's order; its prompts say no more of a move than its direction, and of a
+# "far" move that it goes far.
+_DIRECTIONS = ("north", "east", "south", "west", "northeast", "southeast", "southwest", "northwest")
 MOVE_DESCRIPTIONS: dict[str, str] = {
-    "north": "move one step north",
-    "east": "move one step east",
-    "south": "move one step south",
-    "west": "move one step west",
-    "northeast": "move one step northeast",
-    "southeast": "move one step southeast",
-    "southwest": "move one step southwest",
-    "northwest": "move one step northwest",
-    "far north": "move north until something interesting happens",
-    "far east": "move east until something interesting happens",
-    "far south": "move south until something interesting happens",
-    "far west": "move west until something interesting happens",
-    "far northeast": "move northeast until something interesting happens",
-    "far southeast": "move southeast until something interesting happens",
-    "far southwest": "move southwest until something interesting happens",
-    "far northwest": "move northwest until something interesting happens",
+    **{direction: f"go {direction}" for direction in _DIRECTIONS},
+    **{f"far {direction}": f"go far {direction}" for direction in _DIRECTIONS},
 }
 
+# BALROG's action names (those of the NetHack Language Wrapper) and the key each sends.
 ACTION_KEYS: dict[str, int] = {
     "north": _D.N,
     "east": _D.E,

@@ -1,9 +1,12 @@
 """NetHack's screen in words: the language observation BALROG gives MiniHack and NetHack
 (BALROG App. E.1 and F.1), after the NetHack Language Wrapper of Goodger et al. (2023).
 
-The wrapper itself is a C++ extension that does not build here, so this module writes
-the same text from NLE's own observations (`glyphs`, `blstats`, `tty_chars`,
-`tty_cursor`, `inv_strs`, `inv_letters`):
+BALROG takes the wrapper from balrog-nle, its own NLE build (a prebuilt wheel: nothing
+needs building). The arena cannot install it: balrog-nle replaces the `nle` package with
+a gym-0.23 version that MiniHack 1.0.2 does not run on (docs/fidelity/balrog.md). So this
+module writes the wrapper's text from nle 1.3.0's own observations (`glyphs`, `blstats`,
+`tty_chars`, `tty_cursor`, `inv_strs`, `inv_letters`); its tests check the texts the
+arena expects, not yet reference outputs of balrog-nle's wrapper:
 
 - the message on the top line of the terminal, with the rest of a menu or a long text
   when the screen shows one;

@@ -1,11 +1,15 @@
 """What every BALROG environment shares (BALROG §3 and the appendices of each one).
 
-- The instruction prompt: the game's rules, then every action the agent may output with
-  a short description of it (`instruction_prompt`); the arena sends it as the first user
+- The instruction prompt, in the layout of BALROG's prompt builders: the opening that
+  names the game (and, for BabyAI, the mission), the action list with a short description
+  of each action, the environment's closing part (tips, goal) and a closing line
+  (`instruction_prompt`). It carries exactly the information BALROG's prompt for the
+  environment carries, in the arena's own words; the arena sends it as the first user
   message (arena.strategies.history).
 - Invalid outputs (BALROG §3): an output that is not exactly one of the actions is
   replaced by the environment's default action, and — unless the run switched it off —
-  the next observation opens with a line saying so and naming the action executed.
+  the next observation opens with a line saying so and naming the action executed, in
+  the layout of BALROG's harness (`invalid_action_text`).
 - Observations: `Observation.text` is the long-term text kept in the history;
   `Observation.context` the short-term context (status, inventory) shown only in the
   latest turn.
@@ -31,9 +35,28 @@ def invalid_action_line(executed: str) -> str:
     return f"Your last output was not one of the valid actions, so the default action was executed instead: {executed}."
 
 
+def invalid_action_text(executed: str, body: str) -> str:
+    """The observation after an invalid output, laid out as BALROG's harness lays it out:
+    two blank lines, the line saying so, a blank line, an "Observation:" header, then
+    the observation itself."""
+    return f"\n\n{invalid_action_line(executed)}\n\nObservation:\n{body}".rstrip()
+
+
 def action_list_text(descriptions: dict[str, str]) -> str:
-    """The action list of the instruction prompt: one action per line with what it does."""
-    return "\n".join(f"{action}: {what}" for action, what in descriptions.items())
+    """The action list of the instruction prompt, laid out as BALROG's prompt builders lay
+    it out: one action per line with what it does, the lines separated by commas and the
+    list closed by a full stop."""
+    return ",\n".join(f"{action}: {what}" for action, what in descriptions.items()) + "."
+
+
+# The sentence that introduces the action list, and the closing line, of BALROG's
+# instruction prompts (same information, own wording).
+ACTIONS_LEAD = "Below are the actions you can take in the game, each followed by a short description of what it does:"
+START_LINE = "Now play!"
+# What BALROG's prompts announce next: one observation (BabyAI) or a history of actions
+# and observations (Crafter, MiniHack, NetHack).
+OBSERVATION_COMING = "You will be shown an observation shortly."
+HISTORY_COMING = "You will shortly be shown a history of the game's actions and observations."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,10 +97,18 @@ class BalrogTask(Task):
             self.invalid_action_feedback = not options[SILENT_SETTING]
 
     # -- what a subclass provides ------------------------------------------------------
+    # The sentence that introduces the action list (Crafter's says they are the only
+    # valid ones).
+    actions_lead: ClassVar[str] = ACTIONS_LEAD
+
     @abc.abstractmethod
     def rules_text(self) -> str:
-        """The game's rules and goal for the current episode (the instruction prompt's
-        first part; BabyAI's names the episode's mission)."""
+        """The opening of the instruction prompt, before the action list (BabyAI's names
+        the episode's mission)."""
+
+    def closing_text(self) -> str:
+        """What BALROG's prompt says after the action list (tips, achievements, goal)."""
+        return ""
 
     @abc.abstractmethod
     def _start(self, seed: int) -> Observation:
@@ -97,13 +128,14 @@ class BalrogTask(Task):
 
     # -- the protocol ------------------------------------------------------------------
     def instruction_prompt(self) -> str:
-        """The first user message of an episode: rules, then the action list."""
-        actions = self.action_descriptions_now()
-        return (
-            f"{self.rules_text().strip()}\n\n"
-            f"You can take the following actions:\n{action_list_text(actions)}\n\n"
-            "Each of your replies must be exactly one of these actions."
-        )
+        """The first user message of an episode: the opening and the sentence that
+        introduces the actions, the action list, the closing part, the closing line."""
+        parts = [f"{self.rules_text().strip()} {self.actions_lead}", action_list_text(self.action_descriptions_now())]
+        closing = self.closing_text().strip()
+        if closing:
+            parts.append(closing)
+        parts.append(START_LINE)
+        return "\n\n".join(parts)
 
     def action_descriptions_now(self) -> dict[str, str]:
         """The actions the prompt lists; TextWorld's depend on the game."""
@@ -116,14 +148,16 @@ class BalrogTask(Task):
         return self._start(seed)
 
     def _step(self, action_text: str) -> StepResult:
-        candidate = (action_text or "").strip()
+        # Exactly one of the actions, as BALROG checks it: the reading of the reply
+        # (arena.strategies.answers) decides what is trimmed, not the environment.
+        candidate = action_text or ""
         legal = self.is_valid(candidate)
         executed = candidate if legal else self.default_action
         outcome = self._play(executed)
         observation = outcome.observation
         if not legal and self.invalid_action_feedback:
             body = observation.text or ""
-            observation = dataclasses.replace(observation, text=f"{invalid_action_line(executed)}\n\n{body}".rstrip())
+            observation = dataclasses.replace(observation, text=invalid_action_text(executed, body))
         return StepResult(
             observation=observation,
             reward=outcome.reward,

@@ -1,4 +1,6 @@
-"""The 75 TextWorld games BALROG evaluates (BALROG App. C), shipped as one archive.
+"""The 75 TextWorld games BALROG evaluates (BALROG App. C), shipped as one archive; which
+game an episode plays is `game_for_seed` (a labelled deviation from BALROG's unseeded
+harness, see there).
 
 envs/balrog/data/textworld_games.tgz holds 25 games of each family (treasure hunter,
 the cooking game, coin collector), each a game file (`.ulx` or `.z8`) next to its
@@ -114,6 +116,11 @@ def load_game(family: str, path: Path) -> Game:
 
 
 def game_for_seed(family: str, seed: int) -> Game:
-    """The game a seed plays: seed mod the family's number of games (BALROG App. C)."""
+    """The game a seed plays: seed mod the family's number of games, files sorted by
+    name. That is BALROG's rule when its harness is given a seed; BALROG's released
+    config gives none, and its workers then take a task's games in turn with a
+    per-process counter (the first episode of a task in a worker plays game 1), so which
+    games a leaderboard submission played depends on its scheduling — a labelled
+    deviation (docs/fidelity/balrog.md)."""
     files = family_game_files(family)
     return load_game(family, files[seed % len(files)])

@@ -21,7 +21,7 @@ import warnings
 from typing import ClassVar
 
 from envs.balrog import textworld_prompts as prompts
-from envs.balrog.protocol import BalrogTask, Outcome, action_list_text
+from envs.balrog.protocol import BalrogTask, Outcome
 from envs.balrog.textworld_data import Game, game_for_seed
 from envs.core import ExpertPolicy, Observation, PromptSize, RandomLegalPolicy
 from envs.registry import register
@@ -114,13 +114,15 @@ class TextWorldTask(BalrogTask):
     default_action = "help"
     blocking = True  # every step talks to an interpreter
     baseline_episodes = GAMES_PER_FAMILY  # one episode per game
-    # BALROG App. C: standard errors "computed using 20 seeds for each of the 3 tasks".
-    paper_episodes = 20
+    # BALROG's released config (eval.num_episodes.textworld: 10), which its leaderboard
+    # submissions play (the paper's App. C reports 20 seeds per game family).
+    paper_episodes = 10
     settings: ClassVar[dict[str, tuple]] = {**BalrogTask.settings, OBJECTIVE_SETTING: OBJECTIVE_CHOICES}
     baselines = {"random": RandomLegalPolicy, "walkthrough": WalkthroughPolicy}
     # BALROG's task name, which is also the family's folder among the games.
     balrog_name: ClassVar[str]
     rules: ClassVar[str]
+    hints: ClassVar[str]
 
     def __init__(self, format: str | None = None):
         super().__init__(format)
@@ -141,10 +143,16 @@ class TextWorldTask(BalrogTask):
         return self.rules
 
     def instruction_prompt(self) -> str:
-        """Rules, the commands the game understands, then how to answer: TextWorld takes
-        free text, so the list gives command patterns rather than the only replies."""
-        commands = action_list_text(self.action_descriptions_now())
-        return f"{self.rules_text()}\n\nThe game understands these commands:\n{commands}\n\n{prompts.ANSWER_RULES}"
+        """BALROG's four parts: the game and its goal, the commands in one paragraph, the
+        hints in one paragraph, the announced step budget (`envs.balrog.textworld_prompts`)."""
+        return "\n".join(
+            (
+                self.rules_text(),
+                prompts.commands_paragraph(self.action_descriptions_now()),
+                self.hints,
+                prompts.budget_line(self.balrog_name),
+            )
+        )
 
     # -- actions ---------------------------------------------------------------------------
     def is_valid(self, candidate: str) -> bool:
@@ -236,7 +244,7 @@ def _description(family_text: str, extra: str = "") -> str:
         "100 once won. The objective is hidden, as BALROG cuts it out of every observation (even of the 'goal' "
         "command's answer); the setting objective = shown keeps it in the first observation. BALROG's prompts "
         "announce 40 steps (treasure hunter) and 25 (coin collector) while its episodes run 80; the prompt here "
-        "says 80. Any one-line command is played, as in BALROG; only outputs that would break the interpreter or "
+        "says what BALROG's says. Any one-line command is played, as in BALROG; only outputs that would break the interpreter or "
         "its bookkeeping (empty, several lines or commands, quit/restart/save/restore/undo) run the default "
         "'help' instead. Observations are the game's own text without its title banner (BALROG gives TextWorld "
         "no short-term context). Baselines: random draws among the game's admissible commands; Walkthrough "
@@ -255,6 +263,7 @@ class TreasureHunter(TextWorldTask):
     score_range = (0.0, 1.0)
     action_descriptions = prompts.TREASURE_HUNTER_COMMANDS
     rules = prompts.TREASURE_HUNTER_RULES
+    hints = prompts.TREASURE_HUNTER_HINTS
     description = _description(
         "Find one object in a maze of 20 rooms with locked doors and containers (level 30).",
     )
@@ -271,6 +280,7 @@ class CookingGame(TextWorldTask):
     score_range = (0.0, 17.0)
     action_descriptions = prompts.COOKING_COMMANDS
     rules = prompts.COOKING_RULES
+    hints = prompts.COOKING_HINTS
     description = _description(
         "Read the recipe, then fetch, cut and cook up to 5 ingredients across 13 rooms and eat the meal.",
         " The walkthroughs of four games are longer than 80 steps, so even they cannot win those games: "
@@ -289,6 +299,7 @@ class CoinCollector(TextWorldTask):
     score_range = (0.0, 1.0)
     action_descriptions = prompts.COIN_COLLECTOR_COMMANDS
     rules = prompts.COIN_COLLECTOR_RULES
+    hints = prompts.COIN_COLLECTOR_HINTS
     description = _description(
         "Find the coin in a maze of 40 rooms with distractor rooms, 20 steps from the start (level 220).",
     )

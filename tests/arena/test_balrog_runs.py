@@ -32,7 +32,7 @@ def test_a_model_plays_textworld_and_every_step_is_recorded_the_balrog_way(make_
     assert invalid.legal is False and invalid.executed_action == "help"
     # The next prompt's latest turn opens with the line naming the action executed.
     current = fake_model.requests[2].json["messages"][-1]["content"]
-    assert current.startswith("Current Observation:\n" + invalid_action_line("help"))
+    assert current.startswith("Current Observation:\n\n\n" + invalid_action_line("help") + "\n\nObservation:\n")
     first = fake_model.requests[0].json["messages"]
     assert first[0]["role"] == "user" and "coin" in first[0]["content"].lower()
     assert episode.metrics["progress"] == 0.0

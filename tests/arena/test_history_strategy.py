@@ -11,6 +11,8 @@ from arena.strategies.history import (
     NAIVE_ANSWER,
     ROBUST_ANSWER,
     ObservationHistoryStrategy,
+    PLAN_HEADER,
+    NO_ACTION_READ,
     read_answer,
     rebuild_messages,
 )
@@ -82,7 +84,10 @@ def test_only_the_last_16_observations_are_kept():
 
 def test_a_submission_may_change_the_history_length():
     _, steps = _play(_strategy(history_window=2), 5)
-    assert len(steps[-1].prompt.messages) == 1 + 2 + 1
+    # BALROG's queue of 2 × window events still holds the action taken just before the
+    # window: an assistant message right after the instructions.
+    roles = [m["role"] for m in steps[-1].prompt.messages]
+    assert roles == ["user", "assistant", "user", "assistant", "user"]
 
 
 def test_in_vlm_mode_only_the_current_image_is_sent():
@@ -99,7 +104,8 @@ def test_chain_of_thought_reads_the_action_after_the_label_and_keeps_the_latest_
     assert steps[-1].parsed_action == "up"
     assert messages[-1]["content"].endswith(COT_ANSWER)
     assert messages[2]["content"] == "up"  # older replies come back as their action
-    assert messages[4]["content"].startswith("I think so.")  # the latest one whole
+    # the latest one whole, under the plan header as BALROG shows it
+    assert messages[4]["content"].startswith(f"{PLAN_HEADER}\nI think so.")
 
 
 def test_the_robust_agent_reads_the_action_between_markers():
@@ -142,3 +148,25 @@ def test_the_stored_steps_rebuild_the_exact_messages_of_every_step():
                 if isinstance(message["content"], list):
                     message["content"] = [{"type": "image", "sha": "x"} if p["type"] == "image" else p for p in message["content"]]
             assert rebuilt == sent, (variant, k)
+
+
+def test_the_robust_chain_of_thought_agent_keeps_no_reasoning_in_context_as_balrogs():
+    strategy = _strategy(chain_of_thought=True, answer_markers=True)
+    assert strategy.parse("I think so. <|ACTION|>up<|END|>")[0] == "up"
+    strategy.record("I think so. <|ACTION|>up<|END|>", "up")
+    # without the markers BALROG's robust chain-of-thought agent reads no action at all
+    assert strategy.parse("I think so. ACTION: up")[0] == NO_ACTION_READ
+
+
+def test_the_lenient_reading_is_a_run_option():
+    strict, lenient = _strategy(chain_of_thought=True), _strategy(chain_of_thought=True, lenient_parsing=True)
+    assert strict.parse("So... Action: up")[0] == "So Action: up"
+    assert lenient.parse("So... Action: up")[0] == "up"
+
+
+def test_past_the_window_the_action_before_it_opens_the_conversation_as_in_balrogs_queue():
+    _, steps = _play(_strategy(), 20)
+    messages = steps[-1].prompt.messages
+    assert [m["role"] for m in messages[:3]] == ["user", "assistant", "user"]
+    assert messages[1]["content"] == steps[3].parsed_action
+    assert messages[2]["content"] == "Observation:\nYou are at 4."

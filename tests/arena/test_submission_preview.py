@@ -156,8 +156,13 @@ def test_a_paper_preset_fixes_the_strategy_and_the_episodes_of_its_suite_only():
 
 
 def test_a_preset_may_only_fix_run_settings():
-    with pytest.raises(ValueError, match="unknown: temperature"):
-        PaperPreset(summary="", episodes=10, strategy={"temperature": 0.0})
+    with pytest.raises(ValueError, match="unknown: model"):
+        PaperPreset(summary="", episodes=10, strategy={"model": "gpt-4o"})
+
+
+def test_a_preset_may_fix_the_generation_settings():
+    preset = PaperPreset(summary="", episodes=10, strategy={"temperature": 1.0, "max_tokens": 8192})
+    assert preset.strategy == {"temperature": 1.0, "max_tokens": 8192}
 
 
 def test_the_preset_settings_reach_the_queued_runs(web, allow_loopback, fake_model):

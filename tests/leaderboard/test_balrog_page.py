@@ -137,3 +137,13 @@ def test_an_episode_list_refuses_a_malformed_list_of_runs(client):
     assert client.get("/suites/balrog/episodes/").status_code == 400
     assert client.get("/suites/balrog/episodes/?runs=999999").status_code == 404
     assert client.get("/suites/nope/episodes/?runs=1").status_code == 404
+
+
+def test_the_suite_page_links_its_fidelity_page(client):
+    page = client.get("/suites/balrog/").content.decode()
+    assert "/suites/balrog/fidelity/" in page
+    fidelity = client.get("/suites/balrog/fidelity/")
+    assert fidelity.status_code == 200
+    text = fidelity.content.decode()
+    assert "identical (tested)" in text and "deviation" in text and "same information, own wording" in text
+    assert client.get("/suites/no-such-suite/fidelity/").status_code == 404

@@ -28,3 +28,5 @@ class Command(BaseCommand):
             f"imported submission {submission.pk} ({submission.name}): {result.runs} runs, "
             f"{result.episodes} episodes, {result.steps} steps"
         )
+        for gap, episodes in sorted(result.gaps.items()):
+            self.stdout.write(f"{episodes} episodes imported with a gap: {gap}")

@@ -10,7 +10,7 @@ import pytest
 from envs.balrog.babaisai import RESTART_LINE, BabaIsAITask
 from envs.balrog.babaisai_levels import FAMILY_NAMES, generate
 from envs.balrog.babaisai_text import offset_phrase
-from envs.balrog.protocol import invalid_action_line
+from envs.balrog.protocol import invalid_action_text
 from envs.core import ExpertPolicy, RandomLegalPolicy
 from envs.registry import get_task_class, make
 
@@ -67,7 +67,7 @@ def test_an_invalid_output_plays_idle_says_so_and_changes_nothing():
     state = task.state
     result = task.step("go left please")
     assert (result.legal, result.executed_action) == (False, "idle")
-    assert result.observation.text == f"{invalid_action_line('idle')}\n\n{first.text}"
+    assert result.observation.text == invalid_action_text('idle', first.text)
     assert task.state == state and not result.done
 
 
@@ -171,4 +171,4 @@ def test_the_instruction_prompt_explains_rules_and_lists_the_actions():
     task.reset(0)
     prompt = task.instruction_prompt()
     assert "BABA IS YOU" in prompt and "WIN" in prompt and "STOP" in prompt
-    assert "idle: do nothing for one step\nup: move one step up\nright: move one step to the right" in prompt
+    assert "idle: wait one step,\nup: take a single step up,\nright: take a single step to the right," in prompt

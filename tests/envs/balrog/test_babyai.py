@@ -7,7 +7,7 @@ from PIL import Image
 
 from envs.balrog import babyai  # importing it registers the suite and its tasks
 from envs.balrog.babyai_level import HELD_OUT_PHRASES
-from envs.balrog.protocol import invalid_action_line
+from envs.balrog.protocol import invalid_action_text
 from envs.core import ExpertPolicy, RandomLegalPolicy, Task
 from envs.registry import get_task_class, make
 
@@ -78,7 +78,7 @@ def test_an_invalid_output_plays_go_forward_and_the_next_observation_says_so():
     result = task.step("walk to the ball please")
     expected = twin.step("go forward")
     assert (result.legal, result.executed_action) == (False, "go forward")
-    assert result.observation.text == f"{invalid_action_line('go forward')}\n\n{expected.observation.text}"
+    assert result.observation.text == invalid_action_text('go forward', expected.observation.text)
     assert task.steps_taken == 1
 
 
@@ -105,11 +105,23 @@ def test_after_picking_up_its_target_the_agent_is_told_what_it_carries():
 
 def test_opening_the_locked_door_shows_it_open_in_front_of_the_agent():
     task = make("balrog/babyai-open")
-    first = task.reset(4).text.splitlines()
-    assert "a locked blue door 2 steps right and 4 steps forward" in first
+    first = task.reset(11).text.splitlines()
+    assert "a locked purple door 1 step left and 5 steps forward" in first
     final = play_expert(task).observation.text.splitlines()
-    assert final[0] == "You carry a blue key"
-    assert "an open blue door 1 step forward" in final
+    assert final[0] == "You carry a purple key"
+    assert "an open purple door 1 step forward" in final
+
+
+@pytest.mark.parametrize("task_id", TASKS)
+def test_the_level_holds_no_distractors_as_in_balrogs_config(task_id):
+    # BALROG's config builds MixedTrainLocal with num_dists 0: only the mission's
+    # objects (and, to open a door, its key) lie in the room.
+    task = make(task_id)
+    for seed in range(5):
+        task.reset(seed)
+        objects = [cell for cell in task._level.grid.grid if cell is not None and cell.type in ("key", "ball", "box")]
+        expected = {"balrog/babyai-goto": 1, "balrog/babyai-pickup": 1, "balrog/babyai-open": 1}.get(task_id, 2)
+        assert len(objects) == expected, (task_id, seed)
 
 
 def test_the_step_limit_truncates_an_episode_that_never_succeeds_with_progress_0():

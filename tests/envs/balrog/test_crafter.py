@@ -82,8 +82,10 @@ def test_its_instruction_prompt_lists_the_22_achievements_and_every_action_with_
     assert sorted(ACHIEVEMENTS) == sorted(crafter.constants.achievements)
     for number, title in ((1, "Collect Wood"), (16, "Wake Up"), (22, "Collect Diamond")):
         assert f"\n{number}. {title}\n" in prompt + "\n"
-    assert "Make Iron Pickaxe: craft an iron pickaxe; needs a table and a furnace nearby" in prompt
-    assert "Do: act on what is in front of you" in prompt
+    assert "Make Iron Pickaxe: craft an iron pickaxe with a table and a furnace nearby" in prompt
+    assert "Do: multi-purpose action: collect material, drink from a lake, hit a creature" in prompt
+    # BALROG's layout: the actions, then the achievements, then the goal.
+    assert prompt.index("Noop:") < prompt.index("1. Collect Wood") < prompt.index("Your goal is")
 
 
 def test_it_describes_what_is_in_view_what_is_faced_and_the_status_after_a_reset(scripted):
@@ -93,7 +95,7 @@ def test_it_describes_what_is_in_view_what_is_faced_and_the_status_after_a_reset
     assert "- grass 1 step to your west" in text
     assert text.endswith("In front of you: grass.")
     # Status and inventory are the short-term context, not the long-term text.
-    assert context == "Your status: health 9/9, food 9/9, drink 9/9, energy 9/9.\nYour inventory is empty."
+    assert context == "Status:\n- health: 9/9\n- food: 9/9\n- drink: 9/9\n- energy: 9/9\n\nYour inventory is empty."
     assert "health" not in text
 
 
@@ -103,7 +105,7 @@ def test_it_says_the_player_faces_the_tree_it_walked_up_to_and_shows_the_wood_it
     assert "- tree 1 step to your east" in facing_tree_text
     assert facing_tree_text.endswith("In front of you: tree.")
     _, after_chop = shown[5]
-    assert after_chop.endswith("Your inventory: wood 1.")
+    assert after_chop.endswith("Inventory:\n- wood: 1")
     assert results[4].reward == 1.0 and results[4].info["unlocked"] == ["collect_wood"]
     last_text, last_context = shown[-1]
     assert last_text.endswith("In front of you: table.") and "- table 1 step to your east" in last_text
@@ -114,7 +116,7 @@ def test_an_invalid_output_plays_noop_and_the_next_observation_says_so(scripted)
     _, shown, results = scripted
     invalid = results[1]
     assert not invalid.legal and invalid.executed_action == "Noop"
-    assert invalid.observation.text.startswith(invalid_action_line("Noop"))
+    assert invalid.observation.text.startswith("\n\n" + invalid_action_line("Noop"))
     assert all(result.legal for index, result in enumerate(results) if index != 1)
 
 
@@ -180,7 +182,7 @@ def test_the_max_steps_setting_cuts_the_episode_and_rgb_shows_crafters_frame_wit
     assert CrafterTask.settings["max_steps"][0] == 2000 and "silent_invalid_actions" in CrafterTask.settings
     first = task.reset(SEED)
     assert isinstance(first.image, Image.Image) and first.image.size == (256, 256)
-    assert "tree 4 steps to your east" in first.text and first.context.startswith("Your status:")
+    assert "tree 4 steps to your east" in first.text and first.context.startswith("Status:")
     results = [task.step("Noop") for _ in range(100)]
     assert not any(result.done for result in results[:-1])
     assert results[-1].truncated and results[-1].end_reason == "step limit"
@@ -200,4 +202,4 @@ def test_it_ends_with_died_when_the_player_starves():
         assert len(results) < 100
     assert results[-1].terminated and results[-1].end_reason == "died"
     assert results[-1].observation.text.startswith("You have died.")
-    assert results[-1].observation.context.startswith("Your status: health 0/9, food 0/9, drink 0/9")
+    assert results[-1].observation.context.startswith("Status:\n- health: 0/9\n- food: 0/9\n- drink: 0/9")

@@ -59,12 +59,13 @@ def test_each_task_offers_the_named_actions_of_its_minihack_action_space(task_id
 
 def test_the_prompt_states_the_goal_of_the_task_and_every_action_with_what_it_does():
     boxoban = make("balrog/minihack-boxoban-medium").instruction_prompt()
-    assert "push the four boulders (`) onto the four fountains ({)" in boxoban
-    assert boxoban.endswith("west: move one step west\n\nEach of your replies must be exactly one of these actions.")
+    assert "push the boulders onto the fountains on the map" in boxoban
+    assert "\nwest: go west.\n\n" in boxoban
     quest = make("balrog/minihack-quest-easy").instruction_prompt()
-    assert "fight monsters, and navigate rooms and mazes to ultimately reach the staircase down (>)" in quest
-    assert "\nzap: zap a wand\n" in quest
-    assert "find the staircase down (>) in the maze" in make("balrog/minihack-mazewalk-15x15").instruction_prompt()
+    assert "fight monsters and find your way through rooms and mazes to finally reach the stairs down" in quest
+    assert "\nzap: zap a wand.\n" in quest
+    # BALROG tells a MazeWalk player only to get as far as possible.
+    assert "get as far as you can in the game" in make("balrog/minihack-mazewalk-15x15").instruction_prompt()
 
 
 def test_reaching_the_staircase_ends_the_episode_with_reward_1_and_progress_100():
@@ -94,7 +95,7 @@ def test_an_episode_ends_at_100_steps_and_an_invalid_output_moves_north():
     task.reset(0)
     invalid = task.step("charge!")
     assert not invalid.legal and invalid.executed_action == "north"
-    assert invalid.observation.text.startswith(invalid_action_line("north"))
+    assert invalid.observation.text.startswith("\n\n" + invalid_action_line("north"))
     results = [task.step("west") for _ in range(99)]
     assert results[-1].truncated and results[-1].end_reason == "step limit"
     assert task.progress_percent() == 0.0

@@ -134,7 +134,7 @@ def test_an_invalid_output_runs_help_and_says_so(task_of):
     for output in ("", "go north. quit", "go north\ngo south", "restart", "save"):
         result = task.step(output)
         assert not result.legal and result.executed_action == "help"
-        assert result.observation.text.startswith(invalid_action_line("help"))
+        assert result.observation.text.startswith("\n\n" + invalid_action_line("help"))
         assert "Available commands:" in result.observation.text
     # The game still runs: no quit, save or restart got through.
     assert "-= Dish-Pit =-" in task.step("look").observation.text
@@ -214,10 +214,11 @@ def test_seeds_25_apart_play_the_same_game(task_of):
     assert one.initial_state_key().startswith("textworld/the_cooking_game/")
 
 
-def test_the_prompt_lists_the_familys_commands_and_the_80_steps(task_of):
+def test_the_prompt_lists_the_familys_commands_and_the_step_budget_balrog_announces(task_of):
     task = task_of(COINS)
     task.reset(0)
     prompt = task.instruction_prompt()
-    assert "take coin" in prompt and "go <dir>" in prompt and "80 steps" in prompt
+    # BALROG's coin collector prompt announces 25 steps (its episodes run 80).
+    assert "take coin" in prompt and "go <dir>" in prompt and "25 steps" in prompt and task.max_steps == 80
     assert "unlock ... with ..." not in prompt
     assert "unlock ... with ..." in task_of(TREASURE).instruction_prompt()
