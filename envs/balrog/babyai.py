@@ -49,6 +49,8 @@ MINIGRID_ACTIONS = {
 ACTION_NAMES = {action: name for name, action in MINIGRID_ACTIONS.items()}
 # BALROG's VLM image: the agent's view drawn at 16 pixels a cell (7×7 cells, 112×112).
 TILE_PIXELS = 16
+# The replay's picture of the whole level (the viewer's, never the agent's).
+WORLD_TILE_PIXELS = 24
 
 _DESCRIPTION = (
     "BabyAI-Text's MixedTrainLocal level (Carta et al. 2023) as BALROG plays it (App. A), rebuilt on "
@@ -79,6 +81,7 @@ class BabyAITask(BalrogTask):
     baselines = {"random": RandomLegalPolicy, "expert": ExpertPolicy}
     # BALROG App. A: standard errors "computed with 25 seeds for each of the 5 tasks".
     paper_episodes = 25
+    viewer_frames = True
 
     def __init__(self, format: str | None = None):
         super().__init__(format)
@@ -127,6 +130,10 @@ class BabyAITask(BalrogTask):
             image = Image.fromarray(self._level.get_pov_render(tile_size=TILE_PIXELS)).convert("RGB")
             return Observation(text=text, image=image)
         return Observation(text=text)
+
+    def world_picture(self) -> Image.Image:
+        """minigrid's picture of the whole level, the agent's 7×7 view highlighted."""
+        return Image.fromarray(self._level.get_full_render(highlight=True, tile_size=WORLD_TILE_PIXELS))
 
     def progress_percent(self) -> float:
         return 100.0 if self._accomplished else 0.0

@@ -22,6 +22,7 @@ import abc
 import random
 from typing import ClassVar
 
+import numpy as np
 from nle import nethack
 from nle.env.base import NLE
 
@@ -29,6 +30,9 @@ from envs.balrog import nle_text
 from envs.balrog.nethack_tiles import render_map
 from envs.balrog.protocol import BalrogTask
 from envs.core import Observation
+
+# Unexplored cells and solid rock: NetHack's "stone" map symbol, drawn blank.
+BLANK_GLYPH = nethack.GLYPH_CMAP_OFF + 0
 
 # The keys NLE must observe for the text and the picture.
 OBSERVATION_KEYS = ("glyphs", "blstats", "tty_chars", "tty_colors", "tty_cursor", "inv_strs", "inv_letters")
@@ -145,11 +149,26 @@ def nle_seeds(seed: int) -> tuple[int, int, bool, int]:
     return core, display, False, level_generator
 
 
+def level_part(glyphs: np.ndarray, margin: int = 1) -> np.ndarray:
+    """The glyphs of the smallest box holding every cell that is not blank stone
+    (the level seen so far), with `margin` cells around it; all of them if none."""
+    drawn = np.argwhere(glyphs != BLANK_GLYPH)
+    if not len(drawn):
+        return glyphs
+    (top, left), (bottom, right) = drawn.min(axis=0), drawn.max(axis=0)
+    rows, columns = glyphs.shape
+    return glyphs[max(top - margin, 0):min(bottom + margin + 1, rows), max(left - margin, 0):min(right + margin + 1, columns)]
+
+
 class NetHackGameTask(BalrogTask):
     """A BALROG task played on one NLE environment (MiniHack or NetHack)."""
 
     formats = ("text", "rgb")
     blocking = True
+    viewer_frames = True
+    # Whether the replay's picture shows only the part of the 79×21 map the level
+    # occupies (MiniHack's levels are small islands in it) rather than all of it.
+    picture_crops_to_level: ClassVar[bool] = False
     # Whether the "text" format's short-term context shows the statistics too (the
     # "rgb" format always does, as BALROG's vision-language mode).
     statistics_in_text: ClassVar[bool] = False
@@ -244,6 +263,15 @@ class NetHackGameTask(BalrogTask):
             long_term.append(nle_text.section("cursor", f"{cursor}\n(x={column}, y={row})"))
             long_term.append(nle_text.section("map", nle_text.map_text(observed["tty_chars"])))
         return Observation(text="\n\n".join(long_term), image=image, context="\n\n".join(short_term))
+
+    def world_picture(self):
+        """The map drawn with NetHack's tiles, as the rgb format draws it."""
+        if self._observed is None:
+            return None
+        glyphs = self._observed["glyphs"]
+        if self.picture_crops_to_level:
+            glyphs = level_part(glyphs)
+        return render_map(glyphs)
 
     @property
     def message(self) -> str:
