@@ -4,13 +4,14 @@ from urllib.parse import urlencode
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.utils import timezone
 
 from arena.models import Episode, Experiment, Run, Worker
 from arena.services import PAPER_EPISODES_PER_RUN
-from envs.registry import all_tasks, get_suite, tasks_of
+from envs.registry import all_suites, all_tasks, get_suite, tasks_of
 from envs.suite import Suite
-from leaderboard import adventure, balrog, frames, infogather, overall, textatari
+from leaderboard import adventure, balrog, frames, infogather, overall, task_pictures, textatari
 from leaderboard.adventure_reported import paper_tables
 from leaderboard.balrog_reported import paper_board
 from leaderboard.reported import reported_set
@@ -63,7 +64,32 @@ def index(request):
 
 
 def tasks(request):
-    return render(request, "leaderboard/tasks.html", {"tasks": [cls for _, cls in sorted(all_tasks().items())]})
+    """Every task, grouped by suite in the suites' order: one line each with a picture
+    of its game (leaderboard.task_pictures), its formats and its step limit; what the
+    task is and how it is played is on its own page."""
+    groups = [
+        {
+            "suite": suite,
+            "tasks": [
+                {"task": cls, "picture": reverse("leaderboard:task-picture", args=task_id.split("/", 1))}
+                for task_id, cls in tasks_of(suite.id).items()
+            ],
+        }
+        for suite in all_suites().values()
+    ]
+    return render(request, "leaderboard/tasks.html", {"groups": [group for group in groups if group["tasks"]]})
+
+
+def task_picture(request, suite, name):
+    """The picture of a task's game for the Tasks page, drawn on first request and
+    cached on disk."""
+    try:
+        path = task_pictures.task_picture_file(f"{suite}/{name}")
+    except KeyError:
+        raise Http404(f"no task {suite}/{name}") from None
+    response = HttpResponse(path.read_bytes(), content_type="image/png")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
 
 
 def task_detail(request, suite, name):
