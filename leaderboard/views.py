@@ -50,13 +50,18 @@ def index(request):
     tab = tab if tab in overall.TABS else "llm"
     board = overall.board(tab, filters.strategy)
     query = {"tab": tab, **({"strategy": filters.strategy} if filters.strategy else {})}
+    # One column per suite unless the visitor asked for one per task.
+    per_task = request.GET.get("columns") == "tasks"
+    page_query = {**query, **({"columns": "tasks"} if per_task else {})}
     return render(
         request,
         "leaderboard/index.html",
         {
             "suites": leaderboard_by_suite(filters), "overall": board, "tabs": overall.TABS, "tab": tab,
             "ignored": ignored, "download_query": urlencode(query),
-            "tab_links": [(key, label, urlencode({**query, "tab": key})) for key, label in overall.TABS.items()],
+            "tab_links": [(key, label, urlencode({**page_query, "tab": key})) for key, label in overall.TABS.items()],
+            "per_task": per_task, "per_task_query": urlencode({**query, "columns": "tasks"}),
+            "compact_query": urlencode(query),
             "strategy_label": STRATEGY_FILTERS.get(filters.strategy, ""),
             "average_label": overall.AVERAGE_LABEL, "average_digits": overall.AVERAGE_DIGITS, **context,
         },
