@@ -2,7 +2,8 @@
 its start (seed 0).
 
 - Games that draw a picture for the replay (TextAtari's screen, the cheetah's body,
-  BALROG's worlds) give that picture, as a text run's replay shows it.
+  BALROG's worlds) give that picture, as a text run's replay shows it (a few steps
+  in when the game opens on a title card).
 - Games played on images (LMAct's rgb formats, Phoenix) give their first image
   observation.
 - Text games (TextWorld, AdventureGame, information gathering, the crossword) give
@@ -26,6 +27,10 @@ logger = logging.getLogger(__name__)
 
 THUMBNAIL = (240, 160)
 SEED = 0
+# A picture of this many colours or fewer is a title card; the game is played on
+# for at most TITLE_CARD_STEPS steps to show the game itself.
+TITLE_CARD_COLOURS = 2
+TITLE_CARD_STEPS = 10
 # The typeset opening of a text game.
 CARD_LINES = 11
 CARD_COLUMNS = 34
@@ -54,11 +59,11 @@ def _drawn_picture(cls: type[Task]) -> Image.Image:
         try:
             observation = task.reset(seed=SEED)
             opening = observation.text or ""
-            png = task.viewer_png() if cls.viewer_frames else None
+            picture = _replay_picture(task) if cls.viewer_frames else None
         finally:
             task.close()
-        if png is not None:
-            return Image.open(io.BytesIO(png)).convert("RGB")
+        if picture is not None:
+            return picture
     for fmt in image_formats[:1]:
         task = cls(fmt)
         try:
@@ -69,6 +74,20 @@ def _drawn_picture(cls: type[Task]) -> Image.Image:
             return observation.image.convert("RGB")
         opening = opening or observation.text or ""
     return text_card(opening or cls.title)
+
+
+def _replay_picture(task: Task) -> Image.Image | None:
+    """The replay's picture at the start, or a few steps of the first legal action
+    later when the start is a title card (Berzerk opens on its copyright line)."""
+    for _ in range(TITLE_CARD_STEPS):
+        png = task.viewer_png()
+        if png is None:
+            return None
+        picture = Image.open(io.BytesIO(png)).convert("RGB")
+        if len(picture.getcolors(maxcolors=1 << 16) or range(1 << 16)) > TITLE_CARD_COLOURS or task.done:
+            return picture
+        task.step(task.legal_actions()[0])
+    return picture
 
 
 def _font() -> ImageFont.ImageFont:

@@ -42,7 +42,8 @@ def _png(response) -> np.ndarray:
 
 
 @pytest.mark.parametrize(
-    "task_id", ["balrog/babyai-goto", "balrog/nethack", "lmact/chess", "textatari/pong", "adventure/basic-easy"]
+    "task_id",
+    ["balrog/babyai-goto", "balrog/nethack", "lmact/chess", "textatari/pong", "textatari/berzerk", "adventure/basic-easy"],
 )
 def test_a_tasks_picture_is_drawn_once_and_then_read_from_its_file(task_id, client, settings, tmp_path, monkeypatch):
     settings.MEDIA_ROOT = tmp_path
