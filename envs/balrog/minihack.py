@@ -88,7 +88,6 @@ class MiniHackTask(NetHackGameTask):
     max_steps = STEP_LIMIT
     default_action = "north"
     baselines = {"random": RandomLegalPolicy}
-    picture_crops_to_level = True
     # The MiniHack environment class and the options its task passes it.
     minihack_class: ClassVar[type[NLE]]
     minihack_options: ClassVar[dict] = {}

@@ -166,9 +166,6 @@ class NetHackGameTask(BalrogTask):
     formats = ("text", "rgb")
     blocking = True
     viewer_frames = True
-    # Whether the replay's picture shows only the part of the 79×21 map the level
-    # occupies (MiniHack's levels are small islands in it) rather than all of it.
-    picture_crops_to_level: ClassVar[bool] = False
     # Whether the "text" format's short-term context shows the statistics too (the
     # "rgb" format always does, as BALROG's vision-language mode).
     statistics_in_text: ClassVar[bool] = False
@@ -265,13 +262,12 @@ class NetHackGameTask(BalrogTask):
         return Observation(text="\n\n".join(long_term), image=image, context="\n\n".join(short_term))
 
     def world_picture(self):
-        """The map drawn with NetHack's tiles, as the rgb format draws it."""
+        """The map drawn with NetHack's tiles, as the rgb format draws it, cut to the
+        part seen so far: MiniHack's levels are small islands in the 79×21 map, and
+        NetHack's first level is mostly unexplored rock, drawn at half size otherwise."""
         if self._observed is None:
             return None
-        glyphs = self._observed["glyphs"]
-        if self.picture_crops_to_level:
-            glyphs = level_part(glyphs)
-        return render_map(glyphs)
+        return render_map(level_part(self._observed["glyphs"]))
 
     @property
     def message(self) -> str:

@@ -185,7 +185,7 @@
       }
     });
     figure.appendChild(picture);
-    figure.appendChild(el("figcaption", "muted", "Screen (not shown to the agent)"));
+    figure.appendChild(el("figcaption", "muted", "Picture (not shown to the agent)"));
     row.appendChild(figure);
     return row;
   }

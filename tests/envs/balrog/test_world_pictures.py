@@ -16,7 +16,7 @@ PICTURED = {
     "balrog/babyai-goto": (8 * 24, 8 * 24),
     "balrog/crafter": (256, 256),
     "balrog/minihack-corridor-r3": (3 * 16, 3 * 16),
-    "balrog/nethack": (79 * 16, 21 * 16),
+    "balrog/nethack": (3 * 16, 3 * 16),
     "balrog/babaisai": (5 * 32, 5 * 32),
 }
 
@@ -84,3 +84,14 @@ def test_drawing_the_picture_leaves_the_episode_as_it_was():
         played.append(texts)
         task.close()
     assert played[0] == played[1]
+
+
+def test_the_map_is_cut_to_the_part_seen_with_a_cell_around_it():
+    from envs.balrog.nethack_common import BLANK_GLYPH, level_part
+
+    glyphs = np.full((21, 79), BLANK_GLYPH)
+    glyphs[5:8, 30:40] = BLANK_GLYPH + 1
+    assert level_part(glyphs).shape == (3 + 2, 10 + 2)
+    glyphs[0, 0] = BLANK_GLYPH + 1  # a cell on the edge: no margin beyond the map
+    assert level_part(glyphs).shape == (9, 41)
+    assert level_part(np.full((21, 79), BLANK_GLYPH)).shape == (21, 79)
