@@ -99,7 +99,10 @@ class SubmissionSerializer(serializers.ModelSerializer):
     )
     task_settings = serializers.JSONField(
         write_only=True, required=False,
-        help_text="Settings of chosen tasks that are not swept: {task id: {setting: value}}, from the task's settings.",
+        help_text="Settings of chosen tasks: {task id: {setting: value}}, from the task's settings; and, for an "
+        "option the task sweeps (the catalogue's `sweeps`), the values to play: {task id: {option: [values]}} "
+        "(e.g. {\"infogather/conjunction\": {\"num_colours\": [3]}}); a swept option left out plays every value. "
+        "Suites in `paper_protocol` play every value.",
     )
     # The numeric settings take their limits from the table the form uses too.
     temperature = serializers.FloatField(default=0.0, **SUBMISSION_LIMITS["temperature"])

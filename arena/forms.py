@@ -178,6 +178,7 @@ class SubmissionForm(RefusableForm):
         self.fields["max_concurrent_requests"] = concurrent_requests_field()
         # One choice per task setting (Task.settings), the paper's value first and preselected.
         self.setting_fields: dict[str, list[tuple[str, TaskSetting]]] = {}
+        self.sweep_fields: dict[str, list[tuple[str, TaskSetting]]] = {}
         for suite in self.catalogue:
             for task in suite.tasks:
                 for setting in task.settings:
@@ -190,6 +191,15 @@ class SubmissionForm(RefusableForm):
                         ],
                     )
                     self.setting_fields.setdefault(task.id, []).append((field_name, setting))
+                # The values of each swept option, all ticked: a first try may play fewer.
+                for sweep in task.sweeps:
+                    field_name = f"sweep--{task.id}--{sweep.name}"
+                    choices = [(str(index), value_text(value)) for index, value in enumerate(sweep.values)]
+                    self.fields[field_name] = forms.MultipleChoiceField(
+                        label=sweep.label, choices=choices, required=False, initial=[c for c, _ in choices],
+                        widget=forms.CheckboxSelectMultiple,
+                    )
+                    self.sweep_fields.setdefault(task.id, []).append((field_name, sweep))
         self.probe = None
         self.runs = None
 
@@ -232,6 +242,15 @@ class SubmissionForm(RefusableForm):
                 index = self.cleaned_data.get(field_name) or 0
                 if task_id in chosen and 0 < index < len(setting.values):
                     chosen_settings.setdefault(task_id, {})[setting.name] = setting.values[index]
+        # A swept option with some of its values ticked plays those; none ticked (or a
+        # form that does not send the field) plays them all.
+        for task_id, fields in self.sweep_fields.items():
+            for field_name, sweep in fields:
+                ticked = {int(index) for index in self.cleaned_data.get(field_name) or ()}
+                if task_id in chosen and ticked and len(ticked) < len(sweep.values):
+                    chosen_settings.setdefault(task_id, {})[sweep.name] = [
+                        value for index, value in enumerate(sweep.values) if index in ticked
+                    ]
         return chosen_settings
 
     # -- layout ---------------------------------------------------------------------
@@ -251,6 +270,7 @@ class SubmissionForm(RefusableForm):
                         for fmt in task.formats
                     ],
                     "settings": [self[field_name] for field_name, _ in self.setting_fields.get(task.id, [])],
+                    "sweeps": [self[field_name] for field_name, _ in self.sweep_fields.get(task.id, [])],
                     "image_only": set(task.formats) == set(task.image_formats),
                 }
                 for task in suite.tasks

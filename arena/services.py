@@ -151,11 +151,14 @@ def submission_create(*, owner, fields: dict, api_key: str, runs: list[RunSpec])
     return submission
 
 
-def option_combinations(task_cls, *, for_models: bool = True) -> list[dict]:
-    """Every combination of the task's variant options ([{}] for tasks without).
-    Baselines do not read prompts, so for them prompt-only options keep their default."""
+def option_combinations(task_cls, *, for_models: bool = True, chosen: dict | None = None) -> list[dict]:
+    """Every combination of the task's variant options ([{}] for tasks without), or of
+    the values `chosen` for some of them (validation.check_task_settings: a first try
+    may play infogather at 3 colours only). Baselines do not read prompts, so for them
+    prompt-only options keep their default."""
+    chosen = chosen or {}
     names = [n for n in task_cls.variant_options if for_models or n not in task_cls.prompt_options]
-    values = [task_cls.variant_options[name] for name in names]
+    values = [chosen.get(name, task_cls.variant_options[name]) for name in names]
     return [dict(zip(names, combo)) for combo in itertools.product(*values)]
 
 
@@ -166,19 +169,23 @@ def run_specs(
     paper_protocol: frozenset[str] | set[str] = frozenset(),
 ) -> list[RunSpec]:
     """The runs of a model submission: each chosen task and format, once per
-    combination of the task's options (e.g. infogather's 3–10 colours, §4.4), with the
-    settings chosen for the task (validation.check_task_settings) on top. Tasks of the
-    suites in `paper_protocol` play their suite's paper preset: its strategy settings
-    and its episodes; the others play `episodes` with the submission's own settings."""
+    combination of the task's options (e.g. infogather's 3–10 colours, §4.4) or of the
+    values the submission chose for them, with the settings chosen for the task
+    (validation.check_task_settings) on top. Tasks of the suites in `paper_protocol`
+    play their suite's paper preset: its strategy settings and its episodes; the others
+    play `episodes` with the submission's own settings."""
     task_settings = task_settings or {}
     specs = []
     for task_id, fmt in task_variants:
         task_cls = get_task_class(task_id)
         preset = suite_of(task_id).paper_preset if task_cls.suite in paper_protocol else None
-        for combo in option_combinations(task_cls):
+        chosen = task_settings.get(task_id, {})
+        swept = {name: values for name, values in chosen.items() if name in task_cls.variant_options}
+        fixed = {name: value for name, value in chosen.items() if name not in task_cls.variant_options}
+        for combo in option_combinations(task_cls, chosen=swept):
             specs.append(
                 RunSpec(
-                    task=task_id, format=fmt, options={**combo, **task_settings.get(task_id, {})},
+                    task=task_id, format=fmt, options={**combo, **fixed},
                     num_episodes=preset.episodes_of(task_cls) if preset else episodes,
                     strategy=dict(preset.strategy) if preset else {},
                 )
