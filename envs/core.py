@@ -306,7 +306,8 @@ class Task(abc.ABC):
 
     def viewer_png(self) -> bytes | None:
         """A picture of the game now for the person watching the replay (TextAtari's
-        console screen), PNG-encoded; never shown to the agent. None: the task has none."""
+        console screen, the cheetah's body, the world of a BALROG text run),
+        PNG-encoded; never shown to the agent. None: the task has none."""
         return None
 
     def progress(self, total_reward: float) -> float:
