@@ -14,7 +14,7 @@ from envs.pictures import task_picture
 from envs.registry import all_tasks
 from envs.render import encode_png
 
-PICTURE_VERSION = 3
+PICTURE_VERSION = 4
 CACHE_DIR = "task-pictures"
 # One drawing per task at a time in this process: a page's parallel requests for the
 # same picture wait for it instead of starting the simulator twice.

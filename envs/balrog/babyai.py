@@ -49,8 +49,10 @@ MINIGRID_ACTIONS = {
 ACTION_NAMES = {action: name for name, action in MINIGRID_ACTIONS.items()}
 # BALROG's VLM image: the agent's view drawn at 16 pixels a cell (7×7 cells, 112×112).
 TILE_PIXELS = 16
-# The replay's picture of the whole level (the viewer's, never the agent's).
-WORLD_TILE_PIXELS = 24
+# The replay's picture of the whole level (the viewer's, never the agent's), at the
+# agent's own 16 pixels a cell: minigrid draws new tiles supersampled, at a cost that
+# grows with their area, and the player enlarges small pictures anyway.
+WORLD_TILE_PIXELS = TILE_PIXELS
 
 _DESCRIPTION = (
     "BabyAI-Text's MixedTrainLocal level (Carta et al. 2023) as BALROG plays it (App. A), rebuilt on "

@@ -13,7 +13,7 @@ from envs.registry import make
 
 # task id -> the smallest size its picture may have (width, height).
 PICTURED = {
-    "balrog/babyai-goto": (8 * 24, 8 * 24),
+    "balrog/babyai-goto": (8 * 16, 8 * 16),
     "balrog/crafter": (256, 256),
     "balrog/minihack-corridor-r3": (3 * 16, 3 * 16),
     "balrog/nethack": (3 * 16, 3 * 16),
