@@ -104,6 +104,7 @@ def task_detail(request, suite, name):
         raise Http404(f"no task {task_id}")
     descriptor = get_suite(cls.suite)
     filters, context = _filter_context(request)
+    context["picture"] = reverse("leaderboard:task-picture", args=[suite, name])
     rows = mark_rows(leaderboard_rows(task_id, filters))
     reported = task_reported(task_id, descriptor, filters.mode)
     # The table as CSV, with the same filters (leaderboard.downloads).

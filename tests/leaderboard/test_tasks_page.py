@@ -33,7 +33,8 @@ def test_tasks_are_grouped_by_suite_one_line_each_without_their_paragraph(client
     row = page[page.index('data-task="balrog/crafter"'):]
     row = row[: row.index("</tr>")]
     assert "text, rgb" in row and ">2000<" in row
-    assert escape(crafter.description) in client.get("/tasks/balrog/crafter/").content.decode()
+    task_page = client.get("/tasks/balrog/crafter/").content.decode()
+    assert escape(crafter.description) in task_page and 'src="/tasks/balrog/crafter/picture.png"' in task_page
 
 
 def _png(response) -> np.ndarray:
