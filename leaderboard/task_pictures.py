@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 from django.conf import settings
+from django.urls import reverse
 
 from envs.pictures import task_picture
 from envs.registry import all_tasks
@@ -20,6 +21,12 @@ CACHE_DIR = "task-pictures"
 # same picture wait for it instead of starting the simulator twice.
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
+
+
+def picture_url(task_id: str) -> str:
+    """The picture's address; the version in its query lets browsers, which keep it a
+    day, fetch a picture drawn anew."""
+    return f"{reverse('leaderboard:task-picture', args=task_id.split('/', 1))}?v={PICTURE_VERSION}"
 
 
 def picture_path(task_id: str) -> Path:

@@ -4,7 +4,6 @@ from urllib.parse import urlencode
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
-from django.urls import reverse
 from django.utils import timezone
 
 from arena.models import Episode, Experiment, Run, Worker
@@ -76,7 +75,7 @@ def tasks(request):
         {
             "suite": suite,
             "tasks": [
-                {"task": cls, "picture": reverse("leaderboard:task-picture", args=task_id.split("/", 1))}
+                {"task": cls, "picture": task_pictures.picture_url(task_id)}
                 for task_id, cls in tasks_of(suite.id).items()
             ],
         }
@@ -104,7 +103,7 @@ def task_detail(request, suite, name):
         raise Http404(f"no task {task_id}")
     descriptor = get_suite(cls.suite)
     filters, context = _filter_context(request)
-    context["picture"] = reverse("leaderboard:task-picture", args=[suite, name])
+    context["picture"] = task_pictures.picture_url(task_id)
     rows = mark_rows(leaderboard_rows(task_id, filters))
     reported = task_reported(task_id, descriptor, filters.mode)
     # The table as CSV, with the same filters (leaderboard.downloads).

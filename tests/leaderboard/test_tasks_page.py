@@ -29,12 +29,12 @@ def test_tasks_are_grouped_by_suite_one_line_each_without_their_paragraph(client
         assert f'data-task="{first}"' in section
     crafter = all_tasks()["balrog/crafter"]
     assert escape(crafter.description) not in page
-    assert 'src="/tasks/balrog/crafter/picture.png"' in page
+    assert f'src="/tasks/balrog/crafter/picture.png?v={task_pictures.PICTURE_VERSION}"' in page
     row = page[page.index('data-task="balrog/crafter"'):]
     row = row[: row.index("</tr>")]
     assert "text, rgb" in row and ">2000<" in row
     task_page = client.get("/tasks/balrog/crafter/").content.decode()
-    assert escape(crafter.description) in task_page and 'src="/tasks/balrog/crafter/picture.png"' in task_page
+    assert escape(crafter.description) in task_page and 'src="/tasks/balrog/crafter/picture.png?v=' in task_page
 
 
 def _png(response) -> np.ndarray:
