@@ -226,7 +226,7 @@ class ExperimentSerializer(serializers.ModelSerializer):
     task = TaskVariantField(help_text='Task and format, e.g. "lmact/gridworld:ascii".')
     num_episodes = serializers.IntegerField(
         write_only=True, min_value=1, default=services.PAPER_EPISODES_PER_RUN,
-        help_text="Episodes per run; the paper's 100 by default (lmact.txt §2.4).",
+        help_text="Episodes per run; the paper's 100 by default (LMAct §2.4).",
     )
     max_demonstrations = serializers.IntegerField(write_only=True, min_value=0, max_value=MAX_DEMONSTRATIONS, default=0)
     runs = serializers.PrimaryKeyRelatedField(many=True, read_only=True)

@@ -108,7 +108,7 @@ class SubmissionForm(RefusableForm):
     paper_protocol = forms.MultipleChoiceField(required=False, choices=(), label="As in the paper")
     num_demonstrations = forms.IntegerField(
         initial=0, label="Demonstration episodes", **SUBMISSION_LIMITS["num_demonstrations"],
-        help_text="Expert episodes placed in the prompt (lmact.txt §2.3).",
+        help_text="Expert episodes placed in the prompt (LMAct §2.3).",
     )
     show_legal_actions = forms.BooleanField(required=False, initial=True, label="Show legal actions")
     chain_of_thought = forms.BooleanField(
@@ -310,7 +310,7 @@ class SubmissionForm(RefusableForm):
 
 
 class ExperimentForm(RefusableForm):
-    """An LMAct experiment for an existing model submission (lmact.txt §3.2, App. C)."""
+    """An LMAct experiment for an existing model submission (LMAct §3.2, App. C)."""
 
     kind = forms.ChoiceField(choices=())
     task = forms.ChoiceField(choices=(), label="Task and format")
@@ -331,7 +331,7 @@ class ExperimentForm(RefusableForm):
         self.fields["episodes"] = forms.IntegerField(
             initial=services.PAPER_EPISODES_PER_RUN, min_value=1, max_value=settings.ARENA_MAX_EPISODES_PER_TASK,
             label="Episodes per run",
-            help_text=f"The paper evaluates {services.PAPER_EPISODES_PER_RUN} episodes per point (lmact.txt §2.4); fewer cost less.",
+            help_text=f"The paper evaluates {services.PAPER_EPISODES_PER_RUN} episodes per point (LMAct §2.4); fewer cost less.",
         )
 
     def clean_task(self):

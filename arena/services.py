@@ -87,7 +87,7 @@ def run_variant(submission: Submission, spec: RunSpec, overrides: dict | None = 
     variant.update(spec.strategy)
     variant.update(overrides or {})
     if not suite_of(spec.task).reflection:
-        # The LMAct protocol (lmact.txt §2.3) has no reflection between episodes.
+        # The LMAct protocol (LMAct §2.3) has no reflection between episodes.
         variant["reflection"] = "none"
     return variant
 
@@ -194,7 +194,7 @@ def run_specs(
 
 
 def demonstration_counts(maximum: int) -> list[int]:
-    """0, 1, 2, 4, … up to `maximum` (lmact.txt §3.2 sweeps powers of two)."""
+    """0, 1, 2, 4, … up to `maximum` (LMAct §3.2 sweeps powers of two)."""
     counts, n = [0], 1
     while n <= maximum:
         counts.append(n)
@@ -202,7 +202,7 @@ def demonstration_counts(maximum: int) -> list[int]:
     return counts
 
 
-# LMAct evaluates 100 episodes per point (lmact.txt §2.4): the default of an experiment's
+# LMAct evaluates 100 episodes per point (LMAct §2.4): the default of an experiment's
 # runs, which a user may lower (the run page then says how many of the 100 were played).
 PAPER_EPISODES_PER_RUN = 100
 
@@ -439,7 +439,7 @@ def _fail_queued_episodes(run_id: int, reason: str, kind: str) -> None:
 
 
 def reflections_for(episode: Episode) -> list[str]:
-    """Reflexion (textatari.txt §3.2): the lessons given at the start of an episode —
+    """Reflexion (TextAtari §3.2): the lessons given at the start of an episode —
     the 3 most recent reflections of the run's earlier episodes, or the one written
     after its best-scoring episode."""
     mode = Variant.of(episode.run).reflection

@@ -161,7 +161,7 @@ def best_score_page(request, suite: Suite):
 
 
 def adventure_page(request, suite: Suite):
-    """adventuregame.txt §4.2: Table 1, Table 2 and the turns chart."""
+    """AdventureGame §4.2: Table 1, Table 2 and the turns chart."""
     filters, context = _filter_context(request)
     rows = adventure.leaderboard(suite.id, filters)
     return render(
@@ -180,7 +180,7 @@ def adventure_page(request, suite: Suite):
 
 
 def infogather_page(request, suite: Suite):
-    """infogather.txt §4: both metrics per run, Figs. 3–4 and Fig. 6."""
+    """Ke et al. §4: both metrics per run, Figs. 3–4 and Fig. 6."""
     filters, context = _filter_context(request)
     try:
         colours = int(request.GET.get("colours", 3))
@@ -328,7 +328,7 @@ def experiment_detail(request, pk):
 
 def _waiting_reason(run: Run) -> str:
     """Why an unfinished run is not moving, in words (Codabench's "stuck in Running"
-    lesson, DESIGN §6): no live worker, or how much work is queued ahead."""
+    lesson, docs/design.md §6): no live worker, or how much work is queued ahead."""
     if run.status not in (Run.QUEUED, Run.RUNNING):
         return ""
     fresh = timezone.now() - timedelta(seconds=60)
@@ -367,7 +367,7 @@ def _paper_episodes(run: Run) -> int | None:
 
 def _same_seed(episode: Episode):
     """Finished episodes of other runs that played the very same game (task, format,
-    options, seed): the natural comparison (DESIGN §1.2)."""
+    options, seed): the natural comparison (docs/design.md §1.2)."""
     others = (
         Episode.objects.select_related("run__submission")
         .filter(
