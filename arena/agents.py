@@ -58,7 +58,7 @@ class Decision:
     cut_off: bool = False
     # Every model call made for this step (self-correction makes two).
     calls: list = dataclasses.field(default_factory=list)
-    # Replay control (lmact.txt App. C.2): the action the runner executes instead.
+    # Replay control (LMAct App. C.2): the action the runner executes instead.
     forced_action: str | None = None
     # Transient trouble that was overcome (retries), kept on the step for the record.
     error: str = ""
@@ -193,8 +193,8 @@ REFLECTION_REQUEST = (
 class ModelAgent:
     """A strategy (how prompts are built and completions parsed) and a client (which
     endpoint is called), with the optional second call of self-correction
-    (infogather.txt §4.2, App. B) and the end-of-episode reflection of Reflexion
-    (textatari.txt §3.2, App. D.2)."""
+    (Ke et al. §4.2, App. B) and the end-of-episode reflection of Reflexion
+    (TextAtari §3.2, App. D.2)."""
 
     begins_instantly = False
 
@@ -463,7 +463,7 @@ def make_client(submission: Submission, variant: Variant | None = None):
 
 
 def make_strategy(run: Run, episode: Episode, reflections: Sequence[str] = ()):
-    """The suite's prompt protocol: LMAct's frozen prefix (lmact.txt §2.3), BALROG's
+    """The suite's prompt protocol: LMAct's frozen prefix (LMAct §2.3), BALROG's
     observation history (BALROG §3), or a conversation in turns for the others."""
     protocol = suite_of(run.task).prompt_protocol
     if protocol == FROZEN_PREFIX:

@@ -1,4 +1,4 @@
-"""What an episode's stored steps add to its run's aggregates (DESIGN §3: leaderboard
+"""What an episode's stored steps add to its run's aggregates (docs/design.md §3: leaderboard
 numbers are maintained when episodes end, never computed from steps on a page view).
 
 Finishing, failing and re-queueing an episode all go through these, so what a failed

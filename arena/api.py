@@ -108,7 +108,10 @@ class SubmissionSerializer(serializers.ModelSerializer):
     )
     task_settings = serializers.JSONField(
         write_only=True, required=False,
-        help_text="Settings of chosen tasks that are not swept: {task id: {setting: value}}, from the task's settings.",
+        help_text="Settings of chosen tasks: {task id: {setting: value}}, from the task's settings; and, for an "
+        "option the task sweeps (the catalogue's `sweeps`), the values to play: {task id: {option: [values]}} "
+        "(e.g. {\"infogather/conjunction\": {\"num_colours\": [3]}}); a swept option left out plays every value. "
+        "Suites in `paper_protocol` play every value.",
     )
     # The numeric settings take their limits from the table the form uses too.
     temperature = serializers.FloatField(default=0.0, **SUBMISSION_LIMITS["temperature"])
@@ -257,7 +260,7 @@ class ExperimentSerializer(serializers.ModelSerializer):
     task = TaskVariantField(help_text='Task and format, e.g. "lmact/gridworld:ascii".')
     num_episodes = serializers.IntegerField(
         write_only=True, min_value=1, default=services.PAPER_EPISODES_PER_RUN,
-        help_text="Episodes per run; the paper's 100 by default (lmact.txt §2.4).",
+        help_text="Episodes per run; the paper's 100 by default (LMAct §2.4).",
     )
     max_demonstrations = serializers.IntegerField(write_only=True, min_value=0, max_value=MAX_DEMONSTRATIONS, default=0)
     runs = serializers.PrimaryKeyRelatedField(many=True, read_only=True)

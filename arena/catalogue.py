@@ -1,7 +1,7 @@
 """What a submission can choose, read from the suites' and tasks' descriptors: the suites
 in their order with their one-line description and paper preset, each with its tasks,
 formats, step limits, settings (the paper's value first) and the options every run
-sweeps. The submission form lays its task choice out from it and
+sweeps, with their values (a submission may play some of them only). The submission form lays its task choice out from it and
 `GET /api/submissions/catalogue/` returns it, so both offer the same thing."""
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ class CatalogueTask:
     settings: tuple[TaskSetting, ...]
     runs_per_format: int  # one per combination of the swept options
     swept: str  # the swept options in words, "" when there are none
+    # The swept options with their values: a submission may play some values only.
+    sweeps: tuple[TaskSetting, ...]
     paper_episodes: int | None  # under the suite's preset, when the suite has one
 
     def to_json(self) -> dict:
@@ -38,6 +40,7 @@ class CatalogueTask:
             "image_formats": list(self.image_formats), "max_steps": self.max_steps,
             "settings": {s.name: {"label": s.label, "values": list(s.values), "paper": s.values[0]} for s in self.settings},
             "runs_per_format": self.runs_per_format, "swept_options": self.swept,
+            "sweeps": {s.name: {"label": s.label, "values": list(s.values)} for s in self.sweeps},
             "paper_episodes": self.paper_episodes,
         }
 
@@ -83,6 +86,9 @@ def _task(task_cls, preset: PaperPreset | None) -> CatalogueTask:
         max_steps=task_cls.max_steps,
         settings=tuple(TaskSetting(name, words(name).capitalize(), tuple(values)) for name, values in task_cls.settings.items()),
         runs_per_format=runs, swept=swept_options_text(task_cls),
+        sweeps=tuple(
+            TaskSetting(name, words(name).capitalize(), tuple(values)) for name, values in task_cls.variant_options.items()
+        ),
         paper_episodes=preset.episodes_of(task_cls) if preset else None,
     )
 

@@ -119,7 +119,7 @@ class SubmissionForm(RefusableForm):
     paper_protocol = forms.MultipleChoiceField(required=False, choices=(), label="As in the paper")
     num_demonstrations = forms.IntegerField(
         initial=0, label="Demonstration episodes", **SUBMISSION_LIMITS["num_demonstrations"],
-        help_text="Expert episodes placed in the prompt (lmact.txt §2.3).",
+        help_text="Expert episodes placed in the prompt (LMAct §2.3).",
     )
     show_legal_actions = forms.BooleanField(required=False, initial=True, label="Show legal actions")
     chain_of_thought = forms.BooleanField(
@@ -203,6 +203,7 @@ class SubmissionForm(RefusableForm):
         self.fields["max_concurrent_requests"] = concurrent_requests_field()
         # One choice per task setting (Task.settings), the paper's value first and preselected.
         self.setting_fields: dict[str, list[tuple[str, TaskSetting]]] = {}
+        self.sweep_fields: dict[str, list[tuple[str, TaskSetting]]] = {}
         for suite in self.catalogue:
             for task in suite.tasks:
                 for setting in task.settings:
@@ -215,6 +216,15 @@ class SubmissionForm(RefusableForm):
                         ],
                     )
                     self.setting_fields.setdefault(task.id, []).append((field_name, setting))
+                # The values of each swept option, all ticked: a first try may play fewer.
+                for sweep in task.sweeps:
+                    field_name = f"sweep--{task.id}--{sweep.name}"
+                    choices = [(str(index), value_text(value)) for index, value in enumerate(sweep.values)]
+                    self.fields[field_name] = forms.MultipleChoiceField(
+                        label=sweep.label, choices=choices, required=False, initial=[c for c, _ in choices],
+                        widget=forms.CheckboxSelectMultiple,
+                    )
+                    self.sweep_fields.setdefault(task.id, []).append((field_name, sweep))
         self.probe = None
         self.runs = None
 
@@ -257,6 +267,15 @@ class SubmissionForm(RefusableForm):
                 index = self.cleaned_data.get(field_name) or 0
                 if task_id in chosen and 0 < index < len(setting.values):
                     chosen_settings.setdefault(task_id, {})[setting.name] = setting.values[index]
+        # A swept option with some of its values ticked plays those; none ticked (or a
+        # form that does not send the field) plays them all.
+        for task_id, fields in self.sweep_fields.items():
+            for field_name, sweep in fields:
+                ticked = {int(index) for index in self.cleaned_data.get(field_name) or ()}
+                if task_id in chosen and ticked and len(ticked) < len(sweep.values):
+                    chosen_settings.setdefault(task_id, {})[sweep.name] = [
+                        value for index, value in enumerate(sweep.values) if index in ticked
+                    ]
         return chosen_settings
 
     # -- layout ---------------------------------------------------------------------
@@ -276,6 +295,7 @@ class SubmissionForm(RefusableForm):
                         for fmt in task.formats
                     ],
                     "settings": [self[field_name] for field_name, _ in self.setting_fields.get(task.id, [])],
+                    "sweeps": [self[field_name] for field_name, _ in self.sweep_fields.get(task.id, [])],
                     "image_only": set(task.formats) == set(task.image_formats),
                 }
                 for task in suite.tasks
@@ -315,7 +335,7 @@ class SubmissionForm(RefusableForm):
 
 
 class ExperimentForm(RefusableForm):
-    """An LMAct experiment for an existing model submission (lmact.txt §3.2, App. C)."""
+    """An LMAct experiment for an existing model submission (LMAct §3.2, App. C)."""
 
     kind = forms.ChoiceField(choices=())
     task = forms.ChoiceField(choices=(), label="Task and format")
@@ -336,7 +356,7 @@ class ExperimentForm(RefusableForm):
         self.fields["episodes"] = forms.IntegerField(
             initial=services.PAPER_EPISODES_PER_RUN, min_value=1, max_value=settings.ARENA_MAX_EPISODES_PER_TASK,
             label="Episodes per run",
-            help_text=f"The paper evaluates {services.PAPER_EPISODES_PER_RUN} episodes per point (lmact.txt §2.4); fewer cost less.",
+            help_text=f"The paper evaluates {services.PAPER_EPISODES_PER_RUN} episodes per point (LMAct §2.4); fewer cost less.",
         )
 
     def clean_task(self):

@@ -1,4 +1,4 @@
-"""Content-addressed PNG storage: each distinct image is written once (DESIGN §3).
+"""Content-addressed PNG storage: each distinct image is written once (docs/design.md §3).
 
 Writing the file and recording the `StoredImage` row are separate: the file is written
 as soon as an observation is rendered (so prompts and demonstrations can refer to it by

@@ -1,5 +1,5 @@
 """Websocket pushes. Called only from `transaction.on_commit` callbacks, so a pushed step
-is always readable by the consumer that receives the notification (DESIGN §3).
+is always readable by the consumer that receives the notification (docs/design.md §3).
 
 A step's message carries its index and, when it is small enough, the step itself as the
 viewers receive it (`frame`: the client message, rendered once here by the function the

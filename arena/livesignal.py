@@ -1,4 +1,4 @@
-"""Embedded mode's push across processes (DESIGN §3).
+"""Embedded mode's push across processes (docs/design.md §3).
 
 Without Redis the channel layer lives in each process's memory, and the worker that
 commits a step is another process than the web servers holding the viewers' websockets

@@ -1,4 +1,4 @@
-"""A strict Content-Security-Policy: model output is untrusted text (DESIGN §5)."""
+"""A strict Content-Security-Policy: model output is untrusted text (docs/design.md §5)."""
 
 CSP = "; ".join(
     [

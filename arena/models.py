@@ -1,7 +1,7 @@
 """The write side's data: submissions, runs, episodes, steps and stored images.
 
 Leaderboard numbers are aggregates kept on `Run` and updated when an episode finishes
-(DESIGN §3 "Data volume"), so pages never scan steps.
+(docs/design.md §3 "Data volume"), so pages never scan steps.
 """
 
 import math
@@ -80,7 +80,7 @@ class Submission(Moderated):
     REASONING_EFFORT_CHOICES = [("", "Not set (the model's default)")] + [(e, e) for e in EFFORTS]
     reasoning_effort = models.CharField(max_length=8, choices=REASONING_EFFORT_CHOICES, blank=True, default="")
     thinking_budget_tokens = models.PositiveIntegerField(null=True, blank=True)
-    # Strategy (the LMAct prompt protocol, lmact.txt §2.3).
+    # Strategy (the LMAct prompt protocol, LMAct §2.3).
     num_demonstrations = models.PositiveIntegerField(default=0)
     # The model's context window in tokens, if the submitter states it: demonstrations
     # that would not fit are dropped (and the episode says so).
@@ -103,7 +103,7 @@ class Submission(Moderated):
     # fingerprint of what was imported, so importing the same folder twice adds nothing.
     source = models.CharField(max_length=100, blank=True)
     import_fingerprint = models.CharField(max_length=64, blank=True, db_index=True)
-    # Multi-turn strategies (BALROG §3; textatari.txt §3; infogather.txt §4.2).
+    # Multi-turn strategies (BALROG §3; TextAtari §3; Ke et al. §4.2).
     history_window = models.PositiveIntegerField(default=16)
     keep_reasoning = models.BooleanField(default=False)
     self_correction = models.BooleanField(default=False)
@@ -226,7 +226,7 @@ class Submission(Moderated):
 
 
 class Experiment(models.Model):
-    """A group of runs that answer one question (lmact.txt §3.2, App. C.2, C.4)."""
+    """A group of runs that answer one question (LMAct §3.2, App. C.2, C.4)."""
 
     SWEEP, ABLATION, REPLAY = "sweep", "ablation", "replay"
     KIND_CHOICES = [
@@ -295,7 +295,7 @@ class Run(Moderated):
     cut_off_total = models.PositiveIntegerField(default=0)
     # The reasoning part of tokens_out (priced as output, as every provider bills it).
     reasoning_tokens = models.BigIntegerField(default=0)
-    # Sum over finished episodes of each episode's illegal-step fraction (lmact.txt App. C.3
+    # Sum over finished episodes of each episode's illegal-step fraction (LMAct App. C.3
     # plots the average per-episode percentage).
     illegal_fraction_sum = models.FloatField(default=0.0)
     tokens_in = models.BigIntegerField(default=0)
@@ -465,7 +465,7 @@ class Episode(models.Model):
     error_kind = models.CharField(max_length=32, blank=True)
     # The first step whose prompt had to leave something out to fit the context window.
     first_trimmed_step = models.PositiveIntegerField(null=True, blank=True)
-    # Reflexion (textatari.txt §3.2): what the model wrote after this episode.
+    # Reflexion (TextAtari §3.2): what the model wrote after this episode.
     reflection = models.TextField(blank=True)
     # The state after the last action (steps store what the agent saw *before* acting),
     # so the replay can show how the game ended.

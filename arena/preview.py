@@ -41,7 +41,7 @@ ESTIMATE_METHOD = (
 
 def earlier_steps_in_prompt(task_cls, *, history_window: int, step: int) -> int:
     """How many earlier steps the prompt of step `step` holds: all of them in LMAct's
-    growing trajectory (lmact.txt §2.3); elsewhere the history window, which counts the
+    growing trajectory (LMAct §2.3); elsewhere the history window, which counts the
     current observation, or the window the task's paper fixes (AdventureGame)."""
     if get_suite(task_cls.suite).frozen_prefix:
         return step

@@ -90,7 +90,7 @@ def run_variant(submission: Submission, spec: RunSpec, overrides: dict | None = 
     variant.update(spec.strategy)
     variant.update(overrides or {})
     if not suite_of(spec.task).reflection:
-        # The LMAct protocol (lmact.txt §2.3) has no reflection between episodes.
+        # The LMAct protocol (LMAct §2.3) has no reflection between episodes.
         variant["reflection"] = "none"
     return variant
 
@@ -154,11 +154,14 @@ def submission_create(*, owner, fields: dict, api_key: str, runs: list[RunSpec])
     return submission
 
 
-def option_combinations(task_cls, *, for_models: bool = True) -> list[dict]:
-    """Every combination of the task's variant options ([{}] for tasks without).
-    Baselines do not read prompts, so for them prompt-only options keep their default."""
+def option_combinations(task_cls, *, for_models: bool = True, chosen: dict | None = None) -> list[dict]:
+    """Every combination of the task's variant options ([{}] for tasks without), or of
+    the values `chosen` for some of them (validation.check_task_settings: a first try
+    may play infogather at 3 colours only). Baselines do not read prompts, so for them
+    prompt-only options keep their default."""
+    chosen = chosen or {}
     names = [n for n in task_cls.variant_options if for_models or n not in task_cls.prompt_options]
-    values = [task_cls.variant_options[name] for name in names]
+    values = [chosen.get(name, task_cls.variant_options[name]) for name in names]
     return [dict(zip(names, combo)) for combo in itertools.product(*values)]
 
 
@@ -169,19 +172,23 @@ def run_specs(
     paper_protocol: frozenset[str] | set[str] = frozenset(),
 ) -> list[RunSpec]:
     """The runs of a model submission: each chosen task and format, once per
-    combination of the task's options (e.g. infogather's 3–10 colours, §4.4), with the
-    settings chosen for the task (validation.check_task_settings) on top. Tasks of the
-    suites in `paper_protocol` play their suite's paper preset: its strategy settings
-    and its episodes; the others play `episodes` with the submission's own settings."""
+    combination of the task's options (e.g. infogather's 3–10 colours, §4.4) or of the
+    values the submission chose for them, with the settings chosen for the task
+    (validation.check_task_settings) on top. Tasks of the suites in `paper_protocol`
+    play their suite's paper preset: its strategy settings and its episodes; the others
+    play `episodes` with the submission's own settings."""
     task_settings = task_settings or {}
     specs = []
     for task_id, fmt in task_variants:
         task_cls = get_task_class(task_id)
         preset = suite_of(task_id).paper_preset if task_cls.suite in paper_protocol else None
-        for combo in option_combinations(task_cls):
+        chosen = task_settings.get(task_id, {})
+        swept = {name: values for name, values in chosen.items() if name in task_cls.variant_options}
+        fixed = {name: value for name, value in chosen.items() if name not in task_cls.variant_options}
+        for combo in option_combinations(task_cls, chosen=swept):
             specs.append(
                 RunSpec(
-                    task=task_id, format=fmt, options={**combo, **task_settings.get(task_id, {})},
+                    task=task_id, format=fmt, options={**combo, **fixed},
                     num_episodes=preset.episodes_of(task_cls) if preset else episodes,
                     strategy=dict(preset.strategy) if preset else {},
                 )
@@ -190,7 +197,7 @@ def run_specs(
 
 
 def demonstration_counts(maximum: int) -> list[int]:
-    """0, 1, 2, 4, … up to `maximum` (lmact.txt §3.2 sweeps powers of two)."""
+    """0, 1, 2, 4, … up to `maximum` (LMAct §3.2 sweeps powers of two)."""
     counts, n = [0], 1
     while n <= maximum:
         counts.append(n)
@@ -198,7 +205,7 @@ def demonstration_counts(maximum: int) -> list[int]:
     return counts
 
 
-# LMAct evaluates 100 episodes per point (lmact.txt §2.4): the default of an experiment's
+# LMAct evaluates 100 episodes per point (LMAct §2.4): the default of an experiment's
 # runs, which a user may lower (the run page then says how many of the 100 were played).
 PAPER_EPISODES_PER_RUN = 100
 
@@ -435,7 +442,7 @@ def _fail_queued_episodes(run_id: int, reason: str, kind: str) -> None:
 
 
 def reflections_for(episode: Episode) -> list[str]:
-    """Reflexion (textatari.txt §3.2): the lessons given at the start of an episode —
+    """Reflexion (TextAtari §3.2): the lessons given at the start of an episode —
     the 3 most recent reflections of the run's earlier episodes, or the one written
     after its best-scoring episode."""
     mode = Variant.of(episode.run).reflection

@@ -1,5 +1,5 @@
 """Token estimates for fitting demonstrations into a model's context window
-(lmact.txt §2.4: the number of demonstrations that fit depends on the model, the task
+(LMAct §2.4: the number of demonstrations that fit depends on the model, the task
 and the observation format).
 
 Text: tokenizer-free, by the pieces every BPE tokenizer splits text into — a short word is
@@ -10,7 +10,7 @@ true count on English, boards and FEN, where "four characters per token" was 2�
 too low on boards. The estimate decides how many demonstrations to *offer* and where
 to trim a prompt (arena.strategies.context corrects it with the server's own counts);
 the provider's counts are what the arena records.
-Images, per provider rule (lmact.txt App. B.1):
+Images, per provider rule (LMAct App. B.1):
 - OpenAI ("auto"/high detail): 85 base tokens + 170 per 512-px tile after scaling the
   image to fit 2048×2048 and its shortest side to at most 768 px;
 - Anthropic: width × height / 750;

@@ -269,6 +269,11 @@ def plan_runs(fields: dict, variants: list[tuple[str, str]], add_error) -> list 
         add_error("task_settings", exc.messages[0])
         return None
     paper = frozenset(fields.get("paper_protocol") or ())
+    try:
+        check_paper_sweeps(task_settings, paper)
+    except ValidationError as exc:
+        add_error("task_settings", exc.messages[0])
+        return None
     runs = services.run_specs(variants, fields.get("episodes_per_task") or 1, task_settings, paper)
     try:
         check_episode_volume(runs)
@@ -309,7 +314,10 @@ def merge_task_variants(values) -> list[tuple[str, str]]:
 def check_task_settings(value, task_variants: list[tuple[str, str]]) -> dict[str, dict]:
     """Validate {task id: {setting: value}} for the chosen tasks: a setting is one the
     task offers (Task.settings, e.g. BALROG's invalid-action feedback or a shorter
-    Crafter episode) with one of its allowed values."""
+    Crafter episode) with one of its allowed values, or an option the task sweeps
+    (Task.variant_options) with the values to play: a list of some of its values, or
+    one value (infogather at 3 colours only). Choosing every value is the whole sweep,
+    and is left out of the cleaned settings."""
     if value in (None, ""):
         return {}
     if not isinstance(value, dict):
@@ -321,16 +329,55 @@ def check_task_settings(value, task_variants: list[tuple[str, str]]) -> dict[str
             raise ValidationError(f"Settings for {task_id!r}, which is not one of the chosen tasks.")
         if not isinstance(chosen_settings, dict):
             raise ValidationError(f"The settings of {task_id} are an object: {{setting: value}}.")
-        offered = all_tasks()[task_id].settings
+        task_cls = all_tasks()[task_id]
+        offered, swept = task_cls.settings, task_cls.variant_options
+        kept = {}
         for name, setting in chosen_settings.items():
+            if name in swept:
+                values = _swept_values(task_id, name, setting, swept[name])
+                if len(values) < len(swept[name]):
+                    kept[name] = values
+                continue
             if name not in offered:
-                names = ", ".join(offered) or "none"
+                names = ", ".join([*offered, *swept]) or "none"
                 raise ValidationError(f"{task_id} has no setting {name!r} (its settings: {names}).")
-            if setting not in offered[name] or type(setting) is not type(offered[name][0]):
+            if not _allowed(setting, offered[name]):
                 allowed = ", ".join(map(str, offered[name]))
                 raise ValidationError(f"{task_id}: {name} must be one of {allowed}; got {setting!r}.")
-        cleaned[task_id] = dict(chosen_settings)
+            kept[name] = setting
+        if kept:
+            cleaned[task_id] = kept
     return cleaned
+
+
+def _allowed(value, values: tuple) -> bool:
+    # 1 == True in Python: a value must also be of the type of the option's values.
+    return value in values and type(value) is type(values[0])
+
+
+def _swept_values(task_id: str, name: str, chosen, values: tuple) -> list:
+    """The values of a swept option a submission plays, in the option's order."""
+    picked = chosen if isinstance(chosen, list) else [chosen]
+    allowed = ", ".join(map(str, values))
+    if not picked:
+        raise ValidationError(f"{task_id}: choose at least one value of {name} ({allowed}), or leave it out to play them all.")
+    for value in picked:
+        if not _allowed(value, values):
+            raise ValidationError(f"{task_id}: the values of {name} are {allowed}; got {value!r}.")
+    return [value for value in values if value in picked]
+
+
+def check_paper_sweeps(task_settings: dict[str, dict], paper_protocol: frozenset[str]) -> None:
+    """A suite played as in its paper plays every value its tasks sweep (the paper's
+    figures are over all of them)."""
+    for task_id, chosen in task_settings.items():
+        task_cls = all_tasks()[task_id]
+        narrowed = [name for name in chosen if name in task_cls.variant_options]
+        if narrowed and task_cls.suite in paper_protocol:
+            raise ValidationError(
+                f"{task_id} is played as in its paper, which plays every value of {', '.join(narrowed)}; "
+                "to play some values only, do not play its suite as in the paper."
+            )
 
 
 def check_episode_volume(runs, *, what: str = "submission") -> None:

@@ -26,8 +26,8 @@ class Variant:
     # Earlier replies kept whole rather than reduced to their action.
     keep_reasoning: bool = True
     self_correction: bool = False
-    reflection: str = "none"  # "none", "recent" or "best" (textatari.txt §3.2)
-    # LMAct's replay-control experiment (lmact.txt App. C.2).
+    reflection: str = "none"  # "none", "recent" or "best" (TextAtari §3.2)
+    # LMAct's replay-control experiment (LMAct App. C.2).
     replay_control: bool = False
     # Generation settings a paper preset fixes for its runs (BALROG's config samples at
     # temperature 1.0 with up to 8,192 output tokens); None plays the submission's own.

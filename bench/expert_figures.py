@@ -4,7 +4,7 @@ Tic-tac-toe: the minimax expert plays the uniformly random opponent from the ope
 of seeds 0..N-1 (default 1,000); prints its win/draw/loss percentages, the exact
 expected win rate over the uniform opening distribution (from the expert's memoised
 search), and the random-legal baseline for comparison. The paper reports 85% wins
-and no losses (lmact.txt §2.2).
+and no losses (LMAct §2.2).
 
 Grid world: the shortest-path expert from seeds 0..N-1; prints how many episodes
 reach the target and the maximum and mean number of steps (the paper: at most 18).

@@ -1,4 +1,4 @@
-"""Infogather baselines (infogather.txt §4, Fig. 3): steps to sufficient information.
+"""Infogather baselines (Ke et al. §4, Fig. 3): steps to sufficient information.
 
 Plays each baseline policy through the real task protocol (answer text in, StepResult
 out) for N episodes per (task, number of colours), seeds 0..N-1, and prints per cell:

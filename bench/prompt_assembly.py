@@ -1,4 +1,4 @@
-"""Per-step prompt assembly with 0 and with 512 demonstrations (lmact.txt §2.3).
+"""Per-step prompt assembly with 0 and with 512 demonstrations (LMAct §2.3).
 
 The frozen prefix (preamble + demonstrations) is assembled once per episode; each step
 only adds its trajectory part and instructions. This prints the per-step assembly time

@@ -1,4 +1,4 @@
-"""The game protocol every task of every suite honours (DESIGN §3, "The game protocol").
+"""The game protocol every task of every suite honours (docs/design.md §3, "The game protocol").
 
 A task is plain Python with no Django: `reset(seed)` gives the first observation,
 `step(action_text)` applies what the agent said and returns a `StepResult`. The task
@@ -140,7 +140,7 @@ class Task(abc.ABC):
     # of the estimate, and the preview says so.
     prompt_sizes: ClassVar[dict[str, PromptSize]] = {}
     typical_steps: ClassVar[float | None] = None
-    # How many expert demonstrations the pool holds (lmact.txt §2.4: up to 1000);
+    # How many expert demonstrations the pool holds (LMAct §2.4: up to 1000);
     # planning experts on real simulators are slow, so their pools are smaller.
     demonstration_pool_size: ClassVar[int] = 1000
     # For tasks whose actions cannot be listed: the answer format shown instead.
@@ -234,12 +234,12 @@ class Task(abc.ABC):
         """A string that identifies the episode's initial state.
 
         Two episodes with equal keys start from the same situation; demonstrations
-        must never share the evaluation episode's key (lmact.txt §2.4).
+        must never share the evaluation episode's key (LMAct §2.4).
         """
 
     @abc.abstractmethod
     def expert_action(self) -> str:
-        """The expert's action in the current state (lmact.txt §2.2)."""
+        """The expert's action in the current state (LMAct §2.2)."""
 
     def initial_messages(self) -> list[dict] | None:
         """The chat turns a conversation starts with, for suites whose paper opens it
@@ -306,7 +306,8 @@ class Task(abc.ABC):
 
     def viewer_png(self) -> bytes | None:
         """A picture of the game now for the person watching the replay (TextAtari's
-        console screen), PNG-encoded; never shown to the agent. None: the task has none."""
+        console screen, the cheetah's body, the world of a BALROG text run),
+        PNG-encoded; never shown to the agent. None: the task has none."""
         return None
 
     def progress(self, total_reward: float) -> float:
@@ -318,7 +319,7 @@ class Task(abc.ABC):
 
 
 def two_player_result(winner, agent, draw_reason: str = "draw") -> tuple[float, str]:
-    """Reward and end reason of a finished two-player game (lmact.txt §2.2: +1 win,
+    """Reward and end reason of a finished two-player game (LMAct §2.2: +1 win,
     0 draw, −1 loss), whatever the game uses to name its sides."""
     if winner is None:
         return 0.0, draw_reason
@@ -358,7 +359,7 @@ class Policy(abc.ABC):
 
 
 class RandomLegalPolicy(Policy):
-    """Picks uniformly among the legal actions (the lower baseline of lmact.txt Fig. 2)."""
+    """Picks uniformly among the legal actions (the lower baseline of LMAct Fig. 2)."""
 
     name = "random"
     title = "Random legal actions"
@@ -381,7 +382,7 @@ class RandomLegalPolicy(Policy):
 
 
 class ExpertPolicy(Policy):
-    """Asks the task for its expert's action (the upper baseline of lmact.txt Fig. 2)."""
+    """Asks the task for its expert's action (the upper baseline of LMAct Fig. 2)."""
 
     name = "expert"
     title = "Expert"

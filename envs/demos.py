@@ -1,4 +1,4 @@
-"""Expert demonstration pools (lmact.txt §2.4).
+"""Expert demonstration pools (LMAct §2.4).
 
 A pool is a list of expert episodes in one observation format, generated from seeds in
 a range that evaluation never uses, deterministic and cached in-process. For each

@@ -1,4 +1,4 @@
-"""What a suite is, declared once next to its tasks (DESIGN §2: "suite").
+"""What a suite is, declared once next to its tasks (docs/design.md §2: "suite").
 
 Each suite package (`envs/lmact`, `envs/infogather`, `envs/adventure`, …) builds one
 `Suite` and registers it with `envs.registry.register_suite`. The arena and the
@@ -188,7 +188,7 @@ class Suite:
     id: str  # "lmact"; the part of its task ids before the "/"
     title: str  # "LMAct"
     description: str  # one line, for the front page
-    paper: str  # where the protocol comes from, e.g. "LMAct (lmact.txt)"
+    paper: str  # where the protocol comes from, e.g. "LMAct: A Benchmark for In-Context Imitation Learning with …"
     # Place among the suites: pages list them in this order, and the baselines of
     # earlier suites are queued first.
     order: int

@@ -1,4 +1,4 @@
-"""Read side of the AdventureGame suite (adventuregame.txt §3.2, §4.2): the clemscore
+"""Read side of the AdventureGame suite (AdventureGame §3.2, §4.2): the clemscore
 table (Table 1), quality / played per experiment (Table 2) and turns against the
 optimal number (Fig. 3).
 

@@ -131,7 +131,7 @@ def experiment_scaling_figures(experiment, baselines: dict) -> dict:
 
 
 def replay_heatmap(rows: list[tuple[str, list[float], list[int]]], title: str) -> dict:
-    """lmact.txt Figs. A8–A13: accuracy of replaying the demonstration, per step."""
+    """LMAct Figs. A8–A13: accuracy of replaying the demonstration, per step."""
     width = max((len(curve) for _, curve, _ in rows), default=0)
     z = [curve + [None] * (width - len(curve)) for _, curve, _ in rows]
     counts = [n + [0] * (width - len(n)) for _, _, n in rows]
@@ -150,7 +150,7 @@ def replay_heatmap(rows: list[tuple[str, list[float], list[int]]], title: str) -
 
 
 def best_score_bars(sections) -> list[dict]:
-    """lmact.txt Fig. 2: one bar chart per task, best score per model, with expert and
+    """LMAct Fig. 2: one bar chart per task, best score per model, with expert and
     random baselines as horizontal lines."""
     charts = []
     for cls, best, baselines in sections:

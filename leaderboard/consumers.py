@@ -1,4 +1,4 @@
-"""The live channel: /ws/episodes/<id>/ (catch-up pattern, DESIGN §3).
+"""The live channel: /ws/episodes/<id>/ (catch-up pattern, docs/design.md §3).
 
 On connect the consumer joins the episode's group *before* reading what is stored, so
 a step committed in between is announced to it; it then sends every stored step, each

@@ -95,12 +95,15 @@ def has_frames(episode: Episode) -> bool:
 
 def frames_state(episode: Episode) -> str | None:
     """"shown" when the episode has pictures; "unavailable" when its task draws them for
-    the viewer but this episode holds none (the worker had no OpenGL to draw with); None
-    for tasks without pictures."""
+    the viewer but this episode holds none (the worker had no OpenGL to draw with, or
+    played it before the task drew pictures); None for tasks without pictures and for
+    imported episodes, whose logs never had any."""
     from envs.registry import all_tasks
 
     if has_frames(episode):
         return "shown"
+    if episode.run.submission.is_imported:
+        return None
     task = all_tasks().get(episode.run.task)
     if task is not None and task.viewer_frames and episode.num_steps:
         return "unavailable"

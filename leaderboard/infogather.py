@@ -1,4 +1,4 @@
-"""Read side of the infogather suite (infogather.txt §4, App. A): its leaderboard, the
+"""Read side of the infogather suite (Ke et al. §4, App. A): its leaderboard, the
 steps-to-sufficient-information chart (Figs. 3–4) and the exploitation curve (Fig. 6).
 
 Everything is read from the per-run metric sums folded when episodes finish.

@@ -67,6 +67,34 @@ class Cell:
     partial: bool = False
 
 
+@dataclasses.dataclass(frozen=True)
+class SuiteCell:
+    """A row's one cell per suite in the compact table: the suite's own figure where it
+    has one (its summary column, or its only column), else how many of its columns the
+    row has a figure in (LMAct's and information gathering's tasks share no scale)."""
+
+    suite: Suite
+    cell: Cell | None
+    played: int
+    total: int
+
+
+def suite_cells(cells: list[Cell]) -> list[SuiteCell]:
+    """`cells` (a row's, in the board's column order) folded to one per suite."""
+    by_suite: dict[str, list[Cell]] = {}
+    for cell in cells:
+        by_suite.setdefault(cell.column.suite.id, []).append(cell)
+    folded = []
+    for group in by_suite.values():
+        columns = [cell for cell in group if not cell.column.summary]
+        own = next((cell for cell in group if cell.column.summary), None)
+        if own is None and len(group) == 1:
+            own = group[0]
+        played = sum(1 for cell in columns if cell.figure.episodes)
+        folded.append(SuiteCell(group[0].column.suite, own, played, len(columns)))
+    return folded
+
+
 @dataclasses.dataclass
 class Row:
     submission: Submission
@@ -85,6 +113,10 @@ class Row:
     @property
     def columns_played(self) -> int:
         return sum(1 for cell in self.cells if not cell.column.summary and cell.figure.episodes)
+
+    @property
+    def suite_cells(self) -> list[SuiteCell]:
+        return suite_cells(self.cells)
 
 
 @dataclasses.dataclass
@@ -112,6 +144,17 @@ class Board:
             else:
                 spans.append((column.suite, 1))
         return spans
+
+    @property
+    def suite_columns(self) -> list[tuple[Suite, Column | None]]:
+        """The compact table's columns: (suite, the column holding its own figure, or
+        None when its cells count the columns played)."""
+        own: dict[str, Column | None] = {}
+        for suite, span in self.groups:
+            columns = [column for column in self.columns if column.suite.id == suite.id]
+            summary = next((column for column in columns if column.summary), None)
+            own[suite.id] = summary or (columns[0] if span == 1 else None)
+        return [(suite, own[suite.id]) for suite in self.suites]
 
     @property
     def shared_titles(self) -> str:

@@ -1,5 +1,5 @@
 """Paired statistics on shared seeds: the same seed is the same game for every
-submission (DESIGN §3), so two runs of one task can be compared episode by episode.
+submission (docs/design.md §3), so two runs of one task can be compared episode by episode.
 
 The value compared is the per-episode value the suite's primary metric folds
 (envs.suite.Metric), scaled as the leaderboard shows it, so a mean of paired

@@ -250,7 +250,7 @@ def scaling_points(task_id: str, fmt: str) -> tuple[dict[str, list[ScalingPoint]
 
 
 def best_scores_by_task(suite: str) -> list[tuple[type, list[tuple[str, Run]], dict[str, Run]]]:
-    """lmact.txt Fig. 2: per task, each model's best run over every setting (format,
+    """LMAct Fig. 2: per task, each model's best run over every setting (format,
     demonstrations, prompt flags), and the best baseline runs."""
     sections = []
     for task_id, cls in tasks_of(suite).items():
@@ -268,7 +268,7 @@ def best_scores_by_task(suite: str) -> list[tuple[type, list[tuple[str, Run]], d
 
 
 def replay_rows(task_id: str, fmt: str) -> list[tuple[str, list[float], list[int]]]:
-    """lmact.txt Figs. A8–A13: mean replay accuracy per step, one row per model."""
+    """LMAct Figs. A8–A13: mean replay accuracy per step, one row per model."""
     rows = []
     runs = _scored_runs(task_id).filter(variant__format=fmt, experiment__kind="replay").order_by("created_at")
     for run in runs:

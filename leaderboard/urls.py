@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.index, name="index"),
     path("tasks/", views.tasks, name="tasks"),
     path("tasks/<slug:suite>/<slug:name>/", views.task_detail, name="task"),
+    path("tasks/<slug:suite>/<slug:name>/picture.png", views.task_picture, name="task-picture"),
     path("suites/<slug:suite>/", views.suite_detail, name="suite"),
     path("suites/<slug:suite>/episodes/", views.suite_episodes, name="suite-episodes"),
     path("suites/<slug:suite>/fidelity/", views.suite_fidelity, name="suite-fidelity"),

@@ -9,9 +9,9 @@ from django.utils import timezone
 
 from arena.models import Episode, Experiment, Run, Worker
 from arena.services import PAPER_EPISODES_PER_RUN
-from envs.registry import all_tasks, get_suite, tasks_of
+from envs.registry import all_suites, all_tasks, get_suite, tasks_of
 from envs.suite import Suite
-from leaderboard import adventure, balrog, frames, infogather, overall, textatari
+from leaderboard import adventure, balrog, frames, infogather, overall, task_pictures, textatari
 from leaderboard.adventure_reported import paper_tables
 from leaderboard.balrog_reported import paper_board
 from leaderboard.reported import reported_set
@@ -50,13 +50,18 @@ def index(request):
     tab = tab if tab in overall.TABS else "llm"
     board = overall.board(tab, filters.strategy)
     query = {"tab": tab, **({"strategy": filters.strategy} if filters.strategy else {})}
+    # One column per suite unless the visitor asked for one per task.
+    per_task = request.GET.get("columns") == "tasks"
+    page_query = {**query, **({"columns": "tasks"} if per_task else {})}
     return render(
         request,
         "leaderboard/index.html",
         {
             "suites": leaderboard_by_suite(filters), "overall": board, "tabs": overall.TABS, "tab": tab,
             "ignored": ignored, "download_query": urlencode(query),
-            "tab_links": [(key, label, urlencode({**query, "tab": key})) for key, label in overall.TABS.items()],
+            "tab_links": [(key, label, urlencode({**page_query, "tab": key})) for key, label in overall.TABS.items()],
+            "per_task": per_task, "per_task_query": urlencode({**query, "columns": "tasks"}),
+            "compact_query": urlencode(query),
             "strategy_label": STRATEGY_FILTERS.get(filters.strategy, ""),
             "average_label": overall.AVERAGE_LABEL, "average_digits": overall.AVERAGE_DIGITS, **context,
         },
@@ -64,7 +69,32 @@ def index(request):
 
 
 def tasks(request):
-    return render(request, "leaderboard/tasks.html", {"tasks": [cls for _, cls in sorted(all_tasks().items())]})
+    """Every task, grouped by suite in the suites' order: one line each with a picture
+    of its game (leaderboard.task_pictures), its formats and its step limit; what the
+    task is and how it is played is on its own page."""
+    groups = [
+        {
+            "suite": suite,
+            "tasks": [
+                {"task": cls, "picture": task_pictures.picture_url(task_id)}
+                for task_id, cls in tasks_of(suite.id).items()
+            ],
+        }
+        for suite in all_suites().values()
+    ]
+    return render(request, "leaderboard/tasks.html", {"groups": [group for group in groups if group["tasks"]]})
+
+
+def task_picture(request, suite, name):
+    """The picture of a task's game for the Tasks page, drawn on first request and
+    cached on disk."""
+    try:
+        path = task_pictures.task_picture_file(f"{suite}/{name}")
+    except KeyError:
+        raise Http404(f"no task {suite}/{name}") from None
+    response = HttpResponse(path.read_bytes(), content_type="image/png")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
 
 
 def task_detail(request, suite, name):
@@ -74,6 +104,7 @@ def task_detail(request, suite, name):
         raise Http404(f"no task {task_id}")
     descriptor = get_suite(cls.suite)
     filters, context = _filter_context(request)
+    context["picture"] = task_pictures.picture_url(task_id)
     rows = mark_rows(leaderboard_rows(task_id, filters))
     reported = task_reported(task_id, descriptor, filters.mode)
     # The table as CSV, with the same filters (leaderboard.downloads).
@@ -131,7 +162,7 @@ def best_score_page(request, suite: Suite):
 
 
 def adventure_page(request, suite: Suite):
-    """adventuregame.txt §4.2: Table 1, Table 2 and the turns chart."""
+    """AdventureGame §4.2: Table 1, Table 2 and the turns chart."""
     filters, context = _filter_context(request)
     rows = adventure.leaderboard(suite.id, filters)
     return render(
@@ -150,7 +181,7 @@ def adventure_page(request, suite: Suite):
 
 
 def infogather_page(request, suite: Suite):
-    """infogather.txt §4: both metrics per run, Figs. 3–4 and Fig. 6."""
+    """Ke et al. §4: both metrics per run, Figs. 3–4 and Fig. 6."""
     filters, context = _filter_context(request)
     try:
         colours = int(request.GET.get("colours", 3))
@@ -318,7 +349,7 @@ def experiment_detail(request, pk):
 
 def _waiting_reason(run: Run) -> str:
     """Why an unfinished run is not moving, in words (Codabench's "stuck in Running"
-    lesson, DESIGN §6): no live worker, or how much work is queued ahead."""
+    lesson, docs/design.md §6): no live worker, or how much work is queued ahead."""
     if run.status not in (Run.QUEUED, Run.RUNNING):
         return ""
     fresh = timezone.now() - timedelta(seconds=60)
@@ -357,7 +388,7 @@ def _paper_episodes(run: Run) -> int | None:
 
 def _same_seed(episode: Episode):
     """Finished episodes of other runs that played the very same game (task, format,
-    options, seed): the natural comparison (DESIGN §1.2); none for an imported episode
+    options, seed): the natural comparison (docs/design.md §1.2); none for an imported episode
     whose seed was not logged: its game is unknown."""
     if episode.seed is None:
         return []

@@ -147,7 +147,7 @@ class ChatStrategy:
     def messages(self, prompt_added: list, budget: ContextBudget | None = None) -> Prompt:
         """The conversation of the current step: the last `history_window` turns, then
         as many of those as the context window holds (sliding context window,
-        textatari.txt §3.1); the opening turn, which carries the instructions, and the
+        TextAtari §3.1); the opening turn, which carries the instructions, and the
         current observation always stay. ContextExhausted if even they do not fit."""
         turns = self._turns[-self.history_window:]
         if self._opening and turns and turns[0] is not self._turns[0]:

@@ -1,4 +1,4 @@
-"""The LMAct prompt protocol (lmact.txt §2.3–2.4, App. B.3, Listings 1 and 2).
+"""The LMAct prompt protocol (LMAct §2.3–2.4, App. B.3, Listings 1 and 2).
 
 The prompt has two parts:
 

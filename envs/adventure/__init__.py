@@ -1,4 +1,4 @@
-"""The AdventureGame suite (adventuregame.txt): importing this package registers its
+"""The AdventureGame suite: importing this package registers its
 descriptor and its nine experiments as tasks (`adventure/basic-easy`, …,
 `adventure/synthetic-hard`)."""
 
@@ -53,7 +53,7 @@ SUITE = register_suite(
         id="adventure",
         title="AdventureGame",
         description="A text adventure: deliver objects around a home in at most 50 turns, replies start with '>'.",
-        paper="AdventureGame (adventuregame.txt)",
+        paper="AdventureGame: Jordan et al., Benchmarking Incremental Learning of Situation and Language Model using a Text-Simulated Situated Environment",
         order=5,
         prompt_protocol=CHAT,
         illegal_actions=(

@@ -1,4 +1,4 @@
-"""Actions: preconditions, effects and labels (adventuregame.txt §3.2, Table 5).
+"""Actions: preconditions, effects and labels (AdventureGame §3.2, Table 5).
 
 `resolve(world, state, command)` checks an action's preconditions in order and
 either returns the first failure or the facts the action removes and adds. It never

@@ -1,4 +1,4 @@
-"""The home domain of the delivery games (adventuregame.txt §4.1.1, App. C).
+"""The home domain of the delivery games (AdventureGame §4.1.1, App. C).
 
 Entity ids are stable identifiers used in facts; the words a player reads and types
 are kept apart in `NAMES` so that the synthetic-word experiments can swap them.

@@ -1,4 +1,4 @@
-"""The interpreter and the game protocol (adventuregame.txt §3.2).
+"""The interpreter and the game protocol (AdventureGame §3.2).
 
 `Game.execute(command_text)` runs one command (no protocol): parse, resolve, update
 the state, write the feedback, and record the turn. `Game.reply(reply_text)` applies

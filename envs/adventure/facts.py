@@ -1,4 +1,4 @@
-"""World facts and state (adventuregame.txt §3.2).
+"""World facts and state (AdventureGame §3.2).
 
 The world state is a frozen set of fact tuples. Mutable facts:
 

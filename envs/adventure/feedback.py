@@ -3,7 +3,7 @@ of a successful action and one message per kind of failure.
 
 Success messages describe the resulting state rather than repeating the verb, so a
 player of the synthetic-word experiments learns what an unknown verb does from the
-feedback (adventuregame.txt §4.1.4, §5.3).
+feedback (AdventureGame §4.1.4, §5.3).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Scores (adventuregame.txt §3.2, §4.2).
+"""Scores (AdventureGame §3.2, §4.2).
 
 Per episode (`episode_metrics`):
 

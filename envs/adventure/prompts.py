@@ -1,4 +1,4 @@
-"""Prompt templates (adventuregame.txt App. D), in this project's own words.
+"""Prompt templates (AdventureGame App. D), in this project's own words.
 
 The initial prompt has the paper's layout: how the game is played and the reply
 format, one example reply, then — depending on the experiment — the inventory limit

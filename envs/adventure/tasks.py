@@ -1,4 +1,4 @@
-"""The nine AdventureGame experiments as arena tasks (adventuregame.txt §3–4).
+"""The nine AdventureGame experiments as arena tasks (AdventureGame §3–4).
 
 `reset(seed)` plays instance `seed % 16` of the experiment from
 fixtures/adventure/instances.json, so seeds 0–15 cover the paper's 16 instances and
@@ -75,7 +75,7 @@ class AdventureTask(Task):
     # one episode per instance
     baseline_episodes = INSTANCES_PER_EXPERIMENT
     # clembench shows no command list (it would give the made-up words away) and keeps
-    # the whole conversation (adventuregame.txt §3.2).
+    # the whole conversation (AdventureGame §3.2).
     chat_show_legal_actions = False
     chat_history_window = TURN_LIMIT + 10
     experiment: ClassVar[str]
@@ -213,7 +213,7 @@ class AdventureTask(Task):
 
 
 _COMMON = (
-    "Home delivery text adventure (adventuregame.txt §3–4, App. C–D). The model reads "
+    "Home delivery text adventure (AdventureGame §3–4, App. C–D). The model reads "
     "the room it is in and answers with one command on a line starting with '>' — go, "
     "take, put … in/on …, open, close, examine, look — and '> done' when it thinks the goal "
     "is reached. Only the first line of a reply counts; a reply that does not start with "

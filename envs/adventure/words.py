@@ -1,4 +1,4 @@
-"""Pseudo-English words for the synthetic-word experiments (adventuregame.txt §4.1.4).
+"""Pseudo-English words for the synthetic-word experiments (AdventureGame §4.1.4).
 
 A word is built from English-like spelling pieces: an optional initial consonant
 cluster, one or two vowel groups joined by a middle consonant cluster, and an ending.

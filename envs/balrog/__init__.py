@@ -1,4 +1,4 @@
-"""The BALROG suite (balrog.txt): importing this package registers its descriptor and
+"""The BALROG suite: importing this package registers its descriptor and
 its environments' tasks (`balrog/babyai-goto`, …, `balrog/crafter`,
 `balrog/textworld-treasure-hunter`, …).
 
@@ -46,7 +46,7 @@ SUITE = register_suite(
             "Agentic games in text and images: BabyAI, Crafter, TextWorld, Baba Is AI, MiniHack, NetHack — "
             "progress from 0 to 100."
         ),
-        paper="BALROG (balrog.txt)",
+        paper="BALROG: Benchmarking Agentic LLM and VLM Reasoning on Games",
         order=2,
         prompt_protocol=OBSERVATION_HISTORY,
         illegal_actions=(

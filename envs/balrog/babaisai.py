@@ -84,6 +84,7 @@ class BabaIsAITask(BalrogTask):
     default_action = IDLE
     baselines = {"random": RandomLegalPolicy, "expert": ExpertPolicy}
     blocking = True
+    viewer_frames = True
     rate_breakdown = tuple((f"solved_{family}", family) for family in FAMILY_NAMES)
     rate_breakdown_title = "Success per level family"
 
@@ -162,6 +163,10 @@ class BabaIsAITask(BalrogTask):
             text = f"{opening}\n\n{text}"
         image = render(self.puzzle.level, self.state) if self.format == "rgb" else None
         return Observation(text=text, image=image)
+
+    def world_picture(self):
+        """The arena's own drawing of the puzzle (the rgb format's picture)."""
+        return None if self.puzzle is None else render(self.puzzle.level, self.state)
 
     def progress_percent(self) -> float:
         return 100.0 if self.won else 0.0

@@ -53,6 +53,10 @@ MINIGRID_ACTIONS = {
 ACTION_NAMES = {action: name for name, action in MINIGRID_ACTIONS.items()}
 # BALROG's VLM image: the agent's view drawn at 16 pixels a cell (7×7 cells, 112×112).
 TILE_PIXELS = 16
+# The replay's picture of the whole level (the viewer's, never the agent's), at the
+# agent's own 16 pixels a cell: minigrid draws new tiles supersampled, at a cost that
+# grows with their area, and the player enlarges small pictures anyway.
+WORLD_TILE_PIXELS = TILE_PIXELS
 
 _DESCRIPTION = (
     "BabyAI-Text's MixedTrainLocal level (Carta et al. 2023) with BALROG's settings (App. A; no distractors, as "
@@ -87,6 +91,7 @@ class BabyAITask(BalrogTask):
     # BALROG's released config (eval.num_episodes.babyai: 10), which its leaderboard
     # submissions play (the paper's App. A reports 25 seeds per task).
     paper_episodes = 10
+    viewer_frames = True
 
     def __init__(self, format: str | None = None):
         super().__init__(format)
@@ -136,6 +141,10 @@ class BabyAITask(BalrogTask):
             image = Image.fromarray(self._level.get_pov_render(tile_size=TILE_PIXELS)).convert("RGB")
             return Observation(text=text, image=image)
         return Observation(text=text)
+
+    def world_picture(self) -> Image.Image:
+        """minigrid's picture of the whole level, the agent's 7×7 view highlighted."""
+        return Image.fromarray(self._level.get_full_render(highlight=True, tile_size=WORLD_TILE_PIXELS))
 
     def progress_percent(self) -> float:
         return 100.0 if self._accomplished else 0.0

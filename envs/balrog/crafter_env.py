@@ -149,6 +149,7 @@ class CrafterTask(BalrogTask):
     score_range = (-0.9, float(len(ACHIEVEMENTS)))
     baselines = {"random": RandomLegalPolicy}
     blocking = True
+    viewer_frames = True
     # BALROG's released config (eval.num_episodes.crafter: 10) and App. B's 10 seeds.
     paper_episodes = 10
     # The task page's per-achievement unlock rates (BALROG App. B.1, Fig. 4).
@@ -159,6 +160,7 @@ class CrafterTask(BalrogTask):
         super().__init__(format)
         self._env: SeededCrafterEnv | None = None
         self._seed: int | None = None
+        self._frame = None  # crafter's latest frame, drawn by every step whatever the format
 
     def configure(self, **options) -> None:
         super().configure(**options)
@@ -209,10 +211,15 @@ class CrafterTask(BalrogTask):
         )
 
     def _observation(self, frame) -> Observation:
+        self._frame = frame
         text = crafter_text.surroundings_text(self._env)
         context = crafter_text.status_text(self._env)
         image = Image.fromarray(frame) if self.format == "rgb" else None
         return Observation(text=text, image=image, context=context)
+
+    def world_picture(self) -> Image.Image | None:
+        """The frame crafter drew for this step (its local view and inventory)."""
+        return None if self._frame is None else Image.fromarray(self._frame)
 
     def _unlocked(self) -> set[str]:
         return {name for name, count in self._env._player.achievements.items() if count > 0}

@@ -22,6 +22,7 @@ import abc
 import random
 from typing import ClassVar
 
+import numpy as np
 from nle import nethack
 from nle.env.base import NLE
 
@@ -29,6 +30,9 @@ from envs.balrog import nle_text
 from envs.balrog.nethack_tiles import render_map
 from envs.balrog.protocol import BalrogTask
 from envs.core import Observation
+
+# Unexplored cells and solid rock: NetHack's "stone" map symbol, drawn blank.
+BLANK_GLYPH = nethack.GLYPH_CMAP_OFF + 0
 
 # The keys NLE must observe for the text and the picture.
 OBSERVATION_KEYS = ("glyphs", "blstats", "tty_chars", "tty_colors", "tty_cursor", "inv_strs", "inv_letters")
@@ -134,11 +138,23 @@ def nle_seeds(seed: int) -> tuple[int, int, bool, int]:
     return core, display, False, level_generator
 
 
+def level_part(glyphs: np.ndarray, margin: int = 1) -> np.ndarray:
+    """The glyphs of the smallest box holding every cell that is not blank stone
+    (the level seen so far), with `margin` cells around it; all of them if none."""
+    drawn = np.argwhere(glyphs != BLANK_GLYPH)
+    if not len(drawn):
+        return glyphs
+    (top, left), (bottom, right) = drawn.min(axis=0), drawn.max(axis=0)
+    rows, columns = glyphs.shape
+    return glyphs[max(top - margin, 0):min(bottom + margin + 1, rows), max(left - margin, 0):min(right + margin + 1, columns)]
+
+
 class NetHackGameTask(BalrogTask):
     """A BALROG task played on one NLE environment (MiniHack or NetHack)."""
 
     formats = ("text", "rgb")
     blocking = True
+    viewer_frames = True
     # Whether the "text" format's short-term context shows the statistics too (the
     # "rgb" format always does, as BALROG's vision-language mode).
     statistics_in_text: ClassVar[bool] = False
@@ -233,6 +249,14 @@ class NetHackGameTask(BalrogTask):
             long_term.append(nle_text.section("cursor", f"{cursor}\n(x={column}, y={row})"))
             long_term.append(nle_text.section("map", nle_text.map_text(observed["tty_chars"])))
         return Observation(text="\n\n".join(long_term), image=image, context="\n\n".join(short_term))
+
+    def world_picture(self):
+        """The map drawn with NetHack's tiles, as the rgb format draws it, cut to the
+        part seen so far: MiniHack's levels are small islands in the 79×21 map, and
+        NetHack's first level is mostly unexplored rock, drawn at half size otherwise."""
+        if self._observed is None:
+            return None
+        return render_map(level_part(self._observed["glyphs"]))
 
     @property
     def message(self) -> str:

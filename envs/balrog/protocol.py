@@ -24,6 +24,7 @@ import dataclasses
 from typing import ClassVar
 
 from envs.core import Observation, StepResult, Task
+from envs.render import encode_png
 
 # The setting that switches the invalid-action line off (BALROG made it switchable);
 # named for what it does when set, so a run's label says "silent invalid actions".
@@ -121,6 +122,20 @@ class BalrogTask(Task):
     @abc.abstractmethod
     def progress_percent(self) -> float:
         """The episode's progress so far, 0–100 (BALROG §3)."""
+
+    def world_picture(self):
+        """The engine's own picture of the world now (a PIL image), for the person
+        watching the replay; None for games without one (TextWorld)."""
+        return None
+
+    def viewer_png(self) -> bytes | None:
+        """The world's picture beside a text run's observations: the agent read the
+        text and never sees it. An image run's observation is already the picture, so
+        it gets none."""
+        if not self.observation_is_text():
+            return None
+        picture = self.world_picture()
+        return None if picture is None else encode_png(picture)
 
     def is_valid(self, candidate: str) -> bool:
         """Whether an output is exactly one of the actions (BALROG §3)."""

@@ -1,4 +1,4 @@
-"""The infogather suite (infogather.txt): importing this package registers its
+"""The infogather suite: importing this package registers its
 descriptor and its tasks.
 
 `infogather/single-feature` and `infogather/conjunction` (envs.infogather.tasks); the
@@ -51,7 +51,7 @@ SUITE = register_suite(
         id="infogather",
         title="Information gathering",
         description="Find the hidden reward rule by picking up objects, in as few steps as possible.",
-        paper="Information gathering (infogather.txt)",
+        paper="Ke et al., Can Foundation Models Actively Gather Information in Interactive Environments to Test Hypotheses?",
         order=4,
         prompt_protocol=CHAT,
         illegal_actions=(

@@ -1,4 +1,4 @@
-"""Reading the agent's answer (the four fields of infogather.txt App. B) and scoring a
+"""Reading the agent's answer (the four fields of Ke et al. App. B) and scoring a
 stated belief (App. A.1).
 
 An answer has four fields, written as `key: value` lines (or as one JSON object):

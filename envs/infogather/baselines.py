@@ -1,4 +1,4 @@
-"""Baseline policies of infogather.txt §4 ("Baselines"), runnable without a model.
+"""Baseline policies of Ke et al. §4 ("Baselines"), runnable without a model.
 
 All three reason perfectly about what they have seen: they track the consistent
 hypotheses, stop as soon as exactly one is left and state it; before that they state a

@@ -1,4 +1,4 @@
-"""The hypothesis space and its update from observations (infogather.txt §3.1, §4).
+"""The hypothesis space and its update from observations (Ke et al. §3.1, §4).
 
 A hypothesis is a reward rule: a set of (property, value) conditions that an object must
 all meet to give reward 1. Single-feature rules have one condition (every colour value

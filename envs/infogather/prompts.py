@@ -1,6 +1,6 @@
 """The system prompts and observation texts of the infogather tasks.
 
-The instructions follow the layout of infogather.txt App. B, Tables 1–2 (the game, its
+The instructions follow the layout of Ke et al. App. B, Tables 1–2 (the game, its
 rules, how the reward works, the state of play, a note that turns are scarce, the
 "work like a scientist" exploration cycle, the answer format, a request to reason) in
 the arena's own wording. The scene description and the record of picks and rewards,
@@ -102,7 +102,7 @@ combination: yellow glass
 Think it through before you answer; do not guess, every turn counts."""
 
 
-# Guided reasoning (infogather.txt §4.3, App. B Table 4): the cycle spells out the
+# Guided reasoning (Ke et al. §4.3, App. B Table 4): the cycle spells out the
 # strategy, so the model does not have to derive it.
 _GUIDED_STRATEGY = """How to choose the next pick (follow this strategy):
 - While no pick has been rewarded: try values you have not tried yet, covering as many

@@ -1,4 +1,4 @@
-"""Scenes of the infogather text environment (infogather.txt §3.1).
+"""Scenes of the infogather text environment (Ke et al. §3.1).
 
 A scene is every combination of a few colours and shapes (and, for the conjunction
 task, textures): one object per combination, listed in a shuffled order. The paper's 3D

@@ -1,5 +1,5 @@
 """The infogather tasks: find the hidden reward rule by picking objects
-(infogather.txt §3.1, §4, App. A–B).
+(Ke et al. §3.1, §4, App. A–B).
 
 Protocol, per turn the agent answers with four fields (see `answers.py`): an object to
 pick, a stop flag, and its current belief (factor and combination).
@@ -306,7 +306,7 @@ class SingleFeature(InfoGatherTask):
     guided_instructions = prompts.SINGLE_GUIDED_INSTRUCTIONS
     description = (
         "Find the one rewarding colour or shape among objects that cover every combination of "
-        "the colours and shapes present (protocol: infogather.txt §3.1, §4, App. A–B)."
+        "the colours and shapes present (protocol: Ke et al. §3.1, §4, App. A–B)."
         + _DESCRIPTION_COMMON
     )
 
@@ -326,6 +326,6 @@ class Conjunction(InfoGatherTask):
     description = (
         "Find the rewarding pair of values (colour+shape, shape+texture or colour+texture) among "
         "objects that cover every combination of the colours, textures and shapes present "
-        "(protocol: infogather.txt §3.1, §4, App. A–B)."
+        "(protocol: Ke et al. §3.1, §4, App. A–B)."
         + _DESCRIPTION_COMMON
     )

@@ -1,4 +1,4 @@
-"""The LMAct suite (lmact.txt): importing this package registers its descriptor and
+"""The LMAct suite: importing this package registers its descriptor and
 its tasks."""
 
 from envs.registry import register_suite
@@ -9,7 +9,7 @@ SUITE = register_suite(
         id="lmact",
         title="LMAct",
         description="In-context imitation of expert demonstrations in six games and control tasks.",
-        paper="LMAct (lmact.txt)",
+        paper="LMAct: A Benchmark for In-Context Imitation Learning with Long Multimodal Demonstrations",
         order=1,
         prompt_protocol=FROZEN_PREFIX,
         illegal_actions=(

@@ -1,4 +1,4 @@
-"""LMAct cheetah run (lmact.txt §2.2, App. B.2, Fig. A5): DM Control's cheetah-run task.
+"""LMAct cheetah run (LMAct §2.2, App. B.2, Fig. A5): DM Control's cheetah-run task.
 
 The simulator is the real DeepMind Control Suite (`dm_control.suite.load("cheetah",
 "run", task_kwargs={"random": seed})`) on MuJoCo; it is imported when an episode first
@@ -119,7 +119,7 @@ class CheetahRun(Task):
     action_format = "A comma-separated list (enclosed by square brackets) of 6 values between -1 and 1."
     description = (
         "Make the planar cheetah of the DeepMind Control Suite run forward: the real "
-        "dm_control cheetah-run task on MuJoCo (protocol: lmact.txt §2.2, App. B.2, Fig. A5). "
+        "dm_control cheetah-run task on MuJoCo (protocol: LMAct §2.2, App. B.2, Fig. A5). "
         "Each episode starts from dm_control's random initial pose for the episode seed, "
         "and only the first 100 steps (1 s of simulated time) are played. Every step "
         "earns dm_control's run reward, the forward speed divided by 10 m/s capped at 1, so "
@@ -130,7 +130,7 @@ class CheetahRun(Task):
         "e.g. [0.1, -0.5, 1.0, 0.0, 0.3, -1.0] (back thigh, shin, foot, front thigh, shin, "
         "foot). Since the actions are continuous there is no list of legal actions; a wrong "
         "count, a value outside [-1, 1] or anything unreadable is replaced by a uniformly "
-        "random action and counted as illegal (lmact.txt §2.4). Demonstrations come from a "
+        "random action and counted as illegal (LMAct §2.4). Demonstrations come from a "
         "planning expert, not Gato data: the paper replayed a D4PG agent's episodes from "
         "the Gato training set (expert mean 37.4 over 100 steps), which cannot be had here. "
         "The expert here plans on the true simulator at every step with model-predictive "

@@ -1,4 +1,4 @@
-"""LMAct chess (lmact.txt §2.2 "Chess", App. B.2, Fig. A3).
+"""LMAct chess (LMAct §2.2 "Chess", App. B.2, Fig. A3).
 
 The agent plays against a very weak Stockfish from a named opening position. The
 openings come from fixtures/lmact/chess_openings.tsv, a copy of the lichess
@@ -134,7 +134,7 @@ def _colour_name(colour: chess.Color) -> str:
 
 def board_ascii(board: chess.Board, agent: chess.Color, annotated: bool = False) -> str:
     """python-chess's board text (upper case White, lower case Black, '.' empty): LMAct's
-    ASCII format (lmact.txt Fig. A3a). `annotated` adds a line naming the agent's colour
+    ASCII format (LMAct Fig. A3a). `annotated` adds a line naming the agent's colour
     and rank and file labels ('ascii-annotated')."""
     if not annotated:
         return str(board)
@@ -294,14 +294,14 @@ class Chess(Task):
     baseline_episodes = 20
     description = (
         "Chess against the weakest Stockfish, skill level 0 limited to a single node "
-        "(protocol: lmact.txt §2.2, App. B.2). Each episode starts from a named opening of "
+        "(protocol: LMAct §2.2, App. B.2). Each episode starts from a named opening of "
         "the Encyclopaedia of Chess Openings, taken from the lichess chess-openings list "
         "(3,805 openings with ECO code, name and moves; public domain, CC0); episode seeds "
         "walk through a fixed shuffle of the list, so openings are drawn without replacement. "
         "The agent plays the side to move after the opening moves. An action is a legal move "
         "in standard algebraic notation exactly as python-chess writes it (e.g. 'Nf3', "
         "'exd5', 'O-O', 'e8=Q+', 'Qh5#'); anything else is replaced by a random legal move "
-        "and counted as illegal (lmact.txt §2.4). A win scores +1, a loss -1, a draw 0; a "
+        "and counted as illegal (LMAct §2.4). A win scores +1, a loss -1, a draw 0; a "
         "threefold repetition or the fifty-move rule ends the game as a draw at once, as if "
         "claimed. The episode stops with 0 after 100 agent moves. Formats: 'ascii' (the "
         "paper's, Fig. A3a), the python-chess board text (upper case White, lower case "

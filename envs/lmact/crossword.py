@@ -1,4 +1,4 @@
-"""LMAct crossword (lmact.txt §2.2 "Crossword", App. B.2, Fig. A4).
+"""LMAct crossword (LMAct §2.2 "Crossword", App. B.2, Fig. A4).
 
 Each episode is a 7×7 crossword made by our own generator from the episode's seed,
 with words and clues from `envs.lmact.crossword_words` (WordNet). Rows and columns
@@ -296,7 +296,7 @@ class Crossword(Task):
         "many letters as that clue's answer (the number in brackets after the clue)."
     )
     description = (
-        "Fill a 7×7 crossword from its clues (protocol: lmact.txt §2.2, App. B.2, Fig. A4). "
+        "Fill a 7×7 crossword from its clues (protocol: LMAct §2.2, App. B.2, Fig. A4). "
         "Each episode is a different puzzle from our own seeded generator, which places "
         f"{MIN_WORDS}–{MAX_WORDS} crossing words freeform in the style of genxword (the "
         "generator the paper used), with standard numbering. Words and clues come from "
@@ -313,7 +313,7 @@ class Crossword(Task):
         "correct word already placed or a wrong word of the right length (the grid does not "
         "change); anything else (not of that form, a clue number the puzzle does not have, "
         "or a word of the wrong length) ends the episode with -1 and is counted as illegal — "
-        "unlike the other LMAct tasks it is not replaced by a random action (lmact.txt "
+        "unlike the other LMAct tasks it is not replaced by a random action (LMAct "
         "App. C.3). The episode ends when every word is placed, or after 25 steps. The legal "
         "actions are every word of the right length for a slot not yet filled: too many to "
         "list, so a prompt that shows legal actions shows their form instead ('A<n>: <word>' "

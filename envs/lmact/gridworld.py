@@ -1,4 +1,4 @@
-"""LMAct grid world (lmact.txt §2.2, App. B.2, Fig. A6).
+"""LMAct grid world (LMAct §2.2, App. B.2, Fig. A6).
 
 Positions are [row, column] in the 12×12 grid, counted from 0 at the top left;
 the outer ring of cells is wall, so the player and the target live on rows and
@@ -56,7 +56,7 @@ _EMPTY_ROWS = tuple(
 
 
 def grid_text(player: tuple[int, int], target: tuple[int, int], annotated: bool = False) -> str:
-    """The grid, one symbol per cell: LMAct's ASCII format, grid only (lmact.txt §2.3).
+    """The grid, one symbol per cell: LMAct's ASCII format, grid only (LMAct §2.3).
     `annotated` puts a legend line above it ('ascii-annotated')."""
     rows = [list(row) for row in _EMPTY_ROWS]
     rows[target[0]][target[1]] = "T"
@@ -104,11 +104,11 @@ class GridWorld(Task):
     score_range = (0.0, 1.0)
     description = (
         "Walk the player to the target in a 12×12 grid whose outer ring is wall, leaving a "
-        "10×10 open floor with no obstacles (protocol: lmact.txt §2.2, App. B.2). The player "
+        "10×10 open floor with no obstacles (protocol: LMAct §2.2, App. B.2). The player "
         "and the target start on two different floor cells drawn at random. Actions are 'up', "
         "'down', 'left' and 'right'; walking into a wall leaves the player where it is, and "
         "any other text is replaced by a random one of the four and counted as illegal "
-        "(lmact.txt §2.4). Reaching the target scores 1 and ends the episode; otherwise it "
+        "(LMAct §2.4). Reaching the target scores 1 and ends the episode; otherwise it "
         "stops after 25 steps with 0. Formats: 'ascii' (the paper's), the grid one symbol "
         "per cell ('#' wall, 'P' player, 'T' target, '.' floor) and nothing else; "
         "'ascii-annotated', the same grid under a legend line naming the symbols (our "

@@ -1,4 +1,4 @@
-"""LMAct Atari Phoenix (lmact.txt §2.2, App. B.2, Fig. A1) on the Arcade Learning Environment.
+"""LMAct Atari Phoenix (LMAct §2.2, App. B.2, Fig. A1) on the Arcade Learning Environment.
 
 The emulator is ale-py's `ALEInterface` with the Phoenix ROM that ale-py ships; it is
 imported when an episode first starts, so importing this module costs nothing.
@@ -141,7 +141,7 @@ class Phoenix(Task):
     score_range = (0.0, 1000.0)
     description = (
         "The Atari 2600 game Phoenix on the Arcade Learning Environment (protocol: "
-        "lmact.txt §2.2, App. B.2): shoot the birds, dodge their bullets. Settings as in "
+        "LMAct §2.2, App. B.2): shoot the birds, dodge their bullets. Settings as in "
         "the paper: sticky actions (probability 0.25), every action held for 4 frames, "
         "100 steps (400 frames, about 7 s of play), the screen at its original 160×210 "
         "resolution as the observation, and a number of no-ops drawn from the seed before "

@@ -1,6 +1,6 @@
 """Planning helpers for the LMAct experts that search a simulator (cheetah, Phoenix).
 
-The paper took these two tasks' demonstrations from the Gato training data (lmact.txt
+The paper took these two tasks' demonstrations from the Gato training data (LMAct
 App. B.2), which cannot be had here, so their experts plan on the true simulator
 instead. Everything here is deterministic: randomness comes from generators seeded
 with `stable_seed`, never from global state.

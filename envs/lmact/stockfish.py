@@ -1,6 +1,6 @@
 """A small wrapper around one Stockfish process, shared by the chess task's opponent and expert.
 
-The protocol (lmact.txt §2.2 "Chess") asks for two players:
+The protocol (LMAct §2.2 "Chess") asks for two players:
 
 * the environment's opponent, "Stockfish level 0 restricted to one node";
 * the expert, full-strength Stockfish (level 20) with 50 ms per move.

@@ -1,4 +1,4 @@
-"""LMAct tic-tac-toe (lmact.txt §2.2, App. B.2, Fig. A2).
+"""LMAct tic-tac-toe (LMAct §2.2, App. B.2, Fig. A2).
 
 A board is a string of nine characters, row by row from the top left: "x", "o"
 or "." for an empty cell. Cell i is named by its row letter (a–c, top to bottom)
@@ -160,7 +160,7 @@ def openings() -> tuple[str, ...]:
 # -- drawing -------------------------------------------------------------------
 def board_text(board: str, agent: str, annotated: bool = False) -> str:
     """The 3×3 grid, one row a line ('X', 'O', '.'): LMAct's ASCII format, board text
-    only (lmact.txt §2.3: the task is inferred from the demonstrations). `annotated`
+    only (LMAct §2.3: the task is inferred from the demonstrations). `annotated`
     adds a line naming the agent's mark and row/column labels ('ascii-annotated')."""
     rows = [" ".join(mark.upper() for mark in board[row * 3 : row * 3 + 3]) for row in range(3)]
     if not annotated:
@@ -233,13 +233,13 @@ class TicTacToe(Task):
     score_range = (-1.0, 1.0)
     description = (
         "Tic-tac-toe against an opponent that marks an empty cell uniformly at random "
-        "(protocol: lmact.txt §2.2, App. B.2). Each episode starts from an opening drawn "
+        "(protocol: LMAct §2.2, App. B.2). Each episode starts from an opening drawn "
         "uniformly from every position reachable in legal play that is not over and that "
         "perfect play cannot lose; the agent plays whichever side is to move there (X when "
         "both sides have as many marks, else O), so the empty board is one of the openings. "
         "An action names an empty cell: a row letter a–c (top to bottom) and a column digit "
         "1–3 (left to right), e.g. 'b2'. Anything else is replaced by a random empty cell and "
-        "counted as illegal (lmact.txt §2.4). The score is +1 for a win, -1 for a loss and 0 "
+        "counted as illegal (LMAct §2.4). The score is +1 for a win, -1 for a loss and 0 "
         "for a draw. Formats: 'ascii' (the paper's), the 3×3 grid as text, one row a line, "
         "'X', 'O' and '.' for empty, with nothing else (LMAct gives no task description: "
         "the model learns the cell names from the demonstrations and the legal actions); "

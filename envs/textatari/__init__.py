@@ -1,4 +1,4 @@
-"""The TextAtari suite (textatari.txt): importing this package registers its descriptor
+"""The TextAtari suite: importing this package registers its descriptor
 and one task per game (`textatari/pong`, `textatari/breakout`, …).
 
 The pieces: the emulator (`emulator`), the verbaliser interface (`verbaliser`) and one
@@ -42,7 +42,7 @@ SUITE = register_suite(
         id="textatari",
         title="TextAtari",
         description="23 Atari 2600 games played through text descriptions of the console's RAM, 1,000 steps and more.",
-        paper="TextAtari (textatari.txt)",
+        paper="TextAtari: 100K Frames Game Playing with Language Agents",
         order=6,
         prompt_protocol=CHAT,
         illegal_actions=(

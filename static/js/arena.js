@@ -2,7 +2,7 @@
  * Shared by every page's scripts, loaded first (templates/base.html):
  *
  * - the one DOM helper, el(), and its companions. Model and game output is
- *   untrusted text (DESIGN §5), so text only ever reaches the page through
+ *   untrusted text (docs/design.md §5), so text only ever reaches the page through
  *   textContent: these helpers are the way to build markup from it;
  * - the status vocabulary, read from the JSON block "status-vocabulary" that
  *   the server renders from arena/models.py (Episode.TERMINAL, Run.TERMINAL),

@@ -169,16 +169,23 @@
   }
 
   /*
-   * The text with the game's picture beside it (TextAtari's console screen): the
-   * picture is for the viewer only, the agent read the text.
+   * The text with the game's picture beside it (TextAtari's console screen, the
+   * cheetah's body, BALROG's worlds): the picture is for the viewer only, the agent
+   * read the text. A wide picture (NetHack's 79×21 map) goes above the text.
    */
   function textBesideFrame(step) {
     var row = el("div", "obs-beside");
     row.appendChild(observationText(step));
     var figure = el("figure", "obs-figure obs-viewer-frame");
     var idx = typeof step.index === "number" ? step.index : "?";
-    figure.appendChild(imageElement(step.viewer_frame, "Game screen at step " + idx, { targetWidth: 320 }));
-    figure.appendChild(el("figcaption", "muted", "Screen (not shown to the agent)"));
+    var picture = imageElement(step.viewer_frame, "Game screen at step " + idx, { targetWidth: 320 });
+    picture.addEventListener("load", function () {
+      if (picture.naturalWidth > 2 * picture.naturalHeight) {
+        row.classList.add("obs-beside-wide");
+      }
+    });
+    figure.appendChild(picture);
+    figure.appendChild(el("figcaption", "muted", "Picture (not shown to the agent)"));
     row.appendChild(figure);
     return row;
   }

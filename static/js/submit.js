@@ -7,6 +7,7 @@
  *   checks it, clearing one clears it (and shows it as partly chosen);
  * - LLM mode hides the image formats (CSS, class "mode-llm") and clears them, so what
  *   is checked is what is sent;
+ * - "As in the paper" ticks and locks the values of the suite's swept options;
  * - after a refused submission the error summary takes the focus, after a preview the
  *   preview does, so keyboard and screen-reader users land on what changed.
  */
@@ -58,6 +59,26 @@
       offered(fieldset).forEach(function (box) { box.checked = true; });
     }
     syncWhole(fieldset);
+  });
+
+  /* A suite played as in its paper plays every value of its swept options: its
+   * values are shown ticked and cannot be unticked (disabled boxes are not sent, and
+   * a sweep sent without values is played whole). */
+  Array.prototype.forEach.call(suites, function (fieldset) {
+    var paper = fieldset.querySelector("input[name=paper_protocol]");
+    if (!paper) {
+      return;
+    }
+    function syncSweeps() {
+      Array.prototype.forEach.call(fieldset.querySelectorAll(".task-sweep input[type=checkbox]"), function (box) {
+        if (paper.checked) {
+          box.checked = true;
+        }
+        box.disabled = paper.checked;
+      });
+    }
+    paper.addEventListener("change", syncSweeps);
+    syncSweeps();
   });
 
   Array.prototype.forEach.call(form.querySelectorAll("input[name=mode]"), function (radio) {

@@ -51,6 +51,10 @@ def test_the_overall_leaderboard_sorts_downloads_and_opens_the_model_page(site, 
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(site.url + "/")
     assert _names(page) == ["Alpha", "Bravo", "Charlie", "Random"]
+    expect(page.locator('#overall-table thead th[data-column="balrog.crafter"]')).to_have_count(0)
+    page.locator("#overall-per-task-link").click()
+    expect(page).to_have_url(re.compile(r"columns=tasks"))
+    assert _names(page) == ["Alpha", "Bravo", "Charlie", "Random"]
 
     tokens = page.locator("#overall-table thead th", has_text="Tokens in")
     tokens.get_by_role("button").click()

@@ -1,4 +1,4 @@
-"""Demonstration pools and sampling (envs/demos.py, lmact.txt §2.4) on tic-tac-toe and grid world."""
+"""Demonstration pools and sampling (envs/demos.py, LMAct §2.4) on tic-tac-toe and grid world."""
 
 import pytest
 

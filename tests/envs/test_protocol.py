@@ -2,7 +2,7 @@
 
 The rules of each game are tested in tests/envs/lmact/; this file checks what every
 task owes the arena, in every observation format: observations of the right kind,
-illegal-action substitution (lmact.txt §2.4), episode ends, determinism.
+illegal-action substitution (LMAct §2.4), episode ends, determinism.
 """
 
 import random
@@ -35,7 +35,7 @@ def test_it_registers_both_tasks_in_the_lmact_suite_with_a_description():
     for task_id in TASKS:
         cls = tasks[task_id]
         assert issubclass(cls, Task) and cls.suite == "lmact"
-        assert "lmact.txt §2.2" in cls.description
+        assert "LMAct §2.2" in cls.description
         assert set(baselines_of(cls)) == {"random", "expert"}
     assert tasks["lmact/tictactoe"].formats == ("ascii", "ascii-annotated", "rgb")
     assert tasks["lmact/gridworld"].formats == ("ascii", "ascii-annotated", "coords", "rgb")

@@ -14,6 +14,7 @@ from django.utils import timezone
 from arena.metrics import fold
 from arena.models import Run, Submission
 from config.pagecache import CACHEABLE_PATH
+from envs.registry import all_suites
 from tests.conftest import new_run
 
 pytestmark = pytest.mark.django_db
@@ -154,7 +155,7 @@ def _csv(client, query):
 
 def test_the_csv_download_is_the_table_the_page_shows(client, complete, baseline):
     _run(baseline("random"), "balrog/crafter", [0.0, 10.0], metric="progress")
-    page = client.get("/").content.decode()
+    page = client.get("/?columns=tasks").content.decode()
     header, *records = _csv(client, "tab=llm&format=csv")
 
     assert "Average progress (%)" in header and "BALROG · Crafter s.e. (%)" in header
@@ -241,3 +242,26 @@ def test_neighbours_the_average_cannot_tell_apart_are_marked_and_linked_to_their
     page = response.content.decode()
     assert f'href="/compare/?a={leader.pk}&amp;b={close.pk}"' in page
     assert page.count('class="tie-mark"') == 2  # the mark, and the rule's sample of it
+
+
+def test_the_front_page_leads_with_one_column_per_suite_and_the_tasks_a_click_away(client, complete):
+    _run(complete, "lmact/gridworld", scores=(1.0, 0.0), fmt="ascii")
+    page = client.get("/?tab=llm").content.decode()
+    table = page[page.index('id="overall-table"'):page.index("</table>")]
+    headers = re.findall(r'<th class="num overall-suite-column" data-column="([^"]+)"', table)
+    own = {"lmact": "played", "balrog": "summary", "textatari": "summary", "infogather": "played",
+           "adventure": "clemscore"}
+    assert headers == [f"{suite_id}.{own[suite_id]}" for suite_id in all_suites()]
+    assert 'data-column="balrog.crafter"' not in table
+    row = table[table.index(f'data-submission="{complete.pk}"'):]
+    row = row[: row.index("</tr>")]
+    board = client.get("/").context["overall"]
+    balrog = _cell(_row(board, complete), "balrog.summary")
+    assert balrog.figure.mean is not None and f"{balrog.figure.mean:.1f} ±" in row
+    assert ">1 of 6<" in row and "columns=tasks" in row  # LMAct: tasks played, figures one click away
+    assert 'id="overall-per-task-link"' in page and "columns=tasks" in page
+    assert "<details" in page and "How this table is made" in page
+
+    per_task = client.get("/?tab=llm&columns=tasks").content.decode()
+    assert 'data-column="balrog.crafter"' in per_task and 'id="overall-compact-link"' in per_task
+    assert "columns=tasks" in re.search(r'<nav class="tabs" aria-label="Observation mode">.*?</nav>', per_task, re.S).group(0)

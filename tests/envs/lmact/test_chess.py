@@ -211,7 +211,7 @@ def test_formats():
         task.close()
     assert texts["fen"] == board.fen()
     # LMAct fidelity (issue 18, item 2): 'ascii' is python-chess's board text alone
-    # (lmact.txt Fig. A3a); the colour line and labels are 'ascii-annotated'.
+    # (LMAct Fig. A3a); the colour line and labels are 'ascii-annotated'.
     assert texts["ascii"] == str(board) and "You play" not in texts["ascii"]
     ascii_lines = texts["ascii-annotated"].splitlines()
     assert ascii_lines[0] == "You play Black."

@@ -82,7 +82,7 @@ def test_the_same_seed_gives_the_same_episode():
 
 
 def test_the_default_ascii_observation_is_the_grid_alone():
-    # LMAct fidelity (issue 18, item 2): no legend line (lmact.txt §2.3).
+    # LMAct fidelity (issue 18, item 2): no legend line (LMAct §2.3).
     plain = make("lmact/gridworld").reset(9).text
     annotated = make("lmact/gridworld", "ascii-annotated").reset(9).text
     assert plain.splitlines() == annotated.splitlines()[1:] and len(plain.splitlines()) == 12

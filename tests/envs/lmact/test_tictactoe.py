@@ -1,4 +1,4 @@
-"""lmact/tictactoe: rules, openings, the minimax expert, determinism (lmact.txt §2.2)."""
+"""lmact/tictactoe: rules, openings, the minimax expert, determinism (LMAct §2.2)."""
 
 import collections
 
@@ -102,7 +102,7 @@ def test_the_ascii_observation_names_the_agents_mark_and_the_rgb_one_is_an_image
 
 
 def test_the_default_ascii_observation_is_the_board_alone():
-    # LMAct fidelity (issue 18, item 2): no task description, no labels (lmact.txt §2.3).
+    # LMAct fidelity (issue 18, item 2): no task description, no labels (LMAct §2.3).
     task = make("lmact/tictactoe")
     assert task.format == "ascii"
     task.reset(1)
