@@ -1,8 +1,11 @@
 """The nine AdventureGame experiments as arena tasks (adventuregame.txt §3–4).
 
-`reset(seed)` plays instance `seed % 16` of the experiment from
-fixtures/adventure/instances.json, so seeds 0–15 cover the paper's 16 instances and
-larger seeds repeat them. The game is free text: the model's whole reply goes to
+`reset(seed)` plays instance `seed % 16` of the experiment, so seeds 0–15 cover its 16
+instances and larger seeds repeat them. By default (setting `instances`, "clembench")
+the instances are clembench's own 144 paper instances, played by clembench's rules
+(`envs.adventure.clem`); "arena" plays this project's generated worlds
+(fixtures/adventure/instances.json) with its own engine instead — easier worlds, one
+verb per action, `put` only from the inventory — kept as a labelled option. The game is free text: the model's whole reply goes to
 `step`, which reads only its first line and aborts the episode unless it starts with
 ">". `instructions` (set by `reset`) is the system prompt with the instance's goal;
 the first observation is the description of the starting room, followed, in the
@@ -16,6 +19,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from envs.adventure import fixture, prompts
+from envs.adventure.clem import data as clem_data
+from envs.adventure.clem import play as clem_play
+from envs.adventure.clem.game import ClemGame
 from envs.adventure.actions import command_text
 from envs.adventure.baselines import BASELINES
 from envs.adventure.engine import PROMPT_SYMBOL, TURN_LIMIT, Game
@@ -66,6 +72,9 @@ def _goal_words(world, goal) -> str:
     return f"{names[0]} {predicate} {' '.join(names[1:])}" if len(names) >= 2 else " ".join([predicate, *names])
 
 
+INSTANCE_SOURCES = ("clembench", "arena")
+
+
 class AdventureTask(Task):
     suite = "adventure"
     formats = ("text",)
@@ -78,16 +87,41 @@ class AdventureTask(Task):
     # the whole conversation (adventuregame.txt §3.2).
     chat_show_legal_actions = False
     chat_history_window = TURN_LIMIT + 10
+    # Which instances are played: clembench's paper instances under clembench's rules
+    # (the paper's protocol), or this project's generated worlds and engine.
+    settings: ClassVar[dict[str, tuple]] = {"instances": INSTANCE_SOURCES}
     experiment: ClassVar[str]
 
     def __init__(self, format: str | None = None):
         super().__init__(format)
-        self.game: Game | None = None
+        self.game: Game | ClemGame | None = None
+        self.instance_source = INSTANCE_SOURCES[0]
+        self._plan: list[str] | None = None
+
+    def configure(self, **options) -> None:
+        super().configure(**options)
+        if "instances" in options:
+            self.instance_source = options["instances"]
+
+    @property
+    def clembench(self) -> bool:
+        return self.instance_source == "clembench"
 
     # -- protocol ----------------------------------------------------------------------
     def _reset(self, seed: int) -> Observation:
         self.seed = seed
         self.index = seed % INSTANCES_PER_EXPERIMENT
+        self._plan = None
+        if self.clembench:
+            self.instance = clem_data.instance(self.experiment, self.index)
+            self.game = ClemGame(self.experiment, self.index)
+            self.initial_room = self.game.room_description()
+            # The paper's pre-exploration (§4.1.3): the instance's own `visiting_commands`,
+            # played as earlier turns that do not count.
+            if self.experiment.startswith("preexplore"):
+                self.game.preexplore(self.instance["visiting_commands"])
+            self.instructions = clem_play.instructions(self.instance)
+            return Observation(text=self.initial_observation_text())
         self.instance = fixture.instances(self.experiment)[self.index]
         self.world = fixture.world(self.experiment, self.index)
         self.game = Game(self.world)
@@ -137,6 +171,8 @@ class AdventureTask(Task):
         inventory, each goal and whether it holds now, and the rooms seen so far with
         the passages between them (a small map)."""
         game = self._game()
+        if self.clembench:
+            return clem_play.state_info(game)
         world, view = game.world, game.view
         self._visited.add(view.player_room)
         met = set(world.goal_facts_met(game.state))
@@ -159,6 +195,8 @@ class AdventureTask(Task):
         game = self._game()
         if game.finished:
             return []
+        if self.clembench:
+            return [f"{PROMPT_SYMBOL} {text}" for text, _ in clem_play.candidate_commands(game.world)]
         return [f"{PROMPT_SYMBOL} {c}" for c in well_formed_commands(self.world, game.state)]
 
     def initial_state_key(self) -> str:
@@ -166,18 +204,39 @@ class AdventureTask(Task):
         return f"{self.id}#{self.index}"
 
     def expert_action(self) -> str:
-        """The next command of the instance's optimal solution; after any deviation,
-        the first command of an optimal solution from the current state."""
+        """The next command of an optimal solution, then "done". On clembench's
+        instances: the instance's own solution when it wins under clembench's rules, else
+        a shortest plan found by search; after any deviation, a new plan from the current
+        state. On the arena's worlds: the instance's solution, replanned likewise."""
         game = self._game()
         done_so_far = [t.command for t in game.turns]
+        if self.clembench:
+            if self._plan is None or done_so_far != self._plan[: len(done_so_far)]:
+                self._plan = done_so_far + self._clem_plan(game)
+            following = self._plan[len(done_so_far)] if len(done_so_far) < len(self._plan) else "done"
+            return f"{PROMPT_SYMBOL} {following}"
         path = self.instance["optimal_commands"]
         if done_so_far == path[: len(done_so_far)] and len(done_so_far) < len(path):
             return f"{PROMPT_SYMBOL} {path[len(done_so_far)]}"
         return f"{PROMPT_SYMBOL} {plan(self.world, game.state)[0]}"
 
+    def _clem_plan(self, game: ClemGame) -> list[str]:
+        if not game.turns:
+            trial = ClemGame(self.experiment, self.index)
+            trial.preexplore([r.command for r in game.preexploration])
+            own = list(self.instance["optimal_commands"])
+            if all(trial.execute(command).success for command in own) and trial.world.goals_met() == trial.world.goals:
+                return own
+        return clem_play.plan(game.world)
+
     def episode_metrics(self) -> dict:
         game = self._game()
-        return episode_metrics(game, self.experiment, self.index, self.instance["optimal_turns"])
+        if self.clembench:
+            # clembench's optimal number of turns counts the solution's commands, not "done"
+            return episode_metrics(game, self.experiment, self.index, int(self.instance["optimal_turns"]))
+        commands = self.instance["optimal_commands"]
+        optimal = len(commands) - (1 if commands and commands[-1] == "done" else 0)
+        return episode_metrics(game, self.experiment, self.index, optimal)
 
     @classmethod
     def extract_action(cls, completion: str) -> str | None:
@@ -206,7 +265,7 @@ class AdventureTask(Task):
         """The per-turn records of the episode so far."""
         return [t.to_json() for t in self._game().turns]
 
-    def _game(self) -> Game:
+    def _game(self) -> Game | ClemGame:
         if self.game is None:
             raise RuntimeError("call reset(seed) first")
         return self.game
@@ -272,7 +331,7 @@ def _configure(cls: type[AdventureTask], experiment: str) -> type[AdventureTask]
     cls.experiment = experiment
     cls.title = f"AdventureGame: {_TITLES[experiment]}"
     cls.description = _COMMON + _DETAILS[experiment]
-    cls.instructions = prompts.template_text(experiment)
+    cls.instructions = clem_play.template_text(experiment)
     return register(cls)
 
 
