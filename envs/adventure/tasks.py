@@ -205,9 +205,9 @@ class AdventureTask(Task):
 
     def expert_action(self) -> str:
         """The next command of an optimal solution, then "done". On clembench's
-        instances: the instance's own solution when it wins under clembench's rules, else
-        a shortest plan found by search; after any deviation, a new plan from the current
-        state. On the arena's worlds: the instance's solution, replanned likewise."""
+        instances: the stored solution (the instance's own where it wins under clembench's
+        rules, else a shortest one found by search); after any deviation, a new plan from
+        the current state. On the arena's worlds: the instance's solution, replanned likewise."""
         game = self._game()
         done_so_far = [t.command for t in game.turns]
         if self.clembench:
@@ -222,11 +222,7 @@ class AdventureTask(Task):
 
     def _clem_plan(self, game: ClemGame) -> list[str]:
         if not game.turns:
-            trial = ClemGame(self.experiment, self.index)
-            trial.preexplore([r.command for r in game.preexploration])
-            own = list(self.instance["optimal_commands"])
-            if all(trial.execute(command).success for command in own) and trial.world.goals_met() == trial.world.goals:
-                return own
+            return clem_data.oracle_plan(self.experiment, self.index)
         return clem_play.plan(game.world)
 
     def episode_metrics(self) -> dict:
@@ -272,46 +268,42 @@ class AdventureTask(Task):
 
 
 _COMMON = (
-    "Home delivery text adventure (adventuregame.txt §3–4, App. C–D). The model reads "
-    "the room it is in and answers with one command on a line starting with '>' — go, "
-    "take, put … in/on …, open, close, examine, look — and '> done' when it thinks the goal "
-    "is reached. Only the first line of a reply counts; a reply that does not start with "
-    "'>' aborts the episode, and so does reaching 50 turns. The goal facts are checked "
-    "when '> done' is given: all met scores 1 (success, quality 100), otherwise 0 (lost). "
-    "Metrics: played, quality, goal success rate, turns against the optimal number, "
-    "epistemic and pragmatic actions and epistemic gain. Seed s plays instance s mod 16 "
-    "of the experiment's 16 instances. Differences from the paper: the instances, the "
-    "made-up words and all texts are this project's own (generated from fixed seeds, with "
-    "optimal solutions found by breadth-first search); blank space before the '>' is "
-    "tolerated; a command that fails is recorded as an illegal action (the game goes on). "
+    "Home delivery text adventure (AdventureGame §3–4, App. C–D), on clembench's own 16 instances of the "
+    "experiment, played by clembench's rules. The model reads the room it is in and answers with one command "
+    "on a line starting with '>' — the instance's verbs and their synonyms (take, grab, pick, get; put, place, "
+    "drop, leave; go, enter, move …; examine, check …), '> done' when it thinks the goal is reached. `put` needs "
+    "the object only in the room. Only the first line of a reply counts; a reply that does not start with '>' "
+    "aborts the episode, and so does reaching 50 turns (checked before 'done'). 'done' scores a success if all "
+    "goal facts held at some point after an action (clembench keeps it), otherwise a loss. Metrics: played, "
+    "quality (successes over all episodes, as the paper's tables), clembench's code score (partial goal credit), "
+    "goal success rate, turns against the instance's optimal number (without 'done'), epistemic and pragmatic "
+    "actions. Seed s plays instance s mod 16. Differences from clembench: the prompt and every feedback text "
+    "are this project's wording of the same information; room descriptions always list what lies in a closed "
+    "container (clembench does in most runs, depending on Python's string hashing); leading blank space "
+    "before '>' is ignored. Setting instances=arena plays this project's generated worlds and engine instead "
+    "(easier worlds, one verb per action, put only from the inventory). See docs/fidelity/adventure.md. "
 )
 _HOME = (
-    "The house has six rooms (kitchen, pantry, hallway, living room, broom closet, "
-    "bedroom) joined by passages; the player can only walk between connected rooms. "
+    "The house has six rooms (kitchen, pantry, hallway, living room, broom closet, bedroom) joined by "
+    "passages; the player can only walk between connected rooms. "
 )
 _DETAILS = {
-    "basic-easy": _HOME + "Easy: three objects in plain sight next to (or one room away from) "
-    "a single target, all three to be put on it.",
-    "basic-hard": _HOME + "Hard: the three objects are hidden in closed containers and each "
-    "goes to a different target in another room, some two or more rooms away.",
-    "limit-easy": _HOME + "The easy worlds of basic-easy, but the inventory holds at most two "
-    "objects (the prompt says so).",
-    "limit-hard": _HOME + "The hard worlds of basic-hard, but the inventory holds at most two "
-    "objects (the prompt says so).",
-    "preexplore-easy": _HOME + "The easy worlds of basic-easy, with 6–8 'go' commands and their "
-    "answers already played as earlier turns, showing the rooms that matter; they do not "
-    "count towards the 50 turns.",
-    "preexplore-hard": _HOME + "The hard worlds of basic-hard, with 6–8 'go' commands and their "
-    "answers already played as earlier turns, showing the rooms that matter; they do not "
-    "count towards the 50 turns.",
-    "synthetic-easy": _HOME + "Easy world; three nouns and one verb (take or put) replaced by "
-    "made-up words, the verb explained in the prompt.",
-    "synthetic-medium": _HOME + "Hard world; nine nouns and three verbs replaced by made-up "
-    "words, the verbs listed in the prompt without explanation.",
-    "synthetic-hard": "Four rooms in a line whose names, objects, state adjectives and five "
-    "state-changing verbs are all made-up words; the goal is to bring three objects into "
-    "target states (one state gained, one of two states switched, the last of three states "
-    "reached by two verbs in order). go, examine, look and done keep their English names.",
+    "basic-easy": _HOME + "Easy: three objects to be put on one target, lying in the open one to four rooms away.",
+    "basic-hard": _HOME + "Hard: one to three of the three objects start inside closed containers, and the "
+    "goals name different targets, mostly one of them inside a container.",
+    "limit-easy": _HOME + "The easy instances, with an inventory of at most two objects (the prompt says so).",
+    "limit-hard": _HOME + "The hard instances, with an inventory of at most two objects (the prompt says so).",
+    "preexplore-easy": _HOME + "The easy instances, with the instance's own 'visiting' go-commands and their "
+    "answers played before the first turn as earlier turns (AdventureGame §4.1.3); they do not count. "
+    "clembench's released game master does not play them; the paper describes them.",
+    "preexplore-hard": _HOME + "The hard instances, with the instance's own 'visiting' go-commands played "
+    "before the first turn as earlier turns (AdventureGame §4.1.3); they do not count.",
+    "synthetic-easy": _HOME + "Easy world; some objects, a room and one verb renamed with made-up words, the "
+    "verb explained in the prompt (whose example still reads '> open cupboard').",
+    "synthetic-medium": _HOME + "Hard world; more objects, rooms and three verbs renamed, the verbs listed in the "
+    "prompt without explanation.",
+    "synthetic-hard": "Four rooms, ten objects and six state-changing verbs all made-up words, the standard "
+    "verbs take/put/open/close unknown; an object's states show only when it is examined.",
 }
 _TITLES = {
     "basic-easy": "Basic, easy",

@@ -23,8 +23,17 @@ class ParseFailure:
     detail: dict  # the words the feedback names
 
 
-@functools.lru_cache(maxsize=256)
 def _parser(experiment: str, index: int) -> Lark:
+    return _compiled(_grammar(experiment, index))
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(grammar: str) -> Lark:
+    # instances with the same definitions share one grammar (all the home experiments do)
+    return Lark(grammar, start="action")
+
+
+def _grammar(experiment: str, index: int) -> str:
     definitions = data.definitions(experiment, index)
     rules = [action.grammar.split(":")[0] for action in definitions.actions.values()]
     snippets = "\n".join(action.grammar for action in definitions.actions.values())
@@ -33,11 +42,10 @@ def _parser(experiment: str, index: int) -> Lark:
     )
     adjective_rule = "ADJ.1: (" + " | ".join(f'"{adj}"' for adj in adjectives) + ") WS\n"
     core = data.grammar_core()
-    grammar = (
+    return (
         f"{core['grammar_head']}action: {' | '.join(rules)} | unknown\n"
         f"{snippets}\n{adjective_rule}{core['grammar_foot']}"
     )
-    return Lark(grammar, start="action")
 
 
 def _action_dict(tree: Tree) -> dict:

@@ -61,6 +61,18 @@ def instance(experiment: str, index: int) -> dict:
     return instances(experiment)[index]
 
 
+@functools.lru_cache(maxsize=1)
+def _oracle_plans() -> dict:
+    with (DATA_DIR / "oracle_plans.json").open(encoding="utf-8") as handle:
+        return json.load(handle)["plans"]
+
+
+def oracle_plan(experiment: str, index: int) -> list[str]:
+    """A shortest solution from the start of the episode (after any pre-exploration),
+    made by scripts/adventure_clembench_plans.py; the oracle replans if it goes astray."""
+    return list(_oracle_plans()[experiment][index]["commands"])
+
+
 @functools.lru_cache(maxsize=None)
 def _definition_file(name: str):
     with (DATA_DIR / "definitions" / name).open(encoding="utf-8") as handle:

@@ -111,7 +111,7 @@ def candidate_commands(world: World, goal_only: bool = False) -> list[tuple[str,
     for thing in things:
         if not goal_only or thing in goal_things:
             add("take", [world.words(thing)], {"arg1": kind(thing)})
-    receptacles = [v for v in visible if ("receptacle", v) in world.state or ("support", v) in world.state]
+    receptacles = [v for v in visible if any((trait, v) in world.state for trait in ("receptacle", "support", "container"))]
     for item in sorted(set(carried) | set(things)):
         if goal_only and item not in goal_things:
             continue
@@ -120,11 +120,12 @@ def candidate_commands(world: World, goal_only: bool = False) -> list[tuple[str,
                 continue
             prep = "in" if ("container", target) in world.state else "on"
             add("put", [world.words(item), prep, world.words(target)], {"arg1": kind(item), "arg2": kind(target), "prep": prep})
+    holders = {f[2] for f in world.state if f[0] == "in" and f[1] in goal_things}
     for action, state in (("open", "closed"), ("close", "open")):
         if goal_only and action == "close":
             continue
         for thing in visible:
-            if (state, thing) in world.state:
+            if (state, thing) in world.state and (not goal_only or thing in goal_things or thing in holders):
                 add(action, [world.words(thing)], {"arg1": kind(thing)})
     standard = {"go", "take", "put", "open", "close", "examine", "look", "done"}
     for name, definition in world.definitions.actions.items():
@@ -145,9 +146,10 @@ def _key(world: World) -> frozenset:
     return frozenset(f for f in world.state if f[0] not in ("type", "room", "exit"))
 
 
-def plan(world: World, limit: int = 200_000) -> list[str]:
+def plan(world: World, limit: int = 200_000) -> list[str] | None:
     """A shortest command sequence (without "done") after which every goal holds, by
-    breadth-first search over the goal-relevant commands."""
+    breadth-first search over the goal-relevant commands; None when no sequence does.
+    Raises ValueError when the search reaches `limit` states without an answer."""
     start = world.clone()
     if start.goals_met() == start.goals:
         return []
@@ -166,7 +168,29 @@ def plan(world: World, limit: int = 200_000) -> list[str]:
                 return path + [command]
             seen.add(key)
             frontier.append((following, path + [command]))
-    raise ValueError("no plan found")
+    if frontier:
+        raise ValueError(f"no plan within {limit} states")
+    return None
+
+
+def walk(world: World, room: str) -> list[str]:
+    """The shortest series of go commands from the player's room to `room`."""
+    verb = _verb(world, "go") or "go"
+    exits: dict[str, list[str]] = {}
+    for fact in world.state:
+        if fact[0] == "exit":
+            exits.setdefault(fact[1], []).append(fact[2])
+    frontier = deque([(world.player_room(), [])])
+    seen = {world.player_room()}
+    while frontier:
+        here, path = frontier.popleft()
+        if here == room:
+            return path
+        for there in sorted(exits.get(here, ())):
+            if there not in seen:
+                seen.add(there)
+                frontier.append((there, path + [f"{verb} {world.words(there)}"]))
+    raise ValueError(f"no way to {room}")
 
 
 __all__ = ["INVENTORY", "PLAYER", "candidate_commands", "instructions", "plan", "state_info", "template_text"]

@@ -77,7 +77,7 @@ def entity_description(world: World, kind: str) -> str:
             parts.append("Something is written on it.")
         if predicate == "openable":
             state = next((f[0] for f in facts if f[0] in ("open", "closed")), "")
-            parts.append(f"The {name} can be opened and closed; it is {state} now.")
+            parts.append(f"The {name} can be opened or shut; it is {state} now.")
         if predicate == "takeable":
             parts.append(f"The {name} can be taken.")
         if predicate == "needs_support":
@@ -194,7 +194,7 @@ def success_text(world: World, resolution: Resolution, parsed: dict) -> str:
         opened = next(f[1] for f in resolution.added if f[0] == "open")
         return f"You open the {names['e']}. {container_contents(world, opened)}"
     if action == "close":
-        return f"You close the {names['e']}."
+        return f"You shut the {names['e']}: it is closed now."
     # a made-up state verb (synthetic words, hard): the states it brought about
     subject = names.get("e", "")
     states = [f[0] for f in resolution.added if len(f) == 2]
