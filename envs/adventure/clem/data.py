@@ -73,6 +73,12 @@ def oracle_plan(experiment: str, index: int) -> list[str]:
     return list(_oracle_plans()[experiment][index]["commands"])
 
 
+def unsolvable(experiment: str, index: int) -> bool:
+    """Whether no command sequence reaches every goal of the instance under clembench's
+    rules (the plan search exhausted every state it could reach)."""
+    return _oracle_plans()[experiment][index]["from"] == "unsolvable"
+
+
 @functools.lru_cache(maxsize=None)
 def _definition_file(name: str):
     with (DATA_DIR / "definitions" / name).open(encoding="utf-8") as handle:
