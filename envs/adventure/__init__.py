@@ -3,12 +3,12 @@ descriptor and its nine experiments as tasks (`adventure/basic-easy`, …,
 `adventure/synthetic-hard`)."""
 
 from envs.registry import register_suite
-from envs.suite import CHAT, MEAN_OF_EPISODE_METRIC, MEAN_OF_EPISODE_METRIC_OVER, POOL_EPISODES, Metric, Overall, PaperPreset, Suite
+from envs.suite import CHAT, MEAN_OF_EPISODE_METRIC, POOL_EPISODES, Metric, Overall, PaperPreset, Suite
 
-# AdventureGame §4.2 and envs.adventure.metrics. One task is one experiment, so its
-# clemscore is quality × % played / 100 of that experiment, which is the mean quality
-# over all its episodes: quality is 100 for a success and 0 otherwise, and an episode
-# not played is never a success.
+# AdventureGame §4.2 and envs.adventure.metrics. One task is one experiment. Per run the
+# figure is the paper's quality of that experiment: successes over all its episodes × 100
+# (Tables 2-3 count an aborted episode as a failure too). The suite's clemscore — macro
+# quality × macro % played / 100 over the experiments (Table 1) — is on the suite page.
 CLEMSCORE = Metric(
     name="clemscore",
     label="clemscore",
@@ -16,17 +16,19 @@ CLEMSCORE = Metric(
     fold=MEAN_OF_EPISODE_METRIC,
     episode_metric="quality",
     digits=1,
-    description="Quality × % played / 100 (AdventureGame §4.2): the share of episodes solved, in percent.",
+    description=(
+        "Per experiment: the share of all its episodes solved, in percent — the paper's quality (AdventureGame "
+        "Tables 2-3); over the suite, macro quality × macro % played / 100 (§4.2, Table 1)."
+    ),
 )
 QUALITY = Metric(
     name="quality",
     label="Quality",
     higher_is_better=True,
-    fold=MEAN_OF_EPISODE_METRIC_OVER,
+    fold=MEAN_OF_EPISODE_METRIC,
     episode_metric="quality",
-    over="played",
     digits=1,
-    description="100 for a successful episode, else 0, averaged over the played episodes (AdventureGame §4.2).",
+    description="100 for a successful episode, else 0, over all episodes as the paper's tables count it (AdventureGame §4.2).",
 )
 PLAYED = Metric(
     name="played",
@@ -71,8 +73,9 @@ SUITE = register_suite(
         # window and the absence of an action list are the task's own (chat_* ClassVars).
         paper_preset=PaperPreset(
             summary=(
-                "Each experiment's 16 instances once (§4.1.5), the whole conversation with the game, replies kept as "
-                "given, no chain-of-thought request, self-correction or reflection."
+                "clembench's 16 paper instances of each experiment once (§4.1.5), played by clembench's rules, the whole "
+                "conversation with the game, replies kept as given, no chain-of-thought request, self-correction or "
+                "reflection."
             ),
             episodes=16,
             strategy={
@@ -84,8 +87,8 @@ SUITE = register_suite(
         overall=Overall(
             cell=POOL_EPISODES,
             note=(
-                "AdventureGame: clemscore, quality × % played / 100 on 0–100 (§4.2), over the pooled episodes of "
-                "the experiments the submission played."
+                "AdventureGame: the share of episodes solved on 0–100 (the paper's quality, successes over all "
+                "episodes), over the pooled episodes of the experiments the submission played."
             ),
             columns=(("clemscore", "clemscore"),),
             column_of=lambda task_id, options: "clemscore",

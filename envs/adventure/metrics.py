@@ -5,19 +5,28 @@ Per episode (`episode_metrics`):
 - outcome: "success" (done with every goal fact true), "lost" (done otherwise) or
   "aborted" (a reply without ">" or the turn limit);
 - played: not aborted; quality: 100 for a success, else 0;
+- code_score: clembench's per-episode main score, the share of goal facts that hold
+  at the end × 100 for a played episode (a lost one gets partial credit), None for an
+  aborted one;
 - goal_success_rate: goal facts true when the episode ended / goal facts × 100 —
   at "done", or in the final state of an aborted episode; never intermediate ones;
-- turns (the model's turns, pre-exploration excluded) and optimal_turns (the
-  planner's, "done" included);
+- turns (the model's turns, pre-exploration excluded, "done" included) and
+  optimal_turns (the instance's reference, "done" not counted, as clembench counts it);
 - epistemic_actions / pragmatic_actions: successful actions so labelled (Table 5;
   an action may be both), epistemic_gain: newly observed facts over the episode;
 - failed_actions and failures by kind.
 
-Per submission (`aggregate`), as clembench does: per experiment, % played over all
-episodes and quality averaged over the played episodes only (an experiment with no
-played episode has quality 0); then macro-averages over experiments and
-clemscore = macro quality × macro % played / 100. The goal success rate is averaged
-over all episodes.
+Per submission (`aggregate`), two scores, each labelled as what it is:
+
+- the paper's (AdventureGame §4.2, Tables 1–2): per experiment, quality = successes
+  over *all* its episodes × 100 and % played = played episodes over all × 100 (so an
+  aborted episode costs in both); then macro-averages over the experiments and
+  clemscore = macro quality × macro % played / 100;
+- clembench's code (its scorer and clemeval): the per-episode code_score averaged over
+  the played episodes of all experiments pooled (quality), % played pooled likewise,
+  and their product / 100 — partial goal credit, one figure per game.
+
+The goal success rate is averaged over all episodes.
 """
 
 from __future__ import annotations
@@ -44,6 +53,7 @@ def episode_metrics(game: Game, experiment: str, index: int, optimal_turns: int)
         "success": outcome == "success",
         "played": finished and outcome != "aborted",
         "quality": 100.0 if outcome == "success" else 0.0,
+        "code_score": (100.0 * achieved / goals_total if goals_total else 0.0) if finished and outcome != "aborted" else None,
         "goals_total": goals_total,
         "goals_achieved": achieved,
         "goal_success_rate": 100.0 * achieved / goals_total if goals_total else 0.0,
@@ -62,7 +72,8 @@ def _mean(values: list[float]) -> float:
 
 
 def aggregate(episodes: Iterable[dict]) -> dict:
-    """Per-experiment and macro-averaged played / quality / goal rate, and clemscore."""
+    """Per-experiment and macro-averaged played / quality / goal rate and the paper's
+    clemscore; clembench's code score under "code"."""
     groups: dict[str, list[dict]] = {}
     for metrics in episodes:
         groups.setdefault(metrics["experiment"], []).append(metrics)
@@ -74,17 +85,23 @@ def aggregate(episodes: Iterable[dict]) -> dict:
         per_experiment[experiment] = {
             "episodes": len(group),
             "played": 100.0 * len(played) / len(group),
-            "quality": _mean([m["quality"] for m in played]),
+            # the paper's tables: successes over all the experiment's episodes
+            "quality": _mean([m["quality"] for m in group]),
             "goal_success_rate": _mean([m["goal_success_rate"] for m in group]),
             "turns": _mean([m["turns"] for m in group]),
             "optimal_turns": _mean([m["optimal_turns"] for m in group]),
         }
     played = _mean([e["played"] for e in per_experiment.values()])
     quality = _mean([e["quality"] for e in per_experiment.values()])
+    pooled = [m for group in groups.values() for m in group]
+    pooled_played = [m for m in pooled if m["played"]]
+    code_quality = _mean([m.get("code_score") or 0.0 for m in pooled_played])
+    code_played = 100.0 * len(pooled_played) / len(pooled) if pooled else 0.0
     return {
         "experiments": per_experiment,
         "played": played,
         "quality": quality,
         "goal_success_rate": _mean([e["goal_success_rate"] for e in per_experiment.values()]),
         "clemscore": quality * played / 100.0,
+        "code": {"quality": code_quality, "played": code_played, "clemscore": code_quality * code_played / 100.0},
     }

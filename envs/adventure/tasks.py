@@ -1,8 +1,11 @@
-"""The nine AdventureGame experiments as arena tasks (AdventureGame §3–4).
+"""The nine AdventureGame experiments as arena tasks (adventuregame.txt §3–4).
 
-`reset(seed)` plays instance `seed % 16` of the experiment from
-fixtures/adventure/instances.json, so seeds 0–15 cover the paper's 16 instances and
-larger seeds repeat them. The game is free text: the model's whole reply goes to
+`reset(seed)` plays instance `seed % 16` of the experiment, so seeds 0–15 cover its 16
+instances and larger seeds repeat them. By default (setting `instances`, "clembench")
+the instances are clembench's own 144 paper instances, played by clembench's rules
+(`envs.adventure.clem`); "arena" plays this project's generated worlds
+(fixtures/adventure/instances.json) with its own engine instead — easier worlds, one
+verb per action, `put` only from the inventory — kept as a labelled option. The game is free text: the model's whole reply goes to
 `step`, which reads only its first line and aborts the episode unless it starts with
 ">". `instructions` (set by `reset`) is the system prompt with the instance's goal;
 the first observation is the description of the starting room, followed, in the
@@ -16,6 +19,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from envs.adventure import fixture, prompts
+from envs.adventure.clem import data as clem_data
+from envs.adventure.clem import play as clem_play
+from envs.adventure.clem.game import ClemGame
 from envs.adventure.actions import command_text
 from envs.adventure.baselines import BASELINES
 from envs.adventure.engine import PROMPT_SYMBOL, TURN_LIMIT, Game
@@ -66,6 +72,9 @@ def _goal_words(world, goal) -> str:
     return f"{names[0]} {predicate} {' '.join(names[1:])}" if len(names) >= 2 else " ".join([predicate, *names])
 
 
+INSTANCE_SOURCES = ("clembench", "arena")
+
+
 class AdventureTask(Task):
     suite = "adventure"
     formats = ("text",)
@@ -75,19 +84,44 @@ class AdventureTask(Task):
     # one episode per instance
     baseline_episodes = INSTANCES_PER_EXPERIMENT
     # clembench shows no command list (it would give the made-up words away) and keeps
-    # the whole conversation (AdventureGame §3.2).
+    # the whole conversation (adventuregame.txt §3.2).
     chat_show_legal_actions = False
     chat_history_window = TURN_LIMIT + 10
+    # Which instances are played: clembench's paper instances under clembench's rules
+    # (the paper's protocol), or this project's generated worlds and engine.
+    settings: ClassVar[dict[str, tuple]] = {"instances": INSTANCE_SOURCES}
     experiment: ClassVar[str]
 
     def __init__(self, format: str | None = None):
         super().__init__(format)
-        self.game: Game | None = None
+        self.game: Game | ClemGame | None = None
+        self.instance_source = INSTANCE_SOURCES[0]
+        self._plan: list[str] | None = None
+
+    def configure(self, **options) -> None:
+        super().configure(**options)
+        if "instances" in options:
+            self.instance_source = options["instances"]
+
+    @property
+    def clembench(self) -> bool:
+        return self.instance_source == "clembench"
 
     # -- protocol ----------------------------------------------------------------------
     def _reset(self, seed: int) -> Observation:
         self.seed = seed
         self.index = seed % INSTANCES_PER_EXPERIMENT
+        self._plan = None
+        if self.clembench:
+            self.instance = clem_data.instance(self.experiment, self.index)
+            self.game = ClemGame(self.experiment, self.index)
+            self.initial_room = self.game.room_description()
+            # The paper's pre-exploration (§4.1.3): the instance's own `visiting_commands`,
+            # played as earlier turns that do not count.
+            if self.experiment.startswith("preexplore"):
+                self.game.preexplore(self.instance["visiting_commands"])
+            self.instructions = clem_play.instructions(self.instance)
+            return Observation(text=self.initial_observation_text())
         self.instance = fixture.instances(self.experiment)[self.index]
         self.world = fixture.world(self.experiment, self.index)
         self.game = Game(self.world)
@@ -137,6 +171,8 @@ class AdventureTask(Task):
         inventory, each goal and whether it holds now, and the rooms seen so far with
         the passages between them (a small map)."""
         game = self._game()
+        if self.clembench:
+            return clem_play.state_info(game)
         world, view = game.world, game.view
         self._visited.add(view.player_room)
         met = set(world.goal_facts_met(game.state))
@@ -159,6 +195,8 @@ class AdventureTask(Task):
         game = self._game()
         if game.finished:
             return []
+        if self.clembench:
+            return [f"{PROMPT_SYMBOL} {text}" for text, _ in clem_play.candidate_commands(game.world)]
         return [f"{PROMPT_SYMBOL} {c}" for c in well_formed_commands(self.world, game.state)]
 
     def initial_state_key(self) -> str:
@@ -166,18 +204,35 @@ class AdventureTask(Task):
         return f"{self.id}#{self.index}"
 
     def expert_action(self) -> str:
-        """The next command of the instance's optimal solution; after any deviation,
-        the first command of an optimal solution from the current state."""
+        """The next command of an optimal solution, then "done". On clembench's
+        instances: the stored solution (the instance's own where it wins under clembench's
+        rules, else a shortest one found by search); after any deviation, a new plan from
+        the current state. On the arena's worlds: the instance's solution, replanned likewise."""
         game = self._game()
         done_so_far = [t.command for t in game.turns]
+        if self.clembench:
+            if self._plan is None or done_so_far != self._plan[: len(done_so_far)]:
+                self._plan = done_so_far + self._clem_plan(game)
+            following = self._plan[len(done_so_far)] if len(done_so_far) < len(self._plan) else "done"
+            return f"{PROMPT_SYMBOL} {following}"
         path = self.instance["optimal_commands"]
         if done_so_far == path[: len(done_so_far)] and len(done_so_far) < len(path):
             return f"{PROMPT_SYMBOL} {path[len(done_so_far)]}"
         return f"{PROMPT_SYMBOL} {plan(self.world, game.state)[0]}"
 
+    def _clem_plan(self, game: ClemGame) -> list[str]:
+        if not game.turns:
+            return clem_data.oracle_plan(self.experiment, self.index)
+        return clem_play.plan(game.world)
+
     def episode_metrics(self) -> dict:
         game = self._game()
-        return episode_metrics(game, self.experiment, self.index, self.instance["optimal_turns"])
+        if self.clembench:
+            # clembench's optimal number of turns counts the solution's commands, not "done"
+            return episode_metrics(game, self.experiment, self.index, int(self.instance["optimal_turns"]))
+        commands = self.instance["optimal_commands"]
+        optimal = len(commands) - (1 if commands and commands[-1] == "done" else 0)
+        return episode_metrics(game, self.experiment, self.index, optimal)
 
     @classmethod
     def extract_action(cls, completion: str) -> str | None:
@@ -206,53 +261,49 @@ class AdventureTask(Task):
         """The per-turn records of the episode so far."""
         return [t.to_json() for t in self._game().turns]
 
-    def _game(self) -> Game:
+    def _game(self) -> Game | ClemGame:
         if self.game is None:
             raise RuntimeError("call reset(seed) first")
         return self.game
 
 
 _COMMON = (
-    "Home delivery text adventure (AdventureGame §3–4, App. C–D). The model reads "
-    "the room it is in and answers with one command on a line starting with '>' — go, "
-    "take, put … in/on …, open, close, examine, look — and '> done' when it thinks the goal "
-    "is reached. Only the first line of a reply counts; a reply that does not start with "
-    "'>' aborts the episode, and so does reaching 50 turns. The goal facts are checked "
-    "when '> done' is given: all met scores 1 (success, quality 100), otherwise 0 (lost). "
-    "Metrics: played, quality, goal success rate, turns against the optimal number, "
-    "epistemic and pragmatic actions and epistemic gain. Seed s plays instance s mod 16 "
-    "of the experiment's 16 instances. Differences from the paper: the instances, the "
-    "made-up words and all texts are this project's own (generated from fixed seeds, with "
-    "optimal solutions found by breadth-first search); blank space before the '>' is "
-    "tolerated; a command that fails is recorded as an illegal action (the game goes on). "
+    "Home delivery text adventure (AdventureGame §3–4, App. C–D), on clembench's own 16 instances of the "
+    "experiment, played by clembench's rules. The model reads the room it is in and answers with one command "
+    "on a line starting with '>' — the instance's verbs and their synonyms (take, grab, pick, get; put, place, "
+    "drop, leave; go, enter, move …; examine, check …), '> done' when it thinks the goal is reached. `put` needs "
+    "the object only in the room. Only the first line of a reply counts; a reply that does not start with '>' "
+    "aborts the episode, and so does reaching 50 turns (checked before 'done'). 'done' scores a success if all "
+    "goal facts held at some point after an action (clembench keeps it), otherwise a loss. Metrics: played, "
+    "quality (successes over all episodes, as the paper's tables), clembench's code score (partial goal credit), "
+    "goal success rate, turns against the instance's optimal number (without 'done'), epistemic and pragmatic "
+    "actions. Seed s plays instance s mod 16. Differences from clembench: the prompt and every feedback text "
+    "are this project's wording of the same information; room descriptions always list what lies in a closed "
+    "container (clembench does in most runs, depending on Python's string hashing); leading blank space "
+    "before '>' is ignored. Setting instances=arena plays this project's generated worlds and engine instead "
+    "(easier worlds, one verb per action, put only from the inventory). See docs/fidelity/adventure.md. "
 )
 _HOME = (
-    "The house has six rooms (kitchen, pantry, hallway, living room, broom closet, "
-    "bedroom) joined by passages; the player can only walk between connected rooms. "
+    "The house has six rooms (kitchen, pantry, hallway, living room, broom closet, bedroom) joined by "
+    "passages; the player can only walk between connected rooms. "
 )
 _DETAILS = {
-    "basic-easy": _HOME + "Easy: three objects in plain sight next to (or one room away from) "
-    "a single target, all three to be put on it.",
-    "basic-hard": _HOME + "Hard: the three objects are hidden in closed containers and each "
-    "goes to a different target in another room, some two or more rooms away.",
-    "limit-easy": _HOME + "The easy worlds of basic-easy, but the inventory holds at most two "
-    "objects (the prompt says so).",
-    "limit-hard": _HOME + "The hard worlds of basic-hard, but the inventory holds at most two "
-    "objects (the prompt says so).",
-    "preexplore-easy": _HOME + "The easy worlds of basic-easy, with 6–8 'go' commands and their "
-    "answers already played as earlier turns, showing the rooms that matter; they do not "
-    "count towards the 50 turns.",
-    "preexplore-hard": _HOME + "The hard worlds of basic-hard, with 6–8 'go' commands and their "
-    "answers already played as earlier turns, showing the rooms that matter; they do not "
-    "count towards the 50 turns.",
-    "synthetic-easy": _HOME + "Easy world; three nouns and one verb (take or put) replaced by "
-    "made-up words, the verb explained in the prompt.",
-    "synthetic-medium": _HOME + "Hard world; nine nouns and three verbs replaced by made-up "
-    "words, the verbs listed in the prompt without explanation.",
-    "synthetic-hard": "Four rooms in a line whose names, objects, state adjectives and five "
-    "state-changing verbs are all made-up words; the goal is to bring three objects into "
-    "target states (one state gained, one of two states switched, the last of three states "
-    "reached by two verbs in order). go, examine, look and done keep their English names.",
+    "basic-easy": _HOME + "Easy: three objects to be put on one target, lying in the open one to four rooms away.",
+    "basic-hard": _HOME + "Hard: one to three of the three objects start inside closed containers, and the "
+    "goals name different targets, mostly one of them inside a container.",
+    "limit-easy": _HOME + "The easy instances, with an inventory of at most two objects (the prompt says so).",
+    "limit-hard": _HOME + "The hard instances, with an inventory of at most two objects (the prompt says so).",
+    "preexplore-easy": _HOME + "The easy instances, with the instance's own 'visiting' go-commands and their "
+    "answers played before the first turn as earlier turns (AdventureGame §4.1.3); they do not count. "
+    "clembench's released game master does not play them; the paper describes them.",
+    "preexplore-hard": _HOME + "The hard instances, with the instance's own 'visiting' go-commands played "
+    "before the first turn as earlier turns (AdventureGame §4.1.3); they do not count.",
+    "synthetic-easy": _HOME + "Easy world; some objects, a room and one verb renamed with made-up words, the "
+    "verb explained in the prompt (whose example still reads '> open cupboard').",
+    "synthetic-medium": _HOME + "Hard world; more objects, rooms and three verbs renamed, the verbs listed in the "
+    "prompt without explanation.",
+    "synthetic-hard": "Four rooms, ten objects and six state-changing verbs all made-up words, the standard "
+    "verbs take/put/open/close unknown; an object's states show only when it is examined.",
 }
 _TITLES = {
     "basic-easy": "Basic, easy",
@@ -272,62 +323,62 @@ def _configure(cls: type[AdventureTask], experiment: str) -> type[AdventureTask]
     cls.experiment = experiment
     cls.title = f"AdventureGame: {_TITLES[experiment]}"
     cls.description = _COMMON + _DETAILS[experiment]
-    cls.instructions = prompts.template_text(experiment)
+    cls.instructions = clem_play.template_text(experiment)
     return register(cls)
 
 
 class BasicEasy(AdventureTask):
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=186, per_step=38, answer=3)}
-    typical_steps = 10.0
+    # Measured by bench/prompt_sizes.py on clembench's instances (the preview's token estimate).
+    prompt_sizes = {"text": PromptSize(first=155, per_step=37, answer=4)}
+    typical_steps = 11.0
 
 
 class BasicHard(AdventureTask):
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=167, per_step=42, answer=3)}
-    typical_steps = 14.0
+    # Measured by bench/prompt_sizes.py on clembench's instances (the preview's token estimate).
+    prompt_sizes = {"text": PromptSize(first=155, per_step=41, answer=4)}
+    typical_steps = 18.7
 
 
 class LimitEasy(AdventureTask):
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=207, per_step=38, answer=3)}
-    typical_steps = 10.3
+    # Measured by bench/prompt_sizes.py on clembench's instances (the preview's token estimate).
+    prompt_sizes = {"text": PromptSize(first=171, per_step=37, answer=4)}
+    typical_steps = 11.0
 
 
 class LimitHard(AdventureTask):
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=188, per_step=42, answer=3)}
-    typical_steps = 16.0
+    # Measured by bench/prompt_sizes.py on clembench's instances (the preview's token estimate).
+    prompt_sizes = {"text": PromptSize(first=171, per_step=40, answer=4)}
+    typical_steps = 18.7
 
 
 class PreexploreEasy(AdventureTask):
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=549, per_step=35, answer=4)}
-    typical_steps = 10.7
+    # Measured by bench/prompt_sizes.py on clembench's instances (the preview's token estimate).
+    prompt_sizes = {"text": PromptSize(first=615, per_step=39, answer=4)}
+    typical_steps = 11.7
 
 
 class PreexploreHard(AdventureTask):
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=574, per_step=38, answer=4)}
-    typical_steps = 13.7
+    # Measured by bench/prompt_sizes.py on clembench's instances (the preview's token estimate).
+    prompt_sizes = {"text": PromptSize(first=667, per_step=34, answer=4)}
+    typical_steps = 22.0
 
 
 class SyntheticEasy(AdventureTask):
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=221, per_step=37, answer=4)}
-    typical_steps = 12.7
+    # Measured by bench/prompt_sizes.py on clembench's instances (the preview's token estimate).
+    prompt_sizes = {"text": PromptSize(first=212, per_step=33, answer=4)}
+    typical_steps = 13.3
 
 
 class SyntheticMedium(AdventureTask):
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=189, per_step=30, answer=4)}
-    typical_steps = 14.0
+    # Measured by bench/prompt_sizes.py on clembench's instances (the preview's token estimate).
+    prompt_sizes = {"text": PromptSize(first=183, per_step=32, answer=4)}
+    typical_steps = 14.3
 
 
 class SyntheticHard(AdventureTask):
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=181, per_step=36, answer=3)}
-    typical_steps = 8.0
+    # Measured by bench/prompt_sizes.py on clembench's instances (the preview's token estimate).
+    prompt_sizes = {"text": PromptSize(first=167, per_step=21, answer=3)}
+    typical_steps = 21.3
 
 
 TASK_CLASSES: dict[str, type[AdventureTask]] = {

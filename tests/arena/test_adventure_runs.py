@@ -21,7 +21,8 @@ def test_a_model_plays_every_experiment_and_the_metrics_reach_page_and_api(make_
         if number == 0:
             fake_model.enqueue(Fault.reply("I think I should look around."))  # no ">": aborted
         else:
-            fake_model.enqueue(Fault.reply("> look\nand then more text"), Fault.reply("> done"))
+            # basic-hard's instance 0 starts next to the hallway (checked below); only the first line counts
+            fake_model.enqueue(Fault.reply("> go hallway\nand then more text"), Fault.reply("> done"))
         play(run.episodes.get().id)
 
     aborted = runs[0].episodes.get()

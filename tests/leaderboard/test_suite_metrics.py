@@ -97,9 +97,9 @@ def _adventure_episode(outcome):
 def test_it_ranks_an_adventure_task_by_clemscore_with_quality_and_played(client, make_model_submission):
     careful = new_run(make_model_submission(name="Careful"), task="adventure/basic-easy", fmt="text", episodes=4)
     sloppy = new_run(make_model_submission(name="Sloppy"), task="adventure/basic-easy", fmt="text", episodes=4)
-    # Careful solves half and aborts half: clemscore 100 × 50 / 100 = 50.
+    # Careful solves half and aborts half: half its episodes solved, 50.
     _finished(careful, [_adventure_episode(o) for o in ("success", "success", "aborted", "aborted")])
-    # Sloppy plays three of four but solves one: clemscore 33.3 × 75 / 100 = 25.
+    # Sloppy plays three of four but solves one: a quarter solved, 25.
     _finished(sloppy, [_adventure_episode(o) for o in ("success", "lost", "lost", "aborted")])
     Run.objects.filter(pk=sloppy.pk).update(score_sum=10.0)  # a larger summed reward does not rank
 
@@ -107,13 +107,14 @@ def test_it_ranks_an_adventure_task_by_clemscore_with_quality_and_played(client,
     assert [(r["rank"], r["run"]["submission"]["name"]) for r in rows] == [(1, "Careful"), (2, "Sloppy")]
     careful_metrics = {m["name"]: m["mean"] for m in rows[0]["metrics"]}
     sloppy_metrics = {m["name"]: m["mean"] for m in rows[1]["metrics"]}
-    assert careful_metrics == pytest.approx({"clemscore": 50.0, "quality": 100.0, "played": 50.0, "goal_success_rate": 75.0})
+    # quality counts successes over all episodes, as the paper's tables do
+    assert careful_metrics == pytest.approx({"clemscore": 50.0, "quality": 50.0, "played": 50.0, "goal_success_rate": 75.0})
     assert sloppy_metrics == pytest.approx(
-        {"clemscore": 25.0, "quality": 100.0 / 3, "played": 75.0, "goal_success_rate": 62.5}
+        {"clemscore": 25.0, "quality": 25.0, "played": 75.0, "goal_success_rate": 62.5}
     )
     page = client.get("/tasks/adventure/basic-easy/").content.decode()
     assert page.index(">Careful<") < page.index(">Sloppy<")
-    assert "clemscore" in page and "% played" in page and "33.3 ± 33.3" in page
+    assert "clemscore" in page and "% played" in page and "25.0 ± 25.0" in page
 
 
 def test_the_front_page_shows_every_suite_ranked_by_its_own_metric(client, infogather_runs, baseline):

@@ -1,5 +1,6 @@
 """The inventory limit of two objects (§4.1.2)."""
 
+from tests.envs.adventure.arena_engine import arena_task
 from envs.registry import all_tasks
 
 all_tasks()
@@ -54,9 +55,9 @@ def test_limit_experiments_share_the_basic_worlds_with_limit_two():
 
 
 def test_the_prompt_states_the_limit():
-    task = TASK_CLASSES["limit-hard"]()
+    task = arena_task("limit-hard")
     task.reset(0)
     assert "no more than two objects" in task.instructions
-    basic = TASK_CLASSES["basic-hard"]()
+    basic = arena_task("basic-hard")
     basic.reset(0)
     assert "two objects" not in basic.instructions

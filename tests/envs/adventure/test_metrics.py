@@ -2,6 +2,7 @@
 
 import pytest
 
+from tests.envs.adventure.arena_engine import arena_task
 from envs.registry import all_tasks
 
 all_tasks()
@@ -11,13 +12,13 @@ from envs.adventure.tasks import TASK_CLASSES  # noqa: E402
 
 KEYS = {
     "experiment", "instance", "outcome", "end_reason", "success", "played", "quality", "goals_total",
-    "goals_achieved", "goal_success_rate", "turns", "optimal_turns", "epistemic_actions",
+    "goals_achieved", "goal_success_rate", "turns", "optimal_turns", "epistemic_actions", "code_score",
     "pragmatic_actions", "epistemic_gain", "failed_actions", "failures",
 }
 
 
 def play(experiment, seed, replies):
-    task = TASK_CLASSES[experiment]()
+    task = arena_task(experiment)
     task.reset(seed)
     for reply in replies:
         if task.step(reply).done:
@@ -26,7 +27,7 @@ def play(experiment, seed, replies):
 
 
 def oracle(experiment, seed):
-    task = TASK_CLASSES[experiment]()
+    task = arena_task(experiment)
     task.reset(seed)
     while not task.step(task.expert_action()).done:
         pass
@@ -39,7 +40,7 @@ def test_a_successful_episode():
     assert metrics["outcome"] == "success" and metrics["success"] and metrics["played"]
     assert metrics["quality"] == 100.0 and metrics["goal_success_rate"] == 100.0
     assert metrics["goals_total"] == metrics["goals_achieved"] == 3
-    assert metrics["turns"] == metrics["optimal_turns"]
+    assert metrics["turns"] == metrics["optimal_turns"] + 1  # "done" is not an optimal turn
     assert metrics["failed_actions"] == 0 and metrics["failures"] == {}
     # hard instances need opening containers (epistemic) and every action is pragmatic
     assert metrics["epistemic_actions"] >= 3
@@ -74,6 +75,7 @@ def _episode(experiment, outcome, goal_rate=0.0):
         "experiment": experiment,
         "played": outcome != "aborted",
         "quality": 100.0 if outcome == "success" else 0.0,
+        "code_score": None if outcome == "aborted" else goal_rate,
         "goal_success_rate": goal_rate,
         "turns": 10,
         "optimal_turns": 8,
@@ -93,12 +95,18 @@ def test_aggregate_macro_averages_and_clemscore():
     easy = summary["experiments"]["basic-easy"]
     assert easy["episodes"] == 4
     assert easy["played"] == 50.0
-    assert easy["quality"] == 50.0  # over the two played episodes only
+    # the paper's tables: one success over all four episodes (an abort costs twice)
+    assert easy["quality"] == 25.0
     assert easy["goal_success_rate"] == pytest.approx(50.0)  # over all episodes
     hard = summary["experiments"]["synthetic-hard"]
     assert (hard["played"], hard["quality"]) == (100.0, 100.0)
-    assert summary["played"] == 75.0 and summary["quality"] == 75.0
-    assert summary["clemscore"] == pytest.approx(75.0 * 75.0 / 100)
+    assert summary["played"] == 75.0 and summary["quality"] == 62.5
+    assert summary["clemscore"] == pytest.approx(62.5 * 75.0 / 100)
+    # clembench's code: partial goal credit over the played episodes, pooled per game
+    code = summary["code"]
+    assert code["quality"] == pytest.approx((100.0 + 66.7 + 100.0 + 100.0) / 4)
+    assert code["played"] == pytest.approx(100.0 * 4 / 6)
+    assert code["clemscore"] == pytest.approx(code["quality"] * code["played"] / 100)
     assert list(summary["experiments"]) == ["basic-easy", "synthetic-hard"]
 
 

@@ -1,5 +1,6 @@
 """The breadth-first planner: valid, optimal, deterministic, replanning."""
 
+from tests.envs.adventure.arena_engine import arena_task
 from collections import deque
 
 from envs.registry import all_tasks
@@ -79,7 +80,7 @@ def test_fixture_solutions_are_valid_and_as_short_as_a_fresh_plan():
 
 
 def test_expert_replans_after_a_detour():
-    task = TASK_CLASSES["limit-hard"]()
+    task = arena_task("limit-hard")
     task.reset(4)
     # wander off, pick up something useless, then let the expert finish
     exits = [a for a in task.legal_actions() if a.startswith("> go ")]

@@ -2,6 +2,7 @@
 
 import pytest
 
+from tests.envs.adventure.arena_engine import arena_task
 from envs.registry import all_tasks
 
 all_tasks()
@@ -12,7 +13,7 @@ from envs.adventure.tasks import TASK_CLASSES  # noqa: E402
 
 
 def task(experiment="basic-easy", seed=0):
-    t = TASK_CLASSES[experiment]()
+    t = arena_task(experiment)
     t.reset(seed)
     return t
 
@@ -94,4 +95,4 @@ def test_done_ends_the_episode():
 
 def test_step_before_reset_is_an_error():
     with pytest.raises(RuntimeError):
-        TASK_CLASSES["basic-easy"]().step("> look")
+        arena_task("basic-easy").step("> look")

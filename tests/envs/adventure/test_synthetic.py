@@ -2,6 +2,7 @@
 
 import random
 
+from tests.envs.adventure.arena_engine import arena_task
 from envs.registry import all_tasks
 
 all_tasks()
@@ -58,7 +59,7 @@ def test_medium_instances_rename_nine_nouns_and_list_three_verbs():
 
 
 def test_synthetic_prompts_carry_the_new_words():
-    task = TASK_CLASSES["synthetic-medium"]()
+    task = arena_task("synthetic-medium")
     task.reset(3)
     assert task.instance["new_words"] in task.instructions
     assert "$" not in task.instructions
