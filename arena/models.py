@@ -370,6 +370,9 @@ class Episode(models.Model):
     # a run played in order); a queued episode whose message is long gone from the
     # queue lost it with a dying worker and is queued again (arena.requeue).
     enqueued_at = models.DateTimeField(null=True, blank=True)
+    # The priority of that message (arena.queue): how many go before it is the run
+    # page's queue position.
+    queue_priority = models.FloatField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

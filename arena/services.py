@@ -21,7 +21,7 @@ from functools import partial
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import ExpressionWrapper, F, FloatField, Q, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
@@ -57,10 +57,53 @@ class RunSpec:
 
 def enqueue_on_commit(episode_ids: list[int], *, resume: bool = False) -> None:
     """Queue the episodes once the transaction commits (with `resume`, ahead of those
-    not started yet), noting when their message was sent (arena.requeue)."""
+    of their kind not started yet), each in its fair turn (arena.queue), noting when
+    their message was sent (arena.requeue) and its priority (the run page's queue
+    position)."""
     episode_ids = list(episode_ids)
+    if not episode_ids:
+        return
+    priorities = queue.priorities(_queue_flows(episode_ids), resume=resume)
     Episode.objects.filter(pk__in=episode_ids).update(enqueued_at=timezone.now())
-    transaction.on_commit(partial(queue.enqueue_episodes, episode_ids, resume=resume))
+    _note_priorities(priorities)
+    transaction.on_commit(partial(queue.enqueue_episodes, priorities))
+
+
+def _note_priorities(priorities: dict[int, float]) -> None:
+    """Store each episode's message priority; one UPDATE per stretch of consecutive ids
+    whose priorities fall by one (a run's episodes in one turn order), as a bulk update
+    of 5,000 rows took 9 s."""
+    stretches: list[list] = []  # [first id, last id, priority of the first]
+    for pk, priority in sorted(priorities.items()):
+        if stretches and pk == stretches[-1][1] + 1 and priority == stretches[-1][2] - (pk - stretches[-1][0]):
+            stretches[-1][1] = pk
+        else:
+            stretches.append([pk, pk, priority])
+    alone: dict[float, list[int]] = {}
+    for first, last, priority in stretches:
+        if first == last:
+            alone.setdefault(priority, []).append(first)
+        else:
+            Episode.objects.filter(pk__range=(first, last)).update(
+                queue_priority=ExpressionWrapper(Value(priority + first) - F("pk"), output_field=FloatField())
+            )
+    for priority, pks in alone.items():
+        Episode.objects.filter(pk__in=pks).update(queue_priority=priority)
+
+
+def _queue_flows(episode_ids: list[int]) -> list[tuple[queue.Flow, list[int]]]:
+    """The episodes by the flow they take turns in, in the order given: a baseline's
+    run (so every task's baseline rows grow together), or a user's submission."""
+    rows = Episode.objects.filter(pk__in=episode_ids).values_list("pk", "run_id", "run__submission_id", "run__submission__kind")
+    flow_of = {
+        pk: queue.Flow(f"run:{run_id}", True) if kind == Submission.KIND_BASELINE else queue.Flow(f"submission:{submission_id}", False)
+        for pk, run_id, submission_id, kind in rows
+    }
+    flows: dict[queue.Flow, list[int]] = {}
+    for pk in episode_ids:
+        if pk in flow_of:
+            flows.setdefault(flow_of[pk], []).append(pk)
+    return list(flows.items())
 
 
 def run_variant(submission: Submission, spec: RunSpec, overrides: dict | None = None) -> dict:
@@ -526,16 +569,17 @@ def reap_stale_episodes(now=None) -> dict[str, int]:
 
 
 @retry_on_conflict
-def episode_release(episode_id: int, worker: str) -> bool:
+def episode_release(episode_id: int, worker: str, *, reason: str = "was stopped") -> bool:
     """Give back an episode its worker stopped playing at a step boundary because the
-    worker was asked to stop (Ctrl-C, SIGTERM of a deploy): queued again to resume after
-    its last stored step, ahead of the backlog, at once rather than after the reaper's
+    worker was asked to stop (Ctrl-C, SIGTERM of a deploy) or the episode, a baseline's,
+    made way for a user's: queued again to resume after its last stored step, ahead of
+    the episodes of its kind not started yet, at once rather than after the reaper's
     heartbeat timeout. The attempt is not counted against ARENA_MAX_EPISODE_ATTEMPTS:
     nothing went wrong with the episode. False if the worker no longer held it."""
     with transaction.atomic():
         released = Episode.objects.filter(pk=episode_id, status=Episode.RUNNING, worker=worker).update(
             status=Episode.QUEUED, worker="", attempts=Greatest(F("attempts") - 1, 0),
-            error=f"worker {worker} was stopped; re-queued to resume",
+            error=f"worker {worker} {reason}; re-queued to resume",
         )
         if released:
             enqueue_on_commit([episode_id], resume=True)

@@ -19,9 +19,9 @@ class Command(BaseCommand):
         explicit = episodes is not None
         episodes = episodes or settings.ARENA_BASELINE_EPISODES
         created = 0
-        # The queue is first-in first-out: quick tasks before tasks with engines and
-        # planners, and among them the suites in their order (LMAct's games first: their
-        # rows appear within a minute).
+        # Baseline runs take turns in the queue (arena.queue), one episode each; in this
+        # order within a turn: quick tasks before tasks with engines and planners, and
+        # among them the suites in their order.
         def order(item):
             task_id, cls = item
             return (cls.blocking, get_suite(cls.suite).order, task_id)
