@@ -359,7 +359,7 @@ def episode_finish(
         episode = (
             Episode.objects.select_for_update()
             .select_related("run")
-            .only("id", "run_id", "worker", "status", "run__variant", "run__metric_sums")
+            .only("id", "run_id", "worker", "status", "run__variant", "run__metric_sums", "run__shipped_figures")
             .get(pk=episode_id)
         )
         if episode.worker != worker or episode.status != Episode.RUNNING:
@@ -384,6 +384,11 @@ def episode_finish(
                 "reflection", "first_trimmed_step",
             ]
         )
+        if episode.run.shipped_figures is not None:
+            # A replay of a run whose figures were shipped: they stay as shipped.
+            transaction.on_commit(partial(live.publish_end, episode_id))
+            page_generation.bump_on_commit()
+            return
         Run.objects.filter(pk=episode.run_id).update(
             episodes_done=F("episodes_done") + 1,
             score_sum=F("score_sum") + score,
@@ -440,9 +445,10 @@ def episode_fail(episode_id: int, reason: str, *, worker: str | None = None, kin
         if ends_run(kind):
             # Before the run's row: episodes are locked before runs (arena.steps).
             _fail_queued_episodes(episode.run_id, reason, kind)
-        Run.objects.filter(pk=episode.run_id).update(
-            episodes_failed=F("episodes_failed") + 1, **played_sums(episode, totals, sign=1)
-        )
+        if episode.run.shipped_figures is None:  # a failed replay leaves shipped figures alone
+            Run.objects.filter(pk=episode.run_id).update(
+                episodes_failed=F("episodes_failed") + 1, **played_sums(episode, totals, sign=1)
+            )
         _finish_run_if_complete(episode.run_id)
         _enqueue_next_in_order(episode.run_id)
         transaction.on_commit(partial(live.publish_end, episode_id))

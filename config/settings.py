@@ -212,6 +212,9 @@ ARENA_MAX_EPISODES_PER_TASK = env_int("ARENA_MAX_EPISODES_PER_TASK", 500, minimu
 ARENA_PUBLIC_URL = env_str("ARENA_PUBLIC_URL", "http://127.0.0.1:8000")
 ARENA_DEMO_CACHE_DIR = env_str("ARENA_DEMO_CACHE_DIR", str(VAR_DIR / "demos"))
 ARENA_BASELINE_EPISODES = env_int("ARENA_BASELINE_EPISODES", 100, minimum=1)
+# A baseline run made from the figures shipped with the arena (arena.baseline_figures)
+# plays this many of its episodes on first start, for their replays.
+ARENA_BASELINE_REPLAYS = env_int("ARENA_BASELINE_REPLAYS", 2, minimum=0)
 
 # --- limits: no single user floods the queue or guesses passwords ---------------------
 # Distinct task × format entries in one submission (duplicates are merged first).
