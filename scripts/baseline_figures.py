@@ -21,9 +21,11 @@ import datetime
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from importlib import metadata
 from pathlib import Path
 
@@ -61,7 +63,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suite", action="append", default=[], help="every task of this suite (repeatable)")
     parser.add_argument("--task", action="append", default=[], help="this task id (repeatable)")
+    parser.add_argument("--policy", action="append", default=[], help="only this baseline policy (repeatable)")
     parser.add_argument("--episodes", type=int, default=None, help="episodes per run (default: the arena's)")
+    parser.add_argument(
+        "--at-most", type=int, default=None,
+        help="episodes per run at most (the arena's count where it is smaller), for the slow suites",
+    )
     parser.add_argument("--concurrency", type=int, default=8, help="episodes played at once")
     parser.add_argument("--minutes", type=float, default=60.0, help="stop playing after this long")
     parser.add_argument("--out", type=Path, default=ROOT / "fixtures" / "baseline_figures")
@@ -80,37 +87,52 @@ def main() -> None:
 
     from arena.baseline_figures import figures_of
     from arena.models import Run
-    from arena.worker import Worker
     from envs.registry import all_tasks
 
+    if args.at_most:
+        from django.conf import settings
+
+        settings.ARENA_BASELINE_EPISODES = args.at_most  # seed_baselines takes the smaller of it and the task's
     tasks = sorted({t for t, cls in all_tasks().items() if cls.suite in args.suite} | set(args.task))
     call_command("migrate", verbosity=0)
-    seed = {"task": tasks, "live": True}
-    if args.episodes:
-        seed["episodes"] = args.episodes
-    call_command("seed_baselines", **seed)
-
-    async def play() -> None:
-        worker = Worker(concurrency=args.concurrency, name="baseline-figures")
-        serving = asyncio.create_task(worker.serve(until_idle=True))
-        try:
-            await asyncio.wait_for(asyncio.shield(serving), timeout=args.minutes * 60)
-        except asyncio.TimeoutError:
-            worker.stop()
-            await serving
-
-    asyncio.run(play())
-
-    finished = Run.objects.filter(status=Run.FINISHED).select_related("submission")
-    by_suite: dict[str, list[dict]] = {}
-    for run in finished:
-        by_suite.setdefault(all_tasks()[run.task].suite, []).append(figures_of(run))
-    args.out.mkdir(parents=True, exist_ok=True)
     command = "scripts/baseline_figures.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    for suite, entries in sorted(by_suite.items()):
-        write_suite(args.out / f"{suite}.json", entries, command)
-    unfinished = Run.objects.exclude(status=Run.FINISHED).count()
-    print(f"runs with figures: {finished.count()}; not finished in time (left to the arena): {unfinished}")
+    deadline = time.monotonic() + args.minutes * 60
+    args.out.mkdir(parents=True, exist_ok=True)
+    # One task at a time, its figures written as soon as its runs are played: the
+    # queue's turns would otherwise spread the time over every run and finish none.
+    for task_id in tasks:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            print(f"{task_id}: not played, out of time (left to the arena)")
+            continue
+        seed = {"task": [task_id], "live": True}
+        if args.episodes:
+            seed["episodes"] = args.episodes
+        call_command("seed_baselines", **seed)
+        if args.policy:
+            # Their queued messages then find no episode to claim and are dropped.
+            Run.objects.filter(task=task_id).exclude(submission__policy__in=args.policy).delete()
+        started = time.monotonic()
+        asyncio.run(play(args.concurrency, remaining))
+        runs = Run.objects.filter(task=task_id).select_related("submission")
+        finished = [figures_of(run) for run in runs if run.status == Run.FINISHED]
+        if finished:
+            write_suite(args.out / f"{all_tasks()[task_id].suite}.json", finished, command)
+        print(f"{task_id}: {len(finished)} of {runs.count()} runs played in {time.monotonic() - started:.0f} s", flush=True)
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+async def play(concurrency: int, seconds: float) -> None:
+    """Play the queued episodes, for at most `seconds`."""
+    from arena.worker import Worker
+
+    worker = Worker(concurrency=concurrency, name="baseline-figures")
+    serving = asyncio.create_task(worker.serve(until_idle=True))
+    try:
+        await asyncio.wait_for(asyncio.shield(serving), timeout=seconds)
+    except asyncio.TimeoutError:
+        worker.stop()
+        await serving
 
 
 def entry_id(entry: dict) -> str:

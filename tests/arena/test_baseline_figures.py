@@ -80,3 +80,22 @@ def test_a_baseline_episode_count_that_was_not_shipped_is_played_here(shipped):
 def test_live_seeding_ignores_the_shipped_figures(shipped):
     call_command("seed_baselines", task=["lmact/gridworld"], episodes=2, live=True)
     assert not Run.objects.filter(shipped_figures__isnull=False).exists()
+
+
+def test_by_default_the_shipped_figures_are_taken_whatever_their_episode_count(shipped, settings):
+    settings.ARENA_BASELINE_EPISODES, settings.ARENA_BASELINE_EPISODES_CHOSEN = 100, False
+    call_command("seed_baselines", task=["lmact/gridworld"], replays=0)
+    runs = Run.objects.filter(task="lmact/gridworld")
+    assert runs.count() == 8 and set(runs.values_list("num_episodes", "episodes_done")) == {(2, 2)}
+    assert queue.pending_count() == 0
+    call_command("seed_baselines", task=["lmact/gridworld"])  # safe to re-run
+    assert Run.objects.filter(task="lmact/gridworld").count() == 8
+
+
+def test_an_episode_count_chosen_in_the_environment_is_played_as_chosen(shipped, settings):
+    settings.ARENA_BASELINE_EPISODES, settings.ARENA_BASELINE_EPISODES_CHOSEN = 2, True
+    call_command("seed_baselines", task=["lmact/gridworld"], replays=0)
+    assert Run.objects.filter(shipped_figures__isnull=False).count() == 8  # shipped with 2: taken
+    settings.ARENA_BASELINE_EPISODES = 4
+    call_command("seed_baselines", task=["lmact/gridworld"])
+    assert Run.objects.filter(task="lmact/gridworld", shipped_figures__isnull=True, num_episodes=4).count() == 8

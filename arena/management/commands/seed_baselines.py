@@ -27,7 +27,9 @@ class Command(BaseCommand):
         explicit = episodes is not None
         episodes = episodes or settings.ARENA_BASELINE_EPISODES
         replays = settings.ARENA_BASELINE_REPLAYS if replays is None else replays
-        shipped = {} if live else baseline_figures.shipped_entries()
+        # An episode count someone chose is played as chosen; the default takes shipped
+        # figures of whatever count they have.
+        exact = explicit or settings.ARENA_BASELINE_EPISODES_CHOSEN
         created = from_figures = 0
         # Baseline runs take turns in the queue (arena.queue), one episode each; in this
         # order within a turn: quick tasks before tasks with engines and planners, and
@@ -44,13 +46,16 @@ class Command(BaseCommand):
                 submission = services.baseline_submission(policy, policy_cls.title)
                 for fmt in cls.formats:
                     for combo in option_combinations(cls, for_models=False):
+                        entry = None if live else baseline_figures.shipped_entry(
+                            task_id, policy, fmt, combo, count, exact=exact
+                        )
                         existing = Run.objects.filter(
-                            submission=submission, task=task_id, variant__format=fmt, num_episodes=count
+                            submission=submission, task=task_id, variant__format=fmt,
+                            num_episodes=entry["episodes"] if entry else count,
                         )
                         if any(run.options == combo for run in existing):
                             continue
                         spec = services.RunSpec(task=task_id, format=fmt, num_episodes=count, options=combo)
-                        entry = shipped.get(baseline_figures.entry_key(task_id, policy, fmt, combo, count))
                         if entry is not None:
                             baseline_figures.run_from_figures(submission, spec, entry, replays)
                             from_figures += 1
