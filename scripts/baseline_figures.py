@@ -115,7 +115,9 @@ def main() -> None:
         started = time.monotonic()
         asyncio.run(play(args.concurrency, remaining))
         runs = Run.objects.filter(task=task_id).select_related("submission")
-        finished = [figures_of(run) for run in runs if run.status == Run.FINISHED]
+        # A run with a failed episode is left to the arena: on a loaded machine an
+        # engine's time limit can fail an episode that would not fail on another.
+        finished = [figures_of(run) for run in runs if run.status == Run.FINISHED and not run.episodes_failed]
         if finished:
             write_suite(args.out / f"{all_tasks()[task_id].suite}.json", finished, command)
         print(f"{task_id}: {len(finished)} of {runs.count()} runs played in {time.monotonic() - started:.0f} s", flush=True)
