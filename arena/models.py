@@ -308,6 +308,10 @@ class Run(Moderated):
     model_latency_ms = models.FloatField(default=0.0)
     # Sums of the suite's per-episode metrics (see arena.metrics.fold).
     metric_sums = models.JSONField(default=dict, blank=True)
+    # A baseline run whose figures (the aggregates above) were shipped with the arena
+    # rather than played here: where they come from (arena.baseline_figures). Its few
+    # episode rows are replays played on first start; they do not change the figures.
+    shipped_figures = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -448,6 +452,9 @@ class Episode(models.Model):
     # a run played in order); a queued episode whose message is long gone from the
     # queue lost it with a dying worker and is queued again (arena.requeue).
     enqueued_at = models.DateTimeField(null=True, blank=True)
+    # The priority of that message (arena.queue): how many go before it is the run
+    # page's queue position.
+    queue_priority = models.FloatField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

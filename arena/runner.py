@@ -115,8 +115,9 @@ def play_episode_blocking(episode_id: int) -> None:
 
 
 class StopRequested(Exception):
-    """The worker is stopping: the episode stops at a step boundary, every step it
-    played committed, and is given back to the queue (services.episode_release)."""
+    """The worker is stopping, or the episode gives way to a user's (a baseline's): it
+    stops at a step boundary, every step it played committed, and is given back to the
+    queue (services.episode_release)."""
 
 
 class EpisodeRunner:
@@ -126,11 +127,22 @@ class EpisodeRunner:
         self.writer = writer or StepWriter()
         # Set by request_stop: every episode in play stops before its next step.
         self.stop_requested = False
+        # Episodes asked to give way (request_give_way): they stop before their next step.
+        self.giving_way: set[int] = set()
 
     def request_stop(self) -> None:
         """Stop every episode at its next step boundary and give it back to the queue;
         not in the middle of a step, whose simulator call may be running on a thread."""
         self.stop_requested = True
+
+    def request_give_way(self, episode_ids) -> None:
+        """Stop these episodes at their next step boundary and give them back to the
+        queue, as request_stop does, the worker playing on (baselines make way for a
+        user's episodes)."""
+        self.giving_way.update(episode_ids)
+
+    def must_stop(self, episode_id: int) -> bool:
+        return self.stop_requested or episode_id in self.giving_way
 
     async def run(self, episode_id: int) -> None:
         live.bind_loop(asyncio.get_running_loop())
@@ -149,8 +161,9 @@ class EpisodeRunner:
         except services.LeaseLost:
             logger.warning("episode %s was taken away from %s; stopping", episode_id, self.worker_name)
         except StopRequested:
-            if await db(services.episode_release, episode_id, self.worker_name):
-                logger.info("episode %s given back to the queue: worker %s is stopping", episode_id, self.worker_name)
+            reason = "was stopped" if self.stop_requested else "made way for a user's episode"
+            if await db(services.episode_release, episode_id, self.worker_name, reason=reason):
+                logger.info("episode %s given back to the queue: worker %s %s", episode_id, self.worker_name, reason)
         except services.StepNotStored as exc:
             # Its steps must be stored in order, so this episode cannot go on; the other
             # episodes whose steps shared the batch were stored and play on.
@@ -167,6 +180,7 @@ class EpisodeRunner:
                 episode_id, f"internal error while playing: {type(exc).__name__}: {exc}", worker=self.worker_name
             )
         finally:
+            self.giving_way.discard(episode_id)
             if agent is not None:
                 await agent.aclose()
 
@@ -292,7 +306,7 @@ class _Playthrough:
         return False
 
     def _stop_if_requested(self) -> None:
-        if self.runner.stop_requested:
+        if self.runner.must_stop(self.episode.pk):
             raise StopRequested(self.episode.pk)
 
     def _advance(self, result) -> None:
@@ -308,7 +322,7 @@ class _Playthrough:
         frame = await self._off_loop(self.frames.at, self.index)
         # The task applies its own step limit (envs.core.Task.step): play until it says done.
         while True:
-            if self.runner.stop_requested:
+            if self.runner.must_stop(self.episode.pk):
                 await self._flush()  # the step played last is committed before the release
                 self._stop_if_requested()
             if budgeted and await db(services.run_budget_reached, self.run.pk):

@@ -48,3 +48,46 @@ def run_progress(run: Run) -> RunProgress:
         return RunProgress(0.0, running, limit)
     played = run.episodes_done + run.episodes_failed + (running / limit if limit else 0)
     return RunProgress(100.0 * min(played, run.num_episodes) / run.num_episodes, running, limit)
+
+
+# The pace a start is estimated from: episodes finished over this many seconds.
+QUEUE_PACE_SECONDS = 600
+
+
+@dataclasses.dataclass(frozen=True)
+class QueuePosition:
+    ahead: int  # queued episodes taken before the run's next one
+    episodes_per_minute: float  # finished over the last QUEUE_PACE_SECONDS
+    start_in_seconds: float | None  # None: nothing finished lately to estimate from
+
+
+def run_queue_position(run: Run, free_slots: int = 0, now=None) -> QueuePosition | None:
+    """Where a run's next episode waits in the queue (arena.queue's fair order), and
+    when it should start: at once if fewer are ahead than the workers have free slots,
+    else when those ahead have been taken at the pace of the last ten minutes. None if
+    the run has no episode waiting."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from arena import queue
+
+    priority = (
+        run.episodes.filter(status=Episode.QUEUED, queue_priority__isnull=False)
+        .order_by("-queue_priority")
+        .values_list("queue_priority", flat=True)
+        .first()
+    )
+    if priority is None:
+        return None
+    ahead = queue.messages_ahead(priority)
+    now = now or timezone.now()
+    finished = Episode.objects.filter(
+        finished_at__gte=now - timedelta(seconds=QUEUE_PACE_SECONDS), status__in=Episode.TERMINAL
+    ).count()
+    per_second = finished / QUEUE_PACE_SECONDS
+    if ahead < free_slots:
+        start = 0.0
+    else:
+        start = (ahead + 1 - free_slots) / per_second if per_second else None
+    return QueuePosition(ahead, per_second * 60, start)

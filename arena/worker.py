@@ -1,6 +1,8 @@
 """The worker process: pulls episodes from the queue and plays many at once.
 
-One asyncio loop, at most `concurrency` episodes in flight. Besides playing, it beats
+One asyncio loop, at most `concurrency` episodes in flight, taken in the queue's fair
+order (arena.queue); baseline episodes are played only while no user's episode is
+waiting or in play, and those in play make way when a user's episode comes. Besides playing, it beats
 its own heart (Worker row, for /healthz), the hearts of episodes that are waiting on a
 slow model call, and recovers what workers that died left behind: the reaper re-queues
 their running episodes, and queued episodes whose message they took with them are sent
@@ -37,6 +39,7 @@ class Worker:
         self.name = name or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.runner = runner or EpisodeRunner(self.name)
         self.in_flight: dict[int, asyncio.Task] = {}
+        self.baselines_in_flight: set[int] = set()
         self._stopping = asyncio.Event()
 
     def stop(self) -> None:
@@ -53,11 +56,18 @@ class Worker:
         housekeeping = asyncio.create_task(self._housekeeping())
         try:
             while not self._stopping.is_set():
-                if len(self.in_flight) >= self.concurrency:
-                    await asyncio.wait(self.in_flight.values(), return_when=asyncio.FIRST_COMPLETED)
+                head = await sync_to_async(queue.head_band, thread_sensitive=False)()
+                if head is not None and not queue.is_baseline_band(head):
+                    self._baselines_give_way()
+                full = len(self.in_flight) >= self.concurrency
+                # Baselines are played only while no user's episode is: never ahead of
+                # one, nor taking the cores from one.
+                baselines_wait = head is not None and queue.is_baseline_band(head) and self._users_in_flight()
+                if full or baselines_wait:
+                    await asyncio.wait(self.in_flight.values(), timeout=IDLE_POLL_SECONDS, return_when=asyncio.FIRST_COMPLETED)
                     continue
-                episode_id = await sync_to_async(queue.dequeue_episode, thread_sensitive=False)()
-                if episode_id is None:
+                dequeued = await sync_to_async(queue.dequeue_episode, thread_sensitive=False)()
+                if dequeued is None:
                     if until_idle and not self.in_flight:
                         # Idle means nothing is left behind by a dead worker either.
                         if not await sync_to_async(recover_lost_episodes)():
@@ -65,14 +75,36 @@ class Worker:
                         continue
                     await asyncio.sleep(IDLE_POLL_SECONDS)
                     continue
-                task = asyncio.create_task(self.runner.run(episode_id))
-                self.in_flight[episode_id] = task
-                task.add_done_callback(lambda _t, eid=episode_id: self.in_flight.pop(eid, None))
+                self._start(dequeued)
             if self.in_flight:
                 await asyncio.gather(*self.in_flight.values(), return_exceptions=True)
         finally:
             housekeeping.cancel()
             await sync_to_async(services.worker_stopped)(self.name)
+
+    def _start(self, dequeued: queue.Dequeued) -> None:
+        episode_id = dequeued.episode_id
+        task = asyncio.create_task(self.runner.run(episode_id))
+        self.in_flight[episode_id] = task
+        if dequeued.baseline:
+            self.baselines_in_flight.add(episode_id)
+
+        def done(_task, eid=episode_id):
+            self.in_flight.pop(eid, None)
+            self.baselines_in_flight.discard(eid)
+
+        task.add_done_callback(done)
+
+    def _users_in_flight(self) -> bool:
+        return len(self.in_flight) > len(self.baselines_in_flight)
+
+    def _baselines_give_way(self) -> None:
+        """A user's episode waits: the baseline episodes in play go back to the queue at
+        their next step boundary (to resume after the users' episodes)."""
+        waiting = self.baselines_in_flight - self.runner.giving_way
+        if waiting:
+            logger.info("%d baseline episodes make way for a user's episode", len(waiting))
+            self.runner.request_give_way(waiting)
 
     def _on_start(self) -> None:
         # Import every suite now rather than inside the first episode.

@@ -6,6 +6,7 @@ queue, in-process channel layer, no other servers. Setting REDIS_URL (and DATABA
 for PostgreSQL) switches to the *scaled* mode without code changes.
 """
 
+import os
 import secrets
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -227,6 +228,12 @@ ARENA_PROBE_TIMEOUT_SECONDS = env_float("ARENA_PROBE_TIMEOUT_SECONDS", 10.0, min
 ARENA_MAX_EPISODES_PER_TASK = env_int("ARENA_MAX_EPISODES_PER_TASK", 500, minimum=1)
 ARENA_DEMO_CACHE_DIR = env_str("ARENA_DEMO_CACHE_DIR", str(VAR_DIR / "demos"))
 ARENA_BASELINE_EPISODES = env_int("ARENA_BASELINE_EPISODES", 100, minimum=1)
+# Set: baseline runs have exactly that many episodes, shipped figures only where they
+# match (arena.baseline_figures); unset, shipped figures of any count are taken.
+ARENA_BASELINE_EPISODES_CHOSEN = "ARENA_BASELINE_EPISODES" in os.environ
+# A baseline run made from the figures shipped with the arena (arena.baseline_figures)
+# plays this many of its episodes on first start, for their replays.
+ARENA_BASELINE_REPLAYS = env_int("ARENA_BASELINE_REPLAYS", 2, minimum=0)
 
 # --- limits: no single user floods the queue or guesses passwords ---------------------
 # Distinct task × format entries in one submission (duplicates are merged first).

@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 
 from arena.models import Episode, Experiment, Run, Worker
+from arena.selectors import run_queue_position
 from arena.services import PAPER_EPISODES_PER_RUN
 from envs.registry import all_suites, all_tasks, get_suite, tasks_of
 from envs.suite import Suite
@@ -356,11 +357,34 @@ def _waiting_reason(run: Run) -> str:
     workers = Worker.objects.filter(heartbeat_at__gte=fresh)
     if not workers.exists():
         return "No worker is running: the episodes wait in the queue until one starts (make serve starts one)."
-    if run.status == Run.QUEUED:
-        ahead = Episode.objects.filter(status=Episode.QUEUED, run__created_at__lt=run.created_at).count()
-        in_flight = sum(w.episodes_in_flight for w in workers)
-        return f"Waiting for a free slot: {ahead} queued episodes of earlier runs, {in_flight} being played now."
-    return ""
+    if run.status != Run.QUEUED:
+        return ""
+    in_flight = sum(w.episodes_in_flight for w in workers)
+    free_slots = max(0, len(workers) * settings.ARENA_WORKER_CONCURRENCY - in_flight)
+    position = run_queue_position(run, free_slots=free_slots)
+    if position is None:
+        return f"Waiting for a free slot: {in_flight} episodes being played now."
+    if position.start_in_seconds is None:
+        estimate = "no estimate of the start yet (no episode finished in the last ten minutes)"
+    elif position.start_in_seconds == 0:
+        estimate = "it should start at once"
+    else:
+        estimate = (
+            f"at the last ten minutes' pace ({position.episodes_per_minute:.1f} episodes a minute) "
+            f"it should start in about {_duration(position.start_in_seconds)}"
+        )
+    return (
+        f"Queue position {position.ahead + 1}: {position.ahead} queued episodes go before this run's next one "
+        f"(submissions take turns, baselines come last), {in_flight} being played now; {estimate}."
+    )
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 90 * 60:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def run_detail(request, pk):

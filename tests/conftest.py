@@ -21,10 +21,10 @@ def fresh_throttles():
 def empty_queue():
     """Queue messages of one test never carry over into the next: the tests' queue lives
     in process memory, and which tests share a process depends on how they are spread
-    over the test processes (-n)."""
+    over the test processes (-n); nor do the fair queue's turns (arena.queue)."""
     from arena import queue
 
-    queue.huey.storage.flush_queue()
+    queue.huey.flush()
 
 
 @pytest.fixture

@@ -21,13 +21,18 @@ def empty_queue():
     queue.huey.flush()
 
 
+def _take() -> int | None:
+    dequeued = queue.dequeue_episode()
+    return None if dequeued is None else dequeued.episode_id
+
+
 def _sent_long_ago(*episodes):
     Episode.objects.filter(pk__in=[e.pk for e in episodes]).update(enqueued_at=timezone.now() - timedelta(hours=1))
 
 
 def test_a_queued_episode_whose_message_was_taken_by_a_dead_worker_is_queued_again(baseline):
     first, second = new_run(baseline("random"), episodes=2).episodes.order_by("index")
-    assert queue.dequeue_episode() == first.pk  # the worker that took it died before claiming
+    assert _take() == first.pk  # the worker that took it died before claiming
     _sent_long_ago(first, second)
 
     assert requeue_lost_messages() == 1
@@ -40,7 +45,7 @@ def test_a_queued_episode_whose_message_was_taken_by_a_dead_worker_is_queued_aga
 
 def test_a_message_taken_only_moments_ago_is_left_to_the_worker_that_took_it(baseline):
     episode = new_run(baseline("random"), episodes=1).episodes.get()
-    assert queue.dequeue_episode() == episode.pk
+    assert _take() == episode.pk
     assert requeue_lost_messages() == 0
     assert queue.pending_count() == 0
 
@@ -62,13 +67,13 @@ def test_episodes_that_are_claimed_or_never_sent_are_left_alone(baseline):
 def test_a_lost_episode_that_had_started_goes_ahead_of_the_backlog(baseline):
     submission = baseline("random")
     resumed = new_run(submission, episodes=1).episodes.get()
-    assert queue.dequeue_episode() == resumed.pk
+    assert _take() == resumed.pk
     Episode.objects.filter(pk=resumed.pk).update(attempts=1)  # reaped once already
     _sent_long_ago(resumed)
     backlog = list(new_run(submission, episodes=3).episodes.values_list("pk", flat=True))
 
     assert requeue_lost_messages() == 1
-    assert [queue.dequeue_episode() for _ in range(4)] == [resumed.pk, *backlog]
+    assert [_take() for _ in range(4)] == [resumed.pk, *backlog]
 
 
 def test_a_started_episode_whose_resume_message_was_lost_goes_ahead_though_an_older_message_waits(baseline):
@@ -82,5 +87,6 @@ def test_a_started_episode_whose_resume_message_was_lost_goes_ahead_though_an_ol
     _sent_long_ago(resumed)
 
     assert requeue_lost_messages() == 1
-    assert queue.dequeue_episode() == resumed.pk
-    assert [queue.dequeue_episode() for _ in range(3)] == backlog
+    assert _take() == resumed.pk
+    # Then the backlog, and the old message, which finds the episode taken.
+    assert [pk for pk in (_take() for _ in range(4)) if pk != resumed.pk] == backlog

@@ -39,11 +39,13 @@ def test_the_redis_queue_hands_out_interrupted_episodes_before_the_backlog(redis
     monkeypatch.setattr(queue, "huey", redis_huey)
     monkeypatch.setattr(queue, "play_episode", redis_huey.task(name="play_episode")(queue.play_episode.func))
 
-    queue.enqueue_episodes([1, 2, 3])
-    queue.enqueue_episodes([4], resume=True)
+    flow = queue.Flow("submission:1", baseline=False)
+    queue.enqueue_episodes(queue.priorities([(flow, [1, 2, 3])]))
+    queue.enqueue_episodes(queue.priorities([(flow, [4])], resume=True))
     assert queue.pending_episode_ids() == {1, 2, 3, 4}
     assert queue.pending_episode_ids(resume=True) == {4}
-    assert [queue.dequeue_episode() for _ in range(5)] == [4, 1, 2, 3, None]
+    taken = [queue.dequeue_episode() for _ in range(5)]
+    assert [d and d.episode_id for d in taken] == [4, 1, 2, 3, None]
 
 
 CREATE_RUN = """

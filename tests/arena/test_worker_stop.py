@@ -62,3 +62,32 @@ def test_releasing_an_episode_another_worker_holds_changes_nothing(baseline):
     episode.refresh_from_db()
     assert (episode.status, episode.worker, episode.attempts) == (Episode.RUNNING, "holder", 1)
     assert queue.pending_episode_ids(resume=True) == set()  # nothing queued ahead for it
+
+
+def test_baseline_episodes_in_play_make_way_for_a_users_episode(baseline, make_model_submission):
+    baseline_episode = _long_episode(baseline("random"))
+    user_run = services.run_create(
+        make_model_submission(), services.RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1)
+    )
+    user_episode = user_run.episodes.get()
+    queue.huey.flush()  # the user's episode comes once the baseline is in play
+    services.enqueue_on_commit([baseline_episode.pk])
+
+    async def scenario():
+        worker = Worker(concurrency=1, name="fair")
+        serving = asyncio.create_task(worker.serve(until_idle=True))
+        while await db(_stored, baseline_episode.pk) < 3:
+            assert not serving.done()
+            await asyncio.sleep(0.02)
+        await db(services.enqueue_on_commit, [user_episode.pk])
+        await asyncio.wait_for(serving, timeout=120)
+
+    async_to_sync(scenario)()
+
+    user_episode.refresh_from_db()
+    baseline_episode.refresh_from_db()
+    assert user_episode.status == Episode.FINISHED
+    # Given back and resumed from its last stored step, no attempt counted for the pause.
+    assert baseline_episode.status == Episode.FINISHED and baseline_episode.attempts == 1
+    # The user's episode was played while the baseline waited, not after it.
+    assert user_episode.finished_at < Step.objects.filter(episode=baseline_episode).order_by("-index")[0].created_at

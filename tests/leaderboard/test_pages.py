@@ -90,7 +90,29 @@ def test_a_waiting_run_says_why_it_is_not_moving(client, baseline):
     assert "No worker is running" in page
     services.worker_heartbeat("w1", "host", 1, 3)
     page = client.get(run.get_absolute_url()).content.decode()
-    assert "Waiting for a free slot" in page and "3 being played now" in page
+    assert "Queue position 1:" in page and "3 being played now" in page and "should start at once" in page
+
+
+@pytest.mark.django_db(transaction=True)  # the queue's messages are sent on commit
+def test_a_queued_run_shows_its_queue_position_and_when_it_should_start(client, baseline, settings):
+    from django.utils import timezone
+
+    from arena import services
+    from arena.models import Episode, Submission
+
+    settings.ARENA_WORKER_CONCURRENCY = 2
+    new_run(baseline("random"), episodes=50)  # baselines wait behind users
+    other = new_run(Submission.objects.create(name="other", base_url="http://127.0.0.1:9/v1", model="m"), episodes=10)
+    mine = new_run(Submission.objects.create(name="mine", base_url="http://127.0.0.1:9/v1", model="m"), episodes=2)
+    services.worker_heartbeat("w1", "host", 1, 2)  # both slots taken
+    page = client.get(mine.get_absolute_url()).content.decode()
+    # Behind the other submission's first episode only: they take turns.
+    assert "Queue position 2: 1 queued episodes go before" in page
+    assert "no estimate of the start yet" in page
+    Episode.objects.filter(run=other, index__lt=6).update(status=Episode.FINISHED, finished_at=timezone.now())
+    page = client.get(mine.get_absolute_url()).content.decode()
+    # 6 episodes in ten minutes: 0.6 a minute, two to be taken (those ahead and its own).
+    assert "(0.6 episodes a minute) it should start in about 3 min" in page
 
 
 def _compare(client, left, right):
