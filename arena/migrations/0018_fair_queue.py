@@ -2,7 +2,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("arena", "0010_episode_snapshots")]
+    dependencies = [("arena", "0017_balrog_import_gaps")]
 
     operations = [
         migrations.AddField(

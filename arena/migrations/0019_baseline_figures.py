@@ -2,7 +2,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("arena", "0011_fair_queue")]
+    dependencies = [("arena", "0018_fair_queue")]
 
     operations = [
         migrations.AddField(
