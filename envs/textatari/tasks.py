@@ -14,8 +14,10 @@ Protocol:
   plays NOOP and is recorded as illegal.
 - 1,000 steps by default (§3.1); the setting `max_steps` offers 100, 10,000 and
   100,000 as well. The episode also ends when the game does.
-- Reward: the game's score. Per episode, "normalised_score" = (score − random) /
-  (human − random) with the DQN literature's figures (envs.textatari.scores).
+- Reward: the game's score. Per episode, "normalised_score" is the arena's own metric
+  (the paper defines none): (score − random) / (human − random), random being the
+  arena's random policy measured at the episode's step limit, human the DQN
+  literature's human tester (envs.textatari.scores).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import ClassVar
 from envs.core import Observation, StepResult, Task
 from envs.textatari import answers, expert, scenarios
 from envs.textatari.emulator import FRAMES_PER_STEP, AtariEmulator
-from envs.textatari.scores import normalised_score, random_and_human
+from envs.textatari.scores import anchors, normalised_score
 from envs.textatari.sizes import PROMPT_SIZES
 from envs.textatari.text import obscure
 from envs.textatari.verbaliser import GameVerbaliser, Snapshot, narrate, state_text
@@ -145,7 +147,8 @@ class TextAtariTask(Task):
     def episode_metrics(self) -> dict:
         if self.score is None:
             return {}
-        return {"normalised_score": normalised_score(self.verbaliser.game, self.score), "game_score": self.score}
+        normalised = normalised_score(self.verbaliser.game, self.score, self.max_steps)
+        return {"normalised_score": normalised, "game_score": self.score}
 
     def close(self) -> None:
         """Let the console go; the score stays readable for `episode_metrics`."""
@@ -204,7 +207,7 @@ class TextAtariTask(Task):
 def for_game(verbaliser: GameVerbaliser) -> type[TextAtariTask]:
     """The task class of one game (registered by envs.textatari.games)."""
     action_names = verbaliser.action_set
-    random_score, human_score = random_and_human(verbaliser.game)
+    figures = anchors(verbaliser.game, STEP_LIMITS[0])
     seconds = FRAMES_PER_STEP / 60
     description = (
         f"{verbaliser.title} on the Arcade Learning Environment, seen only as text (TextAtari §2.2): the "
@@ -213,8 +216,9 @@ def for_game(verbaliser: GameVerbaliser) -> type[TextAtariTask]:
         f"per second of play) with sticky actions (probability 0.25), over the game's {len(action_names)} "
         "actions; 1,000 steps unless the run sets max_steps (100, 10,000 or 100,000). The scenario (basic, "
         "obscured, manual, reference; App. D.1) changes only the prompt. An answer naming no action plays "
-        f"NOOP and counts as illegal. Ranked by the human-normalised score (random {random_score:g}, "
-        f"human {human_score:g}). The expert baseline and the reference scenario's trajectory come from a "
+        f"NOOP and counts as illegal. Ranked by the arena's normalised score (the paper defines none): 0 at the "
+        f"arena's random policy (at 1,000 steps {figures.random:.1f}, {figures.source_text}), 1 at the DQN "
+        f"literature's human tester ({figures.human:g}, whole games). The expert baseline and the reference scenario's trajectory come from a "
         "lookahead planner on the emulator's cloned state, not the paper's PPO agent."
     )
     attributes = {
@@ -223,7 +227,7 @@ def for_game(verbaliser: GameVerbaliser) -> type[TextAtariTask]:
         "description": description,
         "verbaliser": verbaliser,
         "action_names": tuple(action_names),
-        "score_range": (min(random_score, human_score), max(random_score, human_score)),
+        "score_range": (min(figures.random, figures.human), max(figures.random, figures.human)),
         "prompt_sizes": {"text": PROMPT_SIZES[verbaliser.game]} if verbaliser.game in PROMPT_SIZES else {},
         "__module__": __name__,
     }

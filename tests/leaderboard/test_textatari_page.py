@@ -32,7 +32,7 @@ def played_run(submission, game, scores, *, scenario=None, max_steps=None, **str
         options["max_steps"] = max_steps
     sums = {}
     for score in scores:
-        sums = fold(sums, {"normalised_score": normalised_score(game, score), "game_score": score})
+        sums = fold(sums, {"normalised_score": normalised_score(game, score, max_steps or 1000), "game_score": score})
     now = timezone.now()
     run = Run.objects.create(
         submission=submission, task=f"textatari/{game}", variant={"format": "text", "options": options, **strategy},
@@ -42,13 +42,13 @@ def played_run(submission, game, scores, *, scenario=None, max_steps=None, **str
     for index, score in enumerate(scores):
         Episode.objects.create(
             run=run, index=index, seed=index, status=Episode.FINISHED, score=score, num_steps=10,
-            end_reason="game over", metrics={"normalised_score": normalised_score(game, score), "game_score": score},
+            end_reason="game over", metrics={"normalised_score": normalised_score(game, score, max_steps or 1000), "game_score": score},
         )
     return run
 
 
 def mean_se_percent(game, scores):
-    values = [100 * normalised_score(game, score) for score in scores]
+    values = [100 * normalised_score(game, score, 1000) for score in scores]
     return statistics.fmean(values), statistics.stdev(values) / math.sqrt(len(values))
 
 
@@ -166,7 +166,7 @@ def test_the_chart_draws_the_percentage_change_per_game_and_each_rows_normalised
     assert changes["Breakout"] == pytest.approx(100 * (6 - 3) / 3)
     lines = sorted(shape["x0"] for shape in chart["figure"]["layout"]["shapes"])
     expected = sorted(
-        statistics.fmean([100 * statistics.fmean(normalised_score(g, s) for s in scores) for g, scores in pairs])
+        statistics.fmean([100 * statistics.fmean(normalised_score(g, s, 1000) for s in scores) for g, scores in pairs])
         for pairs in ([("pong", [-10, -12]), ("breakout", [2, 4])], [("pong", [-5, -3]), ("breakout", [6, 6])])
     )
     assert lines == pytest.approx(expected)
