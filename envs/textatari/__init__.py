@@ -7,6 +7,7 @@ verbaliser per game (`games/`), the scenarios (`scenarios`), answer parsing
 """
 
 from envs.registry import register_suite
+from envs.textatari.agents import SHORT_TERM_MEMORY
 from envs.textatari.catalog import CATEGORIES, category_of
 from envs.suite import CHAT, MEAN_OF_EPISODE_METRIC, MEAN_OVER_TASKS, SUMMED_REWARD, Metric, Overall, PaperPreset, Suite
 
@@ -59,21 +60,25 @@ SUITE = register_suite(
         # §3.1: every scenario (swept by the task), 1,000 steps (the task's default
         # step limit) and five seeds. The agent — Naive, CoT or Reflexion — is the
         # submission's chain-of-thought and reflection choice, since the paper runs all
-        # three (§3.2); what the three share is fixed: no demonstrations, the legal
-        # actions in every turn (App. D.1), plain JSON answers and one observation per
-        # turn (the Basic agent's single user message; each observation narrates the
-        # last action and what it changed).
+        # three (§3.2); what they share is fixed: no demonstrations, the legal actions
+        # in every turn (App. D.1), plain JSON answers. Memory (§3.2): the Naive agent
+        # keeps none (one observation per turn); the CoT agents keep the most recent
+        # state–action pairs (envs.textatari.agents.SHORT_TERM_MEMORY, their earlier
+        # replies reduced to the action).
         paper_preset=PaperPreset(
             summary=(
-                "TextAtari's protocol (§3.1): the four scenarios, 1,000 steps and five seeds per game; each turn "
-                "holds the latest observation with the numbered actions; the agent (Naive, CoT, Reflexion) is "
-                "your chain-of-thought and reflection choice."
+                "TextAtari's protocol (§3.1–3.2): the four scenarios, 1,000 steps and five seeds per game; each turn "
+                "holds the latest observation with the numbered actions; the agent (Naive, CoT, Reflexion) is your "
+                f"chain-of-thought and reflection choice. Naive keeps no memory; CoT and Reflexion keep the last "
+                f"{SHORT_TERM_MEMORY} state–action pairs; Reflexion reflects over the whole episode and carries up "
+                "to 3 recent plans."
             ),
             episodes=5,
             strategy={
                 "num_demonstrations": 0, "show_legal_actions": True, "answer_markers": False, "history_window": 1,
                 "keep_reasoning": False, "self_correction": False,
             },
+            chain_of_thought_strategy={"history_window": SHORT_TERM_MEMORY + 1},
         ),
         # A column per game category (App. C); the normalised score has no ceiling
         # (100 % is a human tester, not a solved game), so it stays out of the average

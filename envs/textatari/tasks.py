@@ -25,8 +25,8 @@ from __future__ import annotations
 import hashlib
 from typing import ClassVar
 
-from envs.core import Observation, StepResult, Task
-from envs.textatari import answers, expert, scenarios
+from envs.core import Observation, ReflectionRequest, StepResult, Task, TracedStep
+from envs.textatari import agents, answers, expert, scenarios
 from envs.textatari.emulator import FRAMES_PER_STEP, AtariEmulator
 from envs.textatari.scores import anchors, normalised_score
 from envs.textatari.sizes import PROMPT_SIZES
@@ -53,6 +53,9 @@ class TextAtariTask(Task):
     viewer_frames: ClassVar[bool] = True  # the console screen, for the replay only
     # App. D.1: every user turn shows the latest observation together with the actions.
     chat_show_legal_actions: ClassVar[bool | None] = True
+    # §3.2, App. D.2: the CoT agent's request and the Reflexion agent's "Recent plans".
+    chat_cot_request: ClassVar[str | None] = agents.COT_REQUEST
+    chat_reflections_header: ClassVar[str | None] = agents.RECENT_PLANS_HEADER
     verbaliser: ClassVar[GameVerbaliser]
     # The verbaliser's action set, known without an emulator so that `extract_action`
     # can map numbers to names.
@@ -143,6 +146,14 @@ class TextAtariTask(Task):
     @classmethod
     def extract_action(cls, completion: str) -> str | None:
         return answers.extract(completion, cls.action_names)
+
+    def reflection_request(self, trace: list[TracedStep], plans: list[str], outcome: str) -> ReflectionRequest:
+        """The Reflexion agent's reflection over the whole episode (§3.2, App. D.2)."""
+        game = agents.game_text(
+            self.verbaliser.title, self.verbaliser.synopsis, self.verbaliser.goal,
+            scenarios.action_list(self.describe_actions()),
+        )
+        return agents.reflection_request(game, trace, plans, self.score or 0.0, outcome)
 
     def episode_metrics(self) -> dict:
         if self.score is None:
