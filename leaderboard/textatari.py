@@ -24,6 +24,7 @@ from arena.variant import Variant
 from envs.registry import tasks_of
 from envs.suite import Suite
 from envs.textatari.catalog import CATEGORIES, DEVIATIONS, SCENARIO_TITLES
+from envs.textatari.scenarios import reference_coverage
 from envs.textatari.scores import Anchors, anchors
 from leaderboard.balrog import episodes_url
 from leaderboard.selectors import STRATEGY_FILTERS, Filters, _scored_runs
@@ -293,6 +294,9 @@ class AnchorRow:
 
     game: Game
     by_limit: list[Anchors]
+    # The expert episode behind the reference scenario's block: its score and length,
+    # and which of its every-10th pairs the block shows (envs.textatari.scenarios).
+    reference: dict
 
     @property
     def flagged(self) -> bool:
@@ -301,8 +305,12 @@ class AnchorRow:
 
 def anchor_rows(columns: list[Game], limits: tuple[int, ...]) -> list[AnchorRow]:
     """Where each game's 0 % and 100 % come from, per step limit (measured, carried
-    from a smaller limit, or the literature's figure standing in)."""
-    return [AnchorRow(game, [anchors(game.name, limit) for limit in limits]) for game in columns]
+    from a smaller limit, or the literature's figure standing in), and the expert
+    episode behind its reference block."""
+    return [
+        AnchorRow(game, [anchors(game.name, limit) for limit in limits], reference_coverage(game.name))
+        for game in columns
+    ]
 
 
 def page_context(suite: Suite, query) -> dict:

@@ -207,7 +207,7 @@ class TextAtariTask(Task):
 
     def _masked(self, text: str) -> str:
         if self.scenario == scenarios.OBSCURED:
-            return obscure(text, self.verbaliser.nouns)
+            return obscure(text, self.verbaliser.nouns, self.verbaliser.proper_names)
         return text
 
     def _require_episode(self) -> None:

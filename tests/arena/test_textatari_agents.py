@@ -45,7 +45,8 @@ def test_the_naive_agent_keeps_no_memory_and_is_not_asked_to_reason(make_model_s
     assert run.variant["history_window"] == 1
     late = fake_model.requests[50].json["messages"]
     assert [m["role"] for m in late] == ["system", "user"]
-    assert agents.COT_REQUEST not in late[0]["content"]
+    assert "thought process" not in late[0]["content"] and agents.COT_REQUEST not in late[0]["content"]
+    assert '{"action": 2}' in late[0]["content"]
 
 
 def test_the_cot_agent_keeps_the_last_ten_state_action_pairs(make_model_submission, fake_model, play):
