@@ -1,10 +1,8 @@
 """How TextAtari's pages group its games (TextAtari §2.1, App. C Tables 6–7).
 
 §2.1 sorts the 23 games into four categories: action games, puzzle and strategy games,
-sports games and arcade classics. Tables 6–7 place most of them; the five games the
-tables leave out are placed here by what they are (BattleZone and Demon Attack are
-shooters like Asteroids; Frostbite, H.E.R.O. and Pitfall! are puzzles of routes and
-timing like Montezuma's Revenge).
+sports games and arcade classics. Tables 6–7 place every one of them; the categories
+below are theirs (H.E.R.O. and Pitfall! are action games in Table 6).
 """
 
 from __future__ import annotations
@@ -20,11 +18,8 @@ class Category:
 
 
 CATEGORIES = (
-    Category("action", "Action", ("asteroids", "battlezone", "berzerk", "demonattack")),
-    Category(
-        "puzzle", "Puzzle and strategy",
-        ("breakout", "frostbite", "hero", "montezumarevenge", "pitfall", "privateeye", "qbert"),
-    ),
+    Category("action", "Action", ("asteroids", "battlezone", "berzerk", "demonattack", "hero", "pitfall")),
+    Category("puzzle", "Puzzle and strategy", ("breakout", "frostbite", "montezumarevenge", "privateeye", "qbert")),
     Category("sports", "Sports", ("bowling", "boxing", "pong", "skiing", "tennis")),
     Category(
         "arcade", "Arcade classics",
