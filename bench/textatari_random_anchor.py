@@ -117,6 +117,9 @@ def main() -> None:
     jobs = [(game, seeds, limits) for game in games]
     with multiprocessing.Pool(args.workers) as pool:
         for game, figures, seconds in pool.imap_unordered(measure_game, jobs):
+            # Read again before writing: another run may have added games meanwhile.
+            if args.output.exists():
+                data["games"] = json.loads(args.output.read_text(encoding="utf-8"))["games"]
             data["games"].setdefault(game, {}).update(figures)
             data["games"] = dict(sorted(data["games"].items()))
             args.output.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

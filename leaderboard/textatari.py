@@ -160,7 +160,7 @@ class Cell:
 
     @property
     def hover(self) -> str:
-        flag = "; anchor gap within random play's spread" if self.flagged else ""
+        flag = "; anchor gap negative or within random play's spread" if self.flagged else ""
         return (
             f"{self.game.title}: game score {self.score_text}, normalised {self.normalised_text} %, "
             f"{self.normalised.episodes} episodes{flag}"

@@ -22,9 +22,11 @@ stands in when none of its random episodes was cut by that limit (a longer limit
 plays exactly the same episodes: the policy and the console depend only on the seed);
 otherwise the DQN random figure stands in, and `Anchors.source` says so.
 
-A game is flagged when its anchor gap |human − random| is within one standard
-deviation of random play's episode scores: there, the normalised score mostly measures
-the luck of the episodes (Video Pinball is the known case).
+A game is flagged when its anchor gap human − random is within one standard deviation
+of random play's episode scores, or negative: there, the normalised score mostly
+measures the luck of the episodes (Video Pinball is the known case), or runs backwards
+(a whole-game human figure below random play cut short, as Skiing's and Tennis's at
+100 steps).
 """
 
 from __future__ import annotations
@@ -77,9 +79,11 @@ class Anchors:
 
     @property
     def within_random_spread(self) -> bool:
-        """The anchor gap is no larger than random play's spread: the normalised
-        score of this game is dominated by luck."""
-        return self.random_sd is not None and abs(self.gap) <= self.random_sd
+        """The anchor gap human − random is no larger than random play's standard
+        deviation — or negative (the whole-game human figure below random play cut at
+        this limit, as in Skiing and Tennis at 100 steps): the normalised score of
+        this game mostly measures luck, or runs backwards."""
+        return self.random_sd is not None and self.gap <= self.random_sd
 
     @property
     def source_text(self) -> str:

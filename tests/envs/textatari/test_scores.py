@@ -86,3 +86,11 @@ def _figures(values, cut=0):
         "episodes": len(values), "mean": statistics.fmean(values), "sd": statistics.stdev(values),
         "se": statistics.stdev(values) / len(values) ** 0.5, "cut_by_limit": cut, "scores": values,
     }
+
+
+def test_a_game_whose_human_figure_is_below_random_play_at_the_limit_is_flagged(monkeypatch):
+    # Tennis: the literature's whole-game human figure (−8.3) is below random play cut
+    # at 100 steps, so a higher game score would read as a lower normalised score.
+    monkeypatch.setattr(scores, "measured_anchors", lambda: {"tennis": {"100": _figures([-4.0, -3.0, -4.0])}})
+    figures = scores.anchors("tennis", 100)
+    assert figures.gap < 0 and figures.within_random_spread
