@@ -3,7 +3,9 @@ and one task per game (`textatari/pong`, `textatari/breakout`, …).
 
 The pieces: the emulator (`emulator`), the verbaliser interface (`verbaliser`) and one
 verbaliser per game (`games/`), the scenarios (`scenarios`), answer parsing
-(`answers`), the planning expert (`expert`) and the tasks (`tasks`).
+(`answers`), the planning expert (`expert`), the paper's agents (`agents`), the arena's
+normalised score (`scores`) and the tasks (`tasks`). Element by element, what is the
+paper's and what is the arena's: docs/fidelity/textatari.md.
 """
 
 from envs.registry import register_suite

@@ -45,7 +45,11 @@ SCENARIO_TITLES = {
 DEVIATIONS = (
     "The reference scenario's trajectory and the expert baseline come from a lookahead planner on the "
     "emulator's cloned state, not from a PPO agent trained to human level on each game (§2.2): training 23 "
-    "such agents is out of reach here.",
+    "such agents is out of reach here. Its score per game is in the anchor table; it is far below human on "
+    "most games.",
+    "An action holds for 12 frames (the ≈ 5 Hz of §2.2) with sticky actions (probability 0.25, gymnasium's "
+    "v5 convention); the paper names neither frame skip nor stickiness, and the authors' earlier code held "
+    "actions for 6 frames without stickiness.",
     "The normalised score is the arena's own: the paper defines no formula and no anchors. 0 % is the arena's "
     "random policy measured under the arena's own protocol (12 frames per action, sticky actions) at the step "
     "limit; 100 % is the DQN literature's human tester, who played whole games under another protocol, so 100 % "

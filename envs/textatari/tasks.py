@@ -2,13 +2,14 @@
 (TextAtari §2–3).
 
 Protocol:
-- The real console (envs.textatari.emulator): the game's minimal action set, sticky
-  actions with probability 0.25, each step holds the action for 12 frames (≈ 5
-  decisions per second of game time, §2.2). The seed drives the sticky actions and
+- The real console (envs.textatari.emulator): the game's minimal action set, each step
+  holds the action for 12 frames (≈ 5 decisions per second of game time, the rate
+  §2.2 states), with sticky actions of probability 0.25 (the arena's choice, after
+  gymnasium's v5; the paper does not say). The seed drives the sticky actions and
   ALE's own seed; the same seed and actions replay the same episode.
 - Observations are text only: the first is the state; every later one narrates the
   transition (envs.textatari.verbaliser.narrate). In the obscured scenario the game's
-  nouns are masked in them.
+  nouns and proper names are masked in them.
 - An answer is a number of the action list or an action's name (case ignored); the
   chat strategy extracts it from JSON or prose first (`extract_action`). Anything else
   plays NOOP and is recorded as illegal.
@@ -224,13 +225,15 @@ def for_game(verbaliser: GameVerbaliser) -> type[TextAtariTask]:
         f"{verbaliser.title} on the Arcade Learning Environment, seen only as text (TextAtari §2.2): the "
         f"console RAM is read through the AtariARI map and told in sentences — {verbaliser.synopsis} "
         f"Every step holds the chosen action for {FRAMES_PER_STEP} frames ({seconds:g} s, about 5 decisions "
-        f"per second of play) with sticky actions (probability 0.25), over the game's {len(action_names)} "
+        f"per second of play, the rate the paper states) with sticky actions (probability 0.25, the arena's "
+        f"choice), over the game's {len(action_names)} "
         "actions; 1,000 steps unless the run sets max_steps (100, 10,000 or 100,000). The scenario (basic, "
         "obscured, manual, reference; App. D.1) changes only the prompt. An answer naming no action plays "
         f"NOOP and counts as illegal. Ranked by the arena's normalised score (the paper defines none): 0 at the "
         f"arena's random policy (at 1,000 steps {figures.random:.1f}, {figures.source_text}), 1 at the DQN "
-        f"literature's human tester ({figures.human:g}, whole games). The expert baseline and the reference scenario's trajectory come from a "
-        "lookahead planner on the emulator's cloned state, not the paper's PPO agent."
+        f"literature's human tester ({figures.human:g}, whole games). The expert baseline and the reference "
+        "scenario's trajectory come from a lookahead planner on the emulator's cloned state, not the paper's PPO "
+        "agent."
     )
     attributes = {
         "id": f"textatari/{verbaliser.game}",
