@@ -22,8 +22,8 @@ stands in when none of its random episodes was cut by that limit (a longer limit
 plays exactly the same episodes: the policy and the console depend only on the seed);
 otherwise the DQN random figure stands in, and `Anchors.source` says so.
 
-A game is flagged when its anchor gap human − random is within one standard deviation
-of random play's episode scores, or negative: there, the normalised score mostly
+A game is flagged when its anchor gap human − random is within two standard deviations
+of random play's episode scores (where most random episodes fall), or negative: there, the normalised score mostly
 measures the luck of the episodes (Video Pinball is the known case), or runs backwards
 (a whole-game human figure below random play cut short, as Skiing's and Tennis's at
 100 steps).
@@ -39,6 +39,9 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent / "data"
 SCORES_PATH = DATA / "atari_random_human_scores.json"
 ANCHOR_PATH = DATA / "random_anchor.json"
+
+# How many of random play's standard deviations make its spread, for the flag.
+SPREAD_IN_SD = 2.0
 
 MEASURED = "measured"  # random anchor measured at this step limit
 CARRIED = "carried"  # measured at a smaller limit that cut none of its episodes
@@ -79,11 +82,11 @@ class Anchors:
 
     @property
     def within_random_spread(self) -> bool:
-        """The anchor gap human − random is no larger than random play's standard
-        deviation — or negative (the whole-game human figure below random play cut at
+        """The anchor gap human − random is no larger than two standard deviations of
+        random play's episode scores — or negative (the whole-game human figure below random play cut at
         this limit, as in Skiing and Tennis at 100 steps): the normalised score of
         this game mostly measures luck, or runs backwards."""
-        return self.random_sd is not None and self.gap <= self.random_sd
+        return self.random_sd is not None and self.gap <= SPREAD_IN_SD * self.random_sd
 
     @property
     def source_text(self) -> str:

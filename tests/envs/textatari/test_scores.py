@@ -74,11 +74,14 @@ def test_a_longer_limit_takes_the_measured_anchor_only_when_that_limit_cut_no_ra
 
 
 def test_a_game_whose_anchor_gap_is_within_random_plays_spread_is_flagged(monkeypatch):
-    # Video Pinball: the literature's human tester (17,667.9) sits within one standard
-    # deviation of a wide random spread.
-    monkeypatch.setattr(scores, "measured_anchors", lambda: {"videopinball": {"1000": _figures([2000.0, 30000.0])}})
+    # Video Pinball at 1,000 steps: the literature's human tester (17,667.9) sits within
+    # two standard deviations of a wide random spread; a narrow spread is not flagged.
+    monkeypatch.setattr(scores, "measured_anchors", lambda: {
+        "videopinball": {"1000": _figures([2000.0, 14000.0])}, "pong": {"1000": _figures([-21.0, -20.0])},
+    })
     figures = scores.anchors("videopinball", 1000)
-    assert figures.random == 16000.0 and figures.within_random_spread
+    assert figures.random == 8000.0 and figures.gap < 2 * figures.random_sd and figures.within_random_spread
+    assert not scores.anchors("pong", 1000).within_random_spread
 
 
 def _figures(values, cut=0):
