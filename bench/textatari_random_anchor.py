@@ -119,7 +119,10 @@ def main() -> None:
         for game, figures, seconds in pool.imap_unordered(measure_game, jobs):
             # Read again before writing: another run may have added games meanwhile.
             if args.output.exists():
-                data["games"] = json.loads(args.output.read_text(encoding="utf-8"))["games"]
+                written = json.loads(args.output.read_text(encoding="utf-8"))
+                data["games"] = written["games"]
+                commands = written["protocol"].get("commands", [])
+                protocol["commands"] = commands + [c for c in protocol["commands"] if c not in commands]
             data["games"].setdefault(game, {}).update(figures)
             data["games"] = dict(sorted(data["games"].items()))
             args.output.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
