@@ -19,6 +19,7 @@ from typing import Protocol
 
 from django.conf import settings
 
+from arena import tokens
 from arena.clients.agent_endpoint import AgentEndpointClient
 from arena.clients.anthropic import AnthropicClient
 from arena.clients.base import ModelCallError
@@ -33,10 +34,10 @@ from arena.pace import publisher
 from arena.strategies.base import ImageStore
 from arena.strategies.chat import ChatStrategy
 from arena.strategies.history import ObservationHistoryStrategy
-from arena.strategies.context import ContextBudget, ContextExhausted
+from arena.strategies.context import ContextBudget, ContextExhausted, oldest_to_drop
 from arena.strategies.lmact import LMActStrategy
 from arena.variant import Variant
-from envs.core import Observation, Task, make_policy
+from envs.core import Observation, ReflectionRequest, Task, TracedStep, make_policy
 from envs.registry import get_task_class, suite_of
 from envs.suite import FROZEN_PREFIX, OBSERVATION_HISTORY
 
@@ -208,8 +209,14 @@ class ModelAgent:
         self.self_correction = Variant.of(run).self_correction
         _, max_tokens = Variant.of(run).generation(submission)
         self.budget = ContextBudget(window=submission.effective_context_window, max_tokens=max_tokens)
+        # The plans carried into this episode and every step of it, for a suite whose
+        # reflection reads the whole episode (Task.reflection_request).
+        self.reflections = list(reflections)
+        self.trace: list[TracedStep] = []
+        self._task: Task | None = None
 
     def begin(self, task: Task, observation: Observation, images: ImageStore) -> tuple[list, list[int]]:
+        self._task = task
         return self.strategy.begin(task, observation, images)
 
     @property
@@ -218,6 +225,7 @@ class ModelAgent:
 
     def replay_step(self, task: Task, completion: str, parsed_action: str | None) -> None:
         self.strategy.record(completion, parsed_action)
+        self._traced_answer(completion)
 
     # The prompt is built from the observations and the model's stored answers.
     replays_without_task = True
@@ -229,10 +237,16 @@ class ModelAgent:
         raise TypeError("a model agent is brought up to date from the stored steps")
 
     def prepare(self, index: int, observation: Observation, previous_action: str | None, legal: Sequence[str]) -> list:
+        self.trace.append(TracedStep(observation.text or ""))
         return self.strategy.prepare(index, observation, previous_action, legal)
 
     def observe_result(self, index: int, observation: Observation, executed_action: str, reward: float) -> None:
-        return None
+        if self.trace:
+            self.trace[-1].action, self.trace[-1].reward = executed_action, reward
+
+    def _traced_answer(self, completion: str) -> None:
+        if self.trace:
+            self.trace[-1].answer = completion
 
     async def _call(self, messages: list[dict], purpose: str, max_tokens: int | None = None, frozen_chars: int = 0):
         gate = gate_for(
@@ -302,6 +316,7 @@ class ModelAgent:
                 replies.append(reply)
         action, reasoning = self.strategy.parse(reply.text)
         self.strategy.record(reply.text, action)
+        self._traced_answer(reply.text)
         retried = [r for r in replies if r.attempts > 1]
         notes = "; ".join(
             f"succeeded after {r.attempts} attempts" + (f" ({r.error})" if r.error else "") for r in retried
@@ -323,11 +338,19 @@ class ModelAgent:
         )
 
     async def reflect(self, outcome: str) -> tuple[str, int, int]:
-        """Reflexion: the model's lesson from the episode just played (chat suites)."""
-        history = self.strategy.conversation()
-        if history is None:
-            return "", 0, 0
-        messages = history + [{"role": "user", "content": REFLECTION_REQUEST.format(outcome=outcome)}]
+        """Reflexion: the model's lesson from the episode just played (chat suites): the
+        suite's own reflection over the whole episode when it has one (TextAtari §3.2),
+        else the arena's question over the conversation."""
+        request = self._task.reflection_request(self.trace, self.reflections, outcome) if self._task else None
+        if request is not None:
+            messages = self._fitted_reflection(request)
+            if messages is None:
+                return "", 0, 0
+        else:
+            history = self.strategy.conversation()
+            if history is None:
+                return "", 0, 0
+            messages = history + [{"role": "user", "content": REFLECTION_REQUEST.format(outcome=outcome)}]
         try:
             reply, _ = await self._call(messages, "reflection")
         except EndpointFailed as failure:
@@ -335,6 +358,20 @@ class ModelAgent:
                 raise
             return "", 0, 0  # the whole episode no longer fits: no reflection this time
         return reply.text.strip(), reply.tokens_in or 0, reply.tokens_out or 0
+
+    def _fitted_reflection(self, request: ReflectionRequest) -> list[dict] | None:
+        """The reflection's messages with as many of the oldest steps left out as the
+        context window needs (the latest step always stays); None when even that does
+        not fit."""
+        fixed = tokens.text_tokens("\n\n".join(
+            [m["content"] for m in request.head + request.tail] + [request.intro, request.closing, request.left_out]
+        ))
+        sizes = [tokens.text_tokens(step) + 1 for step in request.steps]
+        try:
+            dropped = oldest_to_drop(fixed, sizes, self.budget)
+        except ContextExhausted:
+            return None
+        return request.messages(dropped)
 
     async def aclose(self) -> None:
         await self.client.aclose()

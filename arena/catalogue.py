@@ -57,7 +57,11 @@ class CatalogueSuite:
     def to_json(self) -> dict:
         preset = None
         if self.preset is not None:
-            preset = {"summary": self.preset.summary, "episodes": self.preset.episodes, "strategy": dict(self.preset.strategy)}
+            preset = {
+                "summary": self.preset.summary, "episodes": self.preset.episodes,
+                "strategy": dict(self.preset.strategy),
+                "chain_of_thought_strategy": dict(self.preset.chain_of_thought_strategy),
+            }
         return {
             "id": self.id, "title": self.title, "description": self.description, "paper": self.paper,
             "paper_preset": preset, "tasks": [task.to_json() for task in self.tasks],

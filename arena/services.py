@@ -131,6 +131,9 @@ def run_variant(submission: Submission, spec: RunSpec, overrides: dict | None = 
             reflection=submission.reflection,
         )
     variant.update(spec.strategy)
+    preset = suite_of(spec.task).paper_preset
+    if spec.strategy and preset is not None and preset.chain_of_thought_strategy and variant["chain_of_thought"]:
+        variant.update(preset.chain_of_thought_strategy)
     variant.update(overrides or {})
     if not suite_of(spec.task).reflection:
         # The LMAct protocol (LMAct §2.3) has no reflection between episodes.

@@ -75,7 +75,7 @@ def main() -> None:
             episodes = [play(task_id, policy, seed, args.max_steps) for seed in range(args.seeds)]
             scores = [score for score, _ in episodes]
             score_mean, score_se = mean_se(scores)
-            normalised[policy] = mean_se([100 * normalised_score(game, score) for score in scores])
+            normalised[policy] = mean_se([100 * normalised_score(game, score, args.max_steps) for score in scores])
             steps = statistics.fmean(steps for _, steps in episodes)
             print(
                 f"{game:14} {policy:7} {score_mean:10.1f} ± {score_se:5.1f} "

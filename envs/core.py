@@ -84,6 +84,38 @@ class PromptSize:
 _NOT_STARTED, _PLAYING, _OVER = "not started", "playing", "over"
 
 
+@dataclasses.dataclass
+class TracedStep:
+    """One step of an episode as an agent lived it: what it was shown, what it answered,
+    the action played and the reward that followed (Reflexion's input)."""
+
+    observation: str
+    answer: str = ""
+    action: str = ""
+    reward: float = 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class ReflectionRequest:
+    """A suite's reflection prompt: `head` messages, then one user message with
+    `intro` and one text per step (oldest first; the oldest are left out, and
+    `left_out` says how many, when the prompt outgrows the context window), then `tail`."""
+
+    head: list[dict]
+    intro: str
+    steps: list[str]
+    left_out: str  # formatted with {count}
+    closing: str  # ends the trajectory message (the episode's outcome)
+    tail: list[dict]
+
+    def messages(self, dropped: int = 0) -> list[dict]:
+        parts = [self.intro]
+        if dropped:
+            parts.append(self.left_out.format(count=dropped))
+        parts += [*self.steps[dropped:], self.closing]
+        return [*self.head, {"role": "user", "content": "\n\n".join(parts)}, *self.tail]
+
+
 class Task(abc.ABC):
     """One game of a suite with its fixed protocol.
 
@@ -121,6 +153,11 @@ class Task(abc.ABC):
     # history window).
     chat_show_legal_actions: ClassVar[bool | None] = None
     chat_history_window: ClassVar[int | None] = None
+    # What a chat suite's paper asks of a model that reasons before answering, in place
+    # of the arena's generic request (None: the generic one), and how it labels the
+    # reflections carried from earlier episodes (None: the generic label).
+    chat_cot_request: ClassVar[str | None] = None
+    chat_reflections_header: ClassVar[str | None] = None
     # True for tasks whose step or expert does real work (an engine search, a physics
     # rollout): the arena then runs them off its event loop so other episodes go on.
     blocking: ClassVar[bool] = False
@@ -256,6 +293,12 @@ class Task(abc.ABC):
         arena's chat strategy). By default the whole reply; the task's `step` decides
         whether it is legal. LMAct has its own strict parser (arena.strategies.lmact)."""
         return completion.strip()
+
+    def reflection_request(self, trace: list["TracedStep"], plans: list[str], outcome: str) -> "ReflectionRequest | None":
+        """The end-of-episode reflection as the suite's paper asks it (TextAtari §3.2), from
+        every step of the episode and the plans carried into it; None: the arena's
+        generic reflection over the conversation."""
+        return None
 
     def episode_metrics(self) -> dict:
         """Suite-specific per-episode metrics, read when the episode ends (e.g.

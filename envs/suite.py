@@ -112,9 +112,13 @@ class PaperPreset:
     episodes: int
     # Values for PRESET_STRATEGY_FIELDS; a field left out keeps the submission's value.
     strategy: dict = dataclasses.field(default_factory=dict)
+    # Values that replace `strategy`'s for a submission that reasons before answering,
+    # where the paper's agents differ by more than the request (TextAtari §3.2: only the
+    # chain-of-thought agents keep a short-term memory).
+    chain_of_thought_strategy: dict = dataclasses.field(default_factory=dict)
 
     def __post_init__(self):
-        unknown = sorted(set(self.strategy) - set(PRESET_STRATEGY_FIELDS))
+        unknown = sorted((set(self.strategy) | set(self.chain_of_thought_strategy)) - set(PRESET_STRATEGY_FIELDS))
         if unknown:
             raise ValueError(f"a paper preset fixes run settings only; unknown: {', '.join(unknown)}")
         if self.episodes < 1:

@@ -24,6 +24,8 @@ from arena.variant import Variant
 from envs.registry import tasks_of
 from envs.suite import Suite
 from envs.textatari.catalog import CATEGORIES, DEVIATIONS, SCENARIO_TITLES
+from envs.textatari.scenarios import reference_coverage
+from envs.textatari.scores import Anchors, anchors
 from leaderboard.balrog import episodes_url
 from leaderboard.selectors import STRATEGY_FILTERS, Filters, _scored_runs
 
@@ -144,6 +146,9 @@ class Cell:
     score: Figure  # the game score
     runs: list[Run]
     url: str
+    # The game's anchor gap is within random play's spread at the row's step limit
+    # (envs.textatari.scores): its normalised score is mostly luck.
+    flagged: bool = False
 
     @property
     def normalised_text(self) -> str:
@@ -155,9 +160,10 @@ class Cell:
 
     @property
     def hover(self) -> str:
+        flag = "; anchor gap negative or within random play's spread" if self.flagged else ""
         return (
             f"{self.game.title}: game score {self.score_text}, normalised {self.normalised_text} %, "
-            f"{self.normalised.episodes} episodes"
+            f"{self.normalised.episodes} episodes{flag}"
         )
 
 
@@ -247,6 +253,8 @@ def _row(key: tuple, runs: list[Run], columns: list[Game], suite: Suite) -> Row:
         )
         cells.append(Cell(game, normalised, score, behind, episodes_url(suite, behind) if behind else ""))
     submission_id, scenario, agent, steps = key
+    for cell in cells:
+        cell.flagged = anchors(cell.game.name, steps).within_random_spread
     return Row(
         submission=runs[0].submission, scenario=scenario, agent=agent, max_steps=steps, cells=cells,
         mean=mean_over_games([cell.normalised for cell in cells]),
@@ -280,6 +288,31 @@ def board(suite: Suite, filters: PageFilters = PageFilters()) -> tuple[list[Game
     return columns, rows
 
 
+@dataclasses.dataclass(frozen=True)
+class AnchorRow:
+    """One game's anchors at every step limit, for the page's table of anchors."""
+
+    game: Game
+    by_limit: list[Anchors]
+    # The expert episode behind the reference scenario's block: its score and length,
+    # and which of its every-10th pairs the block shows (envs.textatari.scenarios).
+    reference: dict
+
+    @property
+    def flagged(self) -> bool:
+        return any(figures.within_random_spread for figures in self.by_limit)
+
+
+def anchor_rows(columns: list[Game], limits: tuple[int, ...]) -> list[AnchorRow]:
+    """Where each game's 0 % and 100 % come from, per step limit (measured, carried
+    from a smaller limit, or the literature's figure standing in), and the expert
+    episode behind its reference block."""
+    return [
+        AnchorRow(game, [anchors(game.name, limit) for limit in limits], reference_coverage(game.name))
+        for game in columns
+    ]
+
+
 def page_context(suite: Suite, query) -> dict:
     """What the suite page shows for a query string: the filtered table, and the chart of
     the rows named by ?a= and ?b= when both are listed and differ."""
@@ -298,6 +331,7 @@ def page_context(suite: Suite, query) -> dict:
         "show_scores": query.get("show") == "score", "filters": filters, "strategy_filters": STRATEGY_FILTERS,
         "scenarios": SCENARIO_TITLES, "step_limits": limits, "picked": picked, "chart": chart,
         "same_pick": bool(picked["a"]) and picked["a"] == picked["b"], "deviations": DEVIATIONS,
+        "anchor_rows": anchor_rows(columns, limits),
         # rank, submission, scenario, agent, steps, mean, one per game
         "colspan": 6 + len(columns),
     }

@@ -64,11 +64,17 @@ def examples_text(demonstrations) -> str:
     return EXAMPLES_HEADER + "\n\n".join(games)
 
 
-def system_text(instructions: str, chain_of_thought: bool, reflections: list[str] = (), examples: str = "") -> str:
+def system_text(
+    instructions: str, chain_of_thought: bool, reflections: list[str] = (), examples: str = "", task=None
+) -> str:
+    """The system message; a task may put its paper's own chain-of-thought request and
+    label for the carried reflections in place of the arena's (Task.chat_cot_request)."""
+    cot_request = getattr(task, "chat_cot_request", None) or COT_REQUEST
+    reflections_header = getattr(task, "chat_reflections_header", None) or REFLECTIONS_HEADER
     text = instructions.strip() + examples
     if reflections:
-        text += REFLECTIONS_HEADER + "\n".join(f"- {note}" for note in reflections)
-    return text + (COT_REQUEST if chain_of_thought else "")
+        text += reflections_header + "\n".join(f"- {note}" for note in reflections)
+    return text + (cot_request if chain_of_thought else "")
 
 
 class ChatStrategy:
@@ -111,7 +117,7 @@ class ChatStrategy:
         if opening:
             # Suites whose conversation starts with given turns (AdventureGame puts the
             # instructions in the first user message and injects pre-exploration turns).
-            extra = system_text("", self.chain_of_thought, reflections, examples).strip()
+            extra = system_text("", self.chain_of_thought, reflections, examples, task).strip()
             if extra:
                 opening = [{**opening[0], "content": opening[0]["content"] + "\n\n" + extra}, *opening[1:]]
             self._opening = True
@@ -123,7 +129,7 @@ class ChatStrategy:
             return [
                 {"type": "text", "text": m["content"], "section": "opening", "role": m["role"]} for m in opening
             ], self._demonstration_seeds
-        self._system = system_text(task.instructions, self.chain_of_thought, reflections, examples)
+        self._system = system_text(task.instructions, self.chain_of_thought, reflections, examples, task)
         return [{"type": "text", "text": self._system, "section": "system"}], self._demonstration_seeds
 
     def _demonstrations(self, task) -> list:

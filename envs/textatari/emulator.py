@@ -1,13 +1,17 @@
 """The Atari emulator under every TextAtari task: ale-py's `ALEInterface` with the ROMs
-ale-py ships, driven the way gymnasium's v5 Atari environments drive it, at the
-decision rate of TextAtari §2.2.
+ale-py ships. The paper names the emulator (ALE, §2.2) and a decision rate of about
+5 Hz, but not its frame skip, sticky actions or environment version; the driving below
+is the arena's choice (gymnasium's v5 conventions), not the paper's.
 
-- Decision rate: TextAtari §2.2 produces observations at a fixed rate of about 5 per
-  second. The console draws 60 frames a second, so one agent step holds its action for
-  FRAMES_PER_STEP = 12 frames (0.2 s of game time).
-- Sticky actions, as in v5 (repeat_action_probability 0.25): on every frame, with
-  probability 0.25 the console repeats the previous frame's action instead of the
-  chosen one.
+- Decision rate: TextAtari §2.2 throttles observations to about 5 per second. The
+  console draws 60 frames a second, so one agent step holds its action for
+  FRAMES_PER_STEP = 12 frames (0.2 s of game time). The authors' earlier code
+  (Text-Gym-Agents) held an action for 6 frames without sticky actions
+  (NoFrameskip-v4, frameskip 6); the paper does not say which the benchmark used, so
+  the arena keeps the 5 Hz the paper states.
+- Sticky actions, as gymnasium's v5 environments apply them (repeat_action_probability
+  0.25; the arena's choice, not stated by the paper): on every frame, with probability
+  0.25 the console repeats the previous frame's action instead of the chosen one.
 - The minimal action set of the game, in ALE's order.
 
 How randomness is seeded. ALE applies sticky actions itself when asked to, but it does

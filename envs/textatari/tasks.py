@@ -2,20 +2,23 @@
 (TextAtari §2–3).
 
 Protocol:
-- The real console (envs.textatari.emulator): the game's minimal action set, sticky
-  actions with probability 0.25, each step holds the action for 12 frames (≈ 5
-  decisions per second of game time, §2.2). The seed drives the sticky actions and
+- The real console (envs.textatari.emulator): the game's minimal action set, each step
+  holds the action for 12 frames (≈ 5 decisions per second of game time, the rate
+  §2.2 states), with sticky actions of probability 0.25 (the arena's choice, after
+  gymnasium's v5; the paper does not say). The seed drives the sticky actions and
   ALE's own seed; the same seed and actions replay the same episode.
 - Observations are text only: the first is the state; every later one narrates the
   transition (envs.textatari.verbaliser.narrate). In the obscured scenario the game's
-  nouns are masked in them.
+  nouns and proper names are masked in them.
 - An answer is a number of the action list or an action's name (case ignored); the
   chat strategy extracts it from JSON or prose first (`extract_action`). Anything else
   plays NOOP and is recorded as illegal.
 - 1,000 steps by default (§3.1); the setting `max_steps` offers 100, 10,000 and
   100,000 as well. The episode also ends when the game does.
-- Reward: the game's score. Per episode, "normalised_score" = (score − random) /
-  (human − random) with the DQN literature's figures (envs.textatari.scores).
+- Reward: the game's score. Per episode, "normalised_score" is the arena's own metric
+  (the paper defines none): (score − random) / (human − random), random being the
+  arena's random policy measured at the episode's step limit, human the DQN
+  literature's human tester (envs.textatari.scores).
 """
 
 from __future__ import annotations
@@ -23,10 +26,10 @@ from __future__ import annotations
 import hashlib
 from typing import ClassVar
 
-from envs.core import Observation, StepResult, Task
-from envs.textatari import answers, expert, scenarios
+from envs.core import Observation, ReflectionRequest, StepResult, Task, TracedStep
+from envs.textatari import agents, answers, expert, scenarios
 from envs.textatari.emulator import FRAMES_PER_STEP, AtariEmulator
-from envs.textatari.scores import normalised_score, random_and_human
+from envs.textatari.scores import anchors, normalised_score
 from envs.textatari.sizes import PROMPT_SIZES
 from envs.textatari.text import obscure
 from envs.textatari.verbaliser import GameVerbaliser, Snapshot, narrate, state_text
@@ -51,6 +54,9 @@ class TextAtariTask(Task):
     viewer_frames: ClassVar[bool] = True  # the console screen, for the replay only
     # App. D.1: every user turn shows the latest observation together with the actions.
     chat_show_legal_actions: ClassVar[bool | None] = True
+    # §3.2, App. D.2: the CoT agent's request and the Reflexion agent's "Recent plans".
+    chat_cot_request: ClassVar[str | None] = agents.COT_REQUEST
+    chat_reflections_header: ClassVar[str | None] = agents.RECENT_PLANS_HEADER
     verbaliser: ClassVar[GameVerbaliser]
     # The verbaliser's action set, known without an emulator so that `extract_action`
     # can map numbers to names.
@@ -142,10 +148,19 @@ class TextAtariTask(Task):
     def extract_action(cls, completion: str) -> str | None:
         return answers.extract(completion, cls.action_names)
 
+    def reflection_request(self, trace: list[TracedStep], plans: list[str], outcome: str) -> ReflectionRequest:
+        """The Reflexion agent's reflection over the whole episode (§3.2, App. D.2)."""
+        game = agents.game_text(
+            self.verbaliser.title, self.verbaliser.synopsis, self.verbaliser.goal,
+            scenarios.action_list(self.describe_actions()),
+        )
+        return agents.reflection_request(game, trace, plans, self.score or 0.0, outcome)
+
     def episode_metrics(self) -> dict:
         if self.score is None:
             return {}
-        return {"normalised_score": normalised_score(self.verbaliser.game, self.score), "game_score": self.score}
+        normalised = normalised_score(self.verbaliser.game, self.score, self.max_steps)
+        return {"normalised_score": normalised, "game_score": self.score}
 
     def close(self) -> None:
         """Let the console go; the score stays readable for `episode_metrics`."""
@@ -193,7 +208,7 @@ class TextAtariTask(Task):
 
     def _masked(self, text: str) -> str:
         if self.scenario == scenarios.OBSCURED:
-            return obscure(text, self.verbaliser.nouns)
+            return obscure(text, self.verbaliser.nouns, self.verbaliser.proper_names)
         return text
 
     def _require_episode(self) -> None:
@@ -204,18 +219,21 @@ class TextAtariTask(Task):
 def for_game(verbaliser: GameVerbaliser) -> type[TextAtariTask]:
     """The task class of one game (registered by envs.textatari.games)."""
     action_names = verbaliser.action_set
-    random_score, human_score = random_and_human(verbaliser.game)
+    figures = anchors(verbaliser.game, STEP_LIMITS[0])
     seconds = FRAMES_PER_STEP / 60
     description = (
         f"{verbaliser.title} on the Arcade Learning Environment, seen only as text (TextAtari §2.2): the "
         f"console RAM is read through the AtariARI map and told in sentences — {verbaliser.synopsis} "
         f"Every step holds the chosen action for {FRAMES_PER_STEP} frames ({seconds:g} s, about 5 decisions "
-        f"per second of play) with sticky actions (probability 0.25), over the game's {len(action_names)} "
+        f"per second of play, the rate the paper states) with sticky actions (probability 0.25, the arena's "
+        f"choice), over the game's {len(action_names)} "
         "actions; 1,000 steps unless the run sets max_steps (100, 10,000 or 100,000). The scenario (basic, "
         "obscured, manual, reference; App. D.1) changes only the prompt. An answer naming no action plays "
-        f"NOOP and counts as illegal. Ranked by the human-normalised score (random {random_score:g}, "
-        f"human {human_score:g}). The expert baseline and the reference scenario's trajectory come from a "
-        "lookahead planner on the emulator's cloned state, not the paper's PPO agent."
+        f"NOOP and counts as illegal. Ranked by the arena's normalised score (the paper defines none): 0 at the "
+        f"arena's random policy (at 1,000 steps {figures.random:.1f}, {figures.source_text}), 1 at the DQN "
+        f"literature's human tester ({figures.human:g}, whole games). The expert baseline and the reference "
+        "scenario's trajectory come from a lookahead planner on the emulator's cloned state, not the paper's PPO "
+        "agent."
     )
     attributes = {
         "id": f"textatari/{verbaliser.game}",
@@ -223,7 +241,7 @@ def for_game(verbaliser: GameVerbaliser) -> type[TextAtariTask]:
         "description": description,
         "verbaliser": verbaliser,
         "action_names": tuple(action_names),
-        "score_range": (min(random_score, human_score), max(random_score, human_score)),
+        "score_range": (min(figures.random, figures.human), max(figures.random, figures.human)),
         "prompt_sizes": {"text": PROMPT_SIZES[verbaliser.game]} if verbaliser.game in PROMPT_SIZES else {},
         "__module__": __name__,
     }

@@ -41,24 +41,26 @@ def plural(noun: str) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _noun_pattern(nouns: tuple[str, ...]) -> re.Pattern:
-    words = {noun.lower() for noun in nouns} | {plural(noun.lower()) for noun in nouns}
-    # Longest first, so "power pellet" is masked whole before "pellet" alone.
+def _noun_pattern(nouns: tuple[str, ...], names: tuple[str, ...]) -> re.Pattern:
+    words = {noun.lower() for noun in nouns} | {plural(noun.lower()) for noun in nouns} | {n.lower() for n in names}
+    # Longest first, so "power pellet" is masked whole before "pellet" alone, and
+    # "Evil Otto" before "otto".
     alternatives = "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
     return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.IGNORECASE)
 
 
-def obscure(text: str, nouns: tuple[str, ...]) -> str:
+def obscure(text: str, nouns: tuple[str, ...], names: tuple[str, ...] = ()) -> str:
     """`text` with every one of the game's nouns (and its plural) replaced by "item"
-    ("items"), keeping an initial capital. Numbers, coordinates, colours and scores are
-    not in a game's dictionary, so they stay (App. D.1)."""
-    if not nouns:
+    ("items") and every proper name of the game ("Ms. Pac-Man", "Blinky", "Q*bert") by
+    "item", keeping an initial capital. Numbers, coordinates, colours and scores are
+    not in a game's dictionary, so they stay (§2.2, App. D.1)."""
+    if not nouns and not names:
         return text
-    singular = {noun.lower() for noun in nouns}
+    singular = {noun.lower() for noun in nouns} | {name.lower() for name in names}
 
     def mask(match: re.Match) -> str:
         word = match.group(0)
         masked = MASK if word.lower() in singular else MASK + "s"
         return masked.capitalize() if word[0].isupper() else masked
 
-    return _noun_pattern(tuple(nouns)).sub(mask, text)
+    return _noun_pattern(tuple(nouns), tuple(names)).sub(mask, text)

@@ -87,6 +87,10 @@ class GameVerbaliser(abc.ABC):
     # The game's nouns that the "obscured" scenario replaces by "item" (singular forms;
     # `envs.textatari.text.obscure` adds plurals).
     nouns: ClassVar[tuple[str, ...]] = ()
+    # The proper names the observations use ("Ms. Pac-Man", the ghosts' names,
+    # "Q*bert"): masked as "item" too, since they name the game's things as surely as
+    # its nouns do.
+    proper_names: ClassVar[tuple[str, ...]] = ()
     # The "manual" scenario's summary of the game's manual, at most 300 tokens,
     # written for this suite.
     manual: ClassVar[str] = ""

@@ -90,6 +90,7 @@ def test_as_in_the_paper_plays_five_seeds_of_1000_steps_per_scenario_with_the_ag
     for run in runs:
         settings = run.settings
         assert run.num_episodes == 5 and "max_steps" not in run.options  # the task's default: 1,000
-        assert (settings.history_window, settings.num_demonstrations, settings.show_legal_actions) == (1, 0, True)
+        # A CoT agent keeps the last 10 state–action pairs besides the current one (§3.2).
+        assert (settings.history_window, settings.num_demonstrations, settings.show_legal_actions) == (11, 0, True)
         # The agent is the submitter's: the paper runs Naive, CoT and Reflexion alike.
         assert settings.chain_of_thought and settings.reflection == "recent"

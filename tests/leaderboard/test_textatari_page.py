@@ -32,7 +32,7 @@ def played_run(submission, game, scores, *, scenario=None, max_steps=None, **str
         options["max_steps"] = max_steps
     sums = {}
     for score in scores:
-        sums = fold(sums, {"normalised_score": normalised_score(game, score), "game_score": score})
+        sums = fold(sums, {"normalised_score": normalised_score(game, score, max_steps or 1000), "game_score": score})
     now = timezone.now()
     run = Run.objects.create(
         submission=submission, task=f"textatari/{game}", variant={"format": "text", "options": options, **strategy},
@@ -42,13 +42,13 @@ def played_run(submission, game, scores, *, scenario=None, max_steps=None, **str
     for index, score in enumerate(scores):
         Episode.objects.create(
             run=run, index=index, seed=index, status=Episode.FINISHED, score=score, num_steps=10,
-            end_reason="game over", metrics={"normalised_score": normalised_score(game, score), "game_score": score},
+            end_reason="game over", metrics={"normalised_score": normalised_score(game, score, max_steps or 1000), "game_score": score},
         )
     return run
 
 
 def mean_se_percent(game, scores):
-    values = [100 * normalised_score(game, score) for score in scores]
+    values = [100 * normalised_score(game, score, 1000) for score in scores]
     return statistics.fmean(values), statistics.stdev(values) / math.sqrt(len(values))
 
 
@@ -110,7 +110,7 @@ def test_rows_split_by_scenario_agent_and_step_limit_and_are_ranked(client, mode
     played_run(model, "breakout", [5, 6], scenario="basic")
     played_run(model, "pong", [-5, -6], scenario="manual")
     played_run(model, "pong", [-1, -2], scenario="manual", chain_of_thought=True)
-    played_run(model, "pong", [3, 4], scenario="manual", max_steps=100)
+    played_run(model, "pong", [10, 11], scenario="manual", max_steps=100)
     rows = [row for row in client.get(PAGE).context["rows"] if not row.submission.is_baseline]
     described = [(row.scenario, row.agent.split(" ·")[0], row.max_steps, row.rank) for row in rows]
     # Two games played ranks first; then the higher mean.
@@ -166,7 +166,7 @@ def test_the_chart_draws_the_percentage_change_per_game_and_each_rows_normalised
     assert changes["Breakout"] == pytest.approx(100 * (6 - 3) / 3)
     lines = sorted(shape["x0"] for shape in chart["figure"]["layout"]["shapes"])
     expected = sorted(
-        statistics.fmean([100 * statistics.fmean(normalised_score(g, s) for s in scores) for g, scores in pairs])
+        statistics.fmean([100 * statistics.fmean(normalised_score(g, s, 1000) for s in scores) for g, scores in pairs])
         for pairs in ([("pong", [-10, -12]), ("breakout", [2, 4])], [("pong", [-5, -3]), ("breakout", [6, 6])])
     )
     assert lines == pytest.approx(expected)
@@ -231,3 +231,19 @@ def test_the_front_page_cites_the_figures_the_suite_page_draws(client):
     front_page = client.get("/").content.decode()
     assert "Figs. 6–39" in suite_page
     assert "relative-performance charts (Figs. 6–39)" in front_page
+
+
+def test_the_page_shows_where_the_anchors_come_from_and_the_experts_reference_episodes(client):
+    from envs.textatari.scenarios import reference_coverage
+    from envs.textatari.scores import anchors
+
+    page = client.get(PAGE)
+    rows = {row.game.name: row for row in page.context["anchor_rows"]}
+    assert len(rows) == 23
+    pong = rows["pong"]
+    assert [figures.max_steps for figures in pong.by_limit] == [100, 1000, 10000, 100000]
+    assert pong.by_limit[0] == anchors("pong", 100) and pong.by_limit[0].source == "measured"
+    assert pong.reference == reference_coverage("pong")
+    html = page.content.decode()
+    assert 'id="textatari-anchors"' in html and "the arena's own" in html
+    assert f"{pong.reference['expert_score']:.0f} in {pong.reference['episode_steps']} steps" in html

@@ -38,6 +38,7 @@ class Berzerk(GameVerbaliser):
         "DOWNRIGHTFIRE": "shoot down and right", "DOWNLEFTFIRE": "shoot down and left",
     }
     nouns = ("humanoid", "robot", "maze", "wall", "otto", "exit", "room", "shot")
+    proper_names = ("Evil Otto",)
     manual = (
         "Berzerk: survive a maze of rooms guarded by robots.\n"
         "Controls: the joystick walks the humanoid in eight directions. Holding the button and pushing the "

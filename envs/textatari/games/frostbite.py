@@ -56,6 +56,7 @@ class Frostbite(GameVerbaliser):
         "DOWNRIGHTFIRE": "jump down and right (with the button)", "DOWNLEFTFIRE": "jump down and left (with the button)",
     }
     nouns = ("bailey", "igloo", "block", "floe", "ice", "shore", "sea", "bear", "bird", "crab", "clam", "fish")
+    proper_names = ("Frostbite Bailey",)
     manual = (
         "Frostbite: help Frostbite Bailey build an igloo before he freezes.\n"
         "Controls: UP and DOWN jump between the shore and the four rows of ice floes; LEFT and RIGHT walk. "

@@ -42,6 +42,7 @@ class Hero(GameVerbaliser):
         "DOWNLEFTFIRE": "go down and left firing",
     }
     nouns = ("hero", "miner", "shaft", "dynamite", "stick", "wall", "laser", "lava", "creature", "lantern")
+    proper_names = ("Roderick Hero", "Roderick")
     manual = (
         "H.E.R.O.: descend through a mine to rescue the miners trapped at the bottom of each level.\n"
         "Controls: UP spins the helicopter backpack and lifts you; let go to sink. LEFT and RIGHT move you "

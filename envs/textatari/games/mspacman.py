@@ -37,6 +37,7 @@ class MsPacman(GameVerbaliser):
         "DOWNLEFT": "turn down or left, whichever opens first",
     }
     nouns = ("ghost", "dot", "pellet", "fruit", "maze", "pen", "tunnel", "corridor")
+    proper_names = ("Ms. Pac-Man", "Pac-Man", "Blinky", "Pinky", "Inky", "Sue")
     manual = (
         "Ms. Pac-Man: eat every dot in the maze while four ghosts hunt you.\n"
         "Controls: the joystick turns Ms. Pac-Man into the next corridor in that direction; she keeps "

@@ -47,6 +47,7 @@ class Pitfall(GameVerbaliser):
     }
     nouns = ("harry", "log", "pit", "vine", "rope", "tunnel", "ladder", "scorpion", "crocodile", "treasure",
              "jungle", "tar", "swamp", "scene", "wall")
+    proper_names = ("Pitfall Harry",)
     manual = (
         "Pitfall!: find the treasures hidden in a jungle before time runs out.\n"
         "Controls: LEFT and RIGHT run; FIRE jumps, and a running jump carries Harry forward. UP and DOWN "

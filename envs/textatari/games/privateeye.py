@@ -44,6 +44,7 @@ class PrivateEye(GameVerbaliser):
         "DOWNRIGHTFIRE": "jump while driving right", "DOWNLEFTFIRE": "jump while driving left",
     }
     nouns = ("detective", "car", "clue", "thug", "dove", "block", "street", "window", "building", "pothole")
+    proper_names = ("Pierre Touché", "Pierre", "Touché")
     manual = (
         "Private Eye: solve a case in a city of streets and buildings before time runs out.\n"
         "Controls: LEFT and RIGHT drive the car; FIRE makes it jump, over potholes and obstacles, and to "

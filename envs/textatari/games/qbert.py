@@ -39,6 +39,7 @@ class Qbert(GameVerbaliser):
         "DOWN": "hop down and to the left",
     }
     nouns = ("cube", "pyramid", "disc", "enemy", "ball", "snake")
+    proper_names = ("Q*bert", "Coily")
     manual = (
         "Q*bert: change the colour of every cube of a pyramid by hopping on it.\n"
         "Controls: Q*bert hops diagonally, one cube at a time: UP goes up-right, RIGHT down-right, LEFT "

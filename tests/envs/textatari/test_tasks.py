@@ -8,7 +8,7 @@ from envs.core import RandomLegalPolicy, baselines_of
 from envs.registry import get_suite, make, tasks_of
 from envs.suite import CHAT, MEAN_OF_EPISODE_METRIC
 from envs.textatari.emulator import FRAMES_PER_STEP, ROM_IDS, AtariEmulator
-from envs.textatari.scores import normalised_score, random_and_human
+from envs.textatari.scores import anchors, random_and_human
 
 PAPER_GAMES = (
     "asteroids battlezone berzerk bowling boxing breakout demonattack freeway frostbite hero montezumarevenge "
@@ -89,18 +89,18 @@ def test_seeds_differ_by_their_sticky_actions_from_a_common_start():
     assert first[2:] != second[2:]
 
 
-def test_the_episode_is_scored_by_the_game_score_and_its_human_normalised_value():
-    task = make("textatari/freeway")
+def test_the_episode_is_scored_by_the_game_score_and_the_arenas_normalised_value_at_its_step_limit():
+    task = make("textatari/freeway", max_steps=100)
     task.reset(0)
     total = 0.0
     for _ in range(40):
         total += task.step("UP").reward
     metrics = task.episode_metrics()
-    random_score, human_score = random_and_human("freeway")
+    random_score, human_score = random_and_human("freeway", 100)
     assert total >= 1 and metrics["game_score"] == total
     assert metrics["normalised_score"] == pytest.approx((total - random_score) / (human_score - random_score))
-    assert normalised_score("pong", -20.7) == pytest.approx(0.0)
-    assert normalised_score("pong", 14.6) == pytest.approx(1.0)
+    assert anchors("freeway", 100).source == "measured"
+    assert anchors("pong", 100).random != anchors("pong", 1000).random  # each limit has its own anchor
 
 
 def test_the_game_ends_the_episode_when_it_is_over():
