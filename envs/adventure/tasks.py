@@ -1,4 +1,4 @@
-"""The nine AdventureGame experiments as arena tasks (adventuregame.txt §3–4).
+"""The nine AdventureGame experiments as arena tasks (AdventureGame §3–4).
 
 `reset(seed)` plays instance `seed % 16` of the experiment, so seeds 0–15 cover its 16
 instances and larger seeds repeat them. By default (setting `instances`, "clembench")
@@ -84,7 +84,7 @@ class AdventureTask(Task):
     # one episode per instance
     baseline_episodes = INSTANCES_PER_EXPERIMENT
     # clembench shows no command list (it would give the made-up words away) and keeps
-    # the whole conversation (adventuregame.txt §3.2).
+    # the whole conversation (AdventureGame §3.2).
     chat_show_legal_actions = False
     chat_history_window = TURN_LIMIT + 10
     # Which instances are played: clembench's paper instances under clembench's rules
