@@ -32,6 +32,7 @@ from arena.strategies.chat import ChatStrategy
 from arena.strategies.history import ObservationHistoryStrategy
 from arena.strategies.context import ContextBudget, ContextExhausted
 from arena.strategies.lmact import LMActStrategy
+from arena.strategies.shape import MessageShape, adapt
 from arena.variant import Variant
 from envs.core import Observation, Task, make_policy
 from envs.registry import get_task_class, suite_of
@@ -57,6 +58,8 @@ class Decision:
     error: str = ""
     # What was left out of the prompt to fit the context window (see Prompt.record).
     context: dict | None = None
+    # How the messages were adapted to the endpoint's shape (arena.strategies.shape).
+    shape: dict | None = None
 
 
 class Agent(Protocol):
@@ -200,6 +203,8 @@ class ModelAgent:
         self.strategy = strategy or make_strategy(run, episode, reflections)
         self.self_correction = Variant.of(run).self_correction
         self.budget = ContextBudget(window=submission.effective_context_window, max_tokens=submission.max_tokens)
+        # What messages the endpoint accepts, as the probe found (arena.strategies.shape).
+        self.shape = MessageShape.from_probe(submission.endpoint_probe)
 
     def begin(self, task: Task, observation: Observation, images: ImageStore) -> tuple[list, list[int]]:
         return self.strategy.begin(task, observation, images)
@@ -228,6 +233,7 @@ class ModelAgent:
 
     async def _call(self, messages: list[dict], purpose: str, max_tokens: int | None = None):
         gate = gate_for(self.submission.base_url, self.submission.max_concurrent_requests)
+        messages, _ = adapt(messages, self.shape)
         try:
             reply = await gate.call(
                 self.client, lambda: self.client.complete(messages, max_tokens=max_tokens),
@@ -302,6 +308,7 @@ class ModelAgent:
             forced_action=self.strategy.forced_action(index),
             calls=calls,
             context=prompt.record(self.strategy.dropped_unit, self.budget),
+            shape=adapt(prompt.messages, self.shape)[1],
         )
 
     async def reflect(self, outcome: str) -> tuple[str, int, int]:

@@ -46,6 +46,11 @@ class ProbeResult:
     accepts_images: bool | None = None
     latency_ms: float | None = None
     tokens_per_second: float | None = None
+    # Which message shapes the endpoint accepts (arena.strategies.shape.MessageShape):
+    # content parts, a system message, two consecutive messages of one role; each
+    # True, False or None (not known). None as a whole: not asked (other providers,
+    # results stored before the probe asked).
+    message_shape: dict | None = None
     field_errors: dict[str, str] = dataclasses.field(default_factory=dict)
     notes: list[str] = dataclasses.field(default_factory=list)
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena import tokens
-from arena.strategies.base import ContentConverter, ImageStore
+from arena.strategies.base import ContentConverter, ImageStore, as_message_content
 from arena.strategies.context import ContextBudget, Prompt, answer_reserve, oldest_to_drop
 from arena.variant import Variant
 from envs.core import Observation
@@ -354,8 +354,10 @@ class LMActStrategy:
         for content, _ in self._steps[dropped:]:
             trajectory.extend(content)
         estimate = self._prefix_tokens + tail_tokens + sum(sizes[dropped:])
-        # Content parts, not one string: the prefix part is shared, never copied.
-        messages = [{"role": "user", "content": self._prefix_content + merge_text(trajectory + tail)}]
+        # A plain string unless an image goes with it: servers such as llama-cpp-python's
+        # (and chat templates that add strings to the content) refuse content parts.
+        content = as_message_content(self._prefix_content + merge_text(trajectory + tail))
+        messages = [{"role": "user", "content": content}]
         return Prompt(messages, estimate, dropped)
 
     def parse(self, completion: str) -> tuple[str | None, str]:
