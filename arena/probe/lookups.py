@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import urllib.parse
 
-from arena.probe import servers
+from arena.probe import more_servers, servers
 from arena.probe.servers import Answer, ContextFinding, MetadataReader
 
 # What Ollama gave a model before it sized contexts by memory (and still may): the
@@ -130,6 +130,7 @@ async def read_server_context(
     # Older Ollama versions read "name", newer ones "model".
     show = await reader.post(root + "/api/show", {"model": model, "name": model}, timeout)
     if not show.ok:
+        await _read_other_servers(reader, base_url, model, facts, timeout)
         return
     maximum, num_ctx, vision = servers.ollama_show(show.data)
     if vision is not None:
@@ -147,6 +148,28 @@ async def read_server_context(
             "Ollama runs a model with less than its maximum unless OLLAMA_CONTEXT_LENGTH or num_ctx says "
             "otherwise, and cuts longer prompts silently"
         )
+
+
+async def _read_other_servers(
+    reader: MetadataReader, base_url: str, model: str, facts: ServerFacts, timeout: float
+) -> None:
+    """LM Studio, llama-cpp-python's server, then the hosted APIs' published windows
+    (arena.probe.more_servers), for a server that is neither llama.cpp's nor Ollama."""
+    root = server_root(base_url)
+    finding = await more_servers.lm_studio_context(reader, root, model, timeout)
+    if finding is None:
+        # Tokenising a long prompt takes a slow machine more than the metadata timeout.
+        finding = await more_servers.llama_cpp_python_context(
+            reader, root, openai_api_base(base_url), model, reader.timeout_seconds
+        )
+    if finding is None:
+        finding = more_servers.known_window(base_url, model)
+    if finding is None:
+        return
+    if finding.exact:
+        facts.context = finding
+    elif facts.ceiling is None:
+        facts.ceiling = finding
 
 
 async def _describe_model(reader: MetadataReader, facts: ServerFacts, url: str, listing_url: str, ids_of,

@@ -43,6 +43,8 @@ class ProbeResult:
     context_window: int = DEFAULT_CONTEXT_WINDOW
     context_window_source: str = "default"
     context_window_server: int | None = None
+    # Where the server's figure was read ("llama.cpp /props", "Ollama /api/ps"...).
+    context_window_where: str = ""
     accepts_images: bool | None = None
     latency_ms: float | None = None
     tokens_per_second: float | None = None

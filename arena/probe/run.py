@@ -334,6 +334,7 @@ class _Probe:
         self.result.context_window = choice.window
         self.result.context_window_source = choice.source
         self.result.context_window_server = choice.server
+        self.result.context_window_where = choice.where
         if say_why:
             self.result.notes.extend(choice.notes)
 
