@@ -27,6 +27,7 @@ from arena.clients.gemini import GeminiClient
 from arena.clients.limits import gate_for
 from arena.clients.openai_compat import OpenAICompatibleClient
 from arena.models import Episode, Run, StoredImage, Submission
+from arena.probe.lookups import LLAMA_CPP, LOCAL_SERVERS
 from arena.strategies.base import ImageStore
 from arena.strategies.chat import ChatStrategy
 from arena.strategies.history import ObservationHistoryStrategy
@@ -205,6 +206,13 @@ class ModelAgent:
         self.budget = ContextBudget(window=submission.effective_context_window, max_tokens=submission.max_tokens)
         # What messages the endpoint accepts, as the probe found (arena.strategies.shape).
         self.shape = MessageShape.from_probe(submission.endpoint_probe)
+        # A local server caches prompts per slot: the episode leases one for its whole
+        # life (arena.clients.limits), and llama.cpp's server is told which.
+        server_kind = (submission.endpoint_probe or {}).get("server_kind")
+        self.slot_affinity = server_kind in LOCAL_SERVERS
+        self.names_slot = server_kind == LLAMA_CPP and isinstance(self.client, OpenAICompatibleClient)
+        self.server_slots = (submission.endpoint_probe or {}).get("server_slots") or 1
+        self._leased_gate = None
 
     def begin(self, task: Task, observation: Observation, images: ImageStore) -> tuple[list, list[int]]:
         return self.strategy.begin(task, observation, images)
@@ -234,11 +242,18 @@ class ModelAgent:
     async def _call(self, messages: list[dict], purpose: str, max_tokens: int | None = None):
         gate = gate_for(self.submission.base_url, self.submission.max_concurrent_requests)
         messages, _ = adapt(messages, self.shape)
+        holder = None
+        if self.slot_affinity:
+            holder, self._leased_gate = self, gate
+
+        async def send():
+            slot = gate.slot_of(self)
+            if self.names_slot and slot is not None and slot < self.server_slots:
+                self.client.extra_body.update(id_slot=slot, cache_prompt=True)
+            return await self.client.complete(messages, max_tokens=max_tokens)
+
         try:
-            reply = await gate.call(
-                self.client, lambda: self.client.complete(messages, max_tokens=max_tokens),
-                settings.ARENA_MODEL_TIMEOUT_SECONDS,
-            )
+            reply = await gate.call(self.client, send, settings.ARENA_MODEL_TIMEOUT_SECONDS, holder=holder)
         except ModelCallError as exc:
             raise EndpointFailed(str(exc), exc.kind) from None
         call = {
@@ -326,6 +341,8 @@ class ModelAgent:
         return reply.text.strip(), reply.tokens_in or 0, reply.tokens_out or 0
 
     async def aclose(self) -> None:
+        if self._leased_gate is not None:
+            self._leased_gate.release(self)
         await self.client.aclose()
 
 

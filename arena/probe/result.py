@@ -45,6 +45,11 @@ class ProbeResult:
     context_window_server: int | None = None
     # Where the server's figure was read ("llama.cpp /props", "Ollama /api/ps"...).
     context_window_where: str = ""
+    # The local server that answered its own metadata route (arena.probe.lookups
+    # LOCAL_SERVERS), and its slots where it says (llama.cpp): an episode's calls are
+    # kept on one slot of such a server, so its prompt cache survives.
+    server_kind: str | None = None
+    server_slots: int | None = None
     accepts_images: bool | None = None
     latency_ms: float | None = None
     tokens_per_second: float | None = None

@@ -252,6 +252,8 @@ class _Probe:
             return
         if self.provider == OPENAI and (self.facts.context is None or not self.facts.context.exact):
             await lookups.read_server_context(self.reader, self.base_url, self.model, self.facts, self.metadata_timeout)
+        self.result.server_kind = self.facts.server_kind
+        self.result.server_slots = self.facts.server_slots
         self.decide_context_window()
         await self.measure_throughput()
         if self.provider == OPENAI:
