@@ -29,6 +29,7 @@ async def _play(run, name: str, step_limit: int) -> None:
     from asgiref.sync import sync_to_async
 
     from arena.models import Step
+    from arena.run_actions import run_cancel
     from arena.worker import Worker
 
     worker = Worker(concurrency=8, name=name)
@@ -36,7 +37,8 @@ async def _play(run, name: str, step_limit: int) -> None:
     count = sync_to_async(lambda: Step.objects.filter(episode__run=run).count())
     while not serving.done():
         if step_limit and await count() >= step_limit:
-            worker.stop()
+            # Its episodes end as skipped: none is given back to the queue for the next mode.
+            await sync_to_async(run_cancel)(run)
             break
         await asyncio.sleep(1.0)
     await serving
@@ -64,7 +66,7 @@ def main() -> None:
     from django.core.management import call_command
     from rest_framework.test import APIClient
 
-    from arena import queue, services
+    from arena import services
     from arena.models import Step, Submission
     from tests.support.real_servers import real_server
 
@@ -91,7 +93,6 @@ def main() -> None:
             started = time.perf_counter()
             asyncio.run(_play(run, f"bench-{kind}", args.steps_per_mode))
             elapsed = time.perf_counter() - started
-            queue.huey.storage.flush_queue()  # the episodes a stopped worker gave back
             steps = list(Step.objects.filter(episode__run=run).exclude(tokens_in=None))
             later = [s for s in steps if s.index > 0]  # a first step reads its whole prompt either way
             reread = [s.tokens_in - (s.cached_tokens_in or 0) for s in later]
