@@ -31,11 +31,13 @@ from arena.clients.reasoning_params import reasoning_request
 from arena.clients.responses import ResponsesClient
 from arena.models import Episode, Run, StoredImage, Submission
 from arena.pace import publisher
+from arena.probe.lookups import LLAMA_CPP, LOCAL_SERVERS
 from arena.strategies.base import ImageStore
 from arena.strategies.chat import ChatStrategy
 from arena.strategies.history import ObservationHistoryStrategy
 from arena.strategies.context import ContextBudget, ContextExhausted, oldest_to_drop
 from arena.strategies.lmact import LMActStrategy
+from arena.strategies.shape import MessageShape, adapt
 from arena.variant import Variant
 from envs.core import Observation, ReflectionRequest, Task, TracedStep, make_policy
 from envs.registry import get_task_class, suite_of
@@ -65,6 +67,8 @@ class Decision:
     error: str = ""
     # What was left out of the prompt to fit the context window (see Prompt.record).
     context: dict | None = None
+    # How the messages were adapted to the endpoint's shape (arena.strategies.shape).
+    shape: dict | None = None
 
 
 class Agent(Protocol):
@@ -214,6 +218,15 @@ class ModelAgent:
         self.reflections = list(reflections)
         self.trace: list[TracedStep] = []
         self._task: Task | None = None
+        # What messages the endpoint accepts, as the probe found (arena.strategies.shape).
+        self.shape = MessageShape.from_probe(submission.endpoint_probe)
+        # A local server caches prompts per slot: the episode leases one for its whole
+        # life (arena.clients.limits), and llama.cpp's server is told which.
+        server_kind = (submission.endpoint_probe or {}).get("server_kind")
+        self.slot_affinity = server_kind in LOCAL_SERVERS
+        self.names_slot = server_kind == LLAMA_CPP and isinstance(self.client, OpenAICompatibleClient)
+        self.server_slots = (submission.endpoint_probe or {}).get("server_slots") or 1
+        self._leased_gate = None
 
     def begin(self, task: Task, observation: Observation, images: ImageStore) -> tuple[list, list[int]]:
         self._task = task
@@ -252,11 +265,19 @@ class ModelAgent:
         gate = gate_for(
             self.submission.base_url, self.submission.max_concurrent_requests, publisher(self.submission.base_url)
         )
+        messages, _ = adapt(messages, self.shape)
+        holder = None
+        if self.slot_affinity:
+            holder, self._leased_gate = self, gate
+
+        async def send():
+            slot = gate.slot_of(self)
+            if self.names_slot and slot is not None and slot < self.server_slots:
+                self.client.extra_body.update(id_slot=slot, cache_prompt=True)
+            return await self.client.complete(messages, max_tokens=max_tokens, frozen_chars=frozen_chars)
+
         try:
-            reply = await gate.call(
-                self.client, lambda: self.client.complete(messages, max_tokens=max_tokens, frozen_chars=frozen_chars),
-                settings.ARENA_MODEL_TIMEOUT_SECONDS,
-            )
+            reply = await gate.call(self.client, send, settings.ARENA_MODEL_TIMEOUT_SECONDS, holder=holder)
         except ModelCallError as exc:
             raise EndpointFailed(str(exc), exc.kind) from None
         call = {
@@ -335,6 +356,7 @@ class ModelAgent:
             forced_action=self.strategy.forced_action(index),
             calls=calls,
             context=prompt.record(self.strategy.dropped_unit, self.budget),
+            shape=adapt(prompt.messages, self.shape)[1],
         )
 
     async def reflect(self, outcome: str) -> tuple[str, int, int]:
@@ -374,6 +396,8 @@ class ModelAgent:
         return request.messages(dropped)
 
     async def aclose(self) -> None:
+        if self._leased_gate is not None:
+            self._leased_gate.release(self)
         await self.client.aclose()
 
 

@@ -201,6 +201,17 @@ class Submission(Moderated):
         return (self.endpoint_probe or {}).get("accepts_images")
 
     @property
+    def message_shape_findings(self) -> list[tuple[str, bool | None]]:
+        """What the probe found about the messages the endpoint takes (arena.probe.shapes),
+        as (what, accepted) pairs for the submission page; empty when it did not ask."""
+        found = (self.endpoint_probe or {}).get("message_shape")
+        if not isinstance(found, dict):
+            return []
+        names = (("content_parts", "content parts"), ("system_role", "a system message"),
+                 ("consecutive_roles", "two messages of one role in a row"))
+        return [(label, found.get(key)) for key, label in names]
+
+    @property
     def strategy_label(self) -> str:
         if self.is_baseline:
             return "baseline"

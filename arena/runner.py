@@ -408,6 +408,8 @@ def step_record_of(index, observation, image, prompt_added, decision: Decision, 
         info["match"] = decision.parsed_action == decision.forced_action
     if decision.context:
         info["context"] = decision.context
+    if decision.shape:
+        info["shape"] = decision.shape
     return services.StepRecord(
         index=index,
         observation_text=observation.text,

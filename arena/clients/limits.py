@@ -13,6 +13,16 @@ capped at `MAX_TIMEOUT_SECONDS`. The factor covers the calls queued ahead inside
 server (at most the in-flight limit) with room to spare; a server that slows down
 under load gets more time rather than a retry storm.
 
+Slot affinity. A local server (llama.cpp's, llama-cpp-python's, Ollama, LM Studio)
+keeps its prompt cache per slot: episodes taking turns on one slot throw the cache away
+at every call, and each prompt is read again from its first token (on a 1-slot server
+with 20 episodes queued, 3 of 785 prompt tokens came from the cache). Calls made with a
+`holder` (an episode) therefore lease a slot for the holder's whole life: its first call
+takes one, its later calls go straight through, `release` gives it back. The lease
+says which slot (0..cap-1), which llama.cpp's server is told (`id_slot`), so each
+episode's prefix stays cached in its own slot; the episodes beyond the limit wait their
+turn in the worker, as calls beyond it always did.
+
 Pace by the server. The submission's figure is a cap, not a fixed pace: the in-flight
 limit follows the endpoint (additive increase, multiplicative decrease, as TCP does):
 
@@ -118,6 +128,7 @@ class EndpointGate:
         self.backoffs = 0
         self.server_figures: dict[str, dict] = {}
         self.pause_reason = ""
+        self._leases: dict[object, int] = {}  # holder -> its slot number
 
     # --- slots -------------------------------------------------------------------------
 
@@ -148,16 +159,47 @@ class EndpointGate:
             except TimeoutError:
                 pass
 
-    async def call(self, client, send, base_timeout: float):
+    async def call(self, client, send, base_timeout: float, holder: object = None):
         """`send()` (a coroutine function calling `client`) in a slot of this endpoint,
         with the client's timeout adapted first, every attempt's answer observed, and
-        the answer's latency recorded."""
-        async with self.slot():
-            client.set_timeout(self.timeout(base_timeout))
-            client.observer = self.observe
-            reply = await send()
+        the answer's latency recorded. With a `holder`, in the slot it leases (see the
+        module docstring)."""
+        if holder is not None:
+            await self.lease(holder)
+            reply = await self._send(client, send, base_timeout)
+        else:
+            async with self.slot():
+                reply = await self._send(client, send, base_timeout)
         self.record(reply.latency_ms)
         return reply
+
+    async def _send(self, client, send, base_timeout: float):
+        client.set_timeout(self.timeout(base_timeout))
+        client.observer = self.observe
+        return await send()
+
+    async def lease(self, holder: object) -> int:
+        """The slot `holder` leases, taken first (waiting for one) if it has none."""
+        if holder in self._leases:
+            return self._leases[holder]
+        self.waiting += 1
+        try:
+            await self._acquire()
+        finally:
+            self.waiting -= 1
+        taken = set(self._leases.values())
+        number = next(n for n in range(self.cap + len(taken) + 1) if n not in taken)
+        self._leases[holder] = number
+        return number
+
+    def slot_of(self, holder: object) -> int | None:
+        return self._leases.get(holder)
+
+    def release(self, holder: object) -> None:
+        """Give back the slot `holder` leases, if it has one."""
+        if self._leases.pop(holder, None) is not None:
+            self.in_flight -= 1
+            self._changed.set()
 
     # --- pace by the server ----------------------------------------------------------
 

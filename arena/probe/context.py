@@ -1,9 +1,10 @@
 """Which context window the arena plays an endpoint with, and how to say why.
 
-The server's own figure wins where it states what it runs with: a submitter's number
-is a guess about a server that may have been restarted with other options since, and
-a window larger than the real one gets HTTP 400s (or, with Ollama, prompts silently
-cut at the front) in the middle of episodes. Without one the stated value is used,
+The server's own figure wins over a larger stated one where it states what it runs
+with: a submitter's number is a guess about a server that may have been restarted with
+other options since, and a window larger than the real one gets HTTP 400s (or, with
+Ollama, prompts silently cut at the front) in the middle of episodes. A smaller stated
+value wins: the submitter may want less (a cost cap, a slot shared with others). Without one the stated value is used,
 capped by the model's maximum where the server gives that; without either, a safe
 default.
 """
@@ -22,6 +23,7 @@ class ContextChoice:
     source: str  # "server", "stated" or "default"
     server: int | None  # the figure the server gave (a runtime window or a model maximum)
     notes: tuple[str, ...]
+    where: str = ""  # where the server's figure was read
 
 
 def choose_context_window(
@@ -37,9 +39,13 @@ def choose_context_window(
     and `fallback_reason`: what to assume without any of them, and why."""
     if context is not None:
         notes = [f"The server reports a context window of {context.tokens:,} tokens ({context.where})."]
-        if stated and stated != context.tokens:
+        if stated and stated < context.tokens:
+            # A submitter may want less (a cost cap, or a slot shared with other users).
+            notes.append(f"You stated {stated:,} tokens, less than the server's: the arena uses {stated:,}.")
+            return ContextChoice(stated, "stated", context.tokens, tuple(notes), context.where)
+        if stated and stated > context.tokens:
             notes.append(f"You stated {stated:,} tokens; the arena goes by the server's {context.tokens:,}.")
-        return ContextChoice(context.tokens, "server", context.tokens, tuple(notes))
+        return ContextChoice(context.tokens, "server", context.tokens, tuple(notes), context.where)
 
     notes = []
     limit = ceiling.tokens if ceiling is not None else None
@@ -48,9 +54,9 @@ def choose_context_window(
     if stated:
         if limit and stated > limit:
             notes.append(f"You stated {stated:,} tokens, more than the model's {limit:,}; the arena uses {limit:,}.")
-            return ContextChoice(limit, "stated", limit, tuple(notes))
+            return ContextChoice(limit, "stated", limit, tuple(notes), ceiling.where)
         notes.append(f"The arena uses the context window you stated: {stated:,} tokens.")
-        return ContextChoice(stated, "stated", limit, tuple(notes))
+        return ContextChoice(stated, "stated", limit, tuple(notes), ceiling.where if ceiling else "")
 
     window = fallback or DEFAULT_CONTEXT_WINDOW
     if limit:
@@ -60,4 +66,4 @@ def choose_context_window(
         f"{why}; the arena assumes {window:,} tokens. State the context window on the form if the server "
         "runs with more."
     )
-    return ContextChoice(window, "default", limit, tuple(notes))
+    return ContextChoice(window, "default", limit, tuple(notes), ceiling.where if ceiling else "")

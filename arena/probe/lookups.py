@@ -10,8 +10,14 @@ from __future__ import annotations
 import dataclasses
 import urllib.parse
 
-from arena.probe import servers
+from arena.probe import more_servers, servers
 from arena.probe.servers import Answer, ContextFinding, MetadataReader
+
+# Local servers that keep a prompt cache per slot (llama.cpp's, llama-cpp-python's: one
+# slot, Ollama's, LM Studio's): an episode's calls are kept on one slot there
+# (arena.clients.limits).
+LLAMA_CPP, LLAMA_CPP_PYTHON, OLLAMA, LM_STUDIO = "llama.cpp", "llama-cpp-python", "ollama", "lm-studio"
+LOCAL_SERVERS = (LLAMA_CPP, LLAMA_CPP_PYTHON, OLLAMA, LM_STUDIO)
 
 # What Ollama gave a model before it sized contexts by memory (and still may): the
 # window assumed when Ollama states neither a num_ctx nor the loaded context.
@@ -42,6 +48,10 @@ class ServerFacts:
     fallback_reason: str = ""
     image_hint: tuple[bool, str] | None = None
     notes: list[str] = dataclasses.field(default_factory=list)
+    # Which local server answered its own metadata route (LOCAL_SERVERS), and how many
+    # slots it has where it says so (llama.cpp's total_slots).
+    server_kind: str | None = None
+    server_slots: int | None = None
 
     @property
     def stops_probe(self) -> bool:
@@ -122,6 +132,9 @@ async def read_server_context(
     props = await reader.get(root + "/props", timeout)
     if props.ok:
         finding, vision = servers.llamacpp_props(props.data)
+        if finding is not None:
+            facts.server_kind = LLAMA_CPP
+            facts.server_slots = servers.positive_int(props.data.get("total_slots"))
         if vision is not None:
             facts.image_hint = (vision, "llama.cpp's server properties")
         if finding is not None:
@@ -130,8 +143,10 @@ async def read_server_context(
     # Older Ollama versions read "name", newer ones "model".
     show = await reader.post(root + "/api/show", {"model": model, "name": model}, timeout)
     if not show.ok:
+        await _read_other_servers(reader, base_url, model, facts, timeout)
         return
     maximum, num_ctx, vision = servers.ollama_show(show.data)
+    facts.server_kind = OLLAMA
     if vision is not None:
         facts.image_hint = (vision, "Ollama's model capabilities")
     running = await reader.get(root + "/api/ps", timeout)
@@ -147,6 +162,32 @@ async def read_server_context(
             "Ollama runs a model with less than its maximum unless OLLAMA_CONTEXT_LENGTH or num_ctx says "
             "otherwise, and cuts longer prompts silently"
         )
+
+
+async def _read_other_servers(
+    reader: MetadataReader, base_url: str, model: str, facts: ServerFacts, timeout: float
+) -> None:
+    """LM Studio, llama-cpp-python's server, then the hosted APIs' published windows
+    (arena.probe.more_servers), for a server that is neither llama.cpp's nor Ollama."""
+    root = server_root(base_url)
+    finding = await more_servers.lm_studio_context(reader, root, model, timeout)
+    if finding is not None:
+        facts.server_kind = LM_STUDIO
+    else:
+        # Tokenising a long prompt takes a slow machine more than the metadata timeout.
+        finding = await more_servers.llama_cpp_python_context(
+            reader, root, openai_api_base(base_url), model, reader.timeout_seconds
+        )
+        if finding is not None:
+            facts.server_kind = LLAMA_CPP_PYTHON
+    if finding is None:
+        finding = more_servers.known_window(base_url, model)
+    if finding is None:
+        return
+    if finding.exact:
+        facts.context = finding
+    elif facts.ceiling is None:
+        facts.ceiling = finding
 
 
 async def _describe_model(reader: MetadataReader, facts: ServerFacts, url: str, listing_url: str, ids_of,

@@ -43,9 +43,21 @@ class ProbeResult:
     context_window: int = DEFAULT_CONTEXT_WINDOW
     context_window_source: str = "default"
     context_window_server: int | None = None
+    # Where the server's figure was read ("llama.cpp /props", "Ollama /api/ps"...).
+    context_window_where: str = ""
+    # The local server that answered its own metadata route (arena.probe.lookups
+    # LOCAL_SERVERS), and its slots where it says (llama.cpp): an episode's calls are
+    # kept on one slot of such a server, so its prompt cache survives.
+    server_kind: str | None = None
+    server_slots: int | None = None
     accepts_images: bool | None = None
     latency_ms: float | None = None
     tokens_per_second: float | None = None
+    # Which message shapes the endpoint accepts (arena.strategies.shape.MessageShape):
+    # content parts, a system message, two consecutive messages of one role; each
+    # True, False or None (not known). None as a whole: not asked (other providers,
+    # results stored before the probe asked).
+    message_shape: dict | None = None
     field_errors: dict[str, str] = dataclasses.field(default_factory=dict)
     notes: list[str] = dataclasses.field(default_factory=list)
 

@@ -20,7 +20,12 @@ first one that shows the submission cannot work (that becomes a field error):
    time is the decoding speed: tokens_per_second = (tokens₁₆ − tokens₁) / (t₁₆ − t₁).
    When that difference is too small to measure (a model that stopped early, a noisy
    network), tokens₁₆ / t₁₆ is used instead, which errs low;
-5. whether images are accepted: an 8×8 PNG as an OpenAI-style image_url part (the
+5. OpenAI-compatible servers only: which message shapes they accept, one one-token
+   request each, no retry (arena.strategies.shape says how play adapts): the text as a
+   list of content parts; a system message before the user's; two user messages in a
+   row. An answer means yes, an HTTP error means no, no answer at all leaves it unknown
+   (None), which plays the faithful shape;
+6. whether images are accepted: an 8×8 PNG as an OpenAI-style image_url part (the
    Anthropic and Gemini clients convert it), max_tokens 1, no retry. An answer means
    yes; an error that `is_image_refusal` recognises means no; anything else, or no
    request, leaves it to the server's metadata (llama.cpp's modalities, Ollama's
@@ -57,6 +62,7 @@ from arena.probe.context import choose_context_window
 from arena.probe.lookups import ServerFacts, is_key_problem
 from arena.probe.result import MAX_MODELS_LISTED, ProbeResult
 from arena.probe.servers import MetadataReader
+from arena.probe.shapes import probe_message_shape
 from arena.urlguard import PUBLIC_ONLY, GuardedTransport, UnsafeURL, check_url, parse_url
 from envs.render import encode_png
 
@@ -247,8 +253,12 @@ class _Probe:
             return
         if self.provider == OPENAI and (self.facts.context is None or not self.facts.context.exact):
             await lookups.read_server_context(self.reader, self.base_url, self.model, self.facts, self.metadata_timeout)
+        self.result.server_kind = self.facts.server_kind
+        self.result.server_slots = self.facts.server_slots
         self.decide_context_window()
         await self.measure_throughput()
+        if self.provider == OPENAI:
+            await probe_message_shape(self)
         await self.check_images()
 
     async def aclose(self) -> None:
@@ -327,6 +337,7 @@ class _Probe:
         self.result.context_window = choice.window
         self.result.context_window_source = choice.source
         self.result.context_window_server = choice.server
+        self.result.context_window_where = choice.where
         if say_why:
             self.result.notes.extend(choice.notes)
 
@@ -475,7 +486,7 @@ class _Probe:
         self.result.tokens_per_second = round(speed, 1)
         self.note(f"It generates about {speed:,.0f} tokens per second ({tokens} tokens in {reply.latency_ms:,.0f} ms).")
 
-    # --- step 5: images ----------------------------------------------------------------
+    # --- step 6: images ----------------------------------------------------------------
 
     async def check_images(self) -> None:
         messages = [
@@ -502,7 +513,10 @@ class _Probe:
             else:
                 verdict = None
                 self.note(f"The image test was inconclusive ({_quote(exc)}).")
-        if verdict is None and self.facts.image_hint is not None:
+        if verdict is None and (self.result.message_shape or {}).get("content_parts") is False:
+            verdict = False
+            self.note("It refuses content parts, so it cannot be sent images.")
+        elif verdict is None and self.facts.image_hint is not None:
             verdict, where = self.facts.image_hint
             self.note(f"Going by {where}, it {'accepts' if verdict else 'does not accept'} images.")
         elif verdict:

@@ -212,6 +212,7 @@ def context_of_entry(entry: dict) -> ContextFinding | None:
         ("max_model_len", "vLLM's max_model_len in the model list"),
         ("context_length", "context_length in the model list"),
         ("context_window", "context_window in the model list"),
+        ("max_context_length", "max_context_length in the model list (Mistral's API)"),
     ):
         tokens = positive_int(entry.get(key))
         if tokens:

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena import tokens
-from arena.strategies.base import ContentConverter, ImageStore
+from arena.strategies.base import ContentConverter, ImageStore, as_message_content
 from arena.strategies.context import ContextBudget, Prompt, answer_reserve, oldest_to_drop
 from arena.variant import Variant
 from envs.core import Observation
@@ -354,8 +354,12 @@ class LMActStrategy:
         for content, _ in self._steps[dropped:]:
             trajectory.extend(content)
         estimate = self._prefix_tokens + tail_tokens + sum(sizes[dropped:])
-        # Content parts, not one string: the prefix part is shared, never copied.
-        messages = [{"role": "user", "content": self._prefix_content + merge_text(trajectory + tail)}]
+        # A plain string unless an image goes with it: servers such as llama-cpp-python's
+        # (and chat templates that add strings to the content) refuse content parts.
+        content = as_message_content(self._prefix_content + merge_text(trajectory + tail))
+        messages = [{"role": "user", "content": content}]
+        # The frozen prefix (preamble and demonstrations) in characters, where a provider
+        # caches only what is marked (Anthropic's cache_control).
         frozen = sum(len(part.get("text", "")) for part in self._prefix_content)
         return Prompt(messages, estimate, dropped, frozen_chars=frozen)
 

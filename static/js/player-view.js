@@ -76,6 +76,7 @@
       latency: byId("fact-latency"),
       time: byId("fact-time"),
       context: byId("fact-context"),
+      shape: byId("fact-shape"),
       errorBox: byId("step-error"),
       errorText: byId("step-error-text"),
       cutNote: byId("step-cut"),
@@ -124,6 +125,23 @@
     return "the " + context.dropped + " oldest " + unit + plural + " left out to fit" + size;
   }
 
+  /* How the messages sent at this step differ from the protocol's (step.info.shape):
+     the endpoint refused a system message or two messages of one role in a row. */
+  function shapeNote(step) {
+    var shape = step.info && typeof step.info === "object" ? step.info.shape : null;
+    if (!shape || typeof shape !== "object") {
+      return "as built";
+    }
+    var notes = [];
+    if (shape.system_folded) {
+      notes.push("system text sent at the start of the first user message");
+    }
+    if (isNum(shape.merged) && shape.merged > 0) {
+      notes.push(shape.merged + " pair" + (shape.merged === 1 ? "" : "s") + " of consecutive messages of one role sent merged");
+    }
+    return notes.length ? notes.join("; ") : "as built";
+  }
+
   /*
    * Draw one step into its panels. `context` is what renderers get
    * ({position, steps, previous}) plus `cumulative`, the reward so far.
@@ -170,6 +188,9 @@
     setText(ui.tokens, tin === null && tout === null ? "—" : fmtNumber(tin) + " / " + fmtNumber(tout));
     setText(ui.latency, fmtLatency(step.latency_ms));
     setText(ui.time, fmtTime(step.created_at));
+    if (ui.shape) {
+      setText(ui.shape, shapeNote(step));
+    }
     if (ui.context) {
       setText(ui.context, contextNote(step));
       ui.context.classList.toggle("is-trimmed", contextNote(step) !== CONTEXT_WHOLE);
@@ -246,7 +267,7 @@
     setText(ui.completion, "");
     ui.reasoningPanel.hidden = true;
     ui.errorBox.hidden = true;
-    [ui.factStep, ui.parsed, ui.executed, ui.reward, ui.cumulative, ui.tokens, ui.latency, ui.time, ui.context].forEach(function (node) {
+    [ui.factStep, ui.parsed, ui.executed, ui.reward, ui.cumulative, ui.tokens, ui.latency, ui.time, ui.context, ui.shape].forEach(function (node) {
       setText(node, "");
     });
     setText(ui.legal, "");

@@ -110,7 +110,10 @@ async def test_a_vllm_server_reports_max_model_len_and_takes_images():
     assert result.accepts_images is True
     assert "GET /props" not in paths(server)  # the model list already said it
     completions = [request for request in server.requests if request.path.endswith("/chat/completions")]
-    assert [request.json["max_tokens"] for request in completions] == [1, 16, 1]
+    # one token, sixteen, then one token each: content parts, a system message, two user
+    # messages in a row, an image
+    assert [request.json["max_tokens"] for request in completions] == [1, 16, 1, 1, 1, 1]
+    assert result.message_shape == {"content_parts": True, "system_role": True, "consecutive_roles": True}
 
 
 @pytest.mark.asyncio

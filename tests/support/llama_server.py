@@ -3,11 +3,15 @@
     with LlamaServer.start() as server:
         httpx.post(server.base_url + "/chat/completions", json={...})
 
-It runs the tiny random-weight model of tests/support/tiny_gguf.py the way the first real
-server the product met was run: a 4,096-token context window, one slot (a second request
-waits in the queue), a real byte-level BPE tokenizer, a ChatML template, and no image
-support (no multimodal projector). The binary comes from scripts/build_llama_server.sh,
-which builds it on first use and otherwise only prints where it is cached.
+By default it runs the tiny random-weight model of tests/support/tiny_gguf.py the way the
+first real server the product met was run: a 4,096-token context window, one slot (a
+second request waits in the queue), a real byte-level BPE tokenizer, a ChatML template,
+and no image support (no multimodal projector). `LlamaServer.start(model=...)` runs
+another GGUF instead (tests/support/smollm2.py's real instruction-tuned model), with
+`jinja=True` applying the model's own chat template as `llama-server --jinja` does, and
+`chat_template_file` replacing it (tests/support/chat_templates/). The binary comes from
+scripts/build_llama_server.sh, which builds it on first use and otherwise only prints
+where it is cached.
 """
 
 from __future__ import annotations
@@ -77,6 +81,7 @@ class LlamaServer:
     owned_log_dir: tempfile.TemporaryDirectory | None = None
     model_id: str = MODEL_ID
     context_window: int = CONTEXT_WINDOW
+    slots: int = SLOTS
 
     @property
     def root_url(self) -> str:
@@ -88,11 +93,25 @@ class LlamaServer:
         return f"{self.root_url}/v1"
 
     @classmethod
-    def start(cls, log_dir: Path | None = None) -> LlamaServer:
+    def start(
+        cls,
+        log_dir: Path | None = None,
+        *,
+        model: Path | None = None,
+        model_id: str = MODEL_ID,
+        context_window: int = CONTEXT_WINDOW,
+        slots: int = SLOTS,
+        jinja: bool = False,
+        chat_template_file: Path | None = None,
+    ) -> LlamaServer:
         """Start the server and wait until it answers /health; the log goes to `log_dir`
         (a temporary directory removed on stop when none is given)."""
         binary = server_binary()
-        model = tiny_gguf.cached_model(binary.parent.parent / "models")
+        model = model or tiny_gguf.cached_model(binary.parent.parent / "models")
+        extra = ["--jinja"] if jinja else []
+        if chat_template_file is not None:
+            extra += ["--chat-template-file", str(chat_template_file)]
+        options = dict(model_id=model_id, context_window=context_window, slots=slots)
         owned_log_dir = None if log_dir else tempfile.TemporaryDirectory(prefix="llama-server-")
         log_dir = Path(log_dir or owned_log_dir.name)
         # A port picked free can be taken by someone else before the server binds it.
@@ -100,7 +119,8 @@ class LlamaServer:
         for attempt in range(1, attempts + 1):
             port = free_loopback_port()
             log_path = log_dir / f"llama-server-{port}.log"
-            server = cls(cls._spawn(binary, model, port, log_path), port, log_path, model, owned_log_dir)
+            process = cls._spawn(binary, model, port, log_path, extra, **options)
+            server = cls(process, port, log_path, model, owned_log_dir, **options)
             try:
                 server._wait_until_healthy()
                 return server
@@ -114,15 +134,17 @@ class LlamaServer:
                     raise
 
     @staticmethod
-    def _spawn(binary: Path, model: Path, port: int, log_path: Path) -> subprocess.Popen:
+    def _spawn(binary: Path, model: Path, port: int, log_path: Path, extra: list[str], *, model_id: str,
+               context_window: int, slots: int) -> subprocess.Popen:
         command = [
             str(binary),
             "--model", str(model),
-            "--alias", MODEL_ID,
+            "--alias", model_id,
             "--host", "127.0.0.1",
             "--port", str(port),
-            "--ctx-size", str(CONTEXT_WINDOW),
-            "--parallel", str(SLOTS),
+            # The whole window for each slot (llama.cpp splits --ctx-size between slots).
+            "--ctx-size", str(context_window * slots),
+            "--parallel", str(slots),
             "--seed", str(SEED),
             # The model is tiny: one thread is plenty and leaves the other core to the tests.
             "--threads", "1",
@@ -130,6 +152,7 @@ class LlamaServer:
             "--no-webui",
             "--log-verbosity", "2",  # warnings and errors only
             "--log-colors", "off",
+            *extra,
         ]
         # llama-server reads LLAMA_ARG_* variables as options; a developer's own settings
         # must not change the server the tests describe.

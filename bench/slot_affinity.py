@@ -1,0 +1,112 @@
+"""Prompt tokens read afresh per step on a 1-slot local server, with 8 episodes queued:
+episodes interleaved call by call (the arena before slot affinity) against each episode
+leasing the slot for its whole life (arena.clients.limits), in one run.
+
+Starts llama.cpp's server with one slot and a real instruction-tuned model
+(tests/support/real_servers.py), submits it through the REST API, then plays the same
+8 episodes twice with one worker (8 episodes in flight, 1 request at a time to the
+server): first with slot affinity switched off, then on. Per step it reads what the
+server reports: prompt tokens, and how many of them came from its prompt cache.
+
+    .venv/bin/python bench/slot_affinity.py [--task lmact/gridworld:ascii] [--episodes 8] [--demonstrations 0]
+"""
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+async def _play(run, name: str, step_limit: int) -> None:
+    """One worker, 8 episodes in flight, until the run is done or `step_limit` steps are stored."""
+    from asgiref.sync import sync_to_async
+
+    from arena.models import Step
+    from arena.run_actions import run_cancel
+    from arena.worker import Worker
+
+    worker = Worker(concurrency=8, name=name)
+    serving = asyncio.create_task(worker.serve(until_idle=True))
+    count = sync_to_async(lambda: Step.objects.filter(episode__run=run).count())
+    while not serving.done():
+        if step_limit and await count() >= step_limit:
+            # Its episodes end as skipped: none is given back to the queue for the next mode.
+            await sync_to_async(run_cancel)(run)
+            break
+        await asyncio.sleep(1.0)
+    await serving
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--task", default="lmact/gridworld:ascii")
+    parser.add_argument("--episodes", type=int, default=8)
+    parser.add_argument("--max-tokens", type=int, default=16)
+    parser.add_argument("--demonstrations", type=int, default=0, help="LMAct demonstrations in each prompt")
+    parser.add_argument("--steps-per-mode", type=int, default=0,
+                        help="stop each mode after this many steps (0: play every episode to its end)")
+    args = parser.parse_args()
+
+    tmp = tempfile.mkdtemp(prefix="arena-slot-affinity-")
+    os.environ.update(
+        ARENA_VAR_DIR=tmp, ARENA_QUEUE="memory", ARENA_ALLOW_LOOPBACK="1",
+        DJANGO_SETTINGS_MODULE="config.settings", LOG_LEVEL="WARNING",
+    )
+    import django
+
+    django.setup()
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+    from rest_framework.test import APIClient
+
+    from arena import services
+    from arena.models import Step, Submission
+    from tests.support.real_servers import real_server
+
+    call_command("migrate", verbosity=0)
+    api = APIClient()
+    api.force_authenticate(User.objects.create_user("bench", password="bench-password-123"))
+    task, fmt = args.task.split(":")
+    with real_server("llama-server", Path(tmp), slots=1) as server:
+        body = {"name": "SmolLM2, one slot", "base_url": server.base_url, "model": server.model_id, "api_key": "",
+                "tasks": [args.task], "episodes_per_task": args.episodes, "max_tokens": args.max_tokens,
+                "max_concurrent_requests": 1, "num_demonstrations": args.demonstrations}
+        created = api.post("/api/submissions/", body, format="json")
+        assert created.status_code == 201, created.content
+        submission = Submission.objects.get(pk=created.json()["id"])
+        probe = dict(submission.endpoint_probe)
+        print(f"server: {probe.get('server_kind')}, {probe.get('server_slots')} slot(s), window "
+              f"{probe['context_window']}; {args.episodes} episodes of {args.task}, 8 in flight, 1 request at a time")
+        submission.runs.all().delete()  # the API's run is replaced by one per mode below
+        results = {}
+        for label, kind in (("interleaved (before)", None), ("one episode per slot (after)", probe["server_kind"])):
+            submission.endpoint_probe = {**probe, "server_kind": kind}
+            submission.save(update_fields=["endpoint_probe"])
+            run = services.run_create(submission, services.RunSpec(task, fmt, args.episodes))
+            started = time.perf_counter()
+            asyncio.run(_play(run, f"bench-{kind}", args.steps_per_mode))
+            elapsed = time.perf_counter() - started
+            steps = list(Step.objects.filter(episode__run=run).exclude(tokens_in=None))
+            later = [s for s in steps if s.index > 0]  # a first step reads its whole prompt either way
+            reread = [s.tokens_in - (s.cached_tokens_in or 0) for s in later]
+            prompt = [s.tokens_in for s in later]
+            results[label] = (len(steps), statistics.mean(reread), statistics.mean(prompt),
+                              statistics.median(s.latency_ms for s in steps), elapsed,
+                              run.episodes.filter(status="finished").count())
+    print("(prompt and re-read tokens per step over the steps after each episode's first)")
+    print(f"{'':<30} {'steps':>6} {'prompt/step':>12} {'re-read/step':>13} {'share':>6} {'median call':>12} "
+          f"{'wall':>8} {'finished':>9}")
+    for label, (count, reread, prompt, latency, elapsed, finished) in results.items():
+        print(f"{label:<30} {count:>6} {prompt:>12,.0f} {reread:>13,.0f} {reread / prompt:>6.0%} "
+              f"{latency:>9,.0f} ms {elapsed:>7.0f}s {finished:>5}/{args.episodes}")
+
+
+if __name__ == "__main__":
+    main()
