@@ -136,9 +136,12 @@ def test_balrog_plays_a_gemma_like_template_with_merged_turns_and_rebuilds_what_
         roles = [m["role"] for m in sent[k]]
         assert roles[0] == "user" and all(a != b for a, b in zip(roles, roles[1:])), roles
         assert all(isinstance(m["content"], str) for m in sent[k])
-        assert step.info["shape"] == {"merged": 1}
+        # Within BALROG's 16-observation window the instructions are followed by the
+        # first observation (two user turns, merged); past it, by the action that
+        # preceded the window (BALROG's event queue), so the turns alternate as built.
+        assert step.info.get("shape") == ({"merged": 1} if k < 16 else None), k
         rebuilt = rebuild_messages(episode.prompt_prefix, steps[: k + 1], history_window=16)
-        assert apply_record(rebuilt, step.info["shape"]) == sent[k], k
+        assert apply_record(rebuilt, step.info.get("shape")) == sent[k], k
     # The instructions and the first observation went out as one user message.
     assert "coin" in message_text(sent[0][0]).lower() and "Current Observation:" in sent[0][0]["content"]
 

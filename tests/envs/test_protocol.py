@@ -98,13 +98,15 @@ def test_it_replays_the_same_episode_from_the_same_seed_including_substitutions(
     assert run() == run()
 
 
-def _answer(task, step: int, gibberish: bool) -> str:
+def _answer(task, seed: int, step: int, gibberish: bool) -> str:
     """What an agent answers at `step`: with `gibberish`, every other answer is not an
     action, so the task's substitution for an illegal action is exercised; otherwise,
-    and on the other steps, a seeded random action."""
+    and on the other steps, a random action seeded by the episode's seed and the step (by
+    the step alone, every seed would draw the same first actions: where one of them ends
+    the game, as AdventureGame's `done` does, no seed would give a long episode)."""
     if gibberish and step % 2 == 0:
         return "pass?"
-    rng = random.Random(step)
+    rng = random.Random(seed * 1009 + step)
     legal = task.legal_actions()
     return rng.choice(legal) if legal else task.random_action(rng)
 
@@ -116,7 +118,7 @@ def _play(task_id: str, seed: int, gibberish: bool, replayed=(), limit: int = 12
     task.reset(seed)
     results = [task.step(action) for action in replayed]
     while not task.done and len(results) < limit:
-        results.append(task.step(_answer(task, len(results), gibberish)))
+        results.append(task.step(_answer(task, seed, len(results), gibberish)))
     task.close()
     return results
 
