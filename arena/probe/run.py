@@ -63,6 +63,9 @@ from arena.probe.lookups import ServerFacts, is_key_problem
 from arena.probe.result import MAX_MODELS_LISTED, ProbeResult
 from arena.probe.servers import MetadataReader
 from arena.probe.shapes import probe_message_shape
+from arena.probe.wording import (
+    PROBE_MESSAGES, answered as _answered, quote as _quote, sentence as _sentence, server_words as _server_words,
+)
 from arena.urlguard import PUBLIC_ONLY, GuardedTransport, UnsafeURL, check_url, parse_url
 from envs.render import encode_png
 
@@ -73,8 +76,6 @@ PROVIDERS = (OPENAI, ANTHROPIC, GEMINI, AGENT, RESPONSES)
 # Metadata beyond the first request is optional: a slow answer is not worth waiting for.
 METADATA_TIMEOUT_SECONDS = 5.0
 THROUGHPUT_TOKENS = 16
-# Asks for more than 16 tokens of easy output, so the 16-token call uses all of them.
-PROBE_MESSAGES = [{"role": "user", "content": "Count from 1 to 40, separated by spaces."}]
 IMAGE_QUESTION = "What colour is this picture? Answer with one word."
 MODEL_NAMES_IN_ERROR = 8
 
@@ -83,11 +84,6 @@ _MODEL_PROBLEM = re.compile(
     r"|\b(?:unknown|invalid|unsupported) model|not a valid model",
     re.IGNORECASE,
 )
-# The client's retry bookkeeping, which says nothing to the person reading a probe.
-_GAVE_UP = re.compile(r"\s*\(gave up after \d+ attempts?\)")
-# "The model endpoint answered HTTP 404 (check the base URL and the model name): <the
-# server's words>": the client's own hint must not count as the server naming the model.
-_SERVER_WORDS = re.compile(r"answered HTTP \d{3}(?: \([^)]*\))?: (.*)$", re.DOTALL)
 
 
 @functools.cache
@@ -95,32 +91,6 @@ def tiny_png_data_url() -> str:
     """An 8×8 red square as a data: URL (about 80 bytes of PNG)."""
     png = encode_png(Image.new("RGB", (8, 8), (200, 40, 40)))
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-
-
-def _sentence(text: str) -> str:
-    """`text` without retry bookkeeping or a trailing full stop, to quote in a sentence."""
-    return _GAVE_UP.sub("", text).strip().rstrip(".")
-
-
-def _server_words(message: str) -> str | None:
-    """The part of a client's error message that quotes the server, if there is one."""
-    match = _SERVER_WORDS.search(message)
-    return match.group(1) if match else None
-
-
-def _quote(exc: ModelCallError) -> str:
-    """What went wrong with a call, briefly: "HTTP 500: <the server's words>", or the
-    client's own description when no HTTP answer came."""
-    words = _server_words(exc.message)
-    if exc.http_status is not None and words is not None:
-        return _sentence(f"HTTP {exc.http_status}: {words}")
-    return _sentence(exc.message)
-
-
-def _answered(exc: ModelCallError) -> bool:
-    """A 2xx without usable text (a reasoning model that spent its one token thinking):
-    the endpoint, the key and the model all worked."""
-    return exc.http_status is not None and 200 <= exc.http_status < 300
 
 
 async def probe_endpoint(

@@ -15,30 +15,27 @@ arena.strategies.shape.
 from __future__ import annotations
 
 from arena.clients.base import ModelCallError
+from arena.probe.wording import PROBE_MESSAGES, answered, quote
 
 SHAPE_SYSTEM_TEXT = "Answer briefly."
 
 
 async def _accepts(probe, messages: list[dict], what: str) -> bool | None:
-    from arena.probe.run import _answered, _quote
-
     try:
         await probe.client(max_tokens=1, retries=0).complete(messages)
     except ModelCallError as exc:
-        if _answered(exc):
+        if answered(exc):
             return True
         if exc.http_status is None:
-            probe.note(f"Whether it accepts {what} is not known ({_quote(exc)}).")
+            probe.note(f"Whether it accepts {what} is not known ({quote(exc)}).")
             return None
-        probe.note(f"It refuses {what} ({_quote(exc)}).")
+        probe.note(f"It refuses {what} ({quote(exc)}).")
         return False
     return True
 
 
 async def probe_message_shape(probe) -> None:
     """Ask the three questions and store the answers on `probe.result.message_shape`."""
-    from arena.probe.run import PROBE_MESSAGES
-
     question = PROBE_MESSAGES[0]["content"]
     parts = await _accepts(
         probe, [{"role": "user", "content": [{"type": "text", "text": question}]}], "text sent as content parts"

@@ -1,0 +1,42 @@
+"""What the probe asks every endpoint, and how it quotes an endpoint's refusals in its
+notes: shared by the probe's steps (arena.probe.run, arena.probe.shapes)."""
+
+from __future__ import annotations
+
+import re
+
+from arena.clients.base import ModelCallError
+
+# Asks for more than 16 tokens of easy output, so the 16-token call uses all of them.
+PROBE_MESSAGES = [{"role": "user", "content": "Count from 1 to 40, separated by spaces."}]
+# The client's retry bookkeeping, which says nothing to the person reading a probe.
+GAVE_UP = re.compile(r"\s*\(gave up after \d+ attempts?\)")
+# "The model endpoint answered HTTP 404 (check the base URL and the model name): <the
+# server's words>": the client's own hint must not count as the server naming the model.
+SERVER_WORDS = re.compile(r"answered HTTP \d{3}(?: \([^)]*\))?: (.*)$", re.DOTALL)
+
+
+def sentence(text: str) -> str:
+    """`text` without retry bookkeeping or a trailing full stop, to quote in a sentence."""
+    return GAVE_UP.sub("", text).strip().rstrip(".")
+
+
+def server_words(message: str) -> str | None:
+    """The part of a client's error message that quotes the server, if there is one."""
+    match = SERVER_WORDS.search(message)
+    return match.group(1) if match else None
+
+
+def quote(exc: ModelCallError) -> str:
+    """What went wrong with a call, briefly: "HTTP 500: <the server's words>", or the
+    client's own description when no HTTP answer came."""
+    words = server_words(exc.message)
+    if exc.http_status is not None and words is not None:
+        return sentence(f"HTTP {exc.http_status}: {words}")
+    return sentence(exc.message)
+
+
+def answered(exc: ModelCallError) -> bool:
+    """A 2xx without usable text (a reasoning model that spent its one token thinking):
+    the endpoint, the key and the model all worked."""
+    return exc.http_status is not None and 200 <= exc.http_status < 300
