@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.support.llama_server import REPO_ROOT, free_loopback_port, log_tail
+from tests.support.llama_server import REPO_ROOT, ServerProcess, free_loopback_port, log_tail
 
 BUILD_SCRIPT = REPO_ROOT / "scripts" / "build_llama_cpp_python.sh"
 STARTUP_TIMEOUT_SECONDS = 120.0
@@ -46,7 +46,7 @@ def server_python() -> Path:
 
 
 @dataclasses.dataclass
-class LlamaCppPythonServer:
+class LlamaCppPythonServer(ServerProcess):
     process: subprocess.Popen
     port: int
     log_path: Path
@@ -111,20 +111,3 @@ class LlamaCppPythonServer:
                 time.sleep(0.1)
         raise LlamaCppPythonError(f"llama_cpp.server was not ready after {STARTUP_TIMEOUT_SECONDS:.0f} s; "
                                   f"the end of its log:\n{log_tail(self.log_path)}")
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        if self.owned_log_dir:
-            self.owned_log_dir.cleanup()
-
-    def __enter__(self) -> LlamaCppPythonServer:
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        self.stop()

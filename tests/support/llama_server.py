@@ -23,6 +23,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Self
 
 import httpx
 
@@ -72,8 +73,34 @@ def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
     return "\n".join(text.splitlines()[-lines:]) or "(the server wrote nothing)"
 
 
+class ServerProcess:
+    """Stopping a model server started as a child process, as a context manager: the
+    part every server of tests/support/*_server.py shares (each has `process` and
+    `owned_log_dir`, the temporary log folder it made when none was given)."""
+
+    process: subprocess.Popen
+    owned_log_dir: tempfile.TemporaryDirectory | None
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.owned_log_dir:
+            self.owned_log_dir.cleanup()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop()
+
+
 @dataclasses.dataclass
-class LlamaServer:
+class LlamaServer(ServerProcess):
     process: subprocess.Popen
     port: int
     log_path: Path
@@ -188,20 +215,3 @@ class LlamaServer:
             f"llama-server was not healthy after {STARTUP_TIMEOUT_SECONDS:.0f} s; "
             f"the end of its log ({self.log_path}):\n{log_tail(self.log_path)}"
         )
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        if self.owned_log_dir:
-            self.owned_log_dir.cleanup()
-
-    def __enter__(self) -> LlamaServer:
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        self.stop()
