@@ -323,6 +323,10 @@ class Run(Moderated):
     # rather than played here: where they come from (arena.baseline_figures). Its few
     # episode rows are replays played on first start; they do not change the figures.
     shipped_figures = models.JSONField(null=True, blank=True)
+    # The harness version it was played under (envs.harness): set when the run is
+    # created, from its suite's current version unless the creator says otherwise
+    # (shipped figures carry theirs, imports are marked imported).
+    harness_version = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["-created_at"]
@@ -330,6 +334,13 @@ class Run(Moderated):
 
     def __str__(self):
         return f"run {self.pk}: {self.submission} on {self.task} ({self.format})"
+
+    def save(self, *args, **kwargs):
+        if not self.harness_version:
+            from arena.harness import version_for_task
+
+            self.harness_version = version_for_task(self.task)
+        super().save(*args, **kwargs)
 
     @property
     def settings(self):
