@@ -52,11 +52,15 @@ def version_string(protocol: int, digest: str) -> str:
     return f"v{protocol}+{digest}"
 
 
-@cache
 def current_version(suite: Suite) -> str:
-    """The version this process plays `suite` under (computed once: the installed
-    distributions do not change under a running process)."""
-    return version_string(suite.protocol_version, engines_digest(package_versions(suite.engine_packages)))
+    """The version this process plays `suite` under."""
+    return _version_of(suite.protocol_version, tuple(suite.engine_packages))
+
+
+@cache
+def _version_of(protocol: int, packages: tuple[str, ...]) -> str:
+    # Computed once per process: the installed distributions do not change under it.
+    return version_string(protocol, engines_digest(package_versions(packages)))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from arena.harness import older_runs
 from arena.models import Experiment, Run, Submission
 from arena.moderation import ranked
 from envs.registry import all_suites, all_tasks
@@ -178,4 +179,5 @@ def model_page_context(submission: Submission) -> dict:
         "results": model_results(submission),
         "scaling_charts": scaling_charts(submission),
         "compare_choices": comparison_choices(submission),
+        "older_harness_runs": older_runs(submission),
     }
