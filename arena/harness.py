@@ -1,6 +1,6 @@
-"""Runs and the harness they were played under (envs.harness): the stamp a new run gets,
-which of a submission's runs were played under an older harness, and playing those
-again under the current one.
+"""Runs and the harness they were played under (envs.harness; a new run is stamped in
+arena.models.Run.save): which of a submission's runs were played under an older harness,
+and playing those again under the current one.
 
 Playing again creates fresh runs of the same task, settings, seeds and episode count,
 queued like any run (each episode a message in the submission's fair turn, the
@@ -20,17 +20,8 @@ from envs import harness
 from envs.registry import suite_of
 
 
-def version_for_task(task_id: str) -> str:
-    """The current harness version of the task's suite ("" for a task the arena does
-    not know, which no worker can play)."""
-    try:
-        suite = suite_of(task_id)
-    except KeyError:
-        return ""
-    return harness.current_version(suite)
-
-
-def _same_runs_key(run: Run) -> str:
+def same_runs_key(run: Run) -> str:
+    """Runs with equal keys play the same games the same way (a re-run and its original)."""
     return json.dumps([run.task, run.variant, run.first_seed, run.num_episodes, run.experiment_id], sort_keys=True)
 
 
@@ -50,8 +41,8 @@ def older_runs(submission: Submission) -> list[Run]:
         if harness.standing(run.harness_version, suite).is_old:
             older.append(run)
         else:
-            current_keys.add(_same_runs_key(run))
-    return [run for run in older if _same_runs_key(run) not in current_keys]
+            current_keys.add(same_runs_key(run))
+    return [run for run in older if same_runs_key(run) not in current_keys]
 
 
 def rerun_older_runs(submission: Submission) -> list[Run]:

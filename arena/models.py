@@ -13,6 +13,7 @@ from django.urls import reverse
 from arena import steptext
 from arena.clients.reasoning_params import EFFORTS, ReasoningSetting
 from arena.crypto import decrypt_secret, encrypt_secret
+from envs import harness
 
 
 class Moderated(models.Model):
@@ -337,9 +338,7 @@ class Run(Moderated):
 
     def save(self, *args, **kwargs):
         if not self.harness_version:
-            from arena.harness import version_for_task
-
-            self.harness_version = version_for_task(self.task)
+            self.harness_version = harness.version_for_task(self.task)
         super().save(*args, **kwargs)
 
     @property

@@ -130,3 +130,15 @@ class Standing:
 
 def standing(stored: str, suite: Suite) -> Standing:
     return Standing(Stamp.parse(stored), Stamp.parse(current_version(suite)), suite)
+
+
+def version_for_task(task_id: str) -> str:
+    """The current version of the task's suite ("" for a task the arena does not know,
+    which no worker can play)."""
+    from envs.registry import suite_of  # the registry imports every suite package
+
+    try:
+        suite = suite_of(task_id)
+    except KeyError:
+        return ""
+    return current_version(suite)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from arena.harness import same_runs_key
 from arena.models import Run
 from envs import harness
 from envs.registry import suite_of
@@ -80,3 +81,24 @@ def runs_behind(row) -> list[Run]:
 def overall_row_harness(row) -> RowHarness:
     """`row_harness` of any leaderboard row (`runs_behind`)."""
     return row_harness(runs_behind(row))
+
+
+def without_superseded(runs) -> list[Run]:
+    """`runs` less those played again under their suite's current harness: where a
+    submission has a current run of the same task, settings and seeds with finished
+    episodes, its older runs leave the pooled and best-run figures (their own rows on
+    the task leaderboards stay, marked)."""
+    runs = list(runs)
+    replaced = set()
+    for run in runs:
+        standing = run_standing(run)
+        if standing is not None and standing.is_current and run.episodes_done:
+            replaced.add((run.submission_id, same_runs_key(run)))
+    kept = []
+    for run in runs:
+        standing = run_standing(run)
+        old = standing is not None and not standing.is_current
+        if old and (run.submission_id, same_runs_key(run)) in replaced:
+            continue
+        kept.append(run)
+    return kept

@@ -12,12 +12,12 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from arena import queue
+from arena import queue, services
 from arena.harness import older_runs, rerun_older_runs
 from arena.models import Episode, Run
 from envs import harness
 from envs.registry import get_suite
-from tests.support.episodes import scripted_run
+from tests.support.episodes import WORKER, record_step, scripted_run
 
 pytestmark = pytest.mark.django_db
 
@@ -177,6 +177,20 @@ def test_the_owners_one_click_plays_older_runs_again_under_the_current_version(c
     assert "already under its suite" in client.post(
         f"/submissions/{owned.pk}/rerun-older/", follow=True).content.decode()
     assert Run.objects.filter(submission=owned).count() == 3
+
+    # Once the fresh run is played, the overall figures are the current run's: the row is
+    # no longer marked, while the task leaderboard keeps the older row, marked.
+    assert "1 run played under LMAct suite v1; current v2" in client.get("/").content.decode()
+    for episode, score in zip(fresh.episodes.order_by("index"), [0.0, 0.0, 1.0]):
+        assert services.episode_claim(episode.id, WORKER)
+        record_step(episode.id, 0, "up", done=True)
+        services.episode_finish(episode.id, WORKER, score=score, end_reason="step limit")
+    assert "1 run played under LMAct suite v1; current v2" not in client.get("/").content.decode()
+    row = next(r for r in client.get("/api/leaderboard/overall/").json()["rows"] if r["submission"]["id"] == owned.pk)
+    assert row["harness"]["runs_not_current"] == 0
+    assert row["cells"]["lmact.gridworld"]["mean"] == pytest.approx(1 / 3)  # the fresh run's, not the older 2/3
+    task_page = client.get("/tasks/lmact/gridworld/").content.decode()
+    assert task_page.count("played under LMAct suite v1; current v2") == 1
 
 
 def test_only_the_owner_can_play_runs_again(client, owned, raise_lmact_to_v2):
