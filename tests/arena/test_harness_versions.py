@@ -208,3 +208,25 @@ def test_imported_runs_are_labelled_imported_and_never_played_again(owned, raise
     raise_lmact_to_v2()
     Run.objects.filter(pk=run.pk).update(harness_version=harness.IMPORTED)
     assert older_runs(owned) == [] and rerun_older_runs(owned) == []
+
+
+def test_suite_pages_pool_the_current_run_once_an_older_one_was_played_again(client, owned):
+    from tests.support.balrog import played_run
+
+    old = played_run(owned, "balrog/crafter", progress=[10.0, 10.0])
+    Run.objects.filter(pk=old.pk).update(harness_version=harness.version_string(0, "00000000"))
+    kept_apart = played_run(owned, "balrog/babyai-goto", progress=[20.0, 40.0])
+    Run.objects.filter(pk=kept_apart.pk).update(harness_version=harness.BEFORE_VERSIONING)
+    page = client.get("/suites/balrog/")
+    crafter = next(cell for cell in page.context["board"].ranked[0].cells if cell.environment.name == "crafter")
+    assert crafter.figure.mean == pytest.approx(10.0)  # the older run, alone: shown, marked
+    assert "played under BALROG suite v0" in page.content.decode()
+
+    played_run(owned, "balrog/crafter", progress=[50.0, 50.0])  # the same run, under today's version
+    page = client.get("/suites/balrog/")
+    row = page.context["board"].ranked[0]
+    cells = {cell.environment.name: cell for cell in row.cells}
+    assert cells["crafter"].figure.mean == pytest.approx(50.0)  # not the pooled 30
+    assert cells["babyai"].figure.mean == pytest.approx(30.0)  # nothing replaced it: kept, and marked
+    assert "1 run played before harness versions were recorded" in page.content.decode()
+    assert "played under BALROG suite v0" not in page.content.decode()
