@@ -203,6 +203,19 @@ def test_only_the_owner_can_play_runs_again(client, owned, raise_lmact_to_v2):
     assert not Episode.objects.filter(run__submission=owned, status=Episode.QUEUED).exists()
 
 
+def test_the_api_plays_older_runs_again_for_the_owner_only(client, owned, owner, raise_lmact_to_v2):
+    old = scripted_run(owned, [1.0])
+    raise_lmact_to_v2()
+    stranger = User.objects.create_user("api-stranger", password="pw-stranger-1234")
+    client.force_login(stranger)
+    assert client.post(f"/api/submissions/{owned.pk}/rerun-older/").status_code == 403
+    client.force_login(owner)
+    queued = client.post(f"/api/submissions/{owned.pk}/rerun-older/").json()["queued_runs"]
+    fresh = Run.objects.get(pk=queued[0])
+    assert len(queued) == 1 and (fresh.task, fresh.variant) == (old.task, old.variant)
+    assert client.post(f"/api/submissions/{owned.pk}/rerun-older/").json() == {"queued_runs": []}
+
+
 def test_imported_runs_are_labelled_imported_and_never_played_again(owned, raise_lmact_to_v2):
     run = scripted_run(owned, [1.0])
     raise_lmact_to_v2()
