@@ -35,10 +35,13 @@ def run_json(run: Run) -> dict:
 
 @dataclasses.dataclass(frozen=True)
 class RowHarness:
-    """The harnesses behind one overall row's figures."""
+    """The harnesses behind one leaderboard row's figures."""
 
     runs: int
+    # Runs played here under another version than their suite's current one.
     older: list[tuple[Run, harness.Standing]]
+    # Runs read from another harness's logs (labelled "imported" where they are shown).
+    imported: int = 0
 
     @property
     def notes(self) -> list[str]:
@@ -50,21 +53,28 @@ class RowHarness:
 
     @property
     def summary(self) -> str:
-        """One line: "all current", or how many runs are older and why."""
-        if not self.older:
-            return "all runs under the current harness"
-        return f"{len(self.older)} of {self.runs} runs not under the current harness: " + "; ".join(self.notes)
+        """One line for the CSV: all current, or which runs are not and why."""
+        parts = []
+        if self.older:
+            parts.append(f"{len(self.older)} of {self.runs} runs not under the current harness: " + "; ".join(self.notes))
+        if self.imported:
+            parts.append(f"{self.imported} of {self.runs} runs imported from another harness's logs")
+        return " · ".join(parts) or "all runs under the current harness"
 
 
 def row_harness(runs) -> RowHarness:
-    """The harness summary of the runs behind an overall row (each counted once)."""
+    """The harness summary of the runs behind a row (each counted once)."""
     unique = {run.pk: run for run in runs}
-    older = []
+    older, imported = [], 0
     for run in unique.values():
         standing = run_standing(run)
-        if standing is not None and not standing.is_current:
+        if standing is None or standing.is_current:
+            continue
+        if standing.played.imported:
+            imported += 1
+        else:
             older.append((run, standing))
-    return RowHarness(len(unique), older)
+    return RowHarness(len(unique), older, imported)
 
 
 def runs_behind(row) -> list[Run]:

@@ -243,3 +243,21 @@ def test_suite_pages_pool_the_current_run_once_an_older_one_was_played_again(cli
     assert cells["babyai"].figure.mean == pytest.approx(30.0)  # nothing replaced it: kept, and marked
     assert "1 run played before harness versions were recorded" in page.content.decode()
     assert "played under BALROG suite v0" not in page.content.decode()
+
+
+def test_a_rows_summary_counts_older_and_imported_runs_apart(owned, raise_lmact_to_v2):
+    from leaderboard.harness import row_harness
+
+    older = scripted_run(owned, [1.0])
+    imported = scripted_run(owned, [0.0], first_seed=5)
+    current = scripted_run(owned, [0.0], task="infogather/single-feature", fmt="text")
+    raise_lmact_to_v2()
+    Run.objects.filter(pk=imported.pk).update(harness_version=harness.IMPORTED)
+    runs = list(Run.objects.filter(pk__in=[older.pk, imported.pk, current.pk]))
+    summary = row_harness(runs + runs[:1])  # a run behind two cells is counted once
+    assert (summary.runs, len(summary.older), summary.imported) == (3, 1, 1)
+    assert summary.summary == (
+        "1 of 3 runs not under the current harness: 1 run played under LMAct suite v1; current v2"
+        " · 1 of 3 runs imported from another harness's logs"
+    )
+    assert row_harness([current]).summary == "all runs under the current harness"
