@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from arena import services
 from arena.models import Episode, Run, Submission
+from envs.harness import BEFORE_VERSIONING
 
 FIGURES_DIR = Path(settings.BASE_DIR) / "fixtures" / "baseline_figures"
 
@@ -57,7 +58,13 @@ def shipped_entries(directory: Path | None = None) -> dict[str, dict]:
         document = json.loads(path.read_text())
         for run in document["runs"]:
             key = entry_key(run["task"], run["policy"], run["format"], run["options"], run["episodes"])
-            entries[key] = entry = {**run, "provenance": {**run["made_by"], "file": f"fixtures/baseline_figures/{path.name}"}}
+            entries[key] = entry = {
+                **run, "provenance": {**run["made_by"], "file": f"fixtures/baseline_figures/{path.name}"},
+                # The harness the figures were played under: a run made from them is
+                # stamped with it, so figures from an older harness are marked older
+                # on every leaderboard instead of passing for current ones.
+                "harness_version": run.get("harness_version") or BEFORE_VERSIONING,
+            }
             any_count = entry_key(run["task"], run["policy"], run["format"], run["options"], None)
             if any_count not in entries or entries[any_count]["episodes"] < run["episodes"]:
                 entries[any_count] = entry
@@ -82,6 +89,7 @@ def run_from_figures(submission: Submission, spec: services.RunSpec, entry: dict
             started_at=now,
             finished_at=now,
             shipped_figures={"episodes": entry["episodes"], **entry["provenance"]},
+            harness_version=entry["harness_version"],
             **{field: figures[field] for field in FIGURE_FIELDS},
         )
         count = min(replays, spec.num_episodes)
@@ -105,6 +113,7 @@ def figures_of(run: Run) -> dict:
         "format": run.format,
         "options": run.options,
         "episodes": run.num_episodes,
+        "harness_version": run.harness_version,
         "mean": mean,
         "standard_error": standard_error,
         "figures": {field: getattr(run, field) for field in FIGURE_FIELDS},

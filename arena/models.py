@@ -13,6 +13,7 @@ from django.urls import reverse
 from arena import steptext
 from arena.clients.reasoning_params import EFFORTS, ReasoningSetting
 from arena.crypto import decrypt_secret, encrypt_secret
+from envs import harness
 
 
 class Moderated(models.Model):
@@ -323,6 +324,10 @@ class Run(Moderated):
     # rather than played here: where they come from (arena.baseline_figures). Its few
     # episode rows are replays played on first start; they do not change the figures.
     shipped_figures = models.JSONField(null=True, blank=True)
+    # The harness version it was played under (envs.harness): set when the run is
+    # created, from its suite's current version unless the creator says otherwise
+    # (shipped figures carry theirs, imports are marked imported).
+    harness_version = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["-created_at"]
@@ -330,6 +335,11 @@ class Run(Moderated):
 
     def __str__(self):
         return f"run {self.pk}: {self.submission} on {self.task} ({self.format})"
+
+    def save(self, *args, **kwargs):
+        if not self.harness_version:
+            self.harness_version = harness.version_for_task(self.task)
+        super().save(*args, **kwargs)
 
     @property
     def settings(self):

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from arena import moderation_views, views
+from arena import harness_views, moderation_views, views
 
 app_name = "arena"
 urlpatterns = [
@@ -11,6 +11,7 @@ urlpatterns = [
     path("submissions/<int:pk>/endpoint/", views.submission_endpoint, name="submission-endpoint"),
     path("submissions/<int:pk>/probe/", views.submission_probe, name="submission-probe"),
     path("submissions/<int:pk>/cancel/", views.submission_cancel, name="submission-cancel"),
+    path("submissions/<int:pk>/rerun-older/", harness_views.submission_rerun_older, name="submission-rerun-older"),
     path("submissions/<int:pk>/balrog.tgz", views.submission_balrog_export, name="submission-balrog-export"),
     path("runs/<int:pk>/requeue/", views.run_requeue, name="run-requeue"),
     path("runs/<int:pk>/cancel/", views.run_cancel, name="run-cancel"),

@@ -8,6 +8,7 @@ from rest_framework.settings import api_settings
 from rest_framework.routers import DefaultRouter
 
 from arena import api as write_api
+from arena.harness_views import submission_rerun_older_api
 from arena.forms import LoginForm
 from arena.views import healthz
 from leaderboard import api, comparison_views, reported_api
@@ -27,6 +28,7 @@ api_patterns = [
     path("agent-protocol/", write_api.agent_protocol, name="agent-protocol"),
     path("runs/<int:pk>/requeue/", write_api.run_requeue, name="run-requeue"),
     path("runs/<int:pk>/cancel/", write_api.run_cancel, name="run-cancel"),
+    path("submissions/<int:pk>/rerun-older/", submission_rerun_older_api, name="submission-rerun-older"),
     # The token view names its own parsers; it gets the API's (bounded JSON depth).
     path("token/", write_api.TokenView.as_view(parser_classes=api_settings.DEFAULT_PARSER_CLASSES), name="token"),
     path("", include(router.urls)),

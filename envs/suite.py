@@ -222,6 +222,12 @@ class Suite:
     paper_preset: PaperPreset | None = None
     # Its part of the overall leaderboard (leaderboard.overall); None: not shown there.
     overall: Overall | None = None
+    # The harness version (envs.harness): raised by hand whenever the suite's protocol
+    # or prompt templates change what a run measures, so older runs are marked.
+    protocol_version: int = 1
+    # The distributions whose versions make its games what they are (digested into the
+    # harness version with the protocol version).
+    engine_packages: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.prompt_protocol not in PROMPT_PROTOCOLS:

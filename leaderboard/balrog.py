@@ -30,6 +30,7 @@ from envs.balrog.catalog import (
 from envs.core import IMAGE_FORMATS
 from envs.registry import tasks_of
 from envs.suite import Suite
+from leaderboard.harness import without_superseded
 
 # BALROG's two leaderboards: language only, and with images (a run in an image format).
 MODES = {"llm": "LLM", "vlm": "VLM"}
@@ -132,7 +133,7 @@ def board(suite: Suite, *, mode: str, rank_imported: bool = False) -> Board:
     else:
         runs = runs.exclude(variant__format__in=IMAGE_FORMATS)
     by_submission: dict[int, list[Run]] = {}
-    for run in runs.order_by("id"):
+    for run in without_superseded(runs.order_by("id")):
         if environment_of(run.task, run.options) is not None:
             by_submission.setdefault(run.submission_id, []).append(run)
     rows = [_row(suite, submission_runs[0].submission, submission_runs) for submission_runs in by_submission.values()]

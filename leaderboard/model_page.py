@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 
+from arena.harness import older_runs
 from arena.models import Experiment, Run, Submission
 from arena.moderation import ranked
 from envs.registry import all_suites, all_tasks
 from envs.suite import Suite
 from leaderboard.charts import experiment_scaling_figures
 from leaderboard.comparison import suite_for
+from leaderboard.cost_views import submission_cost_context
 from leaderboard.selectors import MetricValue, metric_value, rank_key, scaling_points
 
 # The strip's drawing box, in SVG user units: dots are placed between the margins.
@@ -178,4 +180,6 @@ def model_page_context(submission: Submission) -> dict:
         "results": model_results(submission),
         "scaling_charts": scaling_charts(submission),
         "compare_choices": comparison_choices(submission),
+        "older_harness_runs": older_runs(submission),
+        "cost_charts": submission_cost_context(submission),
     }

@@ -21,6 +21,7 @@ from envs.balrog.catalog import NO_EPISODES, Figure, average_figure, pooled_figu
 from envs.registry import all_suites, tasks_of
 from envs.suite import BEST_RUN, MEAN_OF_EPISODE_METRIC_OVER, MEAN_OVER_TASKS, Suite
 from leaderboard.balrog import MODES, episodes_url
+from leaderboard.harness import without_superseded
 from leaderboard.paired import Z_95
 from leaderboard.selectors import Filters, _scored_runs, metric_value, rank_key
 from leaderboard.textatari import mean_over_games, pooled
@@ -347,7 +348,7 @@ def board(tab: str = "llm", strategy: str = "") -> Board:
     shared = [suite for suite in suites if suite.overall.shared_scale]
     runs = _scored_runs(None, Filters(mode=tab, strategy=strategy)).order_by("id")
     by_submission: dict[int, list[Run]] = {}
-    for run in runs:
+    for run in without_superseded(runs):
         by_submission.setdefault(run.submission_id, []).append(run)
     rows = [_row(group[0].submission, group, columns, shared) for group in by_submission.values()]
     return Board(tab, strategy, columns, _order(rows), shared)

@@ -14,6 +14,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from arena.models import Episode, Run, Step, StoredImage, Submission
 from arena.selectors import RunProgress, run_progress
 from envs.registry import replay_renderer, suite_of
+from leaderboard.harness import run_json as harness_json
 from leaderboard.selectors import metric_value
 
 
@@ -247,6 +248,9 @@ class RunSerializer(serializers.ModelSerializer):
     cache_hit_rate = serializers.FloatField(read_only=True, allow_null=True)
     cost_usd = serializers.FloatField(read_only=True, allow_null=True)
     primary_metric = serializers.SerializerMethodField()
+    harness = serializers.SerializerMethodField(
+        help_text="The harness version the run was played under, its suite's current one, and a note when they differ."
+    )
     url = serializers.SerializerMethodField()
     api_url = serializers.SerializerMethodField()
 
@@ -292,7 +296,11 @@ class RunSerializer(serializers.ModelSerializer):
             "finished_at",
             "moderation",
             "moderation_reason",
+            "harness",
         ]
+
+    def get_harness(self, run) -> dict:
+        return harness_json(run)
 
     def _progress(self, run) -> RunProgress:
         # Read once per run for the three fields that show it.

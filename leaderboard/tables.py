@@ -10,6 +10,7 @@ An empty CSV cell is a figure the page shows as "—".
 
 from __future__ import annotations
 
+from leaderboard.harness import overall_row_harness, run_standing
 from leaderboard.overall import AVERAGE_DIGITS, AVERAGE_LABEL, Board, Cell, Column, Row
 from leaderboard.selectors import LeaderboardRow
 
@@ -36,7 +37,7 @@ def overall_header(board: Board) -> list[str]:
         header += [name, f"{column.suite.title} · {column.title} s.e.{_unit(column.unit)}"]
         if not column.summary:
             header.append(f"{column.suite.title} · {column.title} episodes")
-    header += ["Tokens in", "Tokens out", "Cost (USD)", "Model page"]
+    header += ["Tokens in", "Tokens out", "Cost (USD)", "Model page", "Harness"]
     return header
 
 
@@ -58,7 +59,7 @@ def overall_record(row: Row, base_url: str) -> list[str]:
         values += _cell_values(cell)
     values += [
         str(row.tokens_in), str(row.tokens_out), _rounded(row.cost_usd, COST_DIGITS),
-        base_url + row.submission.get_absolute_url(),
+        base_url + row.submission.get_absolute_url(), overall_row_harness(row).summary,
     ]
     return values
 
@@ -97,6 +98,16 @@ def overall_json_row(row: Row, base_url: str) -> dict:
         "tokens_in": row.tokens_in,
         "tokens_out": row.tokens_out,
         "cost_usd": row.cost_usd,
+        "harness": _harness_json(row),
+    }
+
+
+def _harness_json(row: Row) -> dict:
+    harness = overall_row_harness(row)
+    return {
+        "runs": harness.runs,
+        "runs_not_current": len(harness.older),
+        "notes": harness.notes,
     }
 
 
@@ -107,7 +118,7 @@ def task_header(metrics) -> list[str]:
         header += [f"{metric.label}{unit}", f"{metric.label} s.e.{unit}", f"{metric.label} episodes without a value"]
     header += [
         "Episodes", "Failed episodes", "Illegal actions (%)", "Tokens in", "Tokens out", "Cached tokens in",
-        "Cost (USD)", "Status", "Run page",
+        "Cost (USD)", "Status", "Run page", "Harness version", "Harness current",
     ]
     return header
 
@@ -124,8 +135,17 @@ def task_record(row: LeaderboardRow, base_url: str) -> list[str]:
         str(run.episodes_done), str(run.episodes_failed), _rounded(None if illegal is None else 100 * illegal, 1),
         str(run.tokens_spent_in), str(run.tokens_spent_out), str(run.cached_tokens_in),
         _rounded(run.cost_usd, COST_DIGITS), run.status, base_url + run.get_absolute_url(),
+        *_harness_cells(run),
     ]
     return values
+
+
+def _harness_cells(run) -> list[str]:
+    """The run's harness version, and "yes" or the note saying how it differs."""
+    standing = run_standing(run)
+    if standing is None:
+        return [run.harness_version, ""]
+    return [standing.played.value, "yes" if standing.is_current else standing.note]
 
 
 def task_csv_rows(metrics, rows: list[LeaderboardRow], base_url: str) -> list[list[str]]:

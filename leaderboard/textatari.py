@@ -27,6 +27,7 @@ from envs.textatari.catalog import CATEGORIES, DEVIATIONS, SCENARIO_TITLES
 from envs.textatari.scenarios import reference_coverage
 from envs.textatari.scores import Anchors, anchors
 from leaderboard.balrog import episodes_url
+from leaderboard.harness import without_superseded
 from leaderboard.selectors import STRATEGY_FILTERS, Filters, _scored_runs
 
 # The step-limit setting's name, and the limit a run has when it does not set it.
@@ -270,7 +271,7 @@ def board(suite: Suite, filters: PageFilters = PageFilters()) -> tuple[list[Game
     default_steps = {game.task_id: tasks_of(suite.id)[game.task_id].max_steps for game in columns}
     runs = _scored_runs(None, Filters(strategy=filters.strategy)).filter(task__in=list(default_steps))
     grouped: dict[tuple, list[Run]] = {}
-    for run in runs.order_by("id"):
+    for run in without_superseded(runs.order_by("id")):
         key = _run_key(run, default_steps)
         if filters.scenario and key[1] not in ("", filters.scenario):
             continue

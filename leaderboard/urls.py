@@ -1,6 +1,6 @@
 from django.urls import path
 
-from leaderboard import comparison_views, export_views, views
+from leaderboard import comparison_views, cost_views, export_views, views
 
 app_name = "leaderboard"
 urlpatterns = [
@@ -20,4 +20,5 @@ urlpatterns = [
     path("runs/<int:pk>/episodes.zip", export_views.run_zip, name="run-zip"),
     path("episodes/<int:pk>/compare/<int:other_pk>/", views.compare, name="compare"),
     path("compare/", comparison_views.compare_page, name="compare-submissions"),
+    path("cost/", cost_views.cost_page, name="cost"),
 ]

@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT))
 
 # The simulators and libraries whose versions make the figures what they are.
 ENGINES = (
-    "ale-py", "chess", "crafter", "dm-control", "gymnasium", "minigrid", "minihack", "mujoco", "nle", "numpy",
-    "textworld",
+    "ale-py", "chess", "crafter", "dm-control", "gymnasium", "lark", "minigrid", "minihack", "mujoco", "nle",
+    "numpy", "pillow", "textworld",
 )
 
 

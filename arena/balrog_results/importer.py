@@ -38,6 +38,7 @@ from arena.balrog_results.format import (
 from arena.metrics import fold
 from arena.models import Episode, Run, Step, Submission
 from envs.balrog.catalog import ArenaTask, Environment, UnknownTask, arena_task, environment_named
+from envs.harness import IMPORTED
 
 SOURCE = "BALROG leaderboard"
 # Where each episode keeps what its run JSON says beyond the arena's columns.
@@ -221,6 +222,7 @@ def _run(submission: Submission, parsed: ParsedRun, fmt: str, now) -> Run:
         },
         first_seed=seeds[0] if seeds else 0,
         num_episodes=len(episodes),
+        harness_version=IMPORTED,
         status=Run.FINISHED,
         started_at=now,
         finished_at=now,

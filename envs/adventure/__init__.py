@@ -84,6 +84,8 @@ SUITE = register_suite(
             },
         ),
         # One column: clemscore is already the suite's figure over its experiments.
+        protocol_version=1,
+        engine_packages=("lark",),
         overall=Overall(
             cell=POOL_EPISODES,
             note=(

@@ -85,6 +85,8 @@ SUITE = register_suite(
         ),
         # BALROG's leaderboard as its own page draws it: a column per environment, and
         # the average, which is the suite's figure only once all six are played.
+        protocol_version=1,
+        engine_packages=("crafter", "gymnasium", "minigrid", "minihack", "nle", "numpy", "pillow", "textworld"),
         overall=Overall(
             cell=POOL_EPISODES,
             note=(

@@ -78,6 +78,8 @@ SUITE = register_suite(
                 "reflection": "none",
             },
         ),
+        protocol_version=1,
+        engine_packages=(),
         overall=Overall(
             cell=POOL_EPISODES,
             note=(

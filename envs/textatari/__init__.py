@@ -85,6 +85,8 @@ SUITE = register_suite(
         # A column per game category (App. C); the normalised score has no ceiling
         # (100 % is a human tester, not a solved game), so it stays out of the average
         # progress.
+        protocol_version=1,
+        engine_packages=("ale-py", "numpy", "pillow"),
         overall=Overall(
             cell=MEAN_OVER_TASKS,
             note=(
