@@ -1,8 +1,10 @@
 """BALROG's five BabyAI-Text tasks (BALROG App. A): go to, pick up, open, put next to,
 and pick up then go to, each one mission kind of BabyAI-Text's MixedTrainLocal level
-(`envs.balrog.babyai_level`). The level's rules are rewritten on minigrid 3.2.0 (BALROG's
-Minigrid fork is not on PyPI): the same seed gives another layout than in BALROG, so
-episodes cannot be paired with BALROG's (docs/fidelity/balrog.md).
+(`envs.balrog.babyai_level`). The level is written on minigrid 3.2.0 (BALROG's Minigrid
+fork is not on PyPI, and minigrid's releases have no such level) with the fork's order of
+random draws: seeds 0–9 of every task give the game BALROG's code gives them, and random
+actions, scripted replies and the expert play on as in BALROG
+(tests/envs/balrog/test_reference_babyai.py, docs/fidelity/balrog.md).
 
 The agent reads its mission in the instruction prompt (App. A.3) and, at every step, a
 description of its partial view relative to itself (`envs.balrog.babyai_text`); the

@@ -21,10 +21,13 @@ its instruction classes. Facts taken from BabyAI-Text's level:
 - the step limit is minigrid's rule for BabyAI levels: 64 steps per room per
   navigation the mission needs (64 for go to and pick up, 128 for the others).
 
-Everything random is drawn from minigrid's generator, which `reset(seed=...)` seeds:
-the same seed gives the same layout and mission. The rules are BabyAI-Text's, the order
-of the random draws is this module's own: a seed does not give the layout BALROG's fork
-gives it, so games follow the same rules but are not BALROG's games seed for seed.
+Everything random is drawn from minigrid's generator, which `reset(seed=...)` seeds, in
+the order BabyAI-Text's level draws it (minigrid 3.2.0's rooms, placements and
+instructions draw as the fork's do): a seed gives the game BALROG's code gives it — the
+same mission, grid and agent for seeds 0–9 of all five kinds
+(tests/envs/balrog/test_reference_babyai.py). BALROG builds its level object until it
+holds the wanted kind (the kind is drawn, unseeded, when the level is built); here the
+kind is chosen directly, which leaves every seeded draw unchanged.
 """
 
 from __future__ import annotations
@@ -59,9 +62,6 @@ LOCKED_DOOR_COLOURS = ("yellow", "green", "blue", "purple")
 HELD_OUT_PHRASES = ("yellow box", "red key", "red door", "green ball", "grey door")
 # Objects besides the distractors each single-room kind adds: the mission's targets.
 TARGETS = {GOTO: 1, PICKUP: 1, PUTNEXT: 2, PICKUP_THEN_GOTO: 2}
-# The two rooms of "open" are columns 0 and 1 of one row; the wall between them is
-# the right wall (index 0) of the left room and the left wall (index 2) of the right one.
-WALL_TOWARDS_OTHER_ROOM = {0: 0, 1: 2}
 
 
 def same_description(a: WorldObj, b: WorldObj) -> bool:
@@ -105,10 +105,18 @@ class MixedTrainLocalLevel(RoomGridLevel):
             # The agent is placed first so that no object lands next to it.
             self.place_agent()
             objs = self.add_distractors(num_distractors=self.num_dists + TARGETS[self.kind], all_unique=False)
-            self._require_everything_reachable()
+            reachable = self.check_objs_reachable(raise_exc=False)
+            # The mission is drawn even from a layout about to be rejected: BabyAI-Text's
+            # level draws it before looking at either test, and the next attempt must
+            # start from the same point of the random stream for a seed to give its game.
             self.instrs = self._single_room_mission(objs)
-        if any(phrase in self.instrs.surface(self) for phrase in HELD_OUT_PHRASES):
+            if not reachable:
+                raise RejectSampling("an object can only be reached by moving another one")
+        if self._names_held_out_object(self.instrs):
             raise RejectSampling("the mission names an object held out for the test level")
+
+    def _names_held_out_object(self, instrs) -> bool:
+        return any(phrase in instrs.surface(self) for phrase in HELD_OUT_PHRASES)
 
     # -- the kinds ----------------------------------------------------------------------
     def _single_room_mission(self, objs: list[WorldObj]):
@@ -138,20 +146,44 @@ class MixedTrainLocalLevel(RoomGridLevel):
         return second
 
     def _locked_door_mission(self):
-        """Two rooms joined by a locked door; the key and the distractors lie in the
-        room the agent starts in."""
-        locked_column = self._rand_int(0, 2)
-        open_column = 1 - locked_column
-        colour = self._rand_elem(LOCKED_DOOR_COLOURS)
-        self.add_door(locked_column, 0, WALL_TOWARDS_OTHER_ROOM[locked_column], color=colour, locked=True)
-        self.locked_room = self.get_room(locked_column, 0)
-        self.add_object(open_column, 0, "key", colour)
-        self.add_distractors(open_column, 0, num_distractors=self.num_dists, all_unique=False)
-        # Placed after the objects, facing a wall or free floor.
-        self.place_agent(open_column, 0)
-        self._require_everything_reachable()
-        return OpenInstr(ObjDesc("door", self._rand_elem((None, colour))))
+        """Two rooms joined by a locked door, its key in the other room, the agent
+        anywhere but the locked room. The attempts are repeated here rather than by
+        rejection: BabyAI-Text's level rebuilds only the rooms between its attempts,
+        and the random draws must follow its order (rooms, door colour, locked room and
+        wall, key room, agent room, whether the mission names the colour) for a seed to
+        give the game BALROG's code gives it."""
+        while True:
+            RoomGrid._gen_grid(self, self.width, self.height)
+            colour = self._rand_elem(LOCKED_DOOR_COLOURS)
+            self._lock_a_room(colour)
+            self.connect_all()
+            for column in range(self.num_cols):
+                if self.get_room(column, 0) is not self.locked_room:
+                    self.add_distractors(column, 0, num_distractors=self.num_dists, all_unique=False)
+            self._place_agent_outside_locked_room()
+            reachable = self.check_objs_reachable(raise_exc=False)
+            instrs = OpenInstr(ObjDesc("door", self._rand_elem((None, colour))))
+            if reachable and not self._names_held_out_object(instrs):
+                return instrs
 
-    def _require_everything_reachable(self):
-        if not self.check_objs_reachable(raise_exc=False):
-            raise RejectSampling("an object can only be reached by moving another one")
+    def _lock_a_room(self, colour: str) -> None:
+        """A locked door of `colour` on an inner wall of a random room, then its key in
+        a random other room (minigrid's `add_locked_room` has no colour parameter)."""
+        while True:
+            column, row, wall = self._rand_int(0, self.num_cols), self._rand_int(0, self.num_rows), self._rand_int(0, 4)
+            room = self.get_room(column, row)
+            if room.neighbors[wall] is not None:
+                break
+        self.locked_room = room
+        self.add_door(column, row, wall, color=colour, locked=True)
+        while True:
+            column, row = self._rand_int(0, self.num_cols), self._rand_int(0, self.num_rows)
+            if self.get_room(column, row) is not self.locked_room:
+                break
+        self.add_object(column, row, "key", colour)
+
+    def _place_agent_outside_locked_room(self) -> None:
+        while True:
+            self.place_agent()
+            if self.room_from_pos(*self.agent_pos) is not self.locked_room:
+                return

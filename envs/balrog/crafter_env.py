@@ -211,6 +211,11 @@ class CrafterTask(BalrogTask):
         )
 
     def _observation(self, frame) -> Observation:
+        # BALROG's wrapper draws the frame a second time for its image, and at night
+        # crafter's drawing adds noise drawn from the world's own random generator: the
+        # second drawing moves the world's randomness on, so creatures spawn and move as
+        # in BALROG only if it is drawn here too (the first night differs otherwise).
+        frame = self._env.render()
         self._frame = frame
         text = crafter_text.surroundings_text(self._env)
         context = crafter_text.status_text(self._env)

@@ -79,16 +79,16 @@ def clean_feedback(raw: str, objective: str, show_objective: bool) -> str:
     """The game's text as the agent reads it.
 
     Hidden objective (BALROG): only what follows the objective's last occurrence is
-    kept, which also drops the title banner printed before it. Shown objective: the
-    text starts at the objective. The cooking games' interpreter ends each answer with
-    a status line (room, score/turns) after a ">" prompt padded with spaces; the line
-    stays, as in BALROG's observations (App. C.5), the prompt and padding go.
+    kept, which also drops the title banner printed before it, trimmed at both ends and
+    otherwise as the game printed it — blank lines, and the cooking games' ">" prompt
+    padded with spaces before their status line (room, score/turns), as in BALROG's
+    observations (App. C.5). Shown objective (the arena's option): the text starts at
+    the objective, and the prompt, its padding and runs of blank lines are tidied away.
     """
-    if show_objective:
-        start = raw.find(objective)
-        text = raw[start:] if start > 0 else raw
-    else:
-        text = raw.split(objective)[-1]
+    if not show_objective:
+        return raw.split(objective)[-1].strip() or NOTHING_PRINTED
+    start = raw.find(objective)
+    text = raw[start:] if start > 0 else raw
     text = re.sub(r"^>[ \t]*", "", text, flags=re.MULTILINE)
     text = re.sub(r"[ \t]+\n", "\n", text)
     text = re.sub(r"\n{3,}", "\n\n", text).strip()

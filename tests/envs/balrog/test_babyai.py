@@ -105,11 +105,11 @@ def test_after_picking_up_its_target_the_agent_is_told_what_it_carries():
 
 def test_opening_the_locked_door_shows_it_open_in_front_of_the_agent():
     task = make("balrog/babyai-open")
-    first = task.reset(11).text.splitlines()
-    assert "a locked purple door 1 step left and 5 steps forward" in first
+    first = task.reset(14).text.splitlines()
+    assert "a locked blue door 1 step right and 4 steps forward" in first
     final = play_expert(task).observation.text.splitlines()
-    assert final[0] == "You carry a purple key"
-    assert "an open purple door 1 step forward" in final
+    assert final[0] == "You carry a blue key"
+    assert "an open blue door 1 step forward" in final
 
 
 @pytest.mark.parametrize("task_id", TASKS)
