@@ -30,8 +30,8 @@ def payload(observation: Observation):
 
 def test_it_registers_both_tasks_in_the_lmact_suite_with_a_description():
     tasks = all_tasks()
-    assert tasks["lmact/tictactoe"] is tictactoe.TicTacToe
-    assert tasks["lmact/gridworld"] is gridworld.GridWorld
+    assert issubclass(tasks["lmact/tictactoe"], tictactoe.TicTacToe)
+    assert issubclass(tasks["lmact/gridworld"], gridworld.GridWorld)
     for task_id in TASKS:
         cls = tasks[task_id]
         assert issubclass(cls, Task) and cls.suite == "lmact"

@@ -9,7 +9,7 @@ from envs.adventure import fixture  # noqa: E402
 from envs.adventure.engine import Game  # noqa: E402
 from envs.adventure.planner import plan  # noqa: E402
 from envs.adventure.sample import sample_world  # noqa: E402
-from envs.adventure.tasks import TASK_CLASSES  # noqa: E402
+from tests.envs.adventure.experiments import TASK_CLASSES  # noqa: E402
 
 
 def test_a_third_object_does_not_fit():

@@ -8,7 +8,7 @@ from envs.registry import all_tasks
 all_tasks()
 
 from envs.adventure.metrics import aggregate  # noqa: E402
-from envs.adventure.tasks import TASK_CLASSES  # noqa: E402
+from tests.envs.adventure.experiments import TASK_CLASSES  # noqa: E402
 
 KEYS = {
     "experiment", "instance", "outcome", "end_reason", "success", "played", "quality", "goals_total",

@@ -13,7 +13,8 @@ from envs.adventure.engine import Game  # noqa: E402
 from envs.adventure.parser import parse  # noqa: E402
 from envs.adventure.planner import plan  # noqa: E402
 from envs.adventure.sample import sample_world  # noqa: E402
-from envs.adventure.tasks import TASK_CLASSES, well_formed_commands  # noqa: E402
+from envs.adventure.tasks import well_formed_commands  # noqa: E402
+from tests.envs.adventure.experiments import TASK_CLASSES  # noqa: E402
 
 
 def exhaustive_optimum(world, max_depth=12):

@@ -9,7 +9,7 @@ all_tasks()
 
 from envs.adventure.engine import ABORT_FORMAT, TURN_LIMIT, Game  # noqa: E402
 from envs.adventure.sample import sample_world  # noqa: E402
-from envs.adventure.tasks import TASK_CLASSES  # noqa: E402
+from tests.envs.adventure.experiments import TASK_CLASSES  # noqa: E402
 
 
 def task(experiment="basic-easy", seed=0):

@@ -11,7 +11,7 @@ from envs.adventure import domain, fixture  # noqa: E402
 from envs.adventure.engine import Game  # noqa: E402
 from envs.adventure.generator import rename  # noqa: E402
 from envs.adventure.sample import sample_world  # noqa: E402
-from envs.adventure.tasks import TASK_CLASSES  # noqa: E402
+from tests.envs.adventure.experiments import TASK_CLASSES  # noqa: E402
 from envs.adventure.words import ENGLISH, RESERVED, pseudo_word, pseudo_words  # noqa: E402
 
 

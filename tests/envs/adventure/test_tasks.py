@@ -12,7 +12,7 @@ all_tasks()
 from envs.adventure.baselines import BASELINES, OraclePolicy, RandomCommandPolicy  # noqa: E402
 from envs.adventure.generator import EXPERIMENTS  # noqa: E402
 from envs.adventure.metrics import aggregate  # noqa: E402
-from envs.adventure.tasks import TASK_CLASSES  # noqa: E402
+from tests.envs.adventure.experiments import TASK_CLASSES  # noqa: E402
 from envs.core import Policy  # noqa: E402
 from envs.registry import get_task_class  # noqa: E402
 
