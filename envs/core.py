@@ -195,6 +195,11 @@ class Task(abc.ABC):
         return type(cls.__name__, (cls,), attributes)
 
     def __init__(self, format: str | None = None):
+        if not hasattr(type(self), "spec"):
+            raise TypeError(
+                f"{type(self).__name__} is a game without its spec row: get the task from envs.registry "
+                "(make(task_id) or get_task_class(task_id))"
+            )
         fmt = format or self.formats[0]
         if fmt not in self.formats:
             raise ValueError(f"{self.id} has no observation format {fmt!r}; choose one of {', '.join(self.formats)}")
