@@ -324,7 +324,7 @@ def main() -> None:
                     )
                 sizes[fmt] = PromptSize(figures["first"], figures["per_step"], figures["answer"], demo)
                 typical.append(typical_steps(figures["steps"], expert, measured_expert))
-            recorded[task_id] = Measured(sizes, None if None in typical else round(max(typical), 1))
+            recorded[task_id] = Measured(sizes, None if None in typical else round(float(max(typical)), 1))
             if args.write:
                 # After every task, so that an interrupted run keeps what it measured.
                 write_measured({task_id: recorded[task_id]})
