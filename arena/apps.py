@@ -19,6 +19,12 @@ class ArenaConfig(AppConfig):
 
         from arena import page_generation
         from envs import demos
+        from envs.core import Task
+
+        # Task classes reach page templates as values, and Django's templates call any
+        # callable they meet (a task class called is a new game): telling them not to
+        # is the Django side's business, not the games'.
+        Task.do_not_call_in_templates = True
 
         # Expert demonstration pools are built once and kept in var/demos/.
         demos.set_cache_dir(settings.ARENA_DEMO_CACHE_DIR)

@@ -4,11 +4,11 @@ out before anything is created. The submission form's "Preview" button and
 submission queues the very runs it lists (the same `services.run_specs`).
 
 How the token estimate is made (also stated on the page, `ESTIMATE_METHOD`): each run
-plays its episodes for the task's typical length (`Task.typical_steps`, the random
+plays its episodes for the task's typical length (`TaskSpec.typical_steps`, the random
 baseline's mean length measured through the arena; the step limit when unmeasured),
 and every call's prompt is the measured size of the task's first prompt in that format,
 plus what each earlier step kept in the prompt adds, plus the demonstrations, capped at
-the model's context window (envs.core.PromptSize, measured by bench/prompt_sizes.py;
+the model's context window (envs.measured.PromptSize, measured by bench/prompt_sizes.py;
 for a task with swept options, the mean over its option combinations).
 A naive answer is the action's measured size; with chain of thought the length of the
 reasoning is the model's own, so the answer budget counts whole (an upper bound).
@@ -199,10 +199,10 @@ def _estimate(task_cls, fmt: str, variant: Variant, max_steps: int, window: int 
     """(input tokens, output tokens) of one episode and the size of the shortest first
     prompt the protocol allows (demonstrations are the first thing left out to fit a
     window), or None without a measured prompt size (see the module docstring)."""
-    size = task_cls.prompt_sizes.get(fmt)
+    size = task_cls.spec.prompt_sizes.get(fmt)
     if size is None:
         return None
-    steps = max(1, round(min(task_cls.typical_steps or max_steps, max_steps)))
+    steps = max(1, round(min(task_cls.spec.typical_steps or max_steps, max_steps)))
     answer_budget = answer_reserve(window, max_tokens)
     cap = window - answer_budget if window else None
     demonstrations = variant.num_demonstrations * size.per_demonstration

@@ -25,10 +25,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from envs.balrog.babaisai import BabaIsAITask  # noqa: E402  (importing it registers the task)
+from envs.registry import get_task_class  # noqa: E402
 from envs.balrog.babaisai_levels import FAMILY_NAMES  # noqa: E402
 from envs.core import ExpertPolicy, RandomLegalPolicy  # noqa: E402
 from envs.registry import make  # noqa: E402
+
+BabaIsAITask = get_task_class("balrog/babaisai")
 
 
 def play(seed: int, policy_cls) -> tuple[str, float, int, float]:

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from envs.balrog.babyai import BabyAITask  # noqa: E402  (importing it registers the suite)
+from envs.balrog.babyai import BabyAITask  # noqa: E402
 from envs.core import ExpertPolicy, RandomLegalPolicy  # noqa: E402
 from envs.registry import make, tasks_of  # noqa: E402
 

@@ -18,7 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from envs.lmact.cheetah import CheetahRun  # noqa: E402
+from envs.registry import get_task_class  # noqa: E402
+
+CheetahRun = get_task_class("lmact/cheetah")
 
 
 def play(episodes: int, draw: bool) -> tuple[float, list[int]]:

@@ -1,6 +1,7 @@
 """Prompt sizes and episode lengths per task and format, measured from the prompts the
 arena really sends: the figures the submission preview estimates tokens from
-(envs.core.PromptSize, Task.prompt_sizes, Task.typical_steps).
+(envs.measured: PromptSize per format, typical_steps). With --write they go to
+envs/data/measured.json (the measured tasks' entries replaced, the others kept).
 
 Each episode is played by the real runner (arena.runner.EpisodeRunner) with the real
 strategy of its suite, on a throw-away database; only the model is replaced: a client
@@ -29,7 +30,7 @@ tile rule (arena.tokens.image_tokens). From the calls of every episode:
   pushed to, such as AdventureGame's "done").
 
     .venv/bin/python bench/prompt_sizes.py [--episodes 3] [--task lmact/gridworld ...]
-        [--per-option] [--without-expert]
+        [--per-option] [--without-expert] [--write]
 """
 
 from __future__ import annotations
@@ -255,6 +256,15 @@ def measure_per_option(task_id: str, fmt: str, episodes: int) -> tuple[dict, lis
     return overall, lines
 
 
+def typical_steps(random_steps: float, expert: float | None, measured_expert: bool) -> float | None:
+    """The episode length the preview plays: None (the run's step limit) where the
+    random baseline played every episode to the limit or the expert was not measured;
+    else the longer of the random and the expert baseline's mean."""
+    if not measured_expert:
+        return None
+    return max(random_steps, expert or 0.0)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episodes", type=int, default=3, help="episodes per task and format (per option combination: 1)")
@@ -268,17 +278,25 @@ def main() -> None:
         "--without-expert", action="store_true",
         help="do not measure the expert's episode length (slow planners); the estimate then uses the step limit",
     )
+    parser.add_argument(
+        "--write", action="store_true",
+        help="record the measured tasks' figures in envs/data/measured.json (other tasks' entries are kept)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         setup_django(tmp)
         from arena.services import option_combinations
+        from envs.measured import Measured, PromptSize, write_measured
         from envs.registry import all_tasks, suite_of
+
+        recorded: dict[str, Measured] = {}
 
         print(f"{'task':36} {'format':16} {'first':>7} {'/step':>6} {'/demo':>7} {'answer':>6} {'steps':>7} "
               f"{'expert':>7} {'limit':>6} {'eps':>4} {'s':>6}")
         for task_id, cls in all_tasks().items():
             if args.task and task_id not in args.task:
                 continue
+            sizes, typical = {}, []
             for fmt in cls.formats:
                 started = time.perf_counter()
                 per_option = []
@@ -304,6 +322,12 @@ def main() -> None:
                         f"{each['answer']:6d} {each['steps']:7.1f} {'':>7} {'':6} {each['episodes']:4d}",
                         flush=True,
                     )
+                sizes[fmt] = PromptSize(figures["first"], figures["per_step"], figures["answer"], demo)
+                typical.append(typical_steps(figures["steps"], expert, measured_expert))
+            recorded[task_id] = Measured(sizes, None if None in typical else round(float(max(typical)), 1))
+            if args.write:
+                # After every task, so that an interrupted run keeps what it measured.
+                write_measured({task_id: recorded[task_id]})
 
 
 if __name__ == "__main__":

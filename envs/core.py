@@ -24,6 +24,8 @@ from typing import ClassVar
 
 from PIL import Image
 
+from envs.spec import TaskSpec
+
 # Observation formats given to the agent as an image (everything else is text).
 IMAGE_FORMATS = ("rgb",)
 
@@ -68,19 +70,6 @@ class StepResult:
         return self.terminated or self.truncated
 
 
-@dataclasses.dataclass(frozen=True)
-class PromptSize:
-    """How large a task's prompts are in one observation format, measured from the
-    prompts the arena sends (bench/prompt_sizes.py: the random baseline's episodes
-    through the real runner and strategy, tokens counted by arena.tokens, images by
-    OpenAI's tile rule). The submission preview estimates tokens from it."""
-
-    first: int  # tokens of an episode's first prompt (instructions, first observation)
-    per_step: int  # tokens each earlier step adds while the prompt keeps it
-    answer: int  # tokens of the action alone, a naive answer
-    per_demonstration: int = 0  # tokens of one expert demonstration episode (LMAct)
-
-
 _NOT_STARTED, _PLAYING, _OVER = "not started", "playing", "over"
 
 
@@ -119,10 +108,15 @@ class ReflectionRequest:
 class Task(abc.ABC):
     """One game of a suite with its fixed protocol.
 
-    Subclasses set the class attributes and implement the abstract methods. The
-    instance holds one episode at a time; `reset` starts a new one.
+    Subclasses implement the abstract methods and set the game's class attributes;
+    what the catalogue says of a task (id, title, limit, formats, the row's settings
+    and game parameters) is its row of the suite's spec table (envs.spec.TaskSpec),
+    put on the class the registry hands out by `for_spec`. The instance holds one
+    episode at a time; `reset` starts a new one.
     """
 
+    # From the task's spec row (`for_spec`).
+    spec: ClassVar[TaskSpec]
     id: ClassVar[str]  # "lmact/tictactoe"
     suite: ClassVar[str]  # "lmact"
     title: ClassVar[str]  # "Tic-tac-toe"
@@ -171,12 +165,6 @@ class Task(abc.ABC):
     # number for this task than for the rest of its suite (BALROG: 25 per BabyAI task,
     # 10 for Crafter); None: the preset's.
     paper_episodes: ClassVar[int | None] = None
-    # Measured figures for the submission preview's token estimate (PromptSize): per
-    # observation format, and the mean episode length of the random baseline played
-    # through the arena (None: the step limit). A format without a figure is left out
-    # of the estimate, and the preview says so.
-    prompt_sizes: ClassVar[dict[str, PromptSize]] = {}
-    typical_steps: ClassVar[float | None] = None
     # How many expert demonstrations the pool holds (LMAct §2.4: up to 1000);
     # planning experts on real simulators are slow, so their pools are smaller.
     demonstration_pool_size: ClassVar[int] = 1000
@@ -192,10 +180,26 @@ class Task(abc.ABC):
     # The replay renderer of the task's text observations when it is not the suite's
     # (static/js/renderers*.js), e.g. "chess".
     renderer: ClassVar[str | None] = None
-    # Task classes are passed to page templates; this stops Django calling them.
-    do_not_call_in_templates: ClassVar[bool] = True
+
+    @classmethod
+    def for_spec(cls, spec: TaskSpec) -> type[Task]:
+        """The task class of one spec row: this game with the row's id, title, limit,
+        formats and game parameters, and the game's settings with the row's. A game
+        whose class data derive from its parameters (AdventureGame's prompt template)
+        extends this."""
+        attributes = {
+            "spec": spec, "id": spec.id, "suite": spec.suite, "title": spec.title, "max_steps": spec.max_steps,
+            "formats": spec.formats, "settings": {**cls.settings, **spec.settings}, **spec.game,
+            "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+        }
+        return type(cls.__name__, (cls,), attributes)
 
     def __init__(self, format: str | None = None):
+        if not hasattr(type(self), "spec"):
+            raise TypeError(
+                f"{type(self).__name__} is a game without its spec row: get the task from envs.registry "
+                "(make(task_id) or get_task_class(task_id))"
+            )
         fmt = format or self.formats[0]
         if fmt not in self.formats:
             raise ValueError(f"{self.id} has no observation format {fmt!r}; choose one of {', '.join(self.formats)}")

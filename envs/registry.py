@@ -1,52 +1,70 @@
 """The catalogue of suites and tasks: `make("lmact/gridworld", format="ascii")`,
-`suite_of("lmact/gridworld")`."""
+`suite_of("lmact/gridworld")`.
+
+It is read from the suites' declarations, not filled by importing games: each suite
+package holds its descriptor (`envs/<suite>/__init__.py`: SUITE, an envs.suite.Suite)
+and its spec table (`envs/<suite>/specs.py`: TASKS, envs.spec.TaskSpec rows). A new
+suite adds its package to SUITE_TABLES. Game modules are imported when the catalogue is
+first read (each row's entry point); nothing in a suite imports this module to
+register itself, so `envs` has no import cycle (tests/envs/test_envs_imports.py).
+"""
 
 from __future__ import annotations
 
+import importlib
+
 from envs.core import IMAGE_FORMATS, Task
+from envs.spec import TaskSpec
 from envs.suite import Suite
+
+# The suites' packages, each with SUITE in its __init__ and TASKS in its specs module.
+SUITE_TABLES = ("envs.adventure", "envs.balrog", "envs.infogather", "envs.lmact", "envs.textatari")
 
 _TASKS: dict[str, type[Task]] = {}
 _SUITES: dict[str, Suite] = {}
 
 
-def register(cls: type[Task]) -> type[Task]:
-    if cls.id in _TASKS:
-        raise ValueError(f"task {cls.id} registered twice")
-    if cls.id.split("/", 1)[0] != cls.suite:
-        raise ValueError(f"task {cls.id} must be named <suite>/<name> with its suite {cls.suite!r}")
-    _TASKS[cls.id] = cls
-    return cls
+def task_class(spec: TaskSpec) -> type[Task]:
+    """The task class of a spec row: its entry point's game with the row's values."""
+    game = spec.game_class()
+    if not (isinstance(game, type) and issubclass(game, Task)):
+        raise TypeError(f"task {spec.id}: entry point {spec.entry_point!r} is not an envs.core.Task")
+    return game.for_spec(spec)
 
 
-def register_suite(suite: Suite) -> Suite:
-    if suite.id in _SUITES:
-        raise ValueError(f"suite {suite.id} registered twice")
-    _SUITES[suite.id] = suite
-    return suite
+def catalogue(declarations) -> tuple[dict[str, Suite], dict[str, type[Task]]]:
+    """Suites and task classes by id from (Suite, spec rows) pairs, refusing an id
+    declared twice and a row in another suite's table."""
+    suites: dict[str, Suite] = {}
+    tasks: dict[str, type[Task]] = {}
+    for suite, specs in declarations:
+        if suite.id in suites:
+            raise ValueError(f"suite {suite.id} declared twice")
+        suites[suite.id] = suite
+        for spec in specs:
+            if spec.id in tasks:
+                raise ValueError(f"task {spec.id} declared twice")
+            if spec.suite != suite.id:
+                raise ValueError(f"task {spec.id} is in the spec table of suite {suite.id!r}")
+            tasks[spec.id] = task_class(spec)
+    return suites, tasks
+
+
+def _load_suites() -> None:
+    global _loaded
+    suites, tasks = catalogue(
+        (importlib.import_module(package).SUITE, importlib.import_module(f"{package}.specs").TASKS)
+        for package in SUITE_TABLES
+    )
+    _SUITES.update(suites)
+    _TASKS.update(tasks)
+    _loaded = True
 
 
 _loaded = False
 
 
-def _load_suites() -> None:
-    # Importing a suite package registers its descriptor and its tasks.
-    global _loaded
-    import envs.adventure  # noqa: F401
-    import envs.balrog  # noqa: F401
-    import envs.infogather  # noqa: F401
-    import envs.lmact  # noqa: F401
-    import envs.textatari  # noqa: F401
-
-    undeclared = sorted({cls.suite for cls in _TASKS.values()} - set(_SUITES))
-    if undeclared:
-        raise RuntimeError(f"tasks of suites without a descriptor (envs.suite.Suite): {', '.join(undeclared)}")
-    _loaded = True
-
-
 def all_tasks() -> dict[str, type[Task]]:
-    # A flag, not "is the catalogue empty": importing one suite directly must not stop
-    # the others from loading.
     if not _loaded:
         _load_suites()
     return dict(_TASKS)
@@ -80,8 +98,8 @@ def suite_of(task_id: str) -> Suite:
 
 
 def tasks_of(suite_id: str) -> dict[str, type[Task]]:
-    """The suite's tasks by id, in the order its package registers them (the order its
-    pages list them)."""
+    """The suite's tasks by id, in the order of its spec table (the order its pages
+    list them)."""
     return {task_id: cls for task_id, cls in all_tasks().items() if cls.suite == suite_id}
 
 

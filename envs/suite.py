@@ -1,7 +1,8 @@
 """What a suite is, declared once next to its tasks (docs/design.md §2: "suite").
 
-Each suite package (`envs/lmact`, `envs/infogather`, `envs/adventure`, …) builds one
-`Suite` and registers it with `envs.registry.register_suite`. The arena and the
+Each suite package (`envs/lmact`, `envs/infogather`, `envs/adventure`, …) declares one
+`Suite` as SUITE, beside its spec table (`specs.py`, envs.spec); envs.registry reads
+both. The arena and the
 leaderboard ask the descriptor — how the suite is prompted, which metric ranks its
 leaderboards, which replay renderer draws its observations — instead of testing task
 ids. Plain Python, no Django: the read side turns a `Metric` into numbers from a

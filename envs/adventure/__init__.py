@@ -1,8 +1,6 @@
-"""The AdventureGame suite: importing this package registers its
-descriptor and its nine experiments as tasks (`adventure/basic-easy`, …,
-`adventure/synthetic-hard`)."""
+"""The AdventureGame suite's descriptor; its nine experiments are the tasks of
+envs.adventure.specs (`adventure/basic-easy`, …, `adventure/synthetic-hard`)."""
 
-from envs.registry import register_suite
 from envs.suite import CHAT, MEAN_OF_EPISODE_METRIC, POOL_EPISODES, Metric, Overall, PaperPreset, Suite
 
 # AdventureGame §4.2 and envs.adventure.metrics. One task is one experiment. Per run the
@@ -50,53 +48,49 @@ GOAL_SUCCESS_RATE = Metric(
     description="Goal facts achieved at the end over all goal facts × 100 (AdventureGame §4.2).",
 )
 
-SUITE = register_suite(
-    Suite(
-        id="adventure",
-        title="AdventureGame",
-        description="A text adventure: deliver objects around a home in at most 50 turns, replies start with '>'.",
-        paper="AdventureGame: Jordan et al., Benchmarking Incremental Learning of Situation and Language Model using a Text-Simulated Situated Environment",
-        order=5,
-        prompt_protocol=CHAT,
-        illegal_actions=(
-            "A reply whose first line does not start with '>' aborts the episode, which then counts as "
-            "not played (AdventureGame §3.2); a command the game cannot carry out is recorded as illegal "
-            "and the game goes on with its feedback."
+SUITE = Suite(
+    protocol_version=1,
+    engine_packages=("lark",),
+    id="adventure",
+    title="AdventureGame",
+    description="A text adventure: deliver objects around a home in at most 50 turns, replies start with '>'.",
+    paper="AdventureGame: Jordan et al., Benchmarking Incremental Learning of Situation and Language Model using a Text-Simulated Situated Environment",
+    order=5,
+    prompt_protocol=CHAT,
+    illegal_actions=(
+        "A reply whose first line does not start with '>' aborts the episode, which then counts as "
+        "not played (AdventureGame §3.2); a command the game cannot carry out is recorded as illegal "
+        "and the game goes on with its feedback."
+    ),
+    primary_metric=CLEMSCORE,
+    secondary_metrics=(QUALITY, PLAYED, GOAL_SUCCESS_RATE),
+    renderer="adventure",
+    page="clemscore-tables",
+    page_summary="clemscore, quality, % played and goal rate (Tables 1–2)",
+    # AdventureGame §4.1.5: every experiment has 16 instances, each played once; the
+    # conversation is clembench's, replies kept as the model gave them. The turn
+    # window and the absence of an action list are the task's own (chat_* ClassVars).
+    paper_preset=PaperPreset(
+        summary=(
+            "clembench's 16 paper instances of each experiment once (§4.1.5), played by clembench's rules, the whole "
+            "conversation with the game, replies kept as given, no chain-of-thought request, self-correction or "
+            "reflection."
         ),
-        primary_metric=CLEMSCORE,
-        secondary_metrics=(QUALITY, PLAYED, GOAL_SUCCESS_RATE),
-        renderer="adventure",
-        page="clemscore-tables",
-        page_summary="clemscore, quality, % played and goal rate (Tables 1–2)",
-        # AdventureGame §4.1.5: every experiment has 16 instances, each played once; the
-        # conversation is clembench's, replies kept as the model gave them. The turn
-        # window and the absence of an action list are the task's own (chat_* ClassVars).
-        paper_preset=PaperPreset(
-            summary=(
-                "clembench's 16 paper instances of each experiment once (§4.1.5), played by clembench's rules, the whole "
-                "conversation with the game, replies kept as given, no chain-of-thought request, self-correction or "
-                "reflection."
-            ),
-            episodes=16,
-            strategy={
-                "chain_of_thought": False, "keep_reasoning": True, "self_correction": False, "num_demonstrations": 0,
-                "reflection": "none",
-            },
+        episodes=16,
+        strategy={
+            "chain_of_thought": False, "keep_reasoning": True, "self_correction": False, "num_demonstrations": 0,
+            "reflection": "none",
+        },
+    ),
+    # One column: clemscore is already the suite's figure over its experiments.
+    overall=Overall(
+        cell=POOL_EPISODES,
+        note=(
+            "AdventureGame: the share of episodes solved on 0–100 (the paper's quality, successes over all "
+            "episodes), over the pooled episodes of the experiments the submission played."
         ),
-        # One column: clemscore is already the suite's figure over its experiments.
-        protocol_version=1,
-        engine_packages=("lark",),
-        overall=Overall(
-            cell=POOL_EPISODES,
-            note=(
-                "AdventureGame: the share of episodes solved on 0–100 (the paper's quality, successes over all "
-                "episodes), over the pooled episodes of the experiments the submission played."
-            ),
-            columns=(("clemscore", "clemscore"),),
-            column_of=lambda task_id, options: "clemscore",
-            shared_scale=True,
-        ),
-    )
+        columns=(("clemscore", "clemscore"),),
+        column_of=lambda task_id, options: "clemscore",
+        shared_scale=True,
+    ),
 )
-
-from envs.adventure import tasks  # noqa: E402, F401

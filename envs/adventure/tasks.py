@@ -29,8 +29,7 @@ from envs.adventure.facts import View, World
 from envs.adventure.generator import INSTANCES_PER_EXPERIMENT
 from envs.adventure.metrics import episode_metrics
 from envs.adventure.planner import plan
-from envs.core import Observation, PromptSize, StepResult, Task
-from envs.registry import register
+from envs.core import Observation, StepResult, Task
 
 
 def well_formed_commands(world: World, state) -> list[str]:
@@ -76,9 +75,6 @@ INSTANCE_SOURCES = ("clembench", "arena")
 
 
 class AdventureTask(Task):
-    suite = "adventure"
-    formats = ("text",)
-    max_steps = TURN_LIMIT
     score_range = (0.0, 1.0)
     baselines = BASELINES
     # one episode per instance
@@ -90,7 +86,16 @@ class AdventureTask(Task):
     # Which instances are played: clembench's paper instances under clembench's rules
     # (the paper's protocol), or this project's generated worlds and engine.
     settings: ClassVar[dict[str, tuple]] = {"instances": INSTANCE_SOURCES}
-    experiment: ClassVar[str]
+    experiment: ClassVar[str]  # the spec row's game parameter: "basic-easy", …
+
+    @classmethod
+    def for_spec(cls, spec) -> type[AdventureTask]:
+        """One experiment (AdventureGame §4.1): its description and clembench's prompt
+        template come with it."""
+        task_cls = super().for_spec(spec)
+        task_cls.description = _COMMON + _DETAILS[task_cls.experiment]
+        task_cls.instructions = clem_play.template_text(task_cls.experiment)
+        return task_cls
 
     def __init__(self, format: str | None = None):
         super().__init__(format)
@@ -304,94 +309,4 @@ _DETAILS = {
     "prompt without explanation.",
     "synthetic-hard": "Four rooms, ten objects and six state-changing verbs all made-up words, the standard "
     "verbs take/put/open/close unknown; an object's states show only when it is examined.",
-}
-_TITLES = {
-    "basic-easy": "Basic, easy",
-    "basic-hard": "Basic, hard",
-    "limit-easy": "Inventory limit, easy",
-    "limit-hard": "Inventory limit, hard",
-    "preexplore-easy": "Pre-exploration, easy",
-    "preexplore-hard": "Pre-exploration, hard",
-    "synthetic-easy": "Synthetic words, easy",
-    "synthetic-medium": "Synthetic words, medium",
-    "synthetic-hard": "Synthetic words, hard",
-}
-
-
-def _configure(cls: type[AdventureTask], experiment: str) -> type[AdventureTask]:
-    cls.id = f"adventure/{experiment}"
-    cls.experiment = experiment
-    cls.title = f"AdventureGame: {_TITLES[experiment]}"
-    cls.description = _COMMON + _DETAILS[experiment]
-    cls.instructions = clem_play.template_text(experiment)
-    return register(cls)
-
-
-class BasicEasy(AdventureTask):
-    # Measured by bench/prompt_sizes.py on clembench's instances (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=155, per_step=37, answer=4)}
-    typical_steps = 11.0
-
-
-class BasicHard(AdventureTask):
-    # Measured by bench/prompt_sizes.py on clembench's instances (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=155, per_step=41, answer=4)}
-    typical_steps = 18.7
-
-
-class LimitEasy(AdventureTask):
-    # Measured by bench/prompt_sizes.py on clembench's instances (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=171, per_step=37, answer=4)}
-    typical_steps = 11.0
-
-
-class LimitHard(AdventureTask):
-    # Measured by bench/prompt_sizes.py on clembench's instances (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=171, per_step=40, answer=4)}
-    typical_steps = 18.7
-
-
-class PreexploreEasy(AdventureTask):
-    # Measured by bench/prompt_sizes.py on clembench's instances (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=615, per_step=39, answer=4)}
-    typical_steps = 11.7
-
-
-class PreexploreHard(AdventureTask):
-    # Measured by bench/prompt_sizes.py on clembench's instances (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=667, per_step=34, answer=4)}
-    typical_steps = 22.0
-
-
-class SyntheticEasy(AdventureTask):
-    # Measured by bench/prompt_sizes.py on clembench's instances (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=212, per_step=33, answer=4)}
-    typical_steps = 13.3
-
-
-class SyntheticMedium(AdventureTask):
-    # Measured by bench/prompt_sizes.py on clembench's instances (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=183, per_step=32, answer=4)}
-    typical_steps = 14.3
-
-
-class SyntheticHard(AdventureTask):
-    # Measured by bench/prompt_sizes.py on clembench's instances (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=167, per_step=21, answer=3)}
-    typical_steps = 21.3
-
-
-TASK_CLASSES: dict[str, type[AdventureTask]] = {
-    experiment: _configure(cls, experiment)
-    for experiment, cls in [
-        ("basic-easy", BasicEasy),
-        ("basic-hard", BasicHard),
-        ("limit-easy", LimitEasy),
-        ("limit-hard", LimitHard),
-        ("preexplore-easy", PreexploreEasy),
-        ("preexplore-hard", PreexploreHard),
-        ("synthetic-easy", SyntheticEasy),
-        ("synthetic-medium", SyntheticMedium),
-        ("synthetic-hard", SyntheticHard),
-    ]
 }

@@ -22,8 +22,7 @@ from envs.balrog.babaisai_levels import FAMILY_NAMES, Puzzle, family_of_seed, ge
 from envs.balrog.babaisai_render import render
 from envs.balrog.babaisai_text import observation_text
 from envs.balrog.protocol import BalrogTask, Outcome
-from envs.core import ExpertPolicy, Observation, PromptSize, RandomLegalPolicy
-from envs.registry import register
+from envs.core import ExpertPolicy, Observation, RandomLegalPolicy
 
 IDLE = "idle"
 # BALROG's actions in its order (App. D.3), described in our words.
@@ -60,20 +59,9 @@ _DESCRIPTION = (
 )
 
 
-@register
 class BabaIsAITask(BalrogTask):
-    id = "balrog/babaisai"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "text": PromptSize(first=460, per_step=123, answer=1),
-        "rgb": PromptSize(first=730, per_step=123, answer=1),
-    }
-    typical_steps = 92.0
-    title = "Baba Is AI"
     # BALROG's environment "babaisai" names its tasks env/<family>.
     balrog_name: ClassVar[str] = "env"
-    formats = ("text", "rgb")
-    max_steps = 100
     # BALROG's released config (eval.num_episodes.babaisai: 3), which its leaderboard
     # submissions play: 3 episodes for each of the 40 level families (the paper's App. D
     # reports 5); here the seed picks the family, so 120 episodes play each family 3 times.

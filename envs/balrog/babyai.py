@@ -29,8 +29,7 @@ from envs.balrog import babyai_level
 from envs.balrog.babyai_level import MixedTrainLocalLevel
 from envs.balrog.babyai_text import describe
 from envs.balrog.protocol import OBSERVATION_COMING, BalrogTask, Outcome
-from envs.core import ExpertPolicy, Observation, PromptSize, RandomLegalPolicy
-from envs.registry import register
+from envs.core import ExpertPolicy, Observation, RandomLegalPolicy
 
 # BALROG's action list, in its order (App. A.3), with the information BALROG's prompt
 # gives of each action, in the arena's words. BALROG says "pick up" takes the object
@@ -83,10 +82,10 @@ _ONE_ROOM = (
 class BabyAITask(BalrogTask):
     """One mission kind of MixedTrainLocal (BALROG App. A)."""
 
+    # The spec row's game parameters: the mission kind (a key of _LAYOUTS) and BALROG's
+    # name of the task, e.g. "BabyAI-MixedTrainLocal-v0/goto".
     kind: ClassVar[str]
-    # BALROG's name of the task, e.g. "BabyAI-MixedTrainLocal-v0/goto".
     balrog_name: ClassVar[str]
-    formats = ("text", "rgb")
     action_descriptions = ACTION_DESCRIPTIONS
     default_action = "go forward"
     baselines = {"random": RandomLegalPolicy, "expert": ExpertPolicy}
@@ -94,6 +93,12 @@ class BabyAITask(BalrogTask):
     # submissions play (the paper's App. A reports 25 seeds per task).
     paper_episodes = 10
     viewer_frames = True
+
+    @classmethod
+    def for_spec(cls, spec) -> type[BabyAITask]:
+        task_cls = super().for_spec(spec)
+        task_cls.description = _DESCRIPTION.format(layout=_LAYOUTS[task_cls.kind], limit=spec.max_steps)
+        return task_cls
 
     def __init__(self, format: str | None = None):
         super().__init__(format)
@@ -189,98 +194,17 @@ class BabyAITask(BalrogTask):
             self._bot_advice = None
 
 
-@register
-class BabyAIGoTo(BabyAITask):
-    id = "balrog/babyai-goto"
-    title = "BabyAI: go to"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "text": PromptSize(first=299, per_step=72, answer=2),
-        "rgb": PromptSize(first=568, per_step=72, answer=2),
-    }
-    kind = babyai_level.GOTO
-    balrog_name = "BabyAI-MixedTrainLocal-v0/goto"
-    max_steps = 64
-    description = _DESCRIPTION.format(
-        layout=f"{_ONE_ROOM} one object; the mission is to go to it ('go to the red ball'), "
-        "that is, to stand facing it.",
-        limit=max_steps,
-    )
-
-
-@register
-class BabyAIPickUp(BabyAITask):
-    id = "balrog/babyai-pickup"
-    title = "BabyAI: pick up"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "text": PromptSize(first=299, per_step=72, answer=2),
-        "rgb": PromptSize(first=568, per_step=72, answer=2),
-    }
-    kind = babyai_level.PICKUP
-    balrog_name = "BabyAI-MixedTrainLocal-v0/pickup"
-    max_steps = 64
-    description = _DESCRIPTION.format(
-        layout=f"{_ONE_ROOM} one object; the mission is to pick it up ('pick up a blue key').",
-        limit=max_steps,
-    )
-
-
-@register
-class BabyAIOpen(BabyAITask):
-    id = "balrog/babyai-open"
-    title = "BabyAI: open"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "text": PromptSize(first=371, per_step=52, answer=2),
-        "rgb": PromptSize(first=640, per_step=52, answer=2),
-    }
-    kind = babyai_level.OPEN
-    balrog_name = "BabyAI-MixedTrainLocal-v0/open"
-    max_steps = 128
-    description = _DESCRIPTION.format(
-        layout="two 8×8 rooms side by side joined by a locked yellow, green, blue or purple door; the agent "
-        "starts in the room holding the door's key and no distractors (BALROG's num_dists 0). The mission "
-        "is to open that door ('open the door' or 'open the green door'): pick up the key, face the door "
-        "and toggle it.",
-        limit=max_steps,
-    )
-
-
-@register
-class BabyAIPutNext(BabyAITask):
-    id = "balrog/babyai-putnext"
-    title = "BabyAI: put next to"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "text": PromptSize(first=296, per_step=70, answer=2),
-        "rgb": PromptSize(first=565, per_step=70, answer=2),
-    }
-    kind = babyai_level.PUTNEXT
-    balrog_name = "BabyAI-MixedTrainLocal-v0/putnext"
-    max_steps = 128
-    description = _DESCRIPTION.format(
-        layout=f"{_ONE_ROOM} two objects; the mission is to put one object next to another ('put the "
-        "red box next to a grey key'): carry it and drop it on a cell beside the other.",
-        limit=max_steps,
-    )
-
-
-@register
-class BabyAIPickUpThenGoTo(BabyAITask):
-    id = "balrog/babyai-pick-up-seq-go-to"
-    title = "BabyAI: pick up then go to"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "text": PromptSize(first=325, per_step=69, answer=2),
-        "rgb": PromptSize(first=594, per_step=69, answer=2),
-    }
-    kind = babyai_level.PICKUP_THEN_GOTO
-    balrog_name = "BabyAI-MixedTrainLocal-v0/pick_up_seq_go_to"
-    max_steps = 128
-    description = _DESCRIPTION.format(
-        layout=f"{_ONE_ROOM} two objects; the mission is to pick up one object and then go to the other, "
-        "said either way round ('pick up the blue key, then go to a red ball' or 'go to a red ball after "
-        "you pick up the blue key').",
-        limit=max_steps,
-    )
+# What each mission kind's level holds and asks, for its description (BALROG App. A).
+_LAYOUTS = {
+    babyai_level.GOTO: f"{_ONE_ROOM} one object; the mission is to go to it ('go to the red ball'), that is, to "
+    "stand facing it.",
+    babyai_level.PICKUP: f"{_ONE_ROOM} one object; the mission is to pick it up ('pick up a blue key').",
+    babyai_level.OPEN: "two 8×8 rooms side by side joined by a locked yellow, green, blue or purple door; the agent "
+    "starts in the room holding the door's key and no distractors (BALROG's num_dists 0). The mission is to open "
+    "that door ('open the door' or 'open the green door'): pick up the key, face the door and toggle it.",
+    babyai_level.PUTNEXT: f"{_ONE_ROOM} two objects; the mission is to put one object next to another ('put the "
+    "red box next to a grey key'): carry it and drop it on a cell beside the other.",
+    babyai_level.PICKUP_THEN_GOTO: f"{_ONE_ROOM} two objects; the mission is to pick up one object and then go to "
+    "the other, said either way round ('pick up the blue key, then go to a red ball' or 'go to a red ball after "
+    "you pick up the blue key').",
+}

@@ -16,8 +16,7 @@ from PIL import Image
 
 from envs.balrog import crafter_text
 from envs.balrog.protocol import HISTORY_COMING, BalrogTask, Outcome
-from envs.core import NoExpert, Observation, PromptSize, RandomLegalPolicy
-from envs.registry import register
+from envs.core import NoExpert, Observation, RandomLegalPolicy
 
 # BALROG's action names, in crafter's action order, with crafter's name for each.
 ACTIONS: dict[str, str] = {
@@ -96,7 +95,7 @@ ACHIEVEMENTS = (
 # numbers as the frame has pixels, so a different size would make creatures move
 # differently and the same seed play out differently from one format to another.
 FRAME_SIZE = (256, 256)
-STEP_LIMITS = (2000, 1000, 500, 100)
+from envs.balrog.specs import CRAFTER_STEP_LIMITS as STEP_LIMITS  # noqa: E402
 
 
 class SeededCrafterEnv(crafter.Env):
@@ -119,20 +118,8 @@ def achievement_title(achievement: str) -> str:
     return achievement.replace("_", " ").title()
 
 
-@register
 class CrafterTask(BalrogTask):
-    id = "balrog/crafter"
-    title = "Crafter"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "text": PromptSize(first=687, per_step=75, answer=2),
-        "rgb": PromptSize(first=956, per_step=75, answer=2),
-    }
-    typical_steps = 200.7
     balrog_name: ClassVar[str] = "default"
-    formats = ("text", "rgb")
-    max_steps = STEP_LIMITS[0]
-    settings: ClassVar[dict[str, tuple]] = {**BalrogTask.settings, "max_steps": STEP_LIMITS}
     description = (
         "Crafter (BALROG App. B): a procedurally generated 2D survival game where the agent gathers materials, "
         "crafts tools, eats, drinks, sleeps and fights to unlock up to 22 achievements in at most 2,000 steps. "

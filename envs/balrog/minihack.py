@@ -16,6 +16,7 @@ and the inventory as short-term context (BALROG's vision-language mode).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import ClassVar
 
 from minihack.base import MH_FULL_ACTIONS
@@ -28,10 +29,7 @@ from envs.balrog import minihack_expert
 from envs.balrog.minihack_boxoban import SeededBoxoban, boxoban_levels
 from envs.balrog.nethack_common import ACTION_KEYS, MOVE_DESCRIPTIONS, OBSERVATION_KEYS, NetHackGameTask
 from envs.balrog.protocol import HISTORY_COMING, Outcome
-from envs.core import ExpertPolicy, NoExpert, Observation, PromptSize, RandomLegalPolicy
-from envs.registry import register
-
-STEP_LIMIT = 100  # BALROG's minihack max_episode_steps
+from envs.core import ExpertPolicy, NoExpert, Observation, RandomLegalPolicy
 
 # What BALROG's MiniHack prompt says each action does (App. E.1), for the actions a
 # task's MiniHack action space has.
@@ -85,16 +83,27 @@ GOALS = {
 
 
 class MiniHackTask(NetHackGameTask):
-    """One MiniHack level of BALROG (App. E)."""
+    """One MiniHack level of BALROG (App. E); which one is the spec row's game
+    parameter `balrog_name`, a key of LEVELS."""
 
     balrog_name: ClassVar[str]
     goal: ClassVar[str]  # a key of GOALS
-    max_steps = STEP_LIMIT
     default_action = "north"
     baselines = {"random": RandomLegalPolicy}
     # The MiniHack environment class and the options its task passes it.
     minihack_class: ClassVar[type[NLE]]
     minihack_options: ClassVar[dict] = {}
+
+    @classmethod
+    def for_spec(cls, spec) -> type[MiniHackTask]:
+        """The level of the row: its MiniHack class, goal, actions and description."""
+        task_cls = super().for_spec(spec)
+        level = LEVELS[task_cls.balrog_name]
+        task_cls.goal, task_cls.action_descriptions = level.goal, level.actions
+        task_cls.description = _COMMON + level.about
+        if level.minihack_class is not None:
+            task_cls.minihack_class = level.minihack_class
+        return task_cls
 
     def __init__(self, format: str | None = None):
         super().__init__(format)
@@ -184,137 +193,11 @@ class MiniHackExplorerTask(MiniHackTask):
         return self._explorer.next_action(self.glyphs, self.hero_position(), self.legal_actions())
 
 
-@register
-class MiniHackMazeWalk9x9(MiniHackExplorerTask):
-    id = "balrog/minihack-mazewalk-9x9"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "text": PromptSize(first=611, per_step=262, answer=2),
-        "rgb": PromptSize(first=1203, per_step=86, answer=2),
-    }
-    typical_steps = 100.0
-    title = "MiniHack: maze 9×9"
-    balrog_name = "MiniHack-MazeWalk-9x9-v0"
-    goal = "maze"
-    minihack_class = mazewalk.MiniHackMazeWalk9x9
-    action_descriptions = named_actions(MOVE_ACTIONS)
-    description = _COMMON + (
-        "MazeWalk 9×9: a random 9×9 maze, lit but unmapped (only what is in sight shows), with the staircase "
-        "down somewhere in it; eight compass moves. BALROG's prompt gives mazes only 'get as far as possible'; "
-        "here it names the staircase. Expert: a breadth-first explorer."
-    )
-
-
-@register
-class MiniHackMazeWalk15x15(MiniHackExplorerTask):
-    id = "balrog/minihack-mazewalk-15x15"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "text": PromptSize(first=608, per_step=268, answer=2),
-        "rgb": PromptSize(first=1199, per_step=82, answer=2),
-    }
-    typical_steps = 100.0
-    title = "MiniHack: maze 15×15"
-    balrog_name = "MiniHack-MazeWalk-15x15-v0"
-    goal = "maze"
-    minihack_class = mazewalk.MiniHackMazeWalk15x15
-    action_descriptions = named_actions(MOVE_ACTIONS)
-    description = _COMMON + (
-        "MazeWalk 15×15: a random 15×15 maze, lit but unmapped (only what is in sight shows), with the "
-        "staircase down somewhere in it; eight compass moves. BALROG's prompt gives mazes only 'get as far as "
-        "possible'; here it names the staircase. Expert: a breadth-first explorer."
-    )
-
-
-@register
-class MiniHackCorridorR3(MiniHackExplorerTask):
-    id = "balrog/minihack-corridor-r3"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "text": PromptSize(first=747, per_step=330, answer=2),
-        "rgb": PromptSize(first=1255, per_step=98, answer=2),
-    }
-    typical_steps = 100.0
-    title = "MiniHack: corridor (3 rooms)"
-    balrog_name = "MiniHack-Corridor-R3-v0"
-    goal = "corridor"
-    minihack_class = corridor.MiniHackCorridor3
-    action_descriptions = named_actions(corridor.NAVIGATE_ACTIONS)
-    description = _COMMON + (
-        "Corridor-R3: three lit rooms at random places joined by random dark corridors, the hero in one and "
-        "the staircase down in another; eight compass moves, open, kick and search. Expert: a breadth-first "
-        "explorer."
-    )
-
-
-@register
-class MiniHackCorridorBattleDark(MiniHackExplorerTask):
-    id = "balrog/minihack-corridorbattle-dark"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "text": PromptSize(first=566, per_step=238, answer=2),
-        "rgb": PromptSize(first=1182, per_step=94, answer=2),
-    }
-    typical_steps = 86.5
-    title = "MiniHack: corridor battle (dark)"
-    balrog_name = "MiniHack-CorridorBattle-Dark-v0"
-    goal = "corridor"
-    minihack_class = fightcorridor.MiniHackFightCorridorDark
-    action_descriptions = named_actions(MOVE_ACTIONS)
-    description = _COMMON + (
-        "CorridorBattle-Dark: a knight in a small dark room, a corridor, and a large dark room where six giant "
-        "rats wait before the staircase down; eight compass moves (walking into a rat attacks it). Expert: a "
-        "breadth-first explorer that attacks whatever stands in its way."
-    )
-
-
-@register
-class MiniHackQuestEasy(MiniHackTask):
-    id = "balrog/minihack-quest-easy"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "text": PromptSize(first=1052, per_step=393, answer=2),
-        "rgb": PromptSize(first=1522, per_step=115, answer=2),
-    }
-    typical_steps = 62.5
-    title = "MiniHack: quest (easy)"
-    balrog_name = "MiniHack-Quest-Easy-v0"
-    goal = "quest"
-    minihack_class = skills_quest.MiniHackQuestEasy
-    action_descriptions = named_actions(MH_FULL_ACTIONS)
-    description = _COMMON + (
-        "Quest-Easy: a river of lava between the hero and the staircase down, with a wand of cold and a frost "
-        "horn to freeze it and two random monsters; MiniHack's full action space, of which BALROG names "
-        f"{len(named_actions(MH_FULL_ACTIONS))} actions."
-    )
-
-
-@register
-class MiniHackQuestMedium(MiniHackTask):
-    id = "balrog/minihack-quest-medium"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "text": PromptSize(first=885, per_step=354, answer=2),
-        "rgb": PromptSize(first=1476, per_step=122, answer=2),
-    }
-    typical_steps = 68.5
-    title = "MiniHack: quest (medium)"
-    balrog_name = "MiniHack-Quest-Medium-v0"
-    goal = "quest"
-    minihack_class = skills_quest.MiniHackQuestMedium
-    action_descriptions = named_actions(MH_FULL_ACTIONS)
-    description = _COMMON + (
-        "Quest-Medium: a knight in a small room, a corridor to a large room held by six giant rats, and a "
-        "river of lava before the staircase down, with a wand of cold and a frost horn to freeze it; "
-        f"MiniHack's full action space, of which BALROG names {len(named_actions(MH_FULL_ACTIONS))} actions."
-    )
-
-
 class MiniHackBoxobanTask(MiniHackTask):
+    """A Boxoban level of MiniHack, of the row's `difficulty`."""
+
     difficulty: ClassVar[str]
-    goal = "boxoban"
     minihack_class = SeededBoxoban
-    action_descriptions = named_actions(BOXOBAN_ACTIONS)
 
     @property
     def minihack_options(self) -> dict:
@@ -336,38 +219,66 @@ _BOXOBAN = (
 )
 
 
-@register
-class MiniHackBoxobanMedium(MiniHackBoxobanTask):
-    id = "balrog/minihack-boxoban-medium"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "text": PromptSize(first=956, per_step=537, answer=1),
-        "rgb": PromptSize(first=1408, per_step=252, answer=1),
-    }
-    typical_steps = 100.0
-    title = "MiniHack: Boxoban (medium)"
-    balrog_name = "MiniHack-Boxoban-Medium-v0"
-    difficulty = "medium"
-    description = _COMMON + _BOXOBAN.format(
-        name="Medium",
-        count=len(boxoban_levels("medium")),
-        source="the first 1,000 medium levels of the validation set (MiniHack draws from the 450,000 of the "
-        "training set, not shipped here)",
-    )
+@dataclasses.dataclass(frozen=True)
+class Level:
+    """What a MiniHack task of BALROG plays: the environment, BALROG's goal sentence
+    (a key of GOALS), the actions its prompt names and the level in words."""
+
+    minihack_class: type[NLE] | None  # None: the task class's own (Boxoban)
+    goal: str
+    actions: dict[str, str]
+    about: str
 
 
-@register
-class MiniHackBoxobanHard(MiniHackBoxobanTask):
-    id = "balrog/minihack-boxoban-hard"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "text": PromptSize(first=908, per_step=527, answer=1),
-        "rgb": PromptSize(first=1360, per_step=242, answer=1),
-    }
-    typical_steps = 100.0
-    title = "MiniHack: Boxoban (hard)"
-    balrog_name = "MiniHack-Boxoban-Hard-v0"
-    difficulty = "hard"
-    description = _COMMON + _BOXOBAN.format(
-        name="Hard", count=len(boxoban_levels("hard")), source="the 3,332 hard levels"
-    )
+_MAZE = (
+    "a random {size} maze, lit but unmapped (only what is in sight shows), with the staircase down somewhere in "
+    "it; eight compass moves. BALROG's prompt gives mazes only 'get as far as possible'; here it names the "
+    "staircase. Expert: a breadth-first explorer."
+)
+
+# BALROG's MiniHack tasks (App. E) by BALROG's name.
+LEVELS = {
+    "MiniHack-MazeWalk-9x9-v0": Level(
+        mazewalk.MiniHackMazeWalk9x9, "maze", named_actions(MOVE_ACTIONS), "MazeWalk 9×9: " + _MAZE.format(size="9×9")
+    ),
+    "MiniHack-MazeWalk-15x15-v0": Level(
+        mazewalk.MiniHackMazeWalk15x15, "maze", named_actions(MOVE_ACTIONS),
+        "MazeWalk 15×15: " + _MAZE.format(size="15×15"),
+    ),
+    "MiniHack-Corridor-R3-v0": Level(
+        corridor.MiniHackCorridor3, "corridor", named_actions(corridor.NAVIGATE_ACTIONS),
+        "Corridor-R3: three lit rooms at random places joined by random dark corridors, the hero in one and the "
+        "staircase down in another; eight compass moves, open, kick and search. Expert: a breadth-first explorer.",
+    ),
+    "MiniHack-CorridorBattle-Dark-v0": Level(
+        fightcorridor.MiniHackFightCorridorDark, "corridor", named_actions(MOVE_ACTIONS),
+        "CorridorBattle-Dark: a knight in a small dark room, a corridor, and a large dark room where six giant rats "
+        "wait before the staircase down; eight compass moves (walking into a rat attacks it). Expert: a "
+        "breadth-first explorer that attacks whatever stands in its way.",
+    ),
+    "MiniHack-Quest-Easy-v0": Level(
+        skills_quest.MiniHackQuestEasy, "quest", named_actions(MH_FULL_ACTIONS),
+        "Quest-Easy: a river of lava between the hero and the staircase down, with a wand of cold and a frost horn "
+        "to freeze it and two random monsters; MiniHack's full action space, of which BALROG names "
+        f"{len(named_actions(MH_FULL_ACTIONS))} actions.",
+    ),
+    "MiniHack-Quest-Medium-v0": Level(
+        skills_quest.MiniHackQuestMedium, "quest", named_actions(MH_FULL_ACTIONS),
+        "Quest-Medium: a knight in a small room, a corridor to a large room held by six giant rats, and a river of "
+        "lava before the staircase down, with a wand of cold and a frost horn to freeze it; MiniHack's full action "
+        f"space, of which BALROG names {len(named_actions(MH_FULL_ACTIONS))} actions.",
+    ),
+    "MiniHack-Boxoban-Medium-v0": Level(
+        None, "boxoban", named_actions(BOXOBAN_ACTIONS),
+        _BOXOBAN.format(
+            name="Medium",
+            count=len(boxoban_levels("medium")),
+            source="the first 1,000 medium levels of the validation set (MiniHack draws from the 450,000 of the "
+            "training set, not shipped here)",
+        ),
+    ),
+    "MiniHack-Boxoban-Hard-v0": Level(
+        None, "boxoban", named_actions(BOXOBAN_ACTIONS),
+        _BOXOBAN.format(name="Hard", count=len(boxoban_levels("hard")), source="the 3,332 hard levels"),
+    ),
+}

@@ -27,13 +27,12 @@ from nle.env.tasks import NetHackChallenge, NetHackScore
 
 from envs.balrog.nethack_common import ACTION_KEYS, MOVE_DESCRIPTIONS, OBSERVATION_KEYS, NetHackGameTask
 from envs.balrog.protocol import HISTORY_COMING, Outcome
-from envs.core import NoExpert, Observation, PromptSize, RandomLegalPolicy
-from envs.registry import register
+from envs.core import NoExpert, Observation, RandomLegalPolicy
 
 PROGRESSION_FILE = Path(__file__).resolve().parent / "data" / "nethack_progression.json"
 # BALROG's NLE settings (its config: nle_kwargs).
 NO_PROGRESS_TIMEOUT = 150
-STEP_LIMITS = (100_000, 10_000, 1_000, 100)
+from envs.balrog.specs import NETHACK_STEP_LIMITS as STEP_LIMITS  # noqa: E402
 
 # BALROG's NetHack action list (App. F.4), in its order, each with what it does.
 ACTION_DESCRIPTIONS: dict[str, str] = {
@@ -182,19 +181,8 @@ class SeedableNetHackChallenge(NetHackScore):
         return super().reset(*args, **kwargs)
 
 
-@register
 class NetHackTask(NetHackGameTask):
-    id = "balrog/nethack"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "text": PromptSize(first=1941, per_step=411, answer=1),
-        "rgb": PromptSize(first=2336, per_step=155, answer=1),
-    }
-    typical_steps = 285.0
-    title = "NetHack"
     balrog_name: ClassVar[str] = "NetHackChallenge-v0"
-    max_steps = STEP_LIMITS[0]
-    settings: ClassVar[dict[str, tuple]] = {**NetHackGameTask.settings, "max_steps": STEP_LIMITS}
     # BALROG's text mode ("hybrid") gives the inventory alone as short-term context; the
     # statistics only come with images.
     statistics_in_text = False

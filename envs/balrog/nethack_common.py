@@ -152,7 +152,6 @@ def level_part(glyphs: np.ndarray, margin: int = 1) -> np.ndarray:
 class NetHackGameTask(BalrogTask):
     """A BALROG task played on one NLE environment (MiniHack or NetHack)."""
 
-    formats = ("text", "rgb")
     blocking = True
     viewer_frames = True
     # Whether the "text" format's short-term context shows the statistics too (the

@@ -23,8 +23,7 @@ from typing import ClassVar
 from envs.balrog import textworld_prompts as prompts
 from envs.balrog.protocol import BalrogTask, Outcome
 from envs.balrog.textworld_data import Game, game_for_seed
-from envs.core import ExpertPolicy, Observation, PromptSize, RandomLegalPolicy
-from envs.registry import register
+from envs.core import ExpertPolicy, Observation, RandomLegalPolicy
 
 # TextWorld parses game logic and commands with tatsu, whose parser state is shared by
 # every thread of a process; the arena plays blocking tasks in worker threads, so two
@@ -109,8 +108,6 @@ def _normalised(command: str) -> str:
 class TextWorldTask(BalrogTask):
     """One TextWorld family of BALROG (App. C); subclasses name the family."""
 
-    formats = ("text",)
-    max_steps = prompts.STEP_LIMIT
     default_action = "help"
     blocking = True  # every step talks to an interpreter
     baseline_episodes = GAMES_PER_FAMILY  # one episode per game
@@ -188,7 +185,7 @@ class TextWorldTask(BalrogTask):
         if self._env is not None and self._env_game == game:
             return
         self.close()
-        # Imported here: importing the suite registers every task, and TextWorld takes
+        # Imported here: loading the catalogue imports this module, and TextWorld takes
         # over a second to import.
         import textworld
 
@@ -252,13 +249,7 @@ def _description(family_text: str, extra: str = "") -> str:
     )
 
 
-@register
 class TreasureHunter(TextWorldTask):
-    id = "balrog/textworld-treasure-hunter"
-    title = "TextWorld: Treasure Hunter"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=578, per_step=55, answer=3)}
-    typical_steps = 76.7
     balrog_name = "treasure_hunter"
     score_range = (0.0, 1.0)
     action_descriptions = prompts.TREASURE_HUNTER_COMMANDS
@@ -269,13 +260,7 @@ class TreasureHunter(TextWorldTask):
     )
 
 
-@register
 class CookingGame(TextWorldTask):
-    id = "balrog/textworld-cooking"
-    title = "TextWorld: The Cooking Game"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=908, per_step=67, answer=3)}
-    typical_steps = 72.7
     balrog_name = "the_cooking_game"
     score_range = (0.0, 17.0)
     action_descriptions = prompts.COOKING_COMMANDS
@@ -289,12 +274,7 @@ class CookingGame(TextWorldTask):
     )
 
 
-@register
 class CoinCollector(TextWorldTask):
-    id = "balrog/textworld-coin-collector"
-    title = "TextWorld: Coin Collector"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=369, per_step=70, answer=2)}
     balrog_name = "coin_collector"
     score_range = (0.0, 1.0)
     action_descriptions = prompts.COIN_COLLECTOR_COMMANDS

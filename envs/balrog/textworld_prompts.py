@@ -13,7 +13,7 @@ information, the task description says how long an episode really lasts.
 
 from __future__ import annotations
 
-STEP_LIMIT = 80  # BALROG's textworld configuration: 80 steps per episode.
+from envs.balrog.specs import TEXTWORLD_STEP_LIMIT as STEP_LIMIT  # noqa: E402  (BALROG's textworld configuration)
 ANNOUNCED_STEPS = {"treasure_hunter": 40, "the_cooking_game": 80, "coin_collector": 25}
 
 # The commands of each family's prompt, with what BALROG says each does.

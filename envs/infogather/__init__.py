@@ -1,11 +1,9 @@
-"""The infogather suite: importing this package registers its
-descriptor and its tasks.
+"""The infogather suite's descriptor; its tasks are the rows of envs.infogather.specs.
 
 `infogather/single-feature` and `infogather/conjunction` (envs.infogather.tasks); the
 suite's baseline policies are in `envs.infogather.baselines.BASELINES`.
 """
 
-from envs.registry import register_suite
 from envs.suite import CHAT, MEAN_OF_EPISODE_METRIC, POOL_EPISODES, Metric, Overall, PaperPreset, Suite
 
 # infogather §4 ("Evaluation"): exploration efficiency, the number of steps until the
@@ -46,58 +44,46 @@ SUFFICIENT_INFORMATION_REACHED = Metric(
     description="Episodes that reached sufficient information within the step budget.",
 )
 
-SUITE = register_suite(
-    Suite(
-        id="infogather",
-        title="Information gathering",
-        description="Find the hidden reward rule by picking up objects, in as few steps as possible.",
-        paper="Ke et al., Can Foundation Models Actively Gather Information in Interactive Environments to Test Hypotheses?",
-        order=4,
-        prompt_protocol=CHAT,
-        illegal_actions=(
-            "An answer naming no object of the room, several, or one already picked wastes the turn and "
-            "is counted as illegal; the turn still counts against the budget."
+SUITE = Suite(
+    protocol_version=1,
+    engine_packages=(),
+    id="infogather",
+    title="Information gathering",
+    description="Find the hidden reward rule by picking up objects, in as few steps as possible.",
+    paper="Ke et al., Can Foundation Models Actively Gather Information in Interactive Environments to Test Hypotheses?",
+    order=4,
+    prompt_protocol=CHAT,
+    illegal_actions=(
+        "An answer naming no object of the room, several, or one already picked wastes the turn and "
+        "is counted as illegal; the turn still counts against the budget."
+    ),
+    primary_metric=STEPS_TO_SUFFICIENT_INFORMATION,
+    secondary_metrics=(IDENTIFICATION_ACCURACY, SUFFICIENT_INFORMATION_REACHED),
+    renderer="infogather",
+    page="information-gathering",
+    page_summary="steps to sufficient information and identification accuracy (Figs. 3, 4, 6)",
+    # infogather §4.1: the models played 200 episodes per setting; self-correction
+    # is one of the remedies §4.2 studies on top, so the baseline protocol has none.
+    # A history window of 100 keeps every turn of the longest episode (conjunction
+    # with 10 colours: 91 turns).
+    paper_preset=PaperPreset(
+        summary=(
+            "200 episodes per number of colours and guided-reasoning setting, as the paper played its models "
+            "(§4.1); every turn kept in the conversation; no self-correction (§4.2 adds it as a remedy)."
         ),
-        primary_metric=STEPS_TO_SUFFICIENT_INFORMATION,
-        secondary_metrics=(IDENTIFICATION_ACCURACY, SUFFICIENT_INFORMATION_REACHED),
-        renderer="infogather",
-        page="information-gathering",
-        page_summary="steps to sufficient information and identification accuracy (Figs. 3, 4, 6)",
-        # infogather §4.1: the models played 200 episodes per setting; self-correction
-        # is one of the remedies §4.2 studies on top, so the baseline protocol has none.
-        # A history window of 100 keeps every turn of the longest episode (conjunction
-        # with 10 colours: 91 turns).
-        paper_preset=PaperPreset(
-            summary=(
-                "200 episodes per number of colours and guided-reasoning setting, as the paper played its models "
-                "(§4.1); every turn kept in the conversation; no self-correction (§4.2 adds it as a remedy)."
-            ),
-            episodes=200,
-            strategy={
-                "history_window": 100, "chain_of_thought": False, "self_correction": False, "num_demonstrations": 0,
-                "reflection": "none",
-            },
+        episodes=200,
+        strategy={
+            "history_window": 100, "chain_of_thought": False, "self_correction": False, "num_demonstrations": 0,
+            "reflection": "none",
+        },
+    ),
+    overall=Overall(
+        cell=POOL_EPISODES,
+        note=(
+            "Information gathering: per task, the steps to sufficient information (lower is better) over the "
+            "pooled episodes of every number of colours the submission played (§4, Figs. 3–4); episodes that "
+            "never got there are left out of the mean."
         ),
-        protocol_version=1,
-        engine_packages=(),
-        overall=Overall(
-            cell=POOL_EPISODES,
-            note=(
-                "Information gathering: per task, the steps to sufficient information (lower is better) over the "
-                "pooled episodes of every number of colours the submission played (§4, Figs. 3–4); episodes that "
-                "never got there are left out of the mean."
-            ),
-        ),
-    )
+    ),
 )
 
-from envs.infogather import tasks  # noqa: E402, F401
-from envs.infogather.baselines import BASELINES  # noqa: E402, F401
-from envs.infogather.tasks import Conjunction, InfoGatherTask, SingleFeature  # noqa: E402, F401
-
-# What the arena reads to run and seed these tasks: the number of colours the paper
-# sweeps (§4.4, Figs. 3–4) and the suite's own baselines (§4).
-InfoGatherTask.variant_options = {"num_colours": tuple(range(3, 11)), "guided_reasoning": (False, True)}
-# Guided reasoning changes only the prompt, so baselines play it once (not per value).
-InfoGatherTask.prompt_options = ("guided_reasoning",)
-InfoGatherTask.baselines = BASELINES

@@ -32,12 +32,11 @@ import dataclasses
 import random
 from typing import ClassVar
 
-from envs.core import Observation, PromptSize, StepResult, Task
+from envs.core import Observation, StepResult, Task
 from envs.infogather import answers, prompts
-from envs.infogather.baselines import optimal_answer
+from envs.infogather.baselines import BASELINES, optimal_answer
 from envs.infogather.hypotheses import CONJUNCTION, SINGLE, Hypothesis, HypothesisTracker
 from envs.infogather.scene import COLOUR, COLOURS, SHAPE, SHAPES, TEXTURE, TEXTURES, Scene, make_scene
-from envs.registry import register
 
 DEFAULT_COLOURS = 3
 DEFAULT_SHAPES = 3
@@ -66,8 +65,11 @@ def default_budget(num_objects: int) -> int:
 class InfoGatherTask(Task):
     """Shared protocol of the two infogather tasks; subclasses set `kind`."""
 
-    suite = "infogather"
-    formats = ("text",)
+    # The number of colours the paper sweeps (§4.4, Figs. 3–4); guided reasoning
+    # changes only the prompt, so baselines play it once (not per value).
+    variant_options = {"num_colours": tuple(range(3, 11)), "guided_reasoning": (False, True)}
+    prompt_options = ("guided_reasoning",)
+    baselines = BASELINES  # the suite's own (§4)
     # The paper's words for the end of the exploration budget (infogather §4, "fixed
     # budget of exploration steps").
     step_limit_reason = END_BUDGET
@@ -292,15 +294,8 @@ _DESCRIPTION_COMMON = (
 )
 
 
-@register
 class SingleFeature(InfoGatherTask):
-    id = "infogather/single-feature"
-    title = "Information gathering: single feature"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=1037, per_step=256, answer=20)}
-    typical_steps = 6.1
     kind = SINGLE
-    max_steps = default_budget(DEFAULT_COLOURS * DEFAULT_SHAPES)
     score_range = (0.0, 3.0)
     instructions = prompts.SINGLE_INSTRUCTIONS
     guided_instructions = prompts.SINGLE_GUIDED_INSTRUCTIONS
@@ -311,15 +306,8 @@ class SingleFeature(InfoGatherTask):
     )
 
 
-@register
 class Conjunction(InfoGatherTask):
-    id = "infogather/conjunction"
-    title = "Information gathering: conjunction"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {"text": PromptSize(first=1540, per_step=926, answer=26)}
-    typical_steps = 22.0
     kind = CONJUNCTION
-    max_steps = default_budget(DEFAULT_COLOURS * DEFAULT_SHAPES * DEFAULT_TEXTURES)
     score_range = (0.0, 3.0)
     instructions = prompts.CONJUNCTION_INSTRUCTIONS
     guided_instructions = prompts.CONJUNCTION_GUIDED_INSTRUCTIONS

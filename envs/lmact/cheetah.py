@@ -26,10 +26,9 @@ import re
 
 import numpy as np
 
-from envs.core import Observation, PromptSize, StepResult, Task, step_random
+from envs.core import Observation, StepResult, Task, step_random
 from envs.lmact.cheetah_frames import CheetahCamera, choose_gl_backend
 from envs.lmact.planning import SamplingPlanner, stable_seed
-from envs.registry import register
 
 OBSERVATION_DECIMALS = 4
 ACTION_SIZE = 6
@@ -100,19 +99,11 @@ def _load_suite():
     return suite
 
 
-@register
 class CheetahRun(Task):
-    id = "lmact/cheetah"
-    suite = "lmact"
-    title = "Cheetah run"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {"dict": PromptSize(first=238, per_step=151, answer=34, per_demonstration=14878)}
-    formats = ("dict",)
     blocking = True  # physics / emulator steps and a planning expert
     viewer_frames = True  # MuJoCo's picture of the body, for the replay only
     baseline_episodes = 10
     demonstration_pool_size = 100
-    max_steps = 100
     score_range = (0.0, 100.0)
     # There are infinitely many legal actions, so legal_actions() is empty; a prompt
     # that shows legal actions should show this instead (the paper's wording, App. C.4).

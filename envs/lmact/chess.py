@@ -19,9 +19,8 @@ import chess
 from PIL import Image, ImageDraw
 
 from envs import render
-from envs.core import Observation, PromptSize, StepResult, Task, two_player_result
+from envs.core import Observation, StepResult, Task, two_player_result
 from envs.lmact.stockfish import EXPERT_NODES, Stockfish
-from envs.registry import register
 
 OPENINGS_PATH = pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "lmact" / "chess_openings.tsv"
 OPPONENT_LEVEL = 0
@@ -272,23 +271,8 @@ def board_image(board: chess.Board) -> Image.Image:
 
 
 # -- the task ------------------------------------------------------------------
-@register
 class Chess(Task):
-    id = "lmact/chess"
     renderer = "chess"  # the replay player draws the board (static/js/renderers-chess.js)
-    suite = "lmact"
-    title = "Chess"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "ascii": PromptSize(first=285, per_step=78, answer=2, per_demonstration=1663),
-        "ascii-annotated": PromptSize(first=308, per_step=101, answer=2, per_demonstration=2146),
-        "fen": PromptSize(first=246, per_step=50, answer=2, per_demonstration=1133),
-        "pgn": PromptSize(first=265, per_step=115, answer=2, per_demonstration=2941),
-        "rgb": PromptSize(first=467, per_step=260, answer=2, per_demonstration=5527),
-    }
-    typical_steps = 21.7
-    formats = ("ascii", "ascii-annotated", "fen", "pgn", "rgb")
-    max_steps = 100
     score_range = (-1.0, 1.0)
     blocking = True  # every step waits for a Stockfish search
     baseline_episodes = 20

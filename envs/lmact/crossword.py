@@ -26,10 +26,9 @@ import hashlib
 import random
 import re
 
-from envs.core import Observation, PromptSize, StepResult, Task
+from envs.core import Observation, StepResult, Task
 from envs.lmact.crossword_words import words_by_length
 from envs.lmact import crossword_words
-from envs.registry import register
 
 SIZE = 7
 MIN_LENGTH = crossword_words.MIN_LENGTH
@@ -276,16 +275,7 @@ def puzzle_text(puzzle: Puzzle, filled: set[str]) -> str:
 
 
 # -- the task ------------------------------------------------------------------
-@register
 class Crossword(Task):
-    id = "lmact/crossword"
-    suite = "lmact"
-    title = "Crossword"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {"ascii": PromptSize(first=692, per_step=501, answer=4, per_demonstration=5512)}
-    typical_steps = 10.0
-    formats = ("ascii",)
-    max_steps = 25
     score_range = (-1.0, float(MAX_WORDS))
     # Every word of the right length for an open slot is legal: thousands of actions,
     # so legal_actions() is empty and a prompt that shows legal actions shows this

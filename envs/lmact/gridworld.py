@@ -13,8 +13,7 @@ import random
 from PIL import Image
 
 from envs import render
-from envs.core import Observation, PromptSize, StepResult, Task, step_random
-from envs.registry import register
+from envs.core import Observation, StepResult, Task, step_random
 
 SIZE = 12
 FREE_CELLS: tuple[tuple[int, int], ...] = tuple((row, col) for row in range(1, SIZE - 1) for col in range(1, SIZE - 1))
@@ -87,20 +86,7 @@ def grid_image(player: tuple[int, int], target: tuple[int, int]) -> Image.Image:
     return image
 
 
-@register
 class GridWorld(Task):
-    id = "lmact/gridworld"
-    suite = "lmact"
-    title = "Grid world"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "ascii": PromptSize(first=269, per_step=165, answer=1, per_demonstration=1188),
-        "ascii-annotated": PromptSize(first=283, per_step=179, answer=1, per_demonstration=1291),
-        "coords": PromptSize(first=133, per_step=29, answer=1, per_demonstration=205),
-        "rgb": PromptSize(first=367, per_step=263, answer=1, per_demonstration=1921),
-    }
-    formats = ("ascii", "ascii-annotated", "coords", "rgb")
-    max_steps = 25
     score_range = (0.0, 1.0)
     description = (
         "Walk the player to the target in a 12×12 grid whose outer ring is wall, leaving a "

@@ -36,8 +36,7 @@ import weakref
 
 from PIL import Image
 
-from envs.core import Observation, PromptSize, StepResult, Task, step_random
-from envs.registry import register
+from envs.core import Observation, StepResult, Task, step_random
 
 FRAME_REPEAT = 4
 STICKY_ACTION_PROBABILITY = 0.25
@@ -126,18 +125,10 @@ def _rollout_names(first: str, horizon: int) -> list[str]:
     return names
 
 
-@register
 class Phoenix(Task):
-    id = "lmact/phoenix"
-    suite = "lmact"
-    title = "Atari Phoenix"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {"rgb": PromptSize(first=379, per_step=263, answer=1, per_demonstration=26209)}
-    formats = ("rgb",)
     blocking = True  # physics / emulator steps and a planning expert
     baseline_episodes = 10
     demonstration_pool_size = 100
-    max_steps = 100
     score_range = (0.0, 1000.0)
     description = (
         "The Atari 2600 game Phoenix on the Arcade Learning Environment (protocol: "

@@ -18,8 +18,7 @@ from fractions import Fraction
 from PIL import Image, ImageDraw
 
 from envs import render
-from envs.core import Observation, PromptSize, StepResult, Task, step_random, two_player_result
-from envs.registry import register
+from envs.core import Observation, StepResult, Task, step_random, two_player_result
 
 EMPTY = "."
 CELLS: tuple[str, ...] = tuple(f"{row}{col}" for row in "abc" for col in "123")
@@ -216,20 +215,7 @@ def board_image(board: str) -> Image.Image:
 
 
 # -- the task ------------------------------------------------------------------
-@register
 class TicTacToe(Task):
-    id = "lmact/tictactoe"
-    suite = "lmact"
-    title = "Tic-tac-toe"
-    # Measured by bench/prompt_sizes.py (the preview's token estimate).
-    prompt_sizes = {
-        "ascii": PromptSize(first=129, per_step=16, answer=2, per_demonstration=19),
-        "ascii-annotated": PromptSize(first=157, per_step=44, answer=2, per_demonstration=47),
-        "rgb": PromptSize(first=371, per_step=258, answer=2, per_demonstration=263),
-    }
-    typical_steps = 1.3
-    formats = ("ascii", "ascii-annotated", "rgb")
-    max_steps = 100
     score_range = (-1.0, 1.0)
     description = (
         "Tic-tac-toe against an opponent that marks an empty cell uniformly at random "

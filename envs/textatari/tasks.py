@@ -29,22 +29,19 @@ from typing import ClassVar
 from envs.core import Observation, ReflectionRequest, StepResult, Task, TracedStep
 from envs.textatari import agents, answers, expert, scenarios
 from envs.textatari.emulator import FRAMES_PER_STEP, AtariEmulator
+from envs.textatari.games import VERBALISERS
 from envs.textatari.scores import anchors, normalised_score
-from envs.textatari.sizes import PROMPT_SIZES
+from envs.textatari.specs import STEP_LIMITS
 from envs.textatari.text import obscure
 from envs.textatari.verbaliser import GameVerbaliser, Snapshot, narrate, state_text
 
-STEP_LIMITS = (1000, 100, 10000, 100000)  # §3.1: 1,000 steps to save cost; §1: up to 100,000
 ILLEGAL_ANSWER_ACTION = "NOOP"
 
 
 class TextAtariTask(Task):
-    """A game of the suite; `for_game` makes the registered subclass of each game."""
+    """A game of the suite; which one is the spec row's game parameter `game`, whose
+    verbaliser `for_spec` puts on the task class."""
 
-    suite: ClassVar[str] = "textatari"
-    formats: ClassVar[tuple[str, ...]] = ("text",)
-    max_steps: ClassVar[int] = STEP_LIMITS[0]
-    settings: ClassVar[dict[str, tuple]] = {"max_steps": STEP_LIMITS}
     # The scenario changes only what the model is told, so baselines play it once.
     variant_options: ClassVar[dict[str, tuple]] = {"scenario": scenarios.SCENARIOS}
     prompt_options: ClassVar[tuple[str, ...]] = ("scenario",)
@@ -57,10 +54,24 @@ class TextAtariTask(Task):
     # §3.2, App. D.2: the CoT agent's request and the Reflexion agent's "Recent plans".
     chat_cot_request: ClassVar[str | None] = agents.COT_REQUEST
     chat_reflections_header: ClassVar[str | None] = agents.RECENT_PLANS_HEADER
+    game: ClassVar[str]  # "pong"
     verbaliser: ClassVar[GameVerbaliser]
     # The verbaliser's action set, known without an emulator so that `extract_action`
     # can map numbers to names.
     action_names: ClassVar[tuple[str, ...]]
+
+    @classmethod
+    def for_spec(cls, spec) -> type[TextAtariTask]:
+        """The row's game: its verbaliser, actions, score range (the arena's random
+        policy and the human tester, envs.textatari.scores) and description."""
+        task_cls = super().for_spec(spec)
+        verbaliser = _VERBALISER_OF[task_cls.game]
+        figures = anchors(verbaliser.game, STEP_LIMITS[0])
+        task_cls.verbaliser = verbaliser
+        task_cls.action_names = tuple(verbaliser.action_set)
+        task_cls.score_range = (min(figures.random, figures.human), max(figures.random, figures.human))
+        task_cls.description = _description(verbaliser, figures)
+        return task_cls
 
     def __init__(self, format: str | None = None):
         super().__init__(format)
@@ -216,17 +227,17 @@ class TextAtariTask(Task):
             raise RuntimeError("call reset(seed) first")
 
 
-def for_game(verbaliser: GameVerbaliser) -> type[TextAtariTask]:
-    """The task class of one game (registered by envs.textatari.games)."""
-    action_names = verbaliser.action_set
-    figures = anchors(verbaliser.game, STEP_LIMITS[0])
+_VERBALISER_OF = {verbaliser.game: verbaliser for verbaliser in VERBALISERS}
+
+
+def _description(verbaliser: GameVerbaliser, figures) -> str:
     seconds = FRAMES_PER_STEP / 60
-    description = (
+    return (
         f"{verbaliser.title} on the Arcade Learning Environment, seen only as text (TextAtari §2.2): the "
         f"console RAM is read through the AtariARI map and told in sentences — {verbaliser.synopsis} "
         f"Every step holds the chosen action for {FRAMES_PER_STEP} frames ({seconds:g} s, about 5 decisions "
         f"per second of play, the rate the paper states) with sticky actions (probability 0.25, the arena's "
-        f"choice), over the game's {len(action_names)} "
+        f"choice), over the game's {len(verbaliser.action_set)} "
         "actions; 1,000 steps unless the run sets max_steps (100, 10,000 or 100,000). The scenario (basic, "
         "obscured, manual, reference; App. D.1) changes only the prompt. An answer naming no action plays "
         f"NOOP and counts as illegal. Ranked by the arena's normalised score (the paper defines none): 0 at the "
@@ -235,14 +246,3 @@ def for_game(verbaliser: GameVerbaliser) -> type[TextAtariTask]:
         "scenario's trajectory come from a lookahead planner on the emulator's cloned state, not the paper's PPO "
         "agent."
     )
-    attributes = {
-        "id": f"textatari/{verbaliser.game}",
-        "title": verbaliser.title,
-        "description": description,
-        "verbaliser": verbaliser,
-        "action_names": tuple(action_names),
-        "score_range": (min(figures.random, figures.human), max(figures.random, figures.human)),
-        "prompt_sizes": {"text": PROMPT_SIZES[verbaliser.game]} if verbaliser.game in PROMPT_SIZES else {},
-        "__module__": __name__,
-    }
-    return type(f"TextAtari{type(verbaliser).__name__}", (TextAtariTask,), attributes)

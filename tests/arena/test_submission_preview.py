@@ -266,15 +266,15 @@ def test_the_estimate_follows_the_measured_sizes_demonstrations_and_the_window()
     # A task with measured demonstration sizes (LMAct's), played with 0 and 2 demonstrations.
     task_id, cls = next(
         (t, c) for t, c in ((t, get_task_class(t)) for s in all_suites() for t in tasks_of(s))
-        if any(size.per_demonstration for size in c.prompt_sizes.values())
+        if any(size.per_demonstration for size in c.spec.prompt_sizes.values())
     )
-    fmt = next(f for f, size in cls.prompt_sizes.items() if size.per_demonstration)
+    fmt = next(f for f, size in cls.spec.prompt_sizes.items() if size.per_demonstration)
     runs = run_specs([(task_id, fmt)], 5)
     fields = {"name": "x", "provider": "openai", "max_tokens": 64, "context_window": None}
     zero = submission_preview(runs, fields={**fields, "num_demonstrations": 0}).runs[0]
     two = submission_preview(runs, fields={**fields, "num_demonstrations": 2}).runs[0]
-    steps = max(1, round(min(cls.typical_steps or zero.max_steps, zero.max_steps)))
-    assert two.tokens_in - zero.tokens_in == 5 * steps * 2 * cls.prompt_sizes[fmt].per_demonstration
+    steps = max(1, round(min(cls.spec.typical_steps or zero.max_steps, zero.max_steps)))
+    assert two.tokens_in - zero.tokens_in == 5 * steps * 2 * cls.spec.prompt_sizes[fmt].per_demonstration
     # A window caps every call's prompt (less the answer budget).
     window = 4096
     capped = submission_preview(runs, fields={**fields, "num_demonstrations": 2, "context_window": window}).runs[0]
@@ -287,7 +287,7 @@ def test_the_estimate_follows_the_measured_sizes_demonstrations_and_the_window()
 def test_a_task_without_measured_sizes_is_named_and_left_out_of_the_estimate(monkeypatch):
     task_id = next(iter(tasks_of(next(iter(all_suites())))))
     cls = get_task_class(task_id)
-    monkeypatch.setattr(cls, "prompt_sizes", {})
+    monkeypatch.setattr("envs.measured._table", lambda: {})  # nothing measured
     preview = submission_preview(run_specs([(task_id, cls.formats[0])], 2), fields={"name": "x", "provider": "openai"})
     assert preview.unestimated == [f"{task_id}:{cls.formats[0]}"]
     assert preview.tokens_in == 0 and preview.runs[0].tokens_in is None

@@ -20,13 +20,13 @@ import json
 from arena import images, services
 from arena.models import Submission
 from arena.steps import StepRecord
-from envs.lmact.cheetah import CheetahRun
+from envs.registry import make
 
 model = Submission.objects.create(name="Cheetah runner", kind=Submission.KIND_MODEL, model="m")
 run = services.run_create(model, services.RunSpec(task="lmact/cheetah", format="dict", num_episodes=1))
 episode = run.episodes.get()
 assert services.episode_claim(episode.id, "browser-test")
-task = CheetahRun()
+task = make("lmact/cheetah")
 observation = task.reset(episode.seed)
 action = "[1.0, 1.0, 1.0, -1.0, -1.0, -1.0]"
 for index in range(3):

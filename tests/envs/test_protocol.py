@@ -16,6 +16,7 @@ from PIL import Image
 from envs.core import Observation, RandomLegalPolicy, StepResult, Task, baselines_of
 from envs.lmact import gridworld, tictactoe
 from envs.registry import all_tasks, make
+from envs.spec import TaskSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS = ("lmact/tictactoe", "lmact/gridworld")
@@ -30,8 +31,8 @@ def payload(observation: Observation):
 
 def test_it_registers_both_tasks_in_the_lmact_suite_with_a_description():
     tasks = all_tasks()
-    assert tasks["lmact/tictactoe"] is tictactoe.TicTacToe
-    assert tasks["lmact/gridworld"] is gridworld.GridWorld
+    assert issubclass(tasks["lmact/tictactoe"], tictactoe.TicTacToe)
+    assert issubclass(tasks["lmact/gridworld"], gridworld.GridWorld)
     for task_id in TASKS:
         cls = tasks[task_id]
         assert issubclass(cls, Task) and cls.suite == "lmact"
@@ -185,14 +186,8 @@ def test_it_refuses_to_step_before_reset_and_after_the_end(task_id):
         task.step(task.legal_actions()[0] if task.legal_actions() else "a1")
 
 
-class Ticker(Task):
+class TickerGame(Task):
     """A game that never ends by itself: only the protocol's step limit stops it."""
-
-    id = "test/ticker"
-    suite = "test"
-    title = "Ticker"
-    formats = ("text",)
-    max_steps = 3
 
     def _reset(self, seed: int) -> Observation:
         if seed < 0:
@@ -212,6 +207,9 @@ class Ticker(Task):
 
     def expert_action(self) -> str:
         return "tick"
+
+
+Ticker = TickerGame.for_spec(TaskSpec(id="test/ticker", entry_point=TickerGame, title="Ticker", max_steps=3, formats=("text",)))
 
 
 @pytest.mark.parametrize("task_id", sorted(all_tasks()))

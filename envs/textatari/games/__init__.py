@@ -1,10 +1,10 @@
-"""The games of the suite, one module each, and their registration as tasks.
+"""The games of the suite, one module each, and their verbalisers.
 
-TextAtari §2.1 lists 23 games; a game is registered here only once its verbaliser
-(describer, translator, vocabulary, manual) is complete and tested on the emulator.
+TextAtari §2.1 lists 23 games; a game gets a row in the suite's spec table
+(envs.textatari.specs) only once its verbaliser (describer, translator, vocabulary,
+manual) is complete and tested on the emulator.
 """
 
-from envs.registry import register
 from envs.textatari.games.asteroids import Asteroids
 from envs.textatari.games.battlezone import BattleZone
 from envs.textatari.games.berzerk import Berzerk
@@ -28,7 +28,6 @@ from envs.textatari.games.spaceinvaders import SpaceInvaders
 from envs.textatari.games.tennis import Tennis
 from envs.textatari.games.venture import Venture
 from envs.textatari.games.videopinball import VideoPinball
-from envs.textatari.tasks import for_game
 
 # In the order of the suite's pages: alphabetical, as TextAtari's tables list them.
 VERBALISERS = (
@@ -56,5 +55,3 @@ VERBALISERS = (
     Venture(),
     VideoPinball(),
 )
-
-TASKS = {verbaliser.game: register(for_game(verbaliser)) for verbaliser in VERBALISERS}

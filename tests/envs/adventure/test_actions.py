@@ -1,11 +1,7 @@
 """Each action's preconditions, effects and failure messages (Table 5)."""
 
-from envs.registry import all_tasks
-
-all_tasks()
-
-from envs.adventure.engine import Game  # noqa: E402
-from envs.adventure.sample import sample_world  # noqa: E402
+from envs.adventure.engine import Game
+from envs.adventure.sample import sample_world
 
 
 def game(**kwargs) -> Game:

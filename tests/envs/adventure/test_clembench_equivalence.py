@@ -143,7 +143,7 @@ def test_clembench_optimal_solutions_win_wherever_they_win_in_clembench():
 def test_the_oracle_wins_every_solvable_clembench_instance():
     from envs.adventure.baselines import OraclePolicy
     from envs.adventure.metrics import aggregate
-    from envs.adventure.tasks import TASK_CLASSES
+    from tests.envs.adventure.experiments import TASK_CLASSES
 
     results, unsolvable = [], []
     for experiment in data.experiments():

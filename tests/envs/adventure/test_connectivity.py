@@ -2,14 +2,10 @@
 
 from collections import deque
 
-from envs.registry import all_tasks
-
-all_tasks()
-
-from envs.adventure import domain, fixture  # noqa: E402
-from envs.adventure.engine import Game  # noqa: E402
-from envs.adventure.generator import EXPERIMENTS  # noqa: E402
-from envs.adventure.sample import sample_world  # noqa: E402
+from envs.adventure import domain, fixture
+from envs.adventure.engine import Game
+from envs.adventure.generator import EXPERIMENTS
+from envs.adventure.sample import sample_world
 
 
 def test_only_connected_rooms_can_be_entered():

@@ -1,12 +1,8 @@
 """The instance generator and the fixture (§4.1)."""
 
-from envs.registry import all_tasks
-
-all_tasks()
-
-from envs.adventure import domain, fixture, generate  # noqa: E402
-from envs.adventure.facts import View  # noqa: E402
-from envs.adventure.generator import EXPERIMENTS, _distances, home_instance_world  # noqa: E402
+from envs.adventure import domain, fixture, generate
+from envs.adventure.facts import View
+from envs.adventure.generator import EXPERIMENTS, _distances, home_instance_world
 
 
 def test_the_fixture_is_reproduced_byte_for_byte():

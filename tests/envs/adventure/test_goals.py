@@ -1,12 +1,8 @@
 """Goal facts are evaluated when the episode ends, at "done" (§3.2)."""
 
-from envs.registry import all_tasks
-
-all_tasks()
-
-from envs.adventure.engine import TURN_LIMIT, Game  # noqa: E402
-from envs.adventure.planner import plan  # noqa: E402
-from envs.adventure.sample import sample_world  # noqa: E402
+from envs.adventure.engine import TURN_LIMIT, Game
+from envs.adventure.planner import plan
+from envs.adventure.sample import sample_world
 
 SIMPLE = [("on", "apple", "table"), ("on", "peach", "counter")]
 

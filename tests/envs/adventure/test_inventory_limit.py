@@ -1,15 +1,10 @@
 """The inventory limit of two objects (§4.1.2)."""
 
 from tests.envs.adventure.arena_engine import arena_task
-from envs.registry import all_tasks
-
-all_tasks()
-
-from envs.adventure import fixture  # noqa: E402
-from envs.adventure.engine import Game  # noqa: E402
-from envs.adventure.planner import plan  # noqa: E402
-from envs.adventure.sample import sample_world  # noqa: E402
-from envs.adventure.tasks import TASK_CLASSES  # noqa: E402
+from envs.adventure import fixture
+from envs.adventure.engine import Game
+from envs.adventure.planner import plan
+from envs.adventure.sample import sample_world
 
 
 def test_a_third_object_does_not_fit():

@@ -3,12 +3,7 @@
 import pytest
 
 from tests.envs.adventure.arena_engine import arena_task
-from envs.registry import all_tasks
-
-all_tasks()
-
-from envs.adventure.metrics import aggregate  # noqa: E402
-from envs.adventure.tasks import TASK_CLASSES  # noqa: E402
+from envs.adventure.metrics import aggregate
 
 KEYS = {
     "experiment", "instance", "outcome", "end_reason", "success", "played", "quality", "goals_total",

@@ -3,17 +3,13 @@
 from tests.envs.adventure.arena_engine import arena_task
 from collections import deque
 
-from envs.registry import all_tasks
-
-all_tasks()
-
-from envs.adventure import fixture  # noqa: E402
-from envs.adventure.actions import resolve  # noqa: E402
-from envs.adventure.engine import Game  # noqa: E402
-from envs.adventure.parser import parse  # noqa: E402
-from envs.adventure.planner import plan  # noqa: E402
-from envs.adventure.sample import sample_world  # noqa: E402
-from envs.adventure.tasks import TASK_CLASSES, well_formed_commands  # noqa: E402
+from envs.adventure import fixture
+from envs.adventure.actions import resolve
+from envs.adventure.engine import Game
+from envs.adventure.parser import parse
+from envs.adventure.planner import plan
+from envs.adventure.sample import sample_world
+from envs.adventure.tasks import well_formed_commands
 
 
 def exhaustive_optimum(world, max_depth=12):

@@ -1,10 +1,6 @@
 """Prompt templates with the layout of App. D."""
 
-from envs.registry import all_tasks
-
-all_tasks()
-
-from envs.adventure import prompts  # noqa: E402
+from envs.adventure import prompts
 
 
 def test_basic_template_layout():

@@ -3,13 +3,8 @@
 import pytest
 
 from tests.envs.adventure.arena_engine import arena_task
-from envs.registry import all_tasks
-
-all_tasks()
-
-from envs.adventure.engine import ABORT_FORMAT, TURN_LIMIT, Game  # noqa: E402
-from envs.adventure.sample import sample_world  # noqa: E402
-from envs.adventure.tasks import TASK_CLASSES  # noqa: E402
+from envs.adventure.engine import ABORT_FORMAT, TURN_LIMIT, Game
+from envs.adventure.sample import sample_world
 
 
 def task(experiment="basic-easy", seed=0):

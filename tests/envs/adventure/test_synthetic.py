@@ -3,16 +3,11 @@
 import random
 
 from tests.envs.adventure.arena_engine import arena_task
-from envs.registry import all_tasks
-
-all_tasks()
-
-from envs.adventure import domain, fixture  # noqa: E402
-from envs.adventure.engine import Game  # noqa: E402
-from envs.adventure.generator import rename  # noqa: E402
-from envs.adventure.sample import sample_world  # noqa: E402
-from envs.adventure.tasks import TASK_CLASSES  # noqa: E402
-from envs.adventure.words import ENGLISH, RESERVED, pseudo_word, pseudo_words  # noqa: E402
+from envs.adventure import domain, fixture
+from envs.adventure.engine import Game
+from envs.adventure.generator import rename
+from envs.adventure.sample import sample_world
+from envs.adventure.words import ENGLISH, RESERVED, pseudo_word, pseudo_words
 
 
 def renamed_sample():

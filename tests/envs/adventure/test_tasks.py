@@ -5,16 +5,12 @@ import sys
 from tests.envs.adventure.arena_engine import arena_task
 from pathlib import Path
 
-from envs.registry import all_tasks
-
-all_tasks()
-
-from envs.adventure.baselines import BASELINES, OraclePolicy, RandomCommandPolicy  # noqa: E402
-from envs.adventure.generator import EXPERIMENTS  # noqa: E402
-from envs.adventure.metrics import aggregate  # noqa: E402
-from envs.adventure.tasks import TASK_CLASSES  # noqa: E402
-from envs.core import Policy  # noqa: E402
-from envs.registry import get_task_class  # noqa: E402
+from envs.adventure.baselines import BASELINES, OraclePolicy, RandomCommandPolicy
+from envs.adventure.generator import EXPERIMENTS
+from envs.adventure.metrics import aggregate
+from tests.envs.adventure.experiments import TASK_CLASSES
+from envs.core import Policy
+from envs.registry import get_task_class
 
 ROOT = Path(__file__).resolve().parents[3]
 

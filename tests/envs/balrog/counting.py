@@ -2,13 +2,10 @@
 
 from envs.balrog.protocol import BalrogTask, Outcome
 from envs.core import Observation
+from envs.spec import TaskSpec
 
 
-class CountingTask(BalrogTask):
-    id = "balrog/counting"
-    title = "Counting"
-    formats = ("text",)
-    max_steps = 10
+class CountingGame(BalrogTask):
     action_descriptions = {"up": "add one", "stay": "do nothing"}
     default_action = "stay"
 
@@ -36,3 +33,8 @@ class CountingTask(BalrogTask):
 
     def expert_action(self) -> str:
         return "up"
+
+
+CountingTask = CountingGame.for_spec(
+    TaskSpec(id="balrog/counting", entry_point=CountingGame, title="Counting", max_steps=10, formats=("text",))
+)

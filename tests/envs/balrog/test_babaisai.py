@@ -7,12 +7,14 @@ from collections import deque
 
 import pytest
 
-from envs.balrog.babaisai import RESTART_LINE, BabaIsAITask
+from envs.balrog.babaisai import RESTART_LINE
 from envs.balrog.babaisai_levels import FAMILY_NAMES, generate
 from envs.balrog.babaisai_text import offset_phrase
 from envs.balrog.protocol import invalid_action_text
 from envs.core import ExpertPolicy, RandomLegalPolicy
 from envs.registry import get_task_class, make
+
+BabaIsAITask = get_task_class("balrog/babaisai")
 
 TASK = "balrog/babaisai"
 

@@ -5,7 +5,7 @@ the image format."""
 import pytest
 from PIL import Image
 
-from envs.balrog import babyai  # importing it registers the suite and its tasks
+from envs.balrog import babyai
 from envs.balrog.babyai_level import HELD_OUT_PHRASES
 from envs.balrog.protocol import invalid_action_text
 from envs.core import ExpertPolicy, RandomLegalPolicy, Task

@@ -18,10 +18,11 @@ import pytest
 from envs.core import NoExpert
 from PIL import Image
 
-import envs.balrog  # noqa: F401  (registers the BALROG tasks)
-from envs.balrog.crafter_env import ACHIEVEMENTS, ACTION_INDEX, CrafterTask
+from envs.balrog.crafter_env import ACHIEVEMENTS, ACTION_INDEX
 from envs.balrog.protocol import invalid_action_line
-from envs.registry import make
+from envs.registry import get_task_class, make
+
+CrafterTask = get_task_class("balrog/crafter")
 
 ROOT = Path(__file__).resolve().parents[3]
 

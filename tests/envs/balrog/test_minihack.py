@@ -8,7 +8,6 @@ import pytest
 from envs.core import NoExpert
 from PIL import Image
 
-import envs.balrog  # noqa: F401  (registers the BALROG tasks)
 from envs.balrog.minihack_boxoban import boxoban_levels
 from envs.balrog.protocol import invalid_action_line
 from envs.registry import make, tasks_of

@@ -8,10 +8,11 @@ import pytest
 from envs.core import NoExpert
 from PIL import Image
 
-import envs.balrog  # noqa: F401  (registers the BALROG tasks)
-from envs.balrog.nethack import NetHackTask, progression, progression_table
+from envs.balrog.nethack import progression, progression_table
 from envs.balrog.protocol import invalid_action_line
-from envs.registry import make
+from envs.registry import get_task_class, make
+
+NetHackTask = get_task_class("balrog/nethack")
 
 
 @pytest.fixture()

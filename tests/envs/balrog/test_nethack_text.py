@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from nle import nethack
 
-import envs.balrog  # noqa: F401  (registers the BALROG tasks)
 from envs.balrog import nle_text
 from envs.balrog.nle_names import plural
 from envs.registry import make

@@ -16,7 +16,10 @@ from envs.infogather.baselines import (
     most_informative,
 )
 from envs.infogather.hypotheses import SINGLE, HypothesisTracker
-from envs.infogather.tasks import Conjunction, SingleFeature
+from envs.registry import get_task_class
+
+SingleFeature = get_task_class("infogather/single-feature")
+Conjunction = get_task_class("infogather/conjunction")
 
 
 def play(task, policy):

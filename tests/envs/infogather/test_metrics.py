@@ -2,7 +2,10 @@
 
 import pytest
 
-from envs.infogather.tasks import Conjunction, SingleFeature
+from envs.registry import get_task_class
+
+SingleFeature = get_task_class("infogather/single-feature")
+Conjunction = get_task_class("infogather/conjunction")
 
 
 def answer(action=None, stop=False, factor="unsure", combination="unsure"):

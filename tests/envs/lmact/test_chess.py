@@ -13,12 +13,12 @@ import pytest
 from envs.core import RandomLegalPolicy
 from envs.lmact import chess as lmact_chess
 from envs.lmact.stockfish import Stockfish, weakened_choice
-from envs.registry import make
+from envs.registry import get_task_class, make
 
 
 @pytest.fixture
 def task():
-    task = lmact_chess.Chess("ascii")
+    task = make("lmact/chess", "ascii")
     yield task
     task.close()
 
@@ -87,7 +87,7 @@ def legal_sans_before_last(board: chess.Board) -> list[str]:
 
 @pytest.mark.parametrize("action", ["e2e4", "", "Ke9", "nf3", "Nf3 please", "Action: Nf3"])
 def test_anything_but_exact_san_is_replaced_by_a_random_legal_move(action):
-    with lmact_chess.Chess("fen") as first, lmact_chess.Chess("fen") as second:
+    with make("lmact/chess", "fen") as first, make("lmact/chess", "fen") as second:
         first.reset_to(11, board_after("e4", "e5"))
         second.reset_to(11, board_after("e4", "e5"))
         legal_now = first.legal_actions()
@@ -147,12 +147,12 @@ def test_the_episode_stops_at_the_step_limit(task):
     last = task.step(task.legal_actions()[0])
     assert last.truncated and not last.terminated
     assert (last.reward, last.end_reason) == (0.0, "step limit")
-    assert lmact_chess.Chess.max_steps == 100
+    assert get_task_class("lmact/chess").max_steps == 100
 
 
 # -- determinism ---------------------------------------------------------------
 def play(seed: int, plies: int, expert_between: bool = False) -> tuple[list[str], list[str]]:
-    with lmact_chess.Chess("pgn") as task:
+    with make("lmact/chess", "pgn") as task:
         task.reset(seed)
         policy = RandomLegalPolicy(seed)
         texts, actions = [], []
@@ -188,7 +188,7 @@ def test_weakened_choice_follows_its_dice():
 
 # -- expert --------------------------------------------------------------------
 def test_the_expert_beats_the_opponent():
-    with lmact_chess.Chess("fen") as task:
+    with make("lmact/chess", "fen") as task:
         for seed in (0, 1):
             task.reset(seed)
             total = 0.0
@@ -228,7 +228,7 @@ def test_formats():
 
 
 def test_pgn_keeps_the_opening_and_the_result():
-    pgn_task = lmact_chess.Chess("pgn")
+    pgn_task = make("lmact/chess", "pgn")
     try:
         text = pgn_task.reset_to(0, board_after("e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6")).text
         assert text.endswith("1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 *")
@@ -240,7 +240,7 @@ def test_pgn_keeps_the_opening_and_the_result():
 
 # -- the engine process --------------------------------------------------------
 def test_close_is_idempotent_and_collection_stops_the_engine():
-    task = lmact_chess.Chess("fen")
+    task = make("lmact/chess", "fen")
     task.reset(2)
     task.step(task.legal_actions()[0])
     assert task._engine.running
@@ -248,7 +248,7 @@ def test_close_is_idempotent_and_collection_stops_the_engine():
     task.close()
     assert not task._engine.running
 
-    task = lmact_chess.Chess("fen")
+    task = make("lmact/chess", "fen")
     task.reset(2)
     task.expert_action()
     finalizer = task._engine._finalizer
