@@ -315,6 +315,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         self._kwargs = transport_kwargs
         self._max_addresses = max_addresses
         self._inner: dict[tuple[str, str, int], httpx.AsyncBaseTransport] = {}
+        self._pinned_urls: dict[tuple[httpx.URL, IPAddress], httpx.URL] = {}
 
     def _transport_for(self, key: tuple[str, str, int]) -> httpx.AsyncBaseTransport:
         inner = self._inner.get(key)
@@ -368,7 +369,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         """`url` with its host replaced by the checked address; the same model is called
         at the same URL step after step, and building it costs more than the rest of the
         request."""
-        pinned_urls = self.__dict__.setdefault("_pinned_urls", {})
+        pinned_urls = self._pinned_urls
         key = (url, ip)
         pinned = pinned_urls.get(key)
         if pinned is None:

@@ -304,6 +304,7 @@ class HTTPModelClient(abc.ABC):
         rng: random.Random | None = None,
     ) -> None:
         self.url = url
+        self._url_parsed: tuple[str, httpx.URL] | None = None  # see _parsed_url
         # Told of every attempt's status and headers, or of its timeout
         # (arena.clients.limits.EndpointGate.observe paces the endpoint by them).
         self.observer = None
@@ -550,9 +551,9 @@ class HTTPModelClient(abc.ABC):
     def _parsed_url(self) -> httpx.URL:
         """`self.url` parsed once, not at every call (parsing costs more than the rest
         of building the request)."""
-        parsed = self.__dict__.get("_url_parsed")
+        parsed = self._url_parsed
         if parsed is None or parsed[0] != self.url:
-            parsed = self.__dict__["_url_parsed"] = (self.url, httpx.URL(self.url))
+            parsed = self._url_parsed = (self.url, httpx.URL(self.url))
         return parsed[1]
 
     def _observe(self, status: int | None, headers, timed_out: bool = False) -> None:
