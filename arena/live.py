@@ -114,10 +114,11 @@ def _frame(step) -> str | None:
 
 
 def publish_step(episode_id: int, index: int, step=None) -> None:
-    """Announce a committed step; `step` is the Step as stored (unsaved instance)."""
+    """Announce a committed step; `step` is the Step as stored (unsaved instance), or
+    a function that builds it, called only when someone may receive the step."""
     message = {"type": "step.committed", "index": index}
     if step is not None and _step_frame is not None and _watched(episode_id):
-        frame = _frame(step)
+        frame = _frame(step() if callable(step) else step)
         if frame is not None:
             message["frame"] = frame
     _send(episode_id, message)

@@ -149,7 +149,8 @@ def _store(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
                     spent[2] += record.cached_tokens_in or 0
                 # The step travels to the viewers with its announcement, whole as readers
                 # see it (each text once is only how it is stored; Step.from_db).
-                stored_step = Step(episode_id=episode_id, created_at=now, **fields)
+                # Built only when someone watches (live.publish_step): most steps have no viewer.
+                stored_step = partial(Step, episode_id=episode_id, created_at=now, **fields)
                 transaction.on_commit(partial(live.publish_step, episode_id, record.index, stored_step))
                 stored[position] = True
             # Spent tokens are counted with the steps so budgets stop a run in time.

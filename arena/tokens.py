@@ -27,6 +27,46 @@ SHORT_WORD = 6  # letters that make one token at most
 
 
 def text_tokens(text: str) -> int:
+    """The estimate for `text`. ASCII text without "_" (boards, FENs, most prompts) is
+    counted by class in a few C-level scans; other text piece by piece. Both give the
+    same count: without "_" or non-ASCII word characters, the pieces of each kind are
+    exactly the maximal runs of that kind, so they can be counted one kind at a time."""
+    if text.isascii() and "_" not in text:
+        return _ascii_text_tokens(text)
+    return text_tokens_by_piece(text)
+
+
+def _class_table(keep) -> bytes:
+    """A bytes.translate table: the ASCII characters `keep` accepts become "x", the
+    others a space, so that `split()` yields the runs of the kept kind."""
+    return bytes(ord("x") if keep(chr(code)) else ord(" ") for code in range(256))
+
+
+_SYMBOL = re.compile(r"[^\w\s]")
+_SYMBOL_BYTES = bytes(code for code in range(128) if _SYMBOL.fullmatch(chr(code)))
+_LETTERS = _class_table(lambda char: char.isascii() and char.isalpha())
+_DIGITS = _class_table(lambda char: char.isascii() and char.isdigit())
+_SPACES = _class_table(lambda char: char.isspace() and char != "\n")
+
+
+def _ascii_text_tokens(text: str) -> int:
+    data = text.encode("ascii")
+    count = data.count(b"\n") + len(data) - len(data.translate(None, _SYMBOL_BYTES))
+    letters = data.translate(_LETTERS)
+    words = letters.split()
+    count += len(words)
+    if b"x" * (SHORT_WORD + 1) in letters:
+        # A long word is about one token per four letters instead of one.
+        count += sum(-(-len(word) // 4) - 1 for word in words if len(word) > SHORT_WORD)
+    count += sum(-(-len(digits) // 2) for digits in data.translate(_DIGITS).split())
+    spaces = data.translate(_SPACES)
+    if b"xx" in spaces:  # a single space is no token of its own
+        count += sum(-(-len(run) // 4) for run in spaces.split() if len(run) > 1)
+    return count
+
+
+def text_tokens_by_piece(text: str) -> int:
+    """The estimate, piece by piece (`_PIECES`): any text."""
     count = 0
     for match in _PIECES.finditer(text):
         piece = match.group()
@@ -42,6 +82,24 @@ def text_tokens(text: str) -> int:
         else:
             count += 1
     return count
+
+
+class TextTokenMemo:
+    """`text_tokens` for the texts a strategy estimates again at every step (the
+    instructions, the turns still in its window): each distinct text is counted once.
+    Kept by one episode's strategy; it forgets everything past `limit` texts."""
+
+    def __init__(self, limit: int = 4096):
+        self._counts: dict[str, int] = {}
+        self._limit = limit
+
+    def __call__(self, text: str) -> int:
+        count = self._counts.get(text)
+        if count is None:
+            if len(self._counts) >= self._limit:
+                self._counts.clear()
+            count = self._counts[text] = text_tokens(text)
+        return count
 
 
 def image_tokens(width: int, height: int, provider: str = "openai") -> int:

@@ -315,6 +315,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         self._kwargs = transport_kwargs
         self._max_addresses = max_addresses
         self._inner: dict[tuple[str, str, int], httpx.AsyncBaseTransport] = {}
+        self._pinned_urls: dict[tuple[httpx.URL, IPAddress], httpx.URL] = {}
 
     def _transport_for(self, key: tuple[str, str, int]) -> httpx.AsyncBaseTransport:
         inner = self._inner.get(key)
@@ -351,7 +352,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         for ip in addresses[: self._max_addresses]:
             pinned = httpx.Request(
                 request.method,
-                request.url.copy_with(host=str(ip)),
+                self._pinned_url(request.url, ip),
                 headers=request.headers,  # already carries Host: <original name>
                 stream=request.stream,
                 extensions=extensions,
@@ -363,6 +364,19 @@ class GuardedTransport(httpx.AsyncBaseTransport):
                 last_error = exc
         assert last_error is not None
         raise last_error
+
+    def _pinned_url(self, url: httpx.URL, ip: IPAddress) -> httpx.URL:
+        """`url` with its host replaced by the checked address; the same model is called
+        at the same URL step after step, and building it costs more than the rest of the
+        request."""
+        pinned_urls = self._pinned_urls
+        key = (url, ip)
+        pinned = pinned_urls.get(key)
+        if pinned is None:
+            if len(pinned_urls) >= 1024:
+                pinned_urls.clear()
+            pinned = pinned_urls[key] = url.copy_with(host=str(ip))
+        return pinned
 
     async def aclose(self) -> None:
         inner, self._inner = list(self._inner.values()), {}

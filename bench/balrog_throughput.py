@@ -47,6 +47,35 @@ def raw_loop(task_id: str, episodes: int, options: dict) -> tuple[int, float, fl
     return steps, time.perf_counter() - wall, time.process_time() - cpu
 
 
+def picture_costs(task_id: str, episodes: int, options: dict) -> tuple[float, float] | None:
+    """CPU milliseconds per step of the replay's world picture, drawn and encoded afresh
+    (encode_png) and as the task gives it (its episode keeps the encoding of a picture
+    seen before), on the same random games; None for tasks without pictures."""
+    from envs.core import RandomLegalPolicy
+    from envs.registry import make
+    from envs.render import encode_png
+
+    fresh = cached = 0.0
+    steps = 0
+    for seed in range(episodes):
+        task = make(task_id, None, **options)
+        policy = RandomLegalPolicy(seed)
+        task.reset(seed)
+        if task.viewer_png() is None:
+            return None
+        while not task.done:
+            task.step(policy.act(task))
+            steps += 1
+            started = time.process_time()
+            encode_png(task.world_picture())
+            fresh += time.process_time() - started
+            started = time.process_time()
+            task.viewer_png()
+            cached += time.process_time() - started
+        task.close()
+    return 1000 * fresh / steps, 1000 * cached / steps
+
+
 def full_runner(task_id: str, episodes: int, options: dict, in_flight: int) -> tuple[int, float, float]:
     from arena import services
     from arena.models import Step
@@ -89,6 +118,10 @@ def main() -> None:
                 f"CPU {1000 * run_cpu / run_steps:6.3f} ms/step  (ratio to raw {run_rate / raw_rate:.3f}, "
                 f"{args.in_flight} episodes in flight)"
             )
+            pictures = picture_costs(task_id, min(args.episodes, 3), options)
+            if pictures:
+                print(f"  world picture: {pictures[0]:6.3f} ms/step encoded afresh, {pictures[1]:6.3f} ms/step as the "
+                      f"task gives it (a picture seen again keeps its encoding): ratio {pictures[0] / pictures[1]:.2f}")
     print("target: the runner keeps up with the environment (ratio near 1 for slow environments)")
 
 

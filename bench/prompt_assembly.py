@@ -56,6 +56,28 @@ def measure(num_demonstrations: int) -> tuple[float, int, float]:
     return sum(per_step) / len(per_step), prefix_chars, begin_seconds
 
 
+def token_estimate_costs() -> tuple[float, float]:
+    """Seconds per estimate of a grid-world observation by the two ways arena.tokens
+    counts (the same count; the by-kind scan is what ASCII text without "_" gets)."""
+    from arena.tokens import text_tokens, text_tokens_by_piece
+    from envs.core import RandomLegalPolicy
+    from envs.registry import make
+
+    task = make(TASK, FORMAT)
+    texts = [task.reset(7).text]
+    policy = RandomLegalPolicy(7)
+    while not task.done:
+        texts.append(task.step(policy.act(task)).observation.text)
+    costs = []
+    for count in (text_tokens, text_tokens_by_piece):
+        started = time.process_time()
+        for _ in range(20):
+            for text in texts:
+                count(text)
+        costs.append((time.process_time() - started) / (20 * len(texts)))
+    return costs[0], costs[1]
+
+
 def main() -> None:
     tmp = tempfile.mkdtemp(prefix="arena-bench-")
     os.environ.update(ARENA_VAR_DIR=tmp, DJANGO_SETTINGS_MODULE="config.settings", LOG_LEVEL="WARNING")
@@ -73,6 +95,9 @@ def main() -> None:
     print(f"per-step assembly, 512 demonstrations: {many * 1e6:8.1f} µs (prefix {many_prefix:,} characters, "
           f"~{many_prefix // 4:,} tokens; assembled once in {begin * 1000:.0f} ms)")
     print(f"ratio 512 / 0                        : {many / zero:.2f} (target <= 1.5)")
+    by_kind, by_piece = token_estimate_costs()
+    print(f"token estimate of one observation    : {by_kind * 1e6:8.1f} µs by kind (ASCII without '_'), "
+          f"{by_piece * 1e6:.1f} µs piece by piece (other text): ratio {by_piece / by_kind:.1f}")
     print(f"peak memory (RSS)                    : {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
 

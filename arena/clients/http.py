@@ -304,6 +304,7 @@ class HTTPModelClient(abc.ABC):
         rng: random.Random | None = None,
     ) -> None:
         self.url = url
+        self._url_parsed: tuple[str, httpx.URL] | None = None  # see _parsed_url
         # Told of every attempt's status and headers, or of its timeout
         # (arena.clients.limits.EndpointGate.observe paces the endpoint by them).
         self.observer = None
@@ -487,7 +488,7 @@ class HTTPModelClient(abc.ABC):
         try:
             async with asyncio.timeout(self.total_timeout_seconds):
                 async with self._http.stream(
-                    "POST", self.url, content=payload, headers=self._attempt_headers(payload),
+                    "POST", self._parsed_url(), content=payload, headers=self._attempt_headers(payload),
                     timeout=httpx.Timeout(self.timeout_seconds),
                 ) as response:
                     status = response.status_code
@@ -546,6 +547,14 @@ class HTTPModelClient(abc.ABC):
         if not 200 <= status < 300:
             raise self._status_failure(status, response.headers, body)
         return self._parse(body, status)
+
+    def _parsed_url(self) -> httpx.URL:
+        """`self.url` parsed once, not at every call (parsing costs more than the rest
+        of building the request)."""
+        parsed = self._url_parsed
+        if parsed is None or parsed[0] != self.url:
+            parsed = self._url_parsed = (self.url, httpx.URL(self.url))
+        return parsed[1]
 
     def _observe(self, status: int | None, headers, timed_out: bool = False) -> None:
         if self.observer is not None:

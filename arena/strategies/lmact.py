@@ -143,15 +143,22 @@ def _action_text(action: str, observation: Observation) -> str:
 
 
 def merge_text(parts: Sequence[Part]) -> list[Part]:
-    """Join neighbouring text parts (fewer, larger parts; same bytes)."""
+    """Join neighbouring text parts (fewer, larger parts; same bytes). Each run of text
+    parts is joined once, so the cost is linear in the prompt, not in its square."""
     merged: list[Part] = []
+    run: list[str] = []  # the texts that make up merged[-1] while it is a text part
     for part in parts:
         if part["type"] == "text" and merged and merged[-1]["type"] == "text" and merged[-1].get("section") == part.get(
             "section"
         ):
-            merged[-1] = {**merged[-1], "text": merged[-1]["text"] + part["text"]}
-        else:
-            merged.append(dict(part))
+            run.append(part["text"])
+            continue
+        if len(run) > 1:
+            merged[-1]["text"] = "".join(run)
+        merged.append(dict(part))
+        run = [part["text"]] if part["type"] == "text" else []
+    if len(run) > 1:
+        merged[-1]["text"] = "".join(run)
     return merged
 
 
@@ -259,6 +266,8 @@ class LMActStrategy:
         self._converter: ContentConverter | None = None  # made in `begin`, with the episode's images
         self._prefix_content: list[dict] = []
         self._prefix_tokens = 0
+        # The instructions after the trajectory are the same text step after step.
+        self._tail_tokens = tokens.TextTokenMemo()
         # Per step of the evaluation trajectory: its converted content and estimated tokens.
         self._steps: list[tuple[list[dict], int]] = []
         self._provider = run.submission.provider
@@ -344,7 +353,7 @@ class LMActStrategy:
         is too long."""
         tail_parts = [p for p in prompt_added if p.get("section") == "instructions"]
         tail = self._converter.convert(tail_parts)
-        tail_tokens = sum(tokens.text_tokens(p["text"]) for p in tail_parts)
+        tail_tokens = sum(self._tail_tokens(p["text"]) for p in tail_parts)
         sizes = [size for _, size in self._steps]
         dropped = oldest_to_drop(self._prefix_tokens + tail_tokens + 20, sizes, budget)
         trajectory: list[dict] = []

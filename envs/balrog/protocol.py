@@ -21,10 +21,14 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import hashlib
 from typing import ClassVar
 
 from envs.core import Observation, StepResult, Task
 from envs.render import encode_png
+
+# Encoded pictures one episode keeps for a picture seen again (a few kB each).
+ENCODED_PICTURES_KEPT = 512
 
 # The setting that switches the invalid-action line off (BALROG made it switchable);
 # named for what it does when set, so a run's label says "silent invalid actions".
@@ -91,6 +95,10 @@ class BalrogTask(Task):
     def __init__(self, format: str | None = None):
         super().__init__(format)
         self.invalid_action_feedback = True
+        # The encoded pictures of this episode by a digest of their pixels: an agent
+        # that turns back and forth, bumps into a wall or waits sees the same picture
+        # again, and encoding it costs more than drawing it (see `viewer_png`).
+        self._encoded_pictures: dict[bytes, bytes] = {}
 
     def configure(self, **options) -> None:
         super().configure(**options)
@@ -135,7 +143,17 @@ class BalrogTask(Task):
         if not self.observation_is_text():
             return None
         picture = self.world_picture()
-        return None if picture is None else encode_png(picture)
+        if picture is None:
+            return None
+        key = hashlib.blake2b(picture.tobytes(), digest_size=16).digest() + picture.mode.encode() + bytes(
+            f"{picture.size}", "ascii"
+        )
+        png = self._encoded_pictures.get(key)
+        if png is None:
+            if len(self._encoded_pictures) >= ENCODED_PICTURES_KEPT:
+                self._encoded_pictures.clear()
+            png = self._encoded_pictures[key] = encode_png(picture)
+        return png
 
     def is_valid(self, candidate: str) -> bool:
         """Whether an output is exactly one of the actions (BALROG §3)."""

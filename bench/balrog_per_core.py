@@ -1,0 +1,98 @@
+"""BALROG games per core: steps per CPU second of one worker process, for the arena's
+two agents that cost nothing to think (the random baseline, and a model agent whose
+endpoint answers at once with a fixed valid action over HTTP), on BabyAI and Crafter.
+
+The figure to set beside it is BALROG's own evaluator (one process per episode,
+synchronous client) with an instant client returning the same action, run from its
+own checkout and virtual environment: the arena's CPU per step against BALROG's is
+what a public arena's capacity per core is, compared with running BALROG itself.
+The fake endpoint runs in a separate process and its CPU is not counted.
+
+    .venv/bin/python bench/balrog_per_core.py [--episodes 10] [--crafter-steps 500] [--in-flight 8]
+"""
+
+import argparse
+import asyncio
+import multiprocessing
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.concurrency import _serve_fake_model  # noqa: E402
+from bench.runner_overhead import setup_django  # noqa: E402
+
+# The action every instant answer names (the same on BALROG's side).
+TASKS = {"balrog/babyai-goto": "go forward", "balrog/crafter": "Noop"}
+
+
+def _play(submission, task_id: str, episodes: int, options: dict, in_flight: int) -> tuple[int, float, float]:
+    from arena import services
+    from arena.models import Step
+    from arena.worker import Worker
+
+    run = services.run_create(submission, services.RunSpec(task=task_id, format="text", num_episodes=episodes,
+                                                            options=options))
+    worker = Worker(concurrency=in_flight, name=f"bench-{task_id}")
+    wall, cpu = time.perf_counter(), time.process_time()
+    asyncio.run(worker.serve(until_idle=True))
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    steps = Step.objects.filter(episode__run=run).count()
+    if not steps:
+        failures = set(run.episodes.values_list("error", flat=True))
+        raise SystemExit(f"{task_id}: no step was played ({'; '.join(sorted(failures))})")
+    return steps, wall, cpu
+
+
+def _row(label: str, steps: int, wall: float, cpu: float) -> None:
+    print(f"  {label:34s}: {steps:6d} steps, wall {wall:7.2f} s, CPU {cpu:7.2f} s = "
+          f"{steps / cpu:6.0f} steps per CPU second ({1000 * cpu / steps:6.2f} ms/step), {steps / wall:6.0f} steps/s wall")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--episodes", type=int, default=10)
+    parser.add_argument("--crafter-steps", type=int, default=500)
+    parser.add_argument("--in-flight", type=int, default=8)
+    parser.add_argument("--task", action="append", help="only these tasks (repeatable)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        import os
+
+        os.environ["ARENA_ALLOW_LOOPBACK"] = "1"
+        setup_django(tmp)
+        from arena import services
+        from bench.balrog_throughput import _options, raw_loop
+
+        context = multiprocessing.get_context("spawn")
+        for task_id in args.task or TASKS:
+            options = _options(task_id, args.crafter_steps)
+            ports, stop = context.Queue(), context.Event()
+            server = context.Process(target=_serve_fake_model, args=(0.0, ports, stop, TASKS[task_id]), daemon=True)
+            server.start()
+            _, base_url = ports.get(timeout=30)
+            try:
+                model = services.submission_create(
+                    owner=None,
+                    fields={"name": f"instant {task_id}", "base_url": base_url, "model": "fake", "max_tokens": 16,
+                            "max_concurrent_requests": args.in_flight},
+                    api_key="", runs=[],
+                )
+                random_agent = services.baseline_submission("random", "Random legal actions")
+                print(f"{task_id} {options or ''}: {args.episodes} episodes, {args.in_flight} in flight, one worker process")
+                _row("raw env loop (random actions)", *raw_loop(task_id, args.episodes, options))
+                _row("arena, random baseline agent", *_play(random_agent, task_id, args.episodes, options, args.in_flight))
+                _row(f"arena, instant model ({TASKS[task_id]!r})", *_play(model, task_id, args.episodes, options,
+                                                                         args.in_flight))
+            finally:
+                stop.set()
+                ports.get(timeout=30)
+                server.join(timeout=10)
+    print("BALROG's evaluator: run it from its checkout with an instant client (see bench/README.md)")
+
+
+if __name__ == "__main__":
+    main()

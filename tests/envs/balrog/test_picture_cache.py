@@ -1,0 +1,29 @@
+"""BALROG's world pictures are encoded once per distinct picture in an episode: a picture
+seen again gives the very bytes a fresh encoding gives, and is not encoded again."""
+
+from envs.registry import make
+from envs.render import encode_png
+
+
+def test_a_picture_seen_again_is_not_encoded_again(monkeypatch):
+    import envs.balrog.protocol as protocol
+
+    encoded = []
+    monkeypatch.setattr(protocol, "encode_png", lambda picture: encoded.append(1) or encode_png(picture))
+    task = make("balrog/babyai-goto", "text")
+    task.reset(3)
+    pictures = [task.viewer_png()]
+    for _ in range(4):  # four quarter turns: back where it started
+        task.step("turn left")
+        pictures.append(task.viewer_png())
+    assert pictures[0] == pictures[4]
+    assert len(encoded) == 4
+    assert all(png == encode_png(task.world_picture()) for png in pictures[4:])
+
+
+def test_every_picture_is_the_fresh_encoding():
+    task = make("balrog/crafter", "text", max_steps=100)
+    task.reset(1)
+    for action in ("Noop", "Move West", "Noop", "Move East", "Do"):
+        task.step(action)
+        assert task.viewer_png() == encode_png(task.world_picture())
