@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from arena import services
+from arena.services.runs import RunSpec, enqueue_on_commit, run_variant
 from arena.models import Episode, Run, Submission
 
 FIGURES_DIR = Path(settings.BASE_DIR) / "fixtures" / "baseline_figures"
@@ -64,7 +64,7 @@ def shipped_entries(directory: Path | None = None) -> dict[str, dict]:
     return entries
 
 
-def run_from_figures(submission: Submission, spec: services.RunSpec, entry: dict, replays: int) -> Run:
+def run_from_figures(submission: Submission, spec: RunSpec, entry: dict, replays: int) -> Run:
     """A finished baseline run carrying the entry's figures (and its episode count),
     with its first `replays` episodes queued to be played for their replays (at the
     baselines' priority)."""
@@ -75,7 +75,7 @@ def run_from_figures(submission: Submission, spec: services.RunSpec, entry: dict
         run = Run.objects.create(
             submission=submission,
             task=spec.task,
-            variant=services.run_variant(submission, spec),
+            variant=run_variant(submission, spec),
             first_seed=spec.first_seed,
             num_episodes=spec.num_episodes,
             status=Run.FINISHED,
@@ -86,7 +86,7 @@ def run_from_figures(submission: Submission, spec: services.RunSpec, entry: dict
         )
         count = min(replays, spec.num_episodes)
         Episode.objects.bulk_create(Episode(run=run, index=i, seed=spec.first_seed + i) for i in range(count))
-        services.enqueue_on_commit(list(run.episodes.order_by("index").values_list("id", flat=True)))
+        enqueue_on_commit(list(run.episodes.order_by("index").values_list("id", flat=True)))
     return run
 
 

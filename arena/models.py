@@ -233,7 +233,7 @@ class Submission(Moderated):
         return ", ".join(parts)
 
     def get_absolute_url(self):
-        return reverse("arena:submission", args=[self.pk])
+        return reverse("leaderboard:submission", args=[self.pk])
 
 
 class Experiment(models.Model):
@@ -461,7 +461,7 @@ class Episode(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     # When its last queue message was sent (None: none yet, e.g. the later episodes of
     # a run played in order); a queued episode whose message is long gone from the
-    # queue lost it with a dying worker and is queued again (arena.requeue).
+    # queue lost it with a dying worker and is queued again (arena.play.requeue).
     enqueued_at = models.DateTimeField(null=True, blank=True)
     # The priority of that message (arena.queue): how many go before it is the run
     # page's queue position.
@@ -582,7 +582,7 @@ class Step(models.Model):
 class EpisodeSnapshot(models.Model):
     """The saved state of a running episode after its first `index` steps, for tasks
     that can save one (envs.core.Task.snapshot): a worker resuming the episode restores
-    it and replays only the steps stored after it (arena.snapshots). Only the latest is
+    it and replays only the steps stored after it (arena.services.snapshots). Only the latest is
     kept while the episode runs, none once it has ended."""
 
     episode = models.ForeignKey(Episode, related_name="snapshots", on_delete=models.CASCADE)

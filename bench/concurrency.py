@@ -94,9 +94,10 @@ def main() -> None:
     django.setup()
     from django.core.management import call_command
 
-    from arena import services
+    from arena.services.runs import RunSpec
+    from arena.services.submissions import submission_create
     from arena.models import Step
-    from arena.worker import Worker
+    from arena.play.worker import Worker
 
     call_command("migrate", verbosity=0)
     context = multiprocessing.get_context("spawn")
@@ -105,13 +106,13 @@ def main() -> None:
     server.start()
     _, base_url = ports.get(timeout=30)
     try:
-        submission = services.submission_create(
+        submission = submission_create(
             owner=None,
             # The fake server has no slots: let every episode in flight call it at once.
             fields={"name": "bench", "base_url": base_url, "model": "fake", "max_tokens": 16,
                     "max_concurrent_requests": args.in_flight},
             api_key="",
-            runs=[services.RunSpec(task=args.task, format=args.format, num_episodes=args.episodes)],
+            runs=[RunSpec(task=args.task, format=args.format, num_episodes=args.episodes)],
         )
         worker = Worker(concurrency=args.in_flight, name="bench")
         started, cpu_started = time.perf_counter(), time.process_time()

@@ -23,7 +23,7 @@ TASK, FORMAT, STEPS = "lmact/gridworld", "ascii", 25
 
 
 def measure(num_demonstrations: int) -> tuple[float, int, float]:
-    from arena.runner import _ObservationImages
+    from arena.play.runner import _ObservationImages
     from arena.strategies.lmact import LMActStrategy
     from envs.core import RandomLegalPolicy
     from envs.registry import make

@@ -72,7 +72,7 @@ class StepResult:
 class PromptSize:
     """How large a task's prompts are in one observation format, measured from the
     prompts the arena sends (bench/prompt_sizes.py: the random baseline's episodes
-    through the real runner and strategy, tokens counted by arena.tokens, images by
+    through the real runner and strategy, tokens counted by arena.strategies.tokens, images by
     OpenAI's tile rule). The submission preview estimates tokens from it."""
 
     first: int  # tokens of an episode's first prompt (instructions, first observation)
@@ -317,7 +317,7 @@ class Task(abc.ABC):
     # -- optional: snapshots and a picture for the viewer ---------------------------------
     # A task whose steps are costly (an emulator) may save the whole state of a running
     # episode, so that the arena resumes an interrupted long episode from the latest
-    # snapshot instead of replaying every stored action (arena.snapshots). The state is
+    # snapshot instead of replaying every stored action (arena.services.snapshots). The state is
     # the game's and the task's own counters; `restore` on a task reset with the same
     # seed makes it play on exactly as the saved one would have.
     @property

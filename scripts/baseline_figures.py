@@ -126,7 +126,7 @@ def main() -> None:
 
 async def play(concurrency: int, seconds: float) -> None:
     """Play the queued episodes, for at most `seconds`."""
-    from arena.worker import Worker
+    from arena.play.worker import Worker
 
     worker = Worker(concurrency=concurrency, name="baseline-figures")
     serving = asyncio.create_task(worker.serve(until_idle=True))

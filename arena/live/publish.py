@@ -1,11 +1,11 @@
-"""Websocket pushes. Called only from `transaction.on_commit` callbacks, so a pushed step
-is always readable by the consumer that receives the notification (docs/design.md §3).
+"""Websocket pushes. Sent only from `transaction.on_commit` callbacks
+(`publish_step_on_commit`, `publish_end_on_commit`), so a pushed step is always
+readable by the consumer that receives the notification (docs/design.md §3).
 
 A step's message carries its index and, when it is small enough, the step itself as the
-viewers receive it (`frame`: the client message, rendered once here by the function the
-read side registers with `render_steps_with`). A consumer that expects exactly that
-index sends the frame on without reading the database; any other index (a gap, a
-repeat, no frame) sends it back to reading the steps after the last one it sent, which
+viewers receive it (`frame`: the client message, rendered once here by arena.live.frame).
+A consumer that expects exactly that index sends the frame on without reading the
+database; any other index (a gap, a repeat, no frame) sends it back to reading the steps after the last one it sent, which
 is what makes "nothing missed, nothing twice" hold whatever order messages and
 catch-up reads interleave in.
 
@@ -15,17 +15,19 @@ per-step cost of publishing small. Elsewhere (a web request, a management comman
 falls back to `async_to_sync`.
 
 With the in-memory channel layer (embedded mode) the message also goes to every other
-process on the machine that serves live websockets (arena.livesignal).
+process on the machine that serves live websockets (arena.live.signal).
 """
 
 import asyncio
 import logging
-from collections.abc import Callable
+from functools import partial
 
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.db import transaction
 
-from arena import livesignal
+from arena.live import signal as livesignal
+from arena.live.frame import step_frame
 
 logger = logging.getLogger(__name__)
 
@@ -34,20 +36,12 @@ logger = logging.getLogger(__name__)
 FRAME_MAX_BYTES = 48_000
 
 _worker_loop: asyncio.AbstractEventLoop | None = None
-_step_frame: Callable | None = None
 
 
 def bind_loop(loop: asyncio.AbstractEventLoop) -> None:
     """Publish through this running loop from now on (called by the runner)."""
     global _worker_loop
     _worker_loop = loop
-
-
-def render_steps_with(step_frame: Callable) -> None:
-    """Use `step_frame(step)` → the client message of an unsaved Step as JSON text
-    (registered by the read side when the apps are ready)."""
-    global _step_frame
-    _step_frame = step_frame
 
 
 def episode_group(episode_id: int) -> str:
@@ -106,7 +100,7 @@ def _watched(episode_id: int) -> bool:
 
 def _frame(step) -> str | None:
     try:
-        frame = _step_frame(step)
+        frame = step_frame(step)
     except Exception:  # the consumers can still read the stored step
         logger.exception("could not render step %s of episode %s for the live channel", step.index, step.episode_id)
         return None
@@ -116,7 +110,7 @@ def _frame(step) -> str | None:
 def publish_step(episode_id: int, index: int, step=None) -> None:
     """Announce a committed step; `step` is the Step as stored (unsaved instance)."""
     message = {"type": "step.committed", "index": index}
-    if step is not None and _step_frame is not None and _watched(episode_id):
+    if step is not None and _watched(episode_id):
         frame = _frame(step)
         if frame is not None:
             message["frame"] = frame
@@ -125,3 +119,13 @@ def publish_step(episode_id: int, index: int, step=None) -> None:
 
 def publish_end(episode_id: int) -> None:
     _send(episode_id, {"type": "episode.ended"})
+
+
+def publish_step_on_commit(episode_id: int, index: int, step=None) -> None:
+    """Announce the step once the transaction that stores it commits."""
+    transaction.on_commit(partial(publish_step, episode_id, index, step))
+
+
+def publish_end_on_commit(episode_id: int) -> None:
+    """Announce the episode's end once the transaction that ends it commits."""
+    transaction.on_commit(partial(publish_end, episode_id))

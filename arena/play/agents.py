@@ -19,7 +19,7 @@ from typing import Protocol
 
 from django.conf import settings
 
-from arena import tokens
+from arena.strategies import tokens
 from arena.clients.agent_endpoint import AgentEndpointClient
 from arena.clients.anthropic import AnthropicClient
 from arena.clients.base import ModelCallError
@@ -30,7 +30,7 @@ from arena.clients.openai_compat import OpenAICompatibleClient
 from arena.clients.reasoning_params import reasoning_request
 from arena.clients.responses import ResponsesClient
 from arena.models import Episode, Run, StoredImage, Submission
-from arena.pace import publisher
+from arena.play.pace import publisher
 from arena.probe.lookups import LLAMA_CPP, LOCAL_SERVERS
 from arena.strategies.base import ImageStore
 from arena.strategies.chat import ChatStrategy
@@ -72,7 +72,7 @@ class Decision:
 
 
 class Agent(Protocol):
-    """What the runner drives, whatever produces the actions (arena.runner).
+    """What the runner drives, whatever produces the actions (arena.play.runner).
 
     `begin` and `prepare` may touch the database (they store images) and are called in a
     worker thread unless `begins_instantly`; `decide` is a coroutine doing network I/O.
@@ -106,7 +106,7 @@ class Agent(Protocol):
 
     async def aclose(self) -> None: ...
 
-    # Resuming from a task snapshot (arena.snapshots): the agent either saves its own
+    # Resuming from a task snapshot (arena.services.snapshots): the agent either saves its own
     # state beside the task's (`snapshot` is not None, `restore` puts it back), or it
     # needs nothing from the task to replay a stored step (`replays_without_task`: it is
     # brought up to date from the stored steps' texts alone).

@@ -16,7 +16,7 @@ import time
 
 from django.core.cache import cache
 
-from arena.dbthread import db
+from arena.play.dbthread import db
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Queued episodes whose queue message went missing are queued again.
 
-A worker takes a message off the queue before it claims the episode (arena.worker, and
+A worker takes a message off the queue before it claims the episode (arena.play.worker, and
 Huey's own consumer alike). One that dies in between takes the message with it: the
 episode stays queued with no message anywhere, and the reaper, which looks at running
 episodes, never sees it. So every worker looks now and then for queued episodes whose
@@ -9,7 +9,7 @@ sends it again.
 
 A message that was only slow — a live worker has taken it but not claimed the episode
 yet — is then sent twice, which is harmless: claiming is a conditional update
-(services.episode_claim), so one message plays the episode and the other finds it
+(episode_claim), so one message plays the episode and the other finds it
 taken and is dropped. The copy left at the back of the queue must not count as the
 message of that episode once it has started and been interrupted, though: it would
 resume the episode only after the whole backlog. A started episode is lost unless a
@@ -25,7 +25,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from arena import queue, services
+from arena import queue
+from arena.services.episodes import episode_claim
+from arena.services.runs import enqueue_on_commit
 from arena.models import Episode
 
 logger = logging.getLogger(__name__)
@@ -66,7 +68,7 @@ def _send_again(episode_ids: list[int], cutoff) -> int:
         for pk, attempts in still_lost.values_list("pk", "attempts"):
             (started if attempts else fresh).append(pk)
         if fresh:
-            services.enqueue_on_commit(fresh)
+            enqueue_on_commit(fresh)
         if started:
-            services.enqueue_on_commit(started, resume=True)
+            enqueue_on_commit(started, resume=True)
     return len(fresh) + len(started)

@@ -1,9 +1,9 @@
 """The episode runner: plays one episode between an `envs` task and an agent.
 
-Many runners share one asyncio loop in a worker (arena.worker); model calls are awaited,
+Many runners share one asyncio loop in a worker (arena.play.worker); model calls are awaited,
 so one process keeps dozens of episodes in flight. Database work goes to the worker's
-database thread (arena.dbthread) and every step is committed before it is
-published (arena.services.step_record).
+database thread (arena.play.dbthread) and every step is committed before it is
+published (arena.services.steps.step_record).
 
 Resuming: if an episode was re-queued after its worker died, the stored steps are
 replayed on a fresh task built from the same seed — their executed actions reproduce
@@ -12,7 +12,7 @@ stored index. The agent replays each stored step too (a baseline asks its policy
 again), so it goes on as it would have: same seed ⇒ same episode, across crashes.
 Nothing is written twice. Tasks that can save their state are snapshotted every so many
 steps, and a resumed episode replays only the steps after the latest snapshot
-(arena.snapshots).
+(arena.services.snapshots).
 """
 
 from __future__ import annotations
@@ -23,11 +23,15 @@ import logging
 
 from django.conf import settings
 
-from arena import live, services, snapshots
-from arena.dbthread import db
+from arena.services.episodes import episode_claim, episode_fail, episode_finish, episode_release, episode_set_prefix, reflections_for, run_budget_exhausted
+from arena.services.runs import run_budget_reached
+from arena.services.steps import LeaseLost, StepNotStored, StepRecord
+from arena.live import publish
+from arena.services import snapshots
+from arena.play.dbthread import db
 from arena.endpoint_privacy import hide_endpoint
-from arena.stepwriter import StepWriter
-from arena.agents import Agent, Decision, EndpointFailed, make_agent
+from arena.play.stepwriter import StepWriter
+from arena.play.agents import Agent, Decision, EndpointFailed, make_agent
 from arena.clients.http import MAX_ERROR_CHARS, capped_text
 from arena.strategies.context import ContextExhausted
 from arena.variant import Variant
@@ -117,7 +121,7 @@ def play_episode_blocking(episode_id: int) -> None:
 class StopRequested(Exception):
     """The worker is stopping, or the episode gives way to a user's (a baseline's): it
     stops at a step boundary, every step it played committed, and is given back to the
-    queue (services.episode_release)."""
+    queue (episode_release)."""
 
 
 class EpisodeRunner:
@@ -145,7 +149,7 @@ class EpisodeRunner:
         return self.stop_requested or episode_id in self.giving_way
 
     async def run(self, episode_id: int) -> None:
-        live.bind_loop(asyncio.get_running_loop())
+        publish.bind_loop(asyncio.get_running_loop())
         loaded = await db(_claim_and_load, episode_id, self.worker_name)
         if loaded is None:
             return
@@ -158,25 +162,25 @@ class EpisodeRunner:
                 await _Playthrough(self, task, episode, run, agent).play(stored_steps, snapshot)
             finally:
                 task.close()
-        except services.LeaseLost:
+        except LeaseLost:
             logger.warning("episode %s was taken away from %s; stopping", episode_id, self.worker_name)
         except StopRequested:
             reason = "was stopped" if self.stop_requested else "made way for a user's episode"
-            if await db(services.episode_release, episode_id, self.worker_name, reason=reason):
+            if await db(episode_release, episode_id, self.worker_name, reason=reason):
                 logger.info("episode %s given back to the queue: worker %s %s", episode_id, self.worker_name, reason)
-        except services.StepNotStored as exc:
+        except StepNotStored as exc:
             # Its steps must be stored in order, so this episode cannot go on; the other
             # episodes whose steps shared the batch were stored and play on.
-            await db(services.episode_fail, episode_id, str(exc), worker=self.worker_name)
+            await db(episode_fail, episode_id, str(exc), worker=self.worker_name)
         except EndpointFailed as exc:
             await db(
-                services.episode_fail,
+                episode_fail,
                 episode_id, f"model endpoint failed: {exc}", worker=self.worker_name, kind=exc.kind or "",
             )
         except Exception as exc:  # a bug or a broken simulator must not take the worker down
             logger.exception("episode %s crashed", episode_id)
             await db(
-                services.episode_fail,
+                episode_fail,
                 episode_id, f"internal error while playing: {type(exc).__name__}: {exc}", worker=self.worker_name
             )
         finally:
@@ -238,13 +242,13 @@ class _Playthrough:
             prefix, demo_seeds = await asyncio.to_thread(agent.begin, self.task, self.observation, self.images)
         if prefix and not self.episode.prompt_prefix:
             await db(
-                services.episode_set_prefix, self.episode.pk, self.worker, prefix, demo_seeds,
+                episode_set_prefix, self.episode.pk, self.worker, prefix, demo_seeds,
                 capped=agent.demonstrations_capped,
             )
 
     async def _restore(self, snapshot, stored_steps: list[Step]) -> None:
         """Start from a snapshot instead of step 0: the task restores its state, the agent
-        its own or catches up from the stored steps' texts (arena.snapshots)."""
+        its own or catches up from the stored steps' texts (arena.services.snapshots)."""
         count = snapshot.index
         observations = None
         if snapshot.agent_state is None:
@@ -325,9 +329,9 @@ class _Playthrough:
             if self.runner.must_stop(self.episode.pk):
                 await self._flush()  # the step played last is committed before the release
                 self._stop_if_requested()
-            if budgeted and await db(services.run_budget_reached, self.run.pk):
+            if budgeted and await db(run_budget_reached, self.run.pk):
                 await self._flush()
-                await db(services.run_budget_exhausted, self.run.pk, self.episode.pk, self.worker)
+                await db(run_budget_exhausted, self.run.pk, self.episode.pk, self.worker)
                 return False
             legal = task.legal_actions()
             image = self.images.write(self.observation.image) if self.observation.image is not None else None
@@ -381,7 +385,7 @@ class _Playthrough:
             outcome = f"total reward {self.total_reward:g}, {self.end_reason or 'step limit'}"
             reflection = await self.agent.reflect(outcome)
         await db(
-            services.episode_finish,
+            episode_finish,
             self.episode.pk,
             self.worker,
             score=self.total_reward,
@@ -410,7 +414,7 @@ def step_record_of(index, observation, image, prompt_added, decision: Decision, 
         info["context"] = decision.context
     if decision.shape:
         info["shape"] = decision.shape
-    return services.StepRecord(
+    return StepRecord(
         index=index,
         observation_text=observation.text,
         observation_image=image,
@@ -437,10 +441,10 @@ def step_record_of(index, observation, image, prompt_added, decision: Decision, 
 
 
 def _claim_and_load(episode_id: int, worker: str):
-    if not services.episode_claim(episode_id, worker):
+    if not episode_claim(episode_id, worker):
         return None
     episode = Episode.objects.select_related("run__submission").get(pk=episode_id)
-    reflections = services.reflections_for(episode)
+    reflections = reflections_for(episode)
     # `episode` is read too: the related manager sets it on every row it yields, and a
     # deferred foreign key would cost one query per stored step (minutes at 70,000).
     fields = ("episode", "index", "executed_action", "info", "completion", "parsed_action", "reward")

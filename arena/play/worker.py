@@ -6,7 +6,7 @@ waiting or in play, and those in play make way when a user's episode comes. Besi
 its own heart (Worker row, for /healthz), the hearts of episodes that are waiting on a
 slow model call, and recovers what workers that died left behind: the reaper re-queues
 their running episodes, and queued episodes whose message they took with them are sent
-again (arena.requeue). It does so when it starts, too, so a worker restarted after a
+again (arena.play.requeue). It does so when it starts, too, so a worker restarted after a
 crash resumes the interrupted episodes first.
 """
 
@@ -22,8 +22,10 @@ import uuid
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
-from arena import queue, requeue, services
-from arena.runner import EpisodeRunner
+from arena import queue
+from arena.services.episodes import episodes_heartbeat, reap_stale_episodes, worker_heartbeat, worker_stopped
+from arena.play import requeue
+from arena.play.runner import EpisodeRunner
 from envs.registry import all_tasks
 
 logger = logging.getLogger(__name__)
@@ -80,7 +82,7 @@ class Worker:
                 await asyncio.gather(*self.in_flight.values(), return_exceptions=True)
         finally:
             housekeeping.cancel()
-            await sync_to_async(services.worker_stopped)(self.name)
+            await sync_to_async(worker_stopped)(self.name)
 
     def _start(self, dequeued: queue.Dequeued) -> None:
         episode_id = dequeued.episode_id
@@ -112,7 +114,7 @@ class Worker:
         # Everything loaded so far lives as long as the process: keep the cyclic
         # collector from rescanning it at every collection.
         gc.freeze()
-        services.worker_heartbeat(self.name, socket.gethostname(), os.getpid(), 0)
+        worker_heartbeat(self.name, socket.gethostname(), os.getpid(), 0)
         recover_lost_episodes()
 
     async def _housekeeping(self) -> None:
@@ -121,10 +123,10 @@ class Worker:
             await asyncio.sleep(HEARTBEAT_SECONDS)
             since_reap += HEARTBEAT_SECONDS
             try:
-                await sync_to_async(services.worker_heartbeat)(
+                await sync_to_async(worker_heartbeat)(
                     self.name, socket.gethostname(), os.getpid(), len(self.in_flight)
                 )
-                await sync_to_async(services.episodes_heartbeat)(self.name, list(self.in_flight))
+                await sync_to_async(episodes_heartbeat)(self.name, list(self.in_flight))
                 if since_reap >= REAP_SECONDS:
                     since_reap = 0.0
                     await sync_to_async(recover_lost_episodes)()
@@ -135,5 +137,5 @@ class Worker:
 def recover_lost_episodes() -> int:
     """Queue again what dead workers left: running episodes gone silent (resumed ahead
     of the backlog) and queued ones whose message they took. How many were queued."""
-    reaped = services.reap_stale_episodes()
+    reaped = reap_stale_episodes()
     return reaped["requeued"] + requeue.requeue_lost_messages()

@@ -3,14 +3,14 @@ is fixed, cancel a run or a whole submission, change the endpoint (with its hist
 
 from __future__ import annotations
 
-from functools import partial
-
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from arena import live, page_generation, services
-from arena.aggregates import apply_step_totals, played_sums, step_totals
+from arena import page_generation
+from arena.services.runs import enqueue_on_commit, plays_in_order
+from arena.live.publish import publish_end_on_commit
+from arena.services.aggregates import apply_step_totals, played_sums, step_totals
 from arena.models import Episode, Run, Submission, SubmissionEdit
 
 
@@ -35,7 +35,7 @@ def run_requeue_failed(run: Run) -> int:
         )
         Run.objects.filter(pk=run.pk).update(status=Run.QUEUED if not run.started_at else Run.RUNNING, finished_at=None)
         ids = [e.pk for e in sorted(failed, key=lambda e: e.index)]
-        services.enqueue_on_commit(ids[:1] if services.plays_in_order(run) else ids)
+        enqueue_on_commit(ids[:1] if plays_in_order(run) else ids)
         page_generation.bump_on_commit()
     return len(failed)
 
@@ -47,7 +47,7 @@ def run_cancel(run: Run) -> int:
     """Stop a run: its queued and running episodes end as skipped (a worker playing one
     loses its lease at the next step and stops); what was played stays stored."""
     with transaction.atomic():
-        # Locked in id order, as the workers writing their steps lock them (arena.steps).
+        # Locked in id order, as the workers writing their steps lock them (arena.services.steps).
         ids = list(
             Episode.objects.select_for_update()
             .filter(run=run, status__in=[Episode.QUEUED, Episode.RUNNING])
@@ -61,7 +61,7 @@ def run_cancel(run: Run) -> int:
             status=Run.CANCELLED, finished_at=timezone.now()
         )
         for episode_id in ids:
-            transaction.on_commit(partial(live.publish_end, episode_id))
+            publish_end_on_commit(episode_id)
         page_generation.bump_on_commit()
     return len(ids)
 

@@ -2,7 +2,7 @@
 
 A worker that dies in the middle of a 100,000-step TextAtari episode leaves tens of
 thousands of stored steps. The runner resumes an episode by replaying the stored
-actions on a task reset with the same seed (arena.runner); through an emulator that
+actions on a task reset with the same seed (arena.play.runner); through an emulator that
 takes minutes. So for tasks that can save their state (envs.core.Task.snapshot) the
 runner stores a snapshot every ARENA_SNAPSHOT_EVERY_STEPS steps — the task's state and
 the agent's — and a resumed episode restores the latest one at or before its last
@@ -25,7 +25,7 @@ from django.conf import settings
 from django.db import transaction
 
 from arena.models import Episode, EpisodeSnapshot, Step
-from arena.steps import LeaseLost
+from arena.services.steps import LeaseLost
 from envs.core import Observation
 
 

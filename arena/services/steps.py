@@ -1,20 +1,20 @@
 """The runner's hot path: storing steps.
 
 Steps arrive from every episode a worker plays and are committed in batches (group
-commit, arena.stepwriter) with two prepared statements per step and one commit per
-batch. Re-exported by arena.services, where the other writes live.
+commit, arena.play.stepwriter) with two prepared statements per step and one commit per
+batch.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-from functools import partial
 
 from django.db import connections, transaction
 from django.utils import timezone
 
-from arena import images, live, steptext
+from arena import images, steptext
+from arena.live.publish import publish_step_on_commit
 from arena.clients.http import excerpt
 from arena.dbretry import retry_on_conflict
 from arena.images import ImageRef
@@ -113,7 +113,7 @@ def _store(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
 
     Rows are locked in one order in every transaction of the arena that takes several:
     image rows by hash, then episodes by id, then runs by id. The worker's heartbeat of
-    all its episodes (services.episodes_heartbeat) and the writers of other workers then
+    all its episodes (arena.services.episodes.episodes_heartbeat) and the writers of other workers then
     wait for this transaction, or it for them, but never both at once (a deadlock)."""
     connection = connections[Episode.objects.db]
     sql = _StepSQL.for_connection(connection)
@@ -150,7 +150,7 @@ def _store(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
                 # The step travels to the viewers with its announcement, whole as readers
                 # see it (each text once is only how it is stored; Step.from_db).
                 stored_step = Step(episode_id=episode_id, created_at=now, **fields)
-                transaction.on_commit(partial(live.publish_step, episode_id, record.index, stored_step))
+                publish_step_on_commit(episode_id, record.index, stored_step)
                 stored[position] = True
             # Spent tokens are counted with the steps so budgets stop a run in time.
             for run_id in sorted(spent_by_run):

@@ -17,16 +17,17 @@ from rest_framework.exceptions import PermissionDenied, Throttled
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
-from arena import run_actions, services
-from arena.catalogue import submission_catalogue
+from arena.services.submissions import PAPER_EPISODES_PER_RUN, experiment_create, experiment_run_specs, submission_create
+from arena.services import run_actions
+from arena.web.catalogue import submission_catalogue
 from arena.endpoint_privacy import can_see_endpoint, hide_endpoint_in
 from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
 from arena.models import Experiment, Run, Submission
-from arena.preview import submission_preview
-from arena.throttles import (
+from arena.web.preview import submission_preview
+from arena.web.throttles import (
     ENDPOINT_PROBES, EndpointProbeAddressThrottle, EndpointProbeThrottle, ExperimentThrottle, SubmissionThrottle,
 )
-from arena.validation import (
+from arena.web.validation import (
     MAX_DEMONSTRATIONS,
     MODE_CHOICES,
     MODE_VLM,
@@ -57,7 +58,7 @@ def _django_validator(func):
 
 class TaskVariantField(serializers.CharField):
     """A task and observation format, e.g. "lmact/gridworld:ascii", checked by
-    arena.validation.parse_task_variant (which explains what is wrong with a bad one)."""
+    arena.web.validation.parse_task_variant (which explains what is wrong with a bad one)."""
 
 
 class TaskVariantFieldSchema(OpenApiSerializerFieldExtension):
@@ -78,7 +79,7 @@ def task_variant_values() -> list[str]:
 
 @extend_schema_field(OpenApiTypes.URI)
 class EndpointURLField(serializers.CharField):
-    """An http(s) URL, checked against the URL guard by arena.validation.validate_base_url."""
+    """An http(s) URL, checked against the URL guard by arena.web.validation.validate_base_url."""
 
 
 class SubmissionSerializer(serializers.ModelSerializer):
@@ -249,7 +250,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
         api_key = validated.pop("api_key", "")
         for choice in ("tasks", "suites", "mode", "paper_protocol", "episodes_per_task", "task_settings"):
             validated.pop(choice, None)
-        return services.submission_create(
+        return submission_create(
             owner=self.context["request"].user, fields=validated, api_key=api_key, runs=self.planned_runs
         )
 
@@ -259,7 +260,7 @@ class ExperimentSerializer(serializers.ModelSerializer):
 
     task = TaskVariantField(help_text='Task and format, e.g. "lmact/gridworld:ascii".')
     num_episodes = serializers.IntegerField(
-        write_only=True, min_value=1, default=services.PAPER_EPISODES_PER_RUN,
+        write_only=True, min_value=1, default=PAPER_EPISODES_PER_RUN,
         help_text="Episodes per run; the paper's 100 by default (LMAct §2.4).",
     )
     max_demonstrations = serializers.IntegerField(write_only=True, min_value=0, max_value=MAX_DEMONSTRATIONS, default=0)
@@ -289,7 +290,7 @@ class ExperimentSerializer(serializers.ModelSerializer):
 
     def validate(self, attrs):
         task_id, fmt = attrs["task"]
-        runs = services.experiment_run_specs(
+        runs = experiment_run_specs(
             kind=attrs["kind"], task=task_id, format=fmt, num_episodes=attrs["num_episodes"],
             max_demonstrations=attrs["max_demonstrations"],
         )
@@ -306,7 +307,7 @@ class ExperimentSerializer(serializers.ModelSerializer):
 
     def create(self, validated):
         task_id, fmt = validated["task"]
-        return services.experiment_create(
+        return experiment_create(
             validated["submission"], kind=validated["kind"], task=task_id, format=fmt,
             num_episodes=validated["num_episodes"], max_demonstrations=validated["max_demonstrations"],
         )
@@ -314,7 +315,7 @@ class ExperimentSerializer(serializers.ModelSerializer):
 
 class _CreateThrottledViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     """Reads are free; each create attempt counts against the user's hourly limit, which
-    the form views share (arena.throttles)."""
+    the form views share (arena.web.throttles)."""
 
     create_throttle = None
 
@@ -385,7 +386,7 @@ class SubmissionViewSet(_CreateThrottledViewSet):
 
 class TokenView(ObtainAuthToken):
     """`POST /api/token/` (username, password) → the user's token. While the account or
-    the address is locked out after failed attempts (arena.throttles), the answer is 429
+    the address is locked out after failed attempts (arena.web.throttles), the answer is 429
     with Retry-After and the password is not checked."""
 
     def post(self, request, *args, **kwargs):

@@ -3,10 +3,10 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.forms.utils import ErrorDict
 
-from arena import services
-from arena.catalogue import TaskSetting, submission_catalogue, value_text
+from arena.services.submissions import PAPER_EPISODES_PER_RUN, experiment_run_specs
+from arena.web.catalogue import TaskSetting, submission_catalogue, value_text
 from arena.models import Submission
-from arena.validation import (
+from arena.web.validation import (
     MAX_DEMONSTRATIONS,
     MODE_CHOICES,
     MODE_LLM,
@@ -31,7 +31,7 @@ class SignUpForm(UserCreationForm):
 
 
 class LoginForm(AuthenticationForm):
-    """Django's login form; when the lock-out (arena.throttles) refused to check the
+    """Django's login form; when the lock-out (arena.web.throttles) refused to check the
     password, it says so instead of "wrong password"."""
 
     def get_invalid_login_error(self):
@@ -72,9 +72,9 @@ def concurrent_requests_field():
 
 class SubmissionForm(RefusableForm):
     """The submission form. The task choice is laid out from the suites' descriptors
-    (arena.catalogue): per suite a "whole suite" toggle, "as in the paper", and each task
+    (arena.web.catalogue): per suite a "whole suite" toggle, "as in the paper", and each task
     with its formats and settings; `task_groups()` gives the template that layout with
-    what is checked. Validation is arena.validation's, shared with the API."""
+    what is checked. Validation is arena.web.validation's, shared with the API."""
 
     name = forms.CharField(max_length=100, help_text="Shown on the leaderboard.")
     provider = forms.ChoiceField(
@@ -339,7 +339,7 @@ class ExperimentForm(RefusableForm):
 
     kind = forms.ChoiceField(choices=())
     task = forms.ChoiceField(choices=(), label="Task and format")
-    episodes = forms.IntegerField(initial=services.PAPER_EPISODES_PER_RUN, min_value=1, label="Episodes per run")
+    episodes = forms.IntegerField(initial=PAPER_EPISODES_PER_RUN, min_value=1, label="Episodes per run")
     max_demonstrations = forms.IntegerField(
         initial=16, min_value=0, max_value=MAX_DEMONSTRATIONS, required=False, label="Most demonstrations (sweep)",
         help_text="The sweep runs 0, 1, 2, 4, … up to this; the context window may cap each episode further.",
@@ -354,9 +354,9 @@ class ExperimentForm(RefusableForm):
             (value, label) for value, label in task_variant_choices() if suite_of(value.partition(":")[0]).experiments
         ]
         self.fields["episodes"] = forms.IntegerField(
-            initial=services.PAPER_EPISODES_PER_RUN, min_value=1, max_value=settings.ARENA_MAX_EPISODES_PER_TASK,
+            initial=PAPER_EPISODES_PER_RUN, min_value=1, max_value=settings.ARENA_MAX_EPISODES_PER_TASK,
             label="Episodes per run",
-            help_text=f"The paper evaluates {services.PAPER_EPISODES_PER_RUN} episodes per point (LMAct §2.4); fewer cost less.",
+            help_text=f"The paper evaluates {PAPER_EPISODES_PER_RUN} episodes per point (LMAct §2.4); fewer cost less.",
         )
 
     def clean_task(self):
@@ -366,7 +366,7 @@ class ExperimentForm(RefusableForm):
         cleaned = super().clean()
         if {"kind", "task", "episodes"} <= cleaned.keys():
             task_id, fmt = cleaned["task"]
-            runs = services.experiment_run_specs(
+            runs = experiment_run_specs(
                 kind=cleaned["kind"], task=task_id, format=fmt, num_episodes=cleaned["episodes"],
                 max_demonstrations=cleaned.get("max_demonstrations") or 0,
             )

@@ -28,7 +28,6 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from config.envparse import env_int
 
 APPLICATION = "config.asgi:application"
 GRACE_SECONDS = 10.0
@@ -36,11 +35,6 @@ GRACE_SECONDS = 10.0
 QUICK_EXIT_SECONDS = 10.0
 MAX_RESTART_DELAY = 30.0
 PR_SET_PDEATHSIG = 1
-
-
-def default_processes() -> int:
-    """ARENA_WEB_PROCESSES, else one per core this process may run on."""
-    return env_int("ARENA_WEB_PROCESSES", len(os.sched_getaffinity(0)), minimum=1, maximum=256)
 
 
 def listening_sockets(host: str, port: int, count: int) -> list[socket.socket]:

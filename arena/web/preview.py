@@ -1,7 +1,7 @@
 """The preview of a submission: the runs it would queue and what they would cost, worked
 out before anything is created. The submission form's "Preview" button and
 `POST /api/submissions/?dry_run=1` both show `submission_preview(...)`; creating the
-submission queues the very runs it lists (the same `services.run_specs`).
+submission queues the very runs it lists (the same `arena.services.submissions.run_specs`).
 
 How the token estimate is made (also stated on the page, `ESTIMATE_METHOD`): each run
 plays its episodes for the task's typical length (`Task.typical_steps`, the random
@@ -22,7 +22,7 @@ import json
 from decimal import Decimal
 
 from arena.models import Submission
-from arena.services import RunSpec, run_variant
+from arena.services.runs import RunSpec, run_variant
 from arena.strategies.context import answer_reserve
 from arena.variant import Variant
 from envs.core import IMAGE_FORMATS
@@ -34,7 +34,7 @@ ESTIMATE_METHOD = (
     "format — its first prompt, plus each earlier step the prompt keeps (all of LMAct's trajectory, the history "
     "window elsewhere), plus demonstrations — capped at the context window. A task whose options are swept has "
     "one figure for all its runs, the mean over them. Answers: the action's measured size when naive, the whole "
-    "answer budget with chain of thought. Counts follow arena.tokens (within 0.8–1.5× of real tokenizers) and "
+    "answer budget with chain of thought. Counts follow arena.strategies.tokens (within 0.8–1.5× of real tokenizers) and "
     "OpenAI's image rule."
 )
 

@@ -1,13 +1,13 @@
 from django.urls import path
 
-from arena import moderation_views, views
+from arena.web import moderation_views
+from arena.web import views
 
 app_name = "arena"
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("submit/", views.submit, name="submit"),
     path("submissions/mine/", views.my_submissions, name="my_submissions"),
-    path("submissions/<int:pk>/", views.submission_detail, name="submission"),
     path("submissions/<int:pk>/endpoint/", views.submission_endpoint, name="submission-endpoint"),
     path("submissions/<int:pk>/probe/", views.submission_probe, name="submission-probe"),
     path("submissions/<int:pk>/cancel/", views.submission_cancel, name="submission-cancel"),

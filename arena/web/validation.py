@@ -7,10 +7,11 @@ from decimal import Decimal
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
-from arena import services
+from arena.services.runs import RunSpec
+from arena.services.submissions import run_specs
 from arena.clients.reasoning_params import ReasoningSetting, reasoning_problems
 from arena.models import Submission
-from arena.urlguard import UnsafeURL, check_url
+from arena.clients.urlguard import UnsafeURL, check_url
 from envs.core import IMAGE_FORMATS
 from envs.registry import all_suites, all_tasks, tasks_of
 
@@ -27,8 +28,8 @@ MAX_API_KEY_LENGTH = 4096
 _MONEY = {"max_digits": 10, "decimal_places": 4, "min_value": Decimal("0")}
 
 #: The limits of a submission's numeric settings, as keyword arguments that Django's form
-#: fields and DRF's serializer fields both take: the form (arena.forms) and the API
-#: (arena.api) build their fields from this one table, so they refuse the same values
+#: fields and DRF's serializer fields both take: the form (arena.web.forms) and the API
+#: (arena.web.api) build their fields from this one table, so they refuse the same values
 #: with the same words.
 SUBMISSION_LIMITS: dict[str, dict] = {
     "temperature": {"min_value": 0.0, "max_value": 2.0},
@@ -258,7 +259,7 @@ def choose_task_variants(fields: dict, add_error) -> list[tuple[str, str]] | Non
 
 
 def plan_runs(fields: dict, variants: list[tuple[str, str]], add_error) -> list | None:
-    """Shared by the submission form and the API: the runs (services.RunSpec) of the
+    """Shared by the submission form and the API: the runs (RunSpec) of the
     chosen task variants, with the task settings, the suites played as in their paper
     ("paper_protocol") and the episodes per task in `fields`; or None after reporting
     what is wrong through `add_error(field, message)`. On success `fields` holds the
@@ -274,7 +275,7 @@ def plan_runs(fields: dict, variants: list[tuple[str, str]], add_error) -> list 
     except ValidationError as exc:
         add_error("task_settings", exc.messages[0])
         return None
-    runs = services.run_specs(variants, fields.get("episodes_per_task") or 1, task_settings, paper)
+    runs = run_specs(variants, fields.get("episodes_per_task") or 1, task_settings, paper)
     try:
         check_episode_volume(runs)
     except ValidationError as exc:
@@ -381,7 +382,7 @@ def check_paper_sweeps(task_settings: dict[str, dict], paper_protocol: frozenset
 
 
 def check_episode_volume(runs, *, what: str = "submission") -> None:
-    """Refuse a submission or an experiment whose runs (a list of services.RunSpec) would
+    """Refuse a submission or an experiment whose runs (a list of RunSpec) would
     queue more episodes than the operator allows, counting the runs a task's option
     combinations multiply."""
     total = sum(spec.num_episodes for spec in runs)

@@ -13,19 +13,17 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
-from arena import run_actions, services, submission_page
+from arena.services.submissions import submission_create
+from arena.services import run_actions
 from arena.balrog_results.exporter import balrog_submission_export, has_balrog_runs
-from arena.endpoint_privacy import can_see_endpoint, hide_endpoint_in
 from arena.crypto import decrypt_secret, encrypt_secret
-from arena.forms import EndpointForm, ExperimentForm, SignUpForm, SubmissionForm
+from arena.web.forms import EndpointForm, SignUpForm, SubmissionForm
 from arena.models import Run, Submission, Worker
-from arena.preview import submission_preview
-from arena.throttles import (
-    SIGNUPS, EndpointProbeThrottle, ExperimentThrottle, SubmissionThrottle, download_limited, form_refusal,
+from arena.web.preview import submission_preview
+from arena.web.throttles import (
+    SIGNUPS, EndpointProbeThrottle, SubmissionThrottle, download_limited, form_refusal,
 )
-from arena.validation import probe_submission_endpoint
-from arena.selectors import endpoint_speed
-from arena.pace import endpoint_pace
+from arena.web.validation import probe_submission_endpoint
 
 WORKER_FRESH_SECONDS = 60
 SUBMISSION_FIELDS = (
@@ -39,7 +37,7 @@ SUBMISSION_FIELDS = (
 
 
 def signup(request):
-    """Accounts per client address are limited (arena.throttles.SIGNUPS): fresh accounts
+    """Accounts per client address are limited (arena.web.throttles.SIGNUPS): fresh accounts
     would otherwise get around every per-user limit. Only accounts made count."""
     if request.method == "POST":
         wait = SIGNUPS.wait(request)
@@ -118,55 +116,12 @@ def _create_submission(request, form: SubmissionForm):
     data = form.cleaned_data
     fields = {key: data[key] for key in SUBMISSION_FIELDS}
     fields["endpoint_probe"] = form.probe.to_json() if form.probe else None
-    submission = services.submission_create(owner=request.user, fields=fields, api_key=data["api_key"], runs=form.runs)
+    submission = submission_create(owner=request.user, fields=fields, api_key=data["api_key"], runs=form.runs)
     if submission.new_agent_secret:
         # Shown in this response only: never stored in plain text, never in a cookie.
         return render(request, "arena/agent_secret.html", {"submission": submission, "secret": submission.new_agent_secret})
     messages.success(request, f"Submission “{submission.name}” created; {len(form.runs)} run(s) queued.")
     return redirect(submission)
-
-
-def _is_owner(request, submission: Submission) -> bool:
-    """Whether the user submitted this model: baselines and imported results belong to
-    no one who could change or re-play them."""
-    return (
-        submission.kind == Submission.KIND_MODEL
-        and request.user.is_authenticated
-        and submission.owner_id == request.user.pk
-    )
-
-
-def submission_detail(request, pk):
-    submission = get_object_or_404(Submission, pk=pk)
-    show_endpoint = can_see_endpoint(request.user, submission)
-    if not show_endpoint:  # shown, never saved: the probe's notes may quote the address
-        submission.endpoint_probe = hide_endpoint_in(submission.endpoint_probe, submission.base_url)
-    can_experiment = _is_owner(request, submission)
-    form = None
-    if can_experiment:
-        refusal = form_refusal(ExperimentThrottle, request) if request.method == "POST" else None
-        form = ExperimentForm(request.POST or None, refusal=refusal)
-        if request.method == "POST" and form.is_valid():
-            data = form.cleaned_data
-            task_id, fmt = data["task"]
-            experiment = services.experiment_create(
-                submission, kind=data["kind"], task=task_id, format=fmt, num_episodes=data["episodes"],
-                max_demonstrations=data["max_demonstrations"] or 0,
-            )
-            messages.success(request, f"{experiment.get_kind_display()} queued: {experiment.runs.count()} run(s).")
-            return redirect(experiment)
-    return render(
-        request,
-        "arena/submission.html",
-        {
-            "submission": submission, "experiments": submission.experiments.all(),
-            "experiment_form": form, "is_owner": can_experiment, "speed": endpoint_speed(submission),
-            "show_endpoint": show_endpoint,
-            "pace": endpoint_pace(submission.base_url) if submission.kind == Submission.KIND_MODEL else None,
-            "balrog_export": has_balrog_runs(submission), **submission_page.results_context(submission),
-        },
-        status=429 if form is not None and form.refusal else 200,
-    )
 
 
 # An export is built in memory up to this size, then in a temporary file.

@@ -13,7 +13,7 @@ from django.core.management import call_command
 
 from arena import baseline_figures, queue
 from arena.models import Episode, Run
-from arena.worker import Worker
+from arena.play.worker import Worker
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.django_db(transaction=True)

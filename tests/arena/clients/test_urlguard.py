@@ -8,7 +8,7 @@ import socket
 import httpx
 import pytest
 
-from arena.urlguard import GuardedTransport, UnsafeURL, address_problem, check_url
+from arena.clients.urlguard import GuardedTransport, UnsafeURL, address_problem, check_url
 from tests.support.fake_openai import FakeOpenAIServer
 
 PUBLIC_V4 = "93.184.215.14"

@@ -15,13 +15,16 @@ from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.db import connection
 
-from arena import livesignal, services
+from arena.services.episodes import episode_claim
+from arena.services.steps import StepRecord, step_record
+from arena.services.submissions import baseline_submission
+from arena.live import signal as livesignal
 from leaderboard.routing import websocket_urlpatterns
 from tests.conftest import new_run
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 application = URLRouter(websocket_urlpatterns)
 WORKER = "live-signal-worker"
 # Far longer than the test may take: a step that arrives came through the signal.
@@ -34,20 +37,23 @@ WRITER = """
 import asyncio, sys
 import django
 django.setup()
-from arena import live, services
-from arena.stepwriter import StepWriter
+from arena.services.episodes import episode_claim
+from arena.services.steps import StepRecord, step_record
+from arena.services.submissions import baseline_submission
+from arena.live import publish
+from arena.play.stepwriter import StepWriter
 
 episode_id, worker, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 
 def record(index):
-    return services.StepRecord(
+    return StepRecord(
         index=index, observation_text=f"from the worker {index} " + "." * 2000, observation_image=None,
         prompt_added=[], completion="up", reasoning="", parsed_action="up", executed_action="up", legal=True,
         reward=0.0, done=False, end_reason="", tokens_in=None, tokens_out=None, latency_ms=None, error="",
     )
 
 async def main():
-    live.bind_loop(asyncio.get_running_loop())
+    publish.bind_loop(asyncio.get_running_loop())
     writer = StepWriter()
     await asyncio.gather(*(writer.write(episode_id, worker, record(i)) for i in range(count)))
     await asyncio.sleep(1)  # time for datagrams a busy receiver refused to go again
@@ -57,17 +63,17 @@ asyncio.run(main())
 
 
 def _started_episode():
-    run = new_run(services.baseline_submission("random", "Random"), episodes=1)
+    run = new_run(baseline_submission("random", "Random"), episodes=1)
     episode = run.episodes.get()
-    assert services.episode_claim(episode.id, WORKER)
+    assert episode_claim(episode.id, WORKER)
     return episode.id
 
 
 def _record(episode_id, index):
-    services.step_record(
+    step_record(
         episode_id,
         WORKER,
-        services.StepRecord(
+        StepRecord(
             index=index, observation_text=f"obs {index}", observation_image=None, prompt_added=[],
             completion="", reasoning="", parsed_action="up", executed_action="up", legal=True, reward=0.0,
             done=False, end_reason="", tokens_in=None, tokens_out=None, latency_ms=None, error="",

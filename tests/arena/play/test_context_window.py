@@ -2,7 +2,7 @@
 
 import pytest
 
-from arena import run_actions
+from arena.services import run_actions
 from arena.models import Episode, Run
 from arena.strategies.chat import rebuild_messages
 from arena.strategies.lmact import rebuild_prompt

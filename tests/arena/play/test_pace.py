@@ -1,4 +1,4 @@
-"""Pace by the server (arena.clients.limits, arena.pace): the in-flight limit grows
+"""Pace by the server (arena.clients.limits, arena.play.pace): the in-flight limit grows
 while calls succeed and halves on 429s, overload and timeouts, never past the
 submission's cap; Retry-After and used-up rate-limit headers pause new calls; the
 submission page shows the pace a worker keeps."""

@@ -1,14 +1,15 @@
 """Queued episodes whose queue message was lost with a dying worker are queued again,
-and only those (arena.requeue)."""
+and only those (arena.play.requeue)."""
 
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
-from arena import queue, services
+from arena import queue
+from arena.services.episodes import episode_claim
 from arena.models import Episode
-from arena.requeue import requeue_lost_messages
+from arena.play.requeue import requeue_lost_messages
 from tests.conftest import new_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -54,7 +55,7 @@ def test_episodes_that_are_claimed_or_never_sent_are_left_alone(baseline):
     submission = baseline("random")
     claimed = new_run(submission, episodes=1).episodes.get()
     queue.huey.flush()
-    assert services.episode_claim(claimed.pk, "alive")
+    assert episode_claim(claimed.pk, "alive")
     never_sent = new_run(submission, episodes=1).episodes.get()
     queue.huey.flush()
     Episode.objects.filter(pk=never_sent.pk).update(enqueued_at=None)  # e.g. a later episode of a Reflexion run

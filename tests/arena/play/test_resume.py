@@ -10,9 +10,10 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.utils import timezone
 
-from arena import services
+from arena.services.episodes import episode_claim, reap_stale_episodes
+from arena.services.runs import RunSpec, run_create
 from arena.models import Episode, Step
-from arena.runner import EpisodeRunner
+from arena.play.runner import EpisodeRunner
 from envs.core import baselines_of
 from envs.registry import all_tasks
 
@@ -30,7 +31,7 @@ def _crashed_after(episode: Episode, played: Episode, steps: int) -> None:
     """`episode` as a worker that died after storing `steps` steps leaves it: running,
     silent, with the steps that worker stored (those an uninterrupted episode of the
     same seed stores, since the game is the same up to there)."""
-    assert services.episode_claim(episode.id, "crashed-worker")
+    assert episode_claim(episode.id, "crashed-worker")
     stored = played.steps.order_by("index")[:steps]
     copied = [f.attname for f in Step._meta.concrete_fields if f.attname not in ("id", "episode_id")]
     Step.objects.bulk_create(
@@ -44,8 +45,8 @@ def _short_run(submission, task_id: str, fmt: str, seed: int):
     (TextAtari's 1,000 steps of a planning expert would take minutes)."""
     limits = all_tasks()[task_id].settings.get("max_steps")
     options = {"max_steps": min(limits)} if limits else {}
-    spec = services.RunSpec(task=task_id, format=fmt, num_episodes=1, first_seed=seed, options=options)
-    return services.run_create(submission, spec)
+    spec = RunSpec(task=task_id, format=fmt, num_episodes=1, first_seed=seed, options=options)
+    return run_create(submission, spec)
 
 
 def _play_uninterrupted(submission, task_id: str, fmt: str) -> Episode:
@@ -70,7 +71,7 @@ def test_a_resumed_baseline_episode_plays_the_uninterrupted_game(task_id, policy
     interrupted = _short_run(submission, task_id, fmt, uninterrupted.seed).episodes.get()
     crash_after = random.Random(f"{task_id}/{policy}").randrange(1, uninterrupted.num_steps)
     _crashed_after(interrupted, uninterrupted, crash_after)
-    assert services.reap_stale_episodes() == {"requeued": 1, "failed": 0}
+    assert reap_stale_episodes() == {"requeued": 1, "failed": 0}
     async_to_sync(EpisodeRunner("rescuing-worker").run)(interrupted.id)
 
     interrupted.refresh_from_db()

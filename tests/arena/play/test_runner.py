@@ -9,10 +9,12 @@ from asgiref.sync import async_to_sync
 from django.utils import timezone
 from PIL import Image
 
-from arena import runner, services
+from arena.services.episodes import episode_claim, reap_stale_episodes
+from arena.services import steps as step_writes
+from arena.play import runner
 from arena.images import image_path, write_png_bytes
 from arena.models import Episode, Run, Step
-from arena.runner import EpisodeRunner
+from arena.play.runner import EpisodeRunner
 from arena.strategies.lmact import rebuild_prompt
 from tests.conftest import new_run
 from envs.render import encode_png
@@ -136,7 +138,7 @@ def test_rgb_observations_are_stored_once_and_sent_as_image_parts(make_model_sub
 def test_a_claimed_episode_is_not_played_twice(baseline, play):
     run = new_run(baseline("random"), episodes=1)
     episode = run.episodes.get()
-    assert services.episode_claim(episode.id, "worker-a")
+    assert episode_claim(episode.id, "worker-a")
     play(episode.id, worker="worker-b")  # a duplicate queue message
     episode.refresh_from_db()
     assert episode.worker == "worker-a" and episode.steps.count() == 0
@@ -146,7 +148,7 @@ def test_a_reaped_episode_resumes_without_duplicating_steps(baseline):
     run = new_run(baseline("random"), task="lmact/gridworld", episodes=1)
     episode = run.episodes.get()
 
-    real_record = services.steps_record
+    real_record = step_writes.steps_record
     stored = []
 
     def counting_record(batch):
@@ -164,16 +166,16 @@ def test_a_reaped_episode_resumes_without_duplicating_steps(baseline):
         with pytest.raises(asyncio.CancelledError):
             await playing
 
-    services.steps_record = counting_record
+    step_writes.steps_record = counting_record
     try:
         async_to_sync(die_after_three_steps)()
     finally:
-        services.steps_record = real_record
+        step_writes.steps_record = real_record
 
     episode.refresh_from_db()
     assert episode.status == Episode.RUNNING and episode.steps.count() >= 3
     Episode.objects.filter(pk=episode.id).update(heartbeat_at=timezone.now() - timedelta(hours=1))
-    assert services.reap_stale_episodes() == {"requeued": 1, "failed": 0}
+    assert reap_stale_episodes() == {"requeued": 1, "failed": 0}
 
     async_to_sync(EpisodeRunner("rescuer").run)(episode.id)
     episode.refresh_from_db()
@@ -187,9 +189,9 @@ def test_the_reaper_gives_up_with_a_reason_after_the_attempt_limit(baseline, set
     settings.ARENA_MAX_EPISODE_ATTEMPTS = 1
     run = new_run(baseline("random"), episodes=1)
     episode = run.episodes.get()
-    services.episode_claim(episode.id, "vanished")
+    episode_claim(episode.id, "vanished")
     Episode.objects.filter(pk=episode.id).update(heartbeat_at=timezone.now() - timedelta(hours=1))
-    assert services.reap_stale_episodes() == {"requeued": 0, "failed": 1}
+    assert reap_stale_episodes() == {"requeued": 0, "failed": 1}
     episode.refresh_from_db()
     assert episode.status == Episode.FAILED and "stopped sending heartbeats" in episode.error
     run.refresh_from_db()

@@ -11,10 +11,11 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.utils import timezone
 
-from arena import services
+from arena.services.episodes import reap_stale_episodes
+from arena.services.runs import RunSpec, run_create
 from arena.models import Episode, EpisodeSnapshot, StoredImage
-from arena.runner import EpisodeRunner
-from arena.agents import make_agent
+from arena.play.runner import EpisodeRunner
+from arena.play.agents import make_agent
 from envs.core import Task
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -30,8 +31,8 @@ def snapshots_every(settings):
 
 
 def _run(submission, task="textatari/pong", seed=5):
-    spec = services.RunSpec(task=task, format="text", num_episodes=1, first_seed=seed, options={"max_steps": STEPS})
-    return services.run_create(submission, spec).episodes.get()
+    spec = RunSpec(task=task, format="text", num_episodes=1, first_seed=seed, options={"max_steps": STEPS})
+    return run_create(submission, spec).episodes.get()
 
 
 def _dying_at(index: int):
@@ -57,7 +58,7 @@ def _kill_and_reap(episode: Episode) -> None:
     with pytest.raises(asyncio.CancelledError):
         async_to_sync(EpisodeRunner("dying-worker", agent_factory=_dying_at(DIES_AT)).run)(episode.id)
     Episode.objects.filter(pk=episode.id).update(heartbeat_at=timezone.now() - timedelta(hours=1))
-    assert services.reap_stale_episodes() == {"requeued": 1, "failed": 0}
+    assert reap_stale_episodes() == {"requeued": 1, "failed": 0}
 
 
 def _actions(episode: Episode):
@@ -149,7 +150,7 @@ def test_the_screen_is_stored_once_per_picture_and_never_sent_to_the_model(make_
 def test_taking_up_a_long_episode_reads_its_stored_steps_in_a_few_queries(baseline, django_assert_max_num_queries):
     """Resuming at step 70,000 must not cost a query per stored step."""
     from arena.models import Step
-    from arena.runner import _claim_and_load
+    from arena.play.runner import _claim_and_load
 
     episode = _run(baseline("random"))
     Step.objects.bulk_create(

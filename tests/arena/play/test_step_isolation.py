@@ -1,6 +1,6 @@
 """A step the database refuses fails its own episode only.
 
-Steps of many episodes are committed together (arena.stepwriter's group commit); these
+Steps of many episodes are committed together (arena.play.stepwriter's group commit); these
 tests put one step that no database can hold in such a batch — a lone surrogate, a
 count beyond SQLite's integers — as if a field had escaped the clients' normalisation,
 and check that the other episodes' steps are stored and play on.
@@ -11,13 +11,14 @@ import asyncio
 import pytest
 from asgiref.sync import async_to_sync
 
-from arena import services
-from arena.agents import BaselineAgent, make_agent
+from arena.services.episodes import episode_claim
+from arena.services.steps import LeaseLost
+from arena.play.agents import BaselineAgent, make_agent
 from arena.models import Episode, Run, Step
-from arena.runner import EpisodeRunner
-from arena.steps import StepNotStored, StepRecord, step_record, steps_record
-from arena.stepwriter import StepWriter
-from arena.worker import Worker
+from arena.play.runner import EpisodeRunner
+from arena.services.steps import StepNotStored, StepRecord, step_record, steps_record
+from arena.play.stepwriter import StepWriter
+from arena.play.worker import Worker
 from tests.conftest import new_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -38,7 +39,7 @@ def claimed_episodes(baseline, count):
     run = new_run(baseline("random"), episodes=count)
     episodes = list(run.episodes.order_by("index"))
     for episode in episodes:
-        assert services.episode_claim(episode.id, "w")
+        assert episode_claim(episode.id, "w")
     return episodes
 
 
@@ -65,7 +66,7 @@ def test_a_lost_lease_and_a_refused_step_are_told_apart(baseline):
     assert isinstance(refused, StepNotStored) and taken_away is False
     with pytest.raises(StepNotStored, match="step 0 could not be stored"):
         step_record(held.id, "w", record(completion=LONE_SURROGATE))
-    with pytest.raises(services.LeaseLost):
+    with pytest.raises(LeaseLost):
         step_record(lost.id, "other", record())
     assert not Step.objects.exists()
 

@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from arena import services
+from arena.services.runs import run_create
+from arena.services.submissions import run_specs
 from envs.textatari import agents
 from tests.support.fake_openai import Fault
 
@@ -21,9 +22,9 @@ STEPS = 100
 
 def _paper_run(submission, episodes):
     """A basic-scenario run of Pong at 100 steps under the suite's paper preset."""
-    specs = services.run_specs([(PONG, "text")], 1, {PONG: {"max_steps": STEPS}}, paper_protocol={"textatari"})
+    specs = run_specs([(PONG, "text")], 1, {PONG: {"max_steps": STEPS}}, paper_protocol={"textatari"})
     spec = next(spec for spec in specs if spec.options["scenario"] == "basic")
-    return services.run_create(submission, dataclasses.replace(spec, num_episodes=episodes))
+    return run_create(submission, dataclasses.replace(spec, num_episodes=episodes))
 
 
 def _answer(step):
@@ -95,7 +96,7 @@ def test_reflexion_reflects_over_the_whole_episode_in_four_keys_and_carries_its_
 
 
 def test_a_reflection_too_long_for_the_context_window_leaves_out_the_oldest_steps():
-    from arena.agents import ModelAgent
+    from arena.play.agents import ModelAgent
     from arena.strategies.context import ContextBudget
     from envs.core import TracedStep
 

@@ -13,10 +13,12 @@ import json
 import pytest
 from asgiref.sync import async_to_sync
 
-from arena import services
+from arena.services import steps as step_writes
+from arena.services.runs import RunSpec, run_create
+from arena.services.submissions import submission_create
 from arena.clients.http import MAX_COMPLETION_CHARS, MAX_ERROR_CHARS, MAX_REASONING_CHARS
 from arena.models import Episode, Step, Submission
-from arena.worker import Worker
+from arena.play.worker import Worker
 from tests.support.fake_openai import FakeOpenAIServer, Fault
 from tests.support.fake_providers import FakeAgentServer
 
@@ -64,7 +66,7 @@ def model_submission(name, base_url):
         "name": name, "base_url": base_url, "model": "fake-model", "max_tokens": 64,
         "show_legal_actions": True, "max_concurrent_requests": 8,
     }
-    return services.submission_create(owner=None, fields=fields, api_key="sk-two-tenants-0123456789", runs=[])
+    return submission_create(owner=None, fields=fields, api_key="sk-two-tenants-0123456789", runs=[])
 
 
 def agent_submission():
@@ -74,13 +76,13 @@ def agent_submission():
         "name": "hostile agent", "base_url": "http://127.0.0.1:1/agent", "model": "", "provider": "agent",
         "max_concurrent_requests": 8,
     }
-    return services.submission_create(owner=None, fields=fields, api_key="", runs=[])
+    return submission_create(owner=None, fields=fields, api_key="", runs=[])
 
 
 def queue_runs(submission):
     for task, fmt, episodes, first_seed in RUNS:
-        spec = services.RunSpec(task=task, format=fmt, num_episodes=episodes, first_seed=first_seed)
-        services.run_create(submission, spec)
+        spec = RunSpec(task=task, format=fmt, num_episodes=episodes, first_seed=first_seed)
+        run_create(submission, spec)
     return Episode.objects.filter(run__submission=submission)
 
 
@@ -109,8 +111,8 @@ def test_a_hostile_endpoint_beside_an_honest_one_in_one_worker(allow_loopback, m
         assert len({score for _, score, _ in expected.values()}) > 1  # the seeds do differ
 
         batches = []
-        store = services.steps_record
-        monkeypatch.setattr(services, "steps_record", lambda batch: batches.append(batch) or store(batch))
+        store = step_writes.steps_record
+        monkeypatch.setattr(step_writes, "steps_record", lambda batch: batches.append(batch) or store(batch))
 
         agent = agent_submission()
         with FakeOpenAIServer() as hostile_server, FakeAgentServer(secret=agent.new_agent_secret) as agent_server:

@@ -9,9 +9,10 @@ from asgiref.sync import async_to_sync
 from django.db import connection
 from django.utils import timezone
 
-from arena import queue, services
+from arena import queue
+from arena.services.episodes import episode_claim, reap_stale_episodes
 from arena.models import Episode, Run
-from arena.worker import Worker
+from arena.play.worker import Worker
 from tests.conftest import new_run
 from tests.support.episodes import record_step
 from tests.support.worker_process import Arena
@@ -30,12 +31,12 @@ def test_an_interrupted_episode_resumes_before_the_backlog(baseline):
     submission = baseline("random")
     interrupted = new_run(submission, episodes=1).episodes.get()
     queue.huey.flush()
-    assert services.episode_claim(interrupted.pk, "died")
+    assert episode_claim(interrupted.pk, "died")
     for index, action in enumerate(["up", "left"]):
         record_step(interrupted.pk, index, action, worker="died")
     backlog = new_run(submission, episodes=30)
     Episode.objects.filter(pk=interrupted.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
-    assert services.reap_stale_episodes() == {"requeued": 1, "failed": 0}
+    assert reap_stale_episodes() == {"requeued": 1, "failed": 0}
 
     async_to_sync(Worker(concurrency=1, name="next").serve)(until_idle=True)
 

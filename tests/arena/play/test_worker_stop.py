@@ -7,10 +7,12 @@ import asyncio
 import pytest
 from asgiref.sync import async_to_sync
 
-from arena import queue, services
-from arena.dbthread import db
+from arena import queue
+from arena.services.episodes import episode_claim, episode_release
+from arena.services.runs import RunSpec, enqueue_on_commit, run_create
+from arena.play.dbthread import db
 from arena.models import Episode, Step
-from arena.worker import Worker
+from arena.play.worker import Worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -18,8 +20,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def _long_episode(submission) -> Episode:
     """A random player's Pong at 1,000 steps: seconds of play, far longer than the test
     lets it run before stopping the worker."""
-    spec = services.RunSpec(task="textatari/pong", format="text", num_episodes=1, options={"max_steps": 1000})
-    return services.run_create(submission, spec).episodes.get()
+    spec = RunSpec(task="textatari/pong", format="text", num_episodes=1, options={"max_steps": 1000})
+    return run_create(submission, spec).episodes.get()
 
 
 def _stored(episode_id: int) -> int:
@@ -57,8 +59,8 @@ def test_a_stopped_worker_gives_its_episode_back_to_resume_first(baseline):
 
 def test_releasing_an_episode_another_worker_holds_changes_nothing(baseline):
     episode = _long_episode(baseline("random"))
-    assert services.episode_claim(episode.pk, "holder")
-    assert not services.episode_release(episode.pk, "someone-else")
+    assert episode_claim(episode.pk, "holder")
+    assert not episode_release(episode.pk, "someone-else")
     episode.refresh_from_db()
     assert (episode.status, episode.worker, episode.attempts) == (Episode.RUNNING, "holder", 1)
     assert queue.pending_episode_ids(resume=True) == set()  # nothing queued ahead for it
@@ -66,12 +68,12 @@ def test_releasing_an_episode_another_worker_holds_changes_nothing(baseline):
 
 def test_baseline_episodes_in_play_make_way_for_a_users_episode(baseline, make_model_submission):
     baseline_episode = _long_episode(baseline("random"))
-    user_run = services.run_create(
-        make_model_submission(), services.RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1)
+    user_run = run_create(
+        make_model_submission(), RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1)
     )
     user_episode = user_run.episodes.get()
     queue.huey.flush()  # the user's episode comes once the baseline is in play
-    services.enqueue_on_commit([baseline_episode.pk])
+    enqueue_on_commit([baseline_episode.pk])
 
     async def scenario():
         worker = Worker(concurrency=1, name="fair")
@@ -79,7 +81,7 @@ def test_baseline_episodes_in_play_make_way_for_a_users_episode(baseline, make_m
         while await db(_stored, baseline_episode.pk) < 3:
             assert not serving.done()
             await asyncio.sleep(0.02)
-        await db(services.enqueue_on_commit, [user_episode.pk])
+        await db(enqueue_on_commit, [user_episode.pk])
         await asyncio.wait_for(serving, timeout=120)
 
     async_to_sync(scenario)()

@@ -2,7 +2,8 @@
 
 import pytest
 
-from arena import services
+from arena.services.runs import RunSpec, run_create
+from arena.services.submissions import experiment_create
 from arena.models import Experiment
 from envs.demos import play_expert_episode
 from tests.support.fake_openai import message_text
@@ -11,7 +12,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_sweep_queues_one_run_per_power_of_two(make_model_submission):
-    experiment = services.experiment_create(
+    experiment = experiment_create(
         make_model_submission(), kind=Experiment.SWEEP, task="lmact/gridworld", format="ascii",
         num_episodes=3, max_demonstrations=10,
     )
@@ -21,7 +22,7 @@ def test_a_sweep_queues_one_run_per_power_of_two(make_model_submission):
 
 
 def test_the_ablation_grid_crosses_legal_actions_and_chain_of_thought_with_one_demonstration(make_model_submission):
-    experiment = services.experiment_create(
+    experiment = experiment_create(
         make_model_submission(), kind=Experiment.ABLATION, task="lmact/tictactoe", format="ascii", num_episodes=2
     )
     cells = {(r.variant["show_legal_actions"], r.variant["chain_of_thought"], r.num_demonstrations) for r in experiment.runs.all()}
@@ -29,7 +30,7 @@ def test_the_ablation_grid_crosses_legal_actions_and_chain_of_thought_with_one_d
 
 
 def test_replay_control_teacher_forces_the_demonstration_and_scores_matches(make_model_submission, fake_model, play):
-    experiment = services.experiment_create(
+    experiment = experiment_create(
         make_model_submission(), kind=Experiment.REPLAY, task="lmact/gridworld", format="coords", num_episodes=2
     )
     run = experiment.runs.get()
@@ -53,7 +54,7 @@ def test_demonstrations_that_do_not_fit_the_context_window_are_dropped_and_recor
     make_model_submission, fake_model, play
 ):
     submission = make_model_submission(num_demonstrations=64, context_window=12000, max_tokens=100)
-    run = services.run_create(submission, services.RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1))
+    run = run_create(submission, RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1))
     play(run.episodes.get().id)
     episode = run.episodes.get()
     capped = episode.demonstrations_capped
@@ -66,7 +67,7 @@ def test_experiments_default_to_the_papers_100_episodes_per_run_in_form_and_api(
     from django.contrib.auth.models import User
     from rest_framework.test import APIClient
 
-    from arena.forms import ExperimentForm
+    from arena.web.forms import ExperimentForm
 
     assert ExperimentForm().fields["episodes"].initial == 100
     owner = User.objects.create_user("owner", password="x-long-password-1")
@@ -88,14 +89,14 @@ def test_experiments_default_to_the_papers_100_episodes_per_run_in_form_and_api(
 def test_the_run_page_of_a_shorter_experiment_run_says_how_many_of_the_papers_episodes_it_plays(
     client, make_model_submission
 ):
-    short = services.experiment_create(
+    short = experiment_create(
         make_model_submission(), kind=Experiment.REPLAY, task="lmact/gridworld", format="ascii", num_episodes=10
     ).runs.get()
     assert "10 of the paper's 100 episodes" in client.get(f"/runs/{short.pk}/").content.decode()
-    full = services.experiment_create(
+    full = experiment_create(
         make_model_submission(), kind=Experiment.REPLAY, task="lmact/gridworld", format="ascii", num_episodes=100
     ).runs.get()
     assert "the paper" not in client.get(f"/runs/{full.pk}/").content.decode()
     # A run outside an experiment has no point of the paper's figures to match.
-    alone = services.run_create(make_model_submission(), services.RunSpec(task="lmact/gridworld", format="ascii", num_episodes=3))
+    alone = run_create(make_model_submission(), RunSpec(task="lmact/gridworld", format="ascii", num_episodes=3))
     assert "the paper" not in client.get(f"/runs/{alone.pk}/").content.decode()

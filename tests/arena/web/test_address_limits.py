@@ -12,15 +12,15 @@ from django.test import override_settings
 from django.test import RequestFactory
 from rest_framework.test import APIClient
 
-from arena import services
-from arena.throttles import DOWNLOADS
+from arena.services.submissions import submission_create
+from arena.web.throttles import DOWNLOADS
 from tests.arena.test_scaled_mode import redis_url  # noqa: F401  (a real Redis server)
 from tests.conftest import new_run
 
 pytestmark = pytest.mark.django_db
 
 HOME, ELSEWHERE = "203.0.113.7", "198.51.100.23"
-SETTINGS_FILE = str(Path(__file__).resolve().parents[2] / "config" / "settings.py")
+SETTINGS_FILE = str(Path(__file__).resolve().parents[3] / "config" / "settings.py")
 
 
 def _sign_up(client, name, address=HOME, password="a sturdy pass phrase 42"):
@@ -45,7 +45,7 @@ def test_sign_up_past_the_limit_is_a_429_with_retry_after_and_creates_nothing(cl
 def test_the_sign_up_limit_is_a_sliding_hour(client, settings, monkeypatch):
     settings.ARENA_SIGNUPS_PER_HOUR_PER_ADDRESS = 1
     now = [1_000_000.0]
-    monkeypatch.setattr("arena.throttles.AddressLimit.clock", staticmethod(lambda: now[0]))
+    monkeypatch.setattr("arena.web.throttles.AddressLimit.clock", staticmethod(lambda: now[0]))
     assert _sign_up(client, "first").status_code == 302
     now[0] += 3000
     refused = _sign_up(client, "second")
@@ -102,7 +102,7 @@ def test_endpoint_tests_are_limited_per_address_across_accounts_and_the_api(clie
     submissions = []
     for name in ("first", "second"):
         owner = User.objects.create_user(name, password="a long enough password")
-        submissions.append(services.submission_create(
+        submissions.append(submission_create(
             owner=owner, fields={"name": name, "base_url": fake_model.base_url, "model": "fake-model"}, api_key="", runs=[]
         ))
     client.force_login(submissions[0].owner)

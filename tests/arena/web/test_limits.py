@@ -14,11 +14,11 @@ from django.test import override_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from arena import services
+from arena.services.submissions import run_specs, submission_create
 from arena.models import Episode, Experiment, Run, Submission
 from tests.arena.test_scaled_mode import redis_url  # noqa: F401  (a real Redis server)
 
-SETTINGS_FILE = str(Path(__file__).resolve().parents[2] / "config" / "settings.py")
+SETTINGS_FILE = str(Path(__file__).resolve().parents[3] / "config" / "settings.py")
 
 pytestmark = pytest.mark.django_db
 
@@ -95,7 +95,7 @@ def test_the_episode_cap_counts_the_runs_that_task_options_multiply(api, setting
     response = api.post("/api/submissions/", body, format="json")
     assert response.status_code == 400
     message = json.dumps(response.json()["episodes_per_task"])
-    runs = len(services.run_specs([("infogather/conjunction", "text")], 2))
+    runs = len(run_specs([("infogather/conjunction", "text")], 2))
     assert runs > 1 and f"{2 * runs} episodes in {runs} runs" in message
     assert f"plays {runs} runs" in message and "20 per submission" in message
     assert not Submission.objects.exists() and not Run.objects.exists() and not fake_model.requests
@@ -159,7 +159,7 @@ def test_submissions_per_user_and_hour_are_limited_across_form_and_api(api, web,
 
 
 def test_the_submission_limit_is_a_sliding_hour(api, settings, fake_model, allow_loopback, monkeypatch):
-    from arena.throttles import SubmissionThrottle
+    from arena.web.throttles import SubmissionThrottle
 
     settings.ARENA_SUBMISSIONS_PER_HOUR = 1
     clock = [1_000_000.0]
@@ -235,7 +235,7 @@ def test_one_address_guessing_many_accounts_is_locked_out(client, alice, setting
 
 
 def test_the_lock_out_ends_after_its_window(alice, settings, monkeypatch):
-    from arena.throttles import LoginAttempt
+    from arena.web.throttles import LoginAttempt
 
     settings.ARENA_LOGIN_MAX_FAILURES = 3
     settings.ARENA_LOGIN_LOCKOUT_SECONDS = 600
@@ -310,12 +310,12 @@ def test_the_scaled_settings_count_in_redis(alice, settings, monkeypatch, redis_
 def test_testing_an_endpoint_is_limited_per_hour(client, settings, fake_model):
     from django.contrib.auth.models import User
 
-    from arena import services
+    from arena.services.submissions import run_specs, submission_create
 
     settings.ARENA_ALLOW_LOOPBACK = True
     settings.ARENA_ENDPOINT_PROBES_PER_HOUR = 2
     owner = User.objects.create_user("prober", password="a long enough password")
-    submission = services.submission_create(
+    submission = submission_create(
         owner=owner, fields={"name": "m", "base_url": fake_model.base_url, "model": "m"}, api_key="", runs=[]
     )
     client.force_login(owner)

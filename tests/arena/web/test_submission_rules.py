@@ -1,4 +1,4 @@
-"""The form and the API apply the same rules to a submission (arena.validation): one
+"""The form and the API apply the same rules to a submission (arena.web.validation): one
 table of bad inputs, played through both paths, gets the same field errors and creates
 nothing."""
 

@@ -91,11 +91,11 @@ def test_pages_carry_a_strict_content_security_policy(client):
 
 
 def test_healthz_reports_database_and_workers(client):
-    from arena import services
+    from arena.services.episodes import worker_heartbeat
 
     body = client.get("/healthz").json()
     assert body["database"] == "ok" and body["worker"] == "no live worker"
-    services.worker_heartbeat("w1", "host", 123, 4)
+    worker_heartbeat("w1", "host", 123, 4)
     body = client.get("/healthz").json()
     assert body["worker"] == "ok" and body["workers"][0]["episodes_in_flight"] == 4
 

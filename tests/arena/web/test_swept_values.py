@@ -11,10 +11,10 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from arena.models import Run, Submission
-from arena.services import run_specs
-from arena.validation import check_task_settings
+from arena.services.submissions import run_specs
+from arena.web.validation import check_task_settings
 from django.core.exceptions import ValidationError
-from tests.arena.test_submission_preview import _api_body, _form
+from tests.arena.web.test_submission_preview import _api_body, _form
 
 pytestmark = pytest.mark.django_db
 

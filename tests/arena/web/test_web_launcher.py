@@ -23,7 +23,9 @@ import pytest
 from django.db import connection
 from websockets.sync.client import connect
 
-from arena import services
+from arena.services.episodes import episode_claim, episode_finish
+from arena.services.runs import RunSpec, run_create
+from arena.services.submissions import baseline_submission
 from tests.support.episodes import WORKER, scripted_episode
 from tests.support.worker_process import ROOT, Arena
 
@@ -140,7 +142,7 @@ def _watch(site: Site, episode_id: int) -> list[dict]:
 
 
 def test_every_web_process_serves_pages_and_websockets_and_all_stop_on_sigterm(site_of):
-    episode = scripted_episode(services.baseline_submission("random", "Random"), ["up", "left", "down"])
+    episode = scripted_episode(baseline_submission("random", "Random"), ["up", "left", "down"])
     site = site_of(2)
     children = site.children()
     for pid in children:
@@ -156,9 +158,9 @@ def test_every_web_process_serves_pages_and_websockets_and_all_stop_on_sigterm(s
 
 
 def test_pages_cached_by_every_process_show_an_episode_another_process_finished(site_of, arena):
-    submission = services.baseline_submission("random", "Late Finisher")
-    episode = services.run_create(submission, services.RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1)).episodes.get()
-    assert services.episode_claim(episode.id, WORKER)
+    submission = baseline_submission("random", "Late Finisher")
+    episode = run_create(submission, RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1)).episodes.get()
+    assert episode_claim(episode.id, WORKER)
     site = site_of(2)
     for pid in site.children():
         with site.only(pid):
@@ -170,8 +172,8 @@ def test_pages_cached_by_every_process_show_an_episode_another_process_finished(
             assert "Late Finisher" not in pages[-1].text
 
     arena.shell(
-        f"from arena import services\n"
-        f"services.episode_finish({episode.id}, {WORKER!r}, score=0.5, end_reason='step limit')"
+        f"from arena.services.episodes import episode_finish\n"
+        f"episode_finish({episode.id}, {WORKER!r}, score=0.5, end_reason='step limit')"
     )
     # Each process re-reads the generation every CHECK_SECONDS; how soon is measured by
     # bench/http_load.py, not here (a busy machine delays any process).
