@@ -320,7 +320,7 @@ class Run(Moderated):
     # Sums of the suite's per-episode metrics (see arena.metrics.fold).
     metric_sums = models.JSONField(default=dict, blank=True)
     # A baseline run whose figures (the aggregates above) were shipped with the arena
-    # rather than played here: where they come from (arena.baseline_figures). Its few
+    # rather than played here: where they come from (arena.services.baseline_figures). Its few
     # episode rows are replays played on first start; they do not change the figures.
     shipped_figures = models.JSONField(null=True, blank=True)
 

@@ -232,9 +232,9 @@ ARENA_MAX_EPISODES_PER_TASK = env_int("ARENA_MAX_EPISODES_PER_TASK", 500, minimu
 ARENA_DEMO_CACHE_DIR = env_str("ARENA_DEMO_CACHE_DIR", str(VAR_DIR / "demos"))
 ARENA_BASELINE_EPISODES = env_int("ARENA_BASELINE_EPISODES", 100, minimum=1)
 # Set: baseline runs have exactly that many episodes, shipped figures only where they
-# match (arena.baseline_figures); unset, shipped figures of any count are taken.
+# match (arena.services.baseline_figures); unset, shipped figures of any count are taken.
 ARENA_BASELINE_EPISODES_CHOSEN = "ARENA_BASELINE_EPISODES" in os.environ
-# A baseline run made from the figures shipped with the arena (arena.baseline_figures)
+# A baseline run made from the figures shipped with the arena (arena.services.baseline_figures)
 # plays this many of its episodes on first start, for their replays.
 ARENA_BASELINE_REPLAYS = env_int("ARENA_BASELINE_REPLAYS", 2, minimum=0)
 

@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from arena import baseline_figures
+from arena.services import baseline_figures
 from arena.services.runs import RunSpec, run_create
 from arena.services.submissions import baseline_submission
 from arena.services.submissions import option_combinations

@@ -1,4 +1,4 @@
-"""Baseline figures shipped with the arena (arena.baseline_figures): a fresh arena shows
+"""Baseline figures shipped with the arena (arena.services.baseline_figures): a fresh arena shows
 them at once, plays a few replays at the queue's lowest priority, and says where the
 figures come from; they are made by the arena's own runner (scripts/baseline_figures.py)."""
 
@@ -11,11 +11,12 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.core.management import call_command
 
-from arena import baseline_figures, queue
+from arena import queue
+from arena.services import baseline_figures
 from arena.models import Episode, Run
 from arena.play.worker import Worker
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
