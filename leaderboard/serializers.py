@@ -1,4 +1,6 @@
-"""Read-side representations, shared by the REST API, the pages and the live channel."""
+"""Read-side representations, shared by the REST API, the pages and the live channel. A
+step's own representation is the live frame's (arena.live.frame): the publisher sends
+it with each step, and the pages of steps here list the same."""
 
 from __future__ import annotations
 
