@@ -105,7 +105,7 @@ class WorkerAdmin(admin.ModelAdmin):
 @admin.register(ModerationAction)
 class ModerationActionAdmin(admin.ModelAdmin):
     """The audit trail, read-only: decisions are taken on the moderation page
-    (arena.moderation_views), which keeps the rows' state and the trail together."""
+    (arena.web.moderation_views), which keeps the rows' state and the trail together."""
 
     list_display = ["at", "by", "action", "submission", "run", "reason"]
     list_filter = ["action"]

@@ -8,7 +8,7 @@ format) and `media/` (the content-addressed PNGs under MEDIA_ROOT/images).
 Not in it, on purpose: the secrets in the var folder (SECRET_KEY, ARENA_ENCRYPTION_KEY).
 Without the encryption key the submitters' stored API keys cannot be read, so it is
 kept apart from the archives, as docs/deployment.md explains. Nor the task queue: a
-restored queued episode whose queue message is missing is queued again (arena.requeue).
+restored queued episode whose queue message is missing is queued again (arena.play.requeue).
 """
 
 from __future__ import annotations

@@ -234,7 +234,7 @@ class Submission(Moderated):
         return ", ".join(parts)
 
     def get_absolute_url(self):
-        return reverse("arena:submission", args=[self.pk])
+        return reverse("leaderboard:submission", args=[self.pk])
 
 
 class Experiment(models.Model):
@@ -321,7 +321,7 @@ class Run(Moderated):
     # Sums of the suite's per-episode metrics (see arena.metrics.fold).
     metric_sums = models.JSONField(default=dict, blank=True)
     # A baseline run whose figures (the aggregates above) were shipped with the arena
-    # rather than played here: where they come from (arena.baseline_figures). Its few
+    # rather than played here: where they come from (arena.services.baseline_figures). Its few
     # episode rows are replays played on first start; they do not change the figures.
     shipped_figures = models.JSONField(null=True, blank=True)
     # The harness version it was played under (envs.harness): set when the run is
@@ -471,7 +471,7 @@ class Episode(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     # When its last queue message was sent (None: none yet, e.g. the later episodes of
     # a run played in order); a queued episode whose message is long gone from the
-    # queue lost it with a dying worker and is queued again (arena.requeue).
+    # queue lost it with a dying worker and is queued again (arena.play.requeue).
     enqueued_at = models.DateTimeField(null=True, blank=True)
     # The priority of that message (arena.queue): how many go before it is the run
     # page's queue position.
@@ -592,7 +592,7 @@ class Step(models.Model):
 class EpisodeSnapshot(models.Model):
     """The saved state of a running episode after its first `index` steps, for tasks
     that can save one (envs.core.Task.snapshot): a worker resuming the episode restores
-    it and replays only the steps stored after it (arena.snapshots). Only the latest is
+    it and replays only the steps stored after it (arena.services.snapshots). Only the latest is
     kept while the episode runs, none once it has ended."""
 
     episode = models.ForeignKey(Episode, related_name="snapshots", on_delete=models.CASCADE)

@@ -50,7 +50,7 @@ def _make_huey():
     if settings.ARENA_QUEUE == "redis":
         # A sorted set rather than the list of plain RedisHuey, which has no priorities;
         # under its own name, since the list's key cannot become a set. Messages still
-        # in an old list are found missing and sent again (arena.requeue).
+        # in an old list are found missing and sent again (arena.play.requeue).
         return PriorityRedisHuey("arena-by-priority", url=settings.REDIS_URL, results=False)
     if settings.ARENA_QUEUE == "memory":
         return MemoryHuey("arena", results=False)
@@ -61,8 +61,8 @@ huey = _make_huey()
 
 
 # What plays a dequeued episode, named rather than imported: the runner writes through
-# arena.services, which queues episodes through this module (no import cycle).
-PLAYER = "arena.runner.play_episode_blocking"
+# arena.services.runs, which queues episodes through this module (no import cycle).
+PLAYER = "arena.play.runner.play_episode_blocking"
 
 
 @huey.task(name="play_episode")

@@ -43,7 +43,7 @@ STEP_TOTALS = ("tokens_in", "tokens_out", "cached_tokens_in", "latency_ms")
 
 
 def to_store(fields: dict) -> dict:
-    """`fields` (a step's values by field name, `calls` as arena.steps.calls_to_store
+    """`fields` (a step's values by field name, `calls` as arena.services.steps.calls_to_store
     leaves them) with prompt_added, reasoning and calls in their stored form."""
     stored = dict(fields)
     stored["prompt_added"] = prompt_to_store(fields["prompt_added"], fields["observation_text"])

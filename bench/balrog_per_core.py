@@ -30,11 +30,12 @@ TASKS = {"balrog/babyai-goto": "go forward", "balrog/crafter": "Noop"}
 
 
 def _play(submission, task_id: str, episodes: int, options: dict, in_flight: int) -> tuple[int, float, float]:
-    from arena import services
+    from arena.services.runs import RunSpec, run_create
+    from arena.services.submissions import baseline_submission, submission_create
     from arena.models import Step
-    from arena.worker import Worker
+    from arena.play.worker import Worker
 
-    run = services.run_create(submission, services.RunSpec(task=task_id, format="text", num_episodes=episodes,
+    run = run_create(submission, RunSpec(task=task_id, format="text", num_episodes=episodes,
                                                             options=options))
     worker = Worker(concurrency=in_flight, name=f"bench-{task_id}")
     wall, cpu = time.perf_counter(), time.process_time()
@@ -64,7 +65,8 @@ def main() -> None:
 
         os.environ["ARENA_ALLOW_LOOPBACK"] = "1"
         setup_django(tmp)
-        from arena import services
+        from arena.services.runs import RunSpec, run_create
+        from arena.services.submissions import baseline_submission, submission_create
         from bench.balrog_throughput import _options, raw_loop
 
         context = multiprocessing.get_context("spawn")
@@ -75,13 +77,13 @@ def main() -> None:
             server.start()
             _, base_url = ports.get(timeout=30)
             try:
-                model = services.submission_create(
+                model = submission_create(
                     owner=None,
                     fields={"name": f"instant {task_id}", "base_url": base_url, "model": "fake", "max_tokens": 16,
                             "max_concurrent_requests": args.in_flight},
                     api_key="", runs=[],
                 )
-                random_agent = services.baseline_submission("random", "Random legal actions")
+                random_agent = baseline_submission("random", "Random legal actions")
                 print(f"{task_id} {options or ''}: {args.episodes} episodes, {args.in_flight} in flight, one worker process")
                 _row("raw env loop (random actions)", *raw_loop(task_id, args.episodes, options))
                 _row("arena, random baseline agent", *_play(random_agent, task_id, args.episodes, options, args.in_flight))

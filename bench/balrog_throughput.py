@@ -77,15 +77,16 @@ def picture_costs(task_id: str, episodes: int, options: dict) -> tuple[float, fl
 
 
 def full_runner(task_id: str, episodes: int, options: dict, in_flight: int) -> tuple[int, float, float]:
-    from arena import services
+    from arena.services.runs import RunSpec, run_create
+    from arena.services.submissions import baseline_submission
     from arena.models import Step
-    from arena.worker import Worker
+    from arena.play.worker import Worker
     from envs.registry import get_task_class
 
     fmt = get_task_class(task_id).formats[0]
-    submission = services.baseline_submission("random", "Random legal actions")
-    spec = services.RunSpec(task=task_id, format=fmt, num_episodes=episodes, options=options)
-    run = services.run_create(submission, spec)
+    submission = baseline_submission("random", "Random legal actions")
+    spec = RunSpec(task=task_id, format=fmt, num_episodes=episodes, options=options)
+    run = run_create(submission, spec)
     worker = Worker(concurrency=in_flight, name=f"bench-{task_id}")
     wall, cpu = time.perf_counter(), time.process_time()
     asyncio.run(worker.serve(until_idle=True))

@@ -78,12 +78,13 @@ def _serve_fake_model(latency: float, ports, stop, reply_text: str = "Action: up
 def _zero_latency_baseline(args) -> tuple[int, float]:
     """The worker's CPU for the same games played by the random baseline (no model call):
     what a step costs without the model-call path."""
-    from arena import services
+    from arena.services.runs import RunSpec, run_create
+    from arena.services.submissions import baseline_submission, submission_create
     from arena.models import Step
-    from arena.worker import Worker
+    from arena.play.worker import Worker
 
-    submission = services.baseline_submission("random", "Random legal actions")
-    run = services.run_create(submission, services.RunSpec(task=args.task, format=args.format,
+    submission = baseline_submission("random", "Random legal actions")
+    run = run_create(submission, RunSpec(task=args.task, format=args.format,
                                                            num_episodes=args.episodes))
     worker = Worker(concurrency=args.in_flight, name="bench-baseline")
     cpu_started = time.process_time()
@@ -94,7 +95,7 @@ def _zero_latency_baseline(args) -> tuple[int, float]:
 def _start_profiles() -> tuple:
     """cProfile the event loop's thread and the database thread (a profiler sees only
     the thread that enabled it)."""
-    from arena.dbthread import _executor
+    from arena.play.dbthread import _executor
 
     # Each thread's own CPU time: waiting (for the model, the GIL, the disk) is not counted.
     loop_profile, db_profile = cProfile.Profile(time.thread_time), cProfile.Profile(time.thread_time)
@@ -104,7 +105,7 @@ def _start_profiles() -> tuple:
 
 
 def _stop_profiles(profilers: tuple, path: str) -> None:
-    from arena.dbthread import _executor
+    from arena.play.dbthread import _executor
 
     loop_profile, db_profile = profilers
     loop_profile.disable()
@@ -138,9 +139,10 @@ def main() -> None:
     django.setup()
     from django.core.management import call_command
 
-    from arena import services
+    from arena.services.runs import RunSpec
+    from arena.services.submissions import submission_create
     from arena.models import Step
-    from arena.worker import Worker
+    from arena.play.worker import Worker
 
     call_command("migrate", verbosity=0)
     context = multiprocessing.get_context("spawn")
@@ -149,13 +151,13 @@ def main() -> None:
     server.start()
     _, base_url = ports.get(timeout=30)
     try:
-        submission = services.submission_create(
+        submission = submission_create(
             owner=None,
             # The fake server has no slots: let every episode in flight call it at once.
             fields={"name": "bench", "base_url": base_url, "model": "fake", "max_tokens": 16,
                     "max_concurrent_requests": args.in_flight},
             api_key="",
-            runs=[services.RunSpec(task=args.task, format=args.format, num_episodes=args.episodes)],
+            runs=[RunSpec(task=args.task, format=args.format, num_episodes=args.episodes)],
         )
         worker = Worker(concurrency=args.in_flight, name="bench")
         profilers = _start_profiles() if args.profile else None

@@ -49,37 +49,41 @@ BASELINE_TASKS = (
 SEED = """
 import random
 from django.core.management import call_command
-from arena import services
+from arena.services.episodes import episode_claim, episode_finish
+from arena.services.runs import RunSpec
+from arena.services.submissions import submission_create
 from arena.models import Episode
 
 TASKS = {tasks!r}
 call_command("seed_baselines", "--episodes", "{episodes}", *[a for t in TASKS for a in ("--task", t)])
 for number in range({submissions}):
-    services.submission_create(
+    submission_create(
         owner=None,
         fields={{"name": f"model {{number}}", "base_url": "http://model.invalid/v1", "model": f"m{{number}}"}},
         api_key="",
-        runs=[services.RunSpec(task=task, format="ascii" if task.startswith("lmact/") else "text",
+        runs=[RunSpec(task=task, format="ascii" if task.startswith("lmact/") else "text",
                                num_episodes={episodes}) for task in TASKS[:4]],
     )
 scores = random.Random(7)
 for episode_id in Episode.objects.filter(status=Episode.QUEUED).values_list("id", flat=True):
-    services.episode_claim(episode_id, "bench")
-    services.episode_finish(episode_id, "bench", score=scores.uniform(-1, 1), end_reason="step limit")
+    episode_claim(episode_id, "bench")
+    episode_finish(episode_id, "bench", score=scores.uniform(-1, 1), end_reason="step limit")
 # One more submission whose only episode is being played: finished while the site runs.
-late = services.submission_create(
+late = submission_create(
     owner=None, fields={{"name": "Late Finisher", "base_url": "http://model.invalid/v1", "model": "late"}},
-    api_key="", runs=[services.RunSpec(task="lmact/tictactoe", format="ascii", num_episodes=1)],
+    api_key="", runs=[RunSpec(task="lmact/tictactoe", format="ascii", num_episodes=1)],
 )
 late_episode = late.runs.get().episodes.get().id
-services.episode_claim(late_episode, "bench")
+episode_claim(late_episode, "bench")
 print(Episode.objects.filter(status=Episode.FINISHED).count(), late_episode)
 """
 
 FINISH = """
 import time
-from arena import services
-services.episode_finish({episode}, "bench", score=1.0, end_reason="step limit")
+from arena.services.episodes import episode_claim, episode_finish
+from arena.services.runs import RunSpec
+from arena.services.submissions import submission_create
+episode_finish({episode}, "bench", score=1.0, end_reason="step limit")
 print(time.time())
 """
 

@@ -55,12 +55,13 @@ def _progress() -> tuple[int, int]:
 
 
 def _create_runs(episodes: int) -> None:
-    from arena import services
+    from arena.services.runs import RunSpec, run_create
+    from arena.services.submissions import baseline_submission
 
     for policy in POLICIES:
-        submission = services.baseline_submission(policy, policy.title())
-        spec = services.RunSpec(task=TASK, format="ascii", num_episodes=episodes // len(POLICIES))
-        services.run_create(submission, spec)
+        submission = baseline_submission(policy, policy.title())
+        spec = RunSpec(task=TASK, format="ascii", num_episodes=episodes // len(POLICIES))
+        run_create(submission, spec)
 
 
 def _start_worker(arena: Arena, *options: str):

@@ -53,29 +53,33 @@ PUBLISHER = """
 import asyncio, json, sys, time
 import django
 django.setup()
-from arena import live, services
-from arena.dbthread import db
-from arena.stepwriter import StepWriter
+from arena.services.episodes import episode_claim, episode_finish
+from arena.services.runs import RunSpec, run_create
+from arena.services.steps import StepRecord, step_record
+from arena.services.submissions import baseline_submission
+from arena.live import publish
+from arena.play.dbthread import db
+from arena.play.stepwriter import StepWriter
 
 STEPS, RATE, WORKER = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
-submission = services.baseline_submission("random", "Random")
-run = services.run_create(submission, services.RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1))
+submission = baseline_submission("random", "Random")
+run = run_create(submission, RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1))
 episode = run.episodes.get()
-assert services.episode_claim(episode.id, WORKER)
+assert episode_claim(episode.id, WORKER)
 
 committed = {}
-publish_step = live.publish_step
+publish_step = publish.publish_step
 
 def stamped(episode_id, index, *rest, **named):
     # Publish callbacks run right after the commit: this is the commit time.
     committed[index] = time.time()
     return publish_step(episode_id, index, *rest, **named)
 
-live.publish_step = stamped
+publish.publish_step = stamped
 board = "\\n".join("." * 24 for _ in range(12))
 
 def record(index):
-    return services.StepRecord(
+    return StepRecord(
         index=index, observation_text=f"step {index}\\n{board}\\nYou are at ({index % 24}, 3).",
         observation_image=None, prompt_added=[{"type": "text", "text": f"Observation {index}: {board}"}],
         completion="I will move up, since the target lies above me. ACTION: up", reasoning="",
@@ -84,15 +88,15 @@ def record(index):
     )
 
 async def main():
-    live.bind_loop(asyncio.get_running_loop())
+    publish.bind_loop(asyncio.get_running_loop())
     writer = StepWriter()
     started = time.monotonic()
     for index in range(1, STEPS + 1):
         await asyncio.sleep(max(0.0, started + index / RATE - time.monotonic()))
         await writer.write(episode.id, WORKER, record(index))
-    await db(services.episode_finish, episode.id, WORKER, score=0.0, end_reason="step limit")
+    await db(episode_finish, episode.id, WORKER, score=0.0, end_reason="step limit")
 
-services.step_record(episode.id, WORKER, record(0))
+step_record(episode.id, WORKER, record(0))
 committed.clear()
 print("ready", episode.id, flush=True)
 sys.stdin.readline()

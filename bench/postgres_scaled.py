@@ -38,7 +38,7 @@ WORKER = """
 import django
 django.setup()
 from django.core.management import call_command
-from arena import worker
+from arena.play import worker
 worker.HEARTBEAT_SECONDS = {heartbeat}
 call_command("arena_worker", "--concurrency", "{concurrency}", "--until-idle")
 """

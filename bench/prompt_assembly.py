@@ -23,7 +23,7 @@ TASK, FORMAT, STEPS = "lmact/gridworld", "ascii", 25
 
 
 def measure(num_demonstrations: int) -> tuple[float, int, float]:
-    from arena.runner import _ObservationImages
+    from arena.play.runner import _ObservationImages
     from arena.strategies.lmact import LMActStrategy
     from envs.core import RandomLegalPolicy
     from envs.registry import make
@@ -57,9 +57,9 @@ def measure(num_demonstrations: int) -> tuple[float, int, float]:
 
 
 def token_estimate_costs() -> tuple[float, float]:
-    """Seconds per estimate of a grid-world observation by the two ways arena.tokens
+    """Seconds per estimate of a grid-world observation by the two ways arena.strategies.tokens
     counts (the same count; the by-kind scan is what ASCII text without "_" gets)."""
-    from arena.tokens import text_tokens, text_tokens_by_piece
+    from arena.strategies.tokens import text_tokens, text_tokens_by_piece
     from envs.core import RandomLegalPolicy
     from envs.registry import make
 

@@ -3,16 +3,16 @@ arena really sends: the figures the submission preview estimates tokens from
 (envs.measured: PromptSize per format, typical_steps). With --write they go to
 envs/data/measured.json (the measured tasks' entries replaced, the others kept).
 
-Each episode is played by the real runner (arena.runner.EpisodeRunner) with the real
+Each episode is played by the real runner (arena.play.runner.EpisodeRunner) with the real
 strategy of its suite, on a throw-away database; only the model is replaced: a client
 that records every prompt and answers with the task's random baseline's action (a
 weak model that always answers in format, which is what most models are on these
 tasks). The paper's protocol is used: no demonstrations, legal actions shown, history
 window 16, naive answers.
 
-Tokens are counted with the arena's tokenizer-free rule (arena.tokens.text_tokens,
+Tokens are counted with the arena's tokenizer-free rule (arena.strategies.tokens.text_tokens,
 within 0.8–1.5× of a real tokenizer) plus 5 tokens per message; images with OpenAI's
-tile rule (arena.tokens.image_tokens). From the calls of every episode:
+tile rule (arena.strategies.tokens.image_tokens). From the calls of every episode:
 
 - first: tokens of the first call's prompt;
 - per_step: tokens each earlier step adds while it is kept in the prompt, the
@@ -21,7 +21,7 @@ tile rule (arena.tokens.image_tokens). From the calls of every episode:
   the random baseline's episodes end after one call (a crossword's wrong word), the
   tokens per step of the expert demonstrations instead;
 - answer: tokens of the action text alone (a naive answer);
-- per_demonstration (suites with demonstrations): arena.tokens.demonstration_tokens of
+- per_demonstration (suites with demonstrations): arena.strategies.tokens.demonstration_tokens of
   expert episodes from the demonstration seeds, the size the LMAct strategy fits;
 - steps: the mean episode length of the random baseline, and of the expert baseline
   where the random one ends before the step limit; the estimate takes the longer (a
@@ -73,7 +73,7 @@ def png_size(data_url: str) -> tuple[int, int]:
 
 
 def prompt_tokens(messages: list[dict]) -> int:
-    from arena.tokens import image_tokens, text_tokens
+    from arena.strategies.tokens import image_tokens, text_tokens
 
     total = 0
     for message in messages:
@@ -103,7 +103,7 @@ class RecordingClient:
 
     async def complete(self, messages, max_tokens=None, frozen_chars=0):
         from arena.clients.base import ModelReply
-        from arena.tokens import text_tokens
+        from arena.strategies.tokens import text_tokens
 
         size = prompt_tokens(messages)
         self.calls.append(size)
@@ -123,7 +123,7 @@ def random_policy(task_cls, seed: int):
 
 
 def measuring_agent_factory(recorder: dict):
-    from arena.agents import ModelAgent
+    from arena.play.agents import ModelAgent
     from envs.registry import get_task_class
 
     class MeasuringAgent(ModelAgent):
@@ -142,20 +142,21 @@ def measuring_agent_factory(recorder: dict):
 
 
 def kept_steps(task_cls, step: int) -> int:
-    from arena.preview import earlier_steps_in_prompt
+    from arena.web.preview import earlier_steps_in_prompt
 
     return earlier_steps_in_prompt(task_cls, history_window=16, step=step)
 
 
 def measure(task_id: str, fmt: str, episodes: int, combinations: list[dict] | None = None) -> dict:
-    from arena import services
-    from arena.runner import EpisodeRunner
-    from arena.services import option_combinations
-    from arena.tokens import text_tokens
+    from arena.services.runs import RunSpec, run_create
+    from arena.services.submissions import submission_create
+    from arena.play.runner import EpisodeRunner
+    from arena.services.submissions import option_combinations
+    from arena.strategies.tokens import text_tokens
     from envs.registry import get_task_class
 
     cls = get_task_class(task_id)
-    submission = services.submission_create(
+    submission = submission_create(
         owner=None, api_key="",
         fields={
             "name": f"measure {task_id}:{fmt}", "base_url": "http://127.0.0.1:9/v1", "model": "measure",
@@ -169,7 +170,7 @@ def measure(task_id: str, fmt: str, episodes: int, combinations: list[dict] | No
     combinations = combinations or option_combinations(cls)
     seeds_per_run = episodes if len(combinations) == 1 else 1
     runs = [
-        services.run_create(submission, services.RunSpec(task=task_id, format=fmt, num_episodes=seeds_per_run, options=combo))
+        run_create(submission, RunSpec(task=task_id, format=fmt, num_episodes=seeds_per_run, options=combo))
         for combo in combinations
     ]
     recorder: dict = {}
@@ -202,7 +203,7 @@ def expert_steps(task_id: str, fmt: str, episodes: int) -> float | None:
     """The expert baseline's mean episode length, None for tasks without one."""
     from envs.core import baselines_of, make_policy
     from envs.registry import get_task_class, make
-    from arena.services import option_combinations
+    from arena.services.submissions import option_combinations
 
     cls = get_task_class(task_id)
     name = next((n for n in baselines_of(cls) if not n.startswith("random")), None)
@@ -225,7 +226,7 @@ def expert_steps(task_id: str, fmt: str, episodes: int) -> float | None:
 
 def demonstration_size(task_id: str, fmt: str) -> tuple[int, int]:
     """Mean tokens of an expert demonstration episode, and tokens per step of them."""
-    from arena.tokens import demonstration_tokens
+    from arena.strategies.tokens import demonstration_tokens
     from envs.demos import DEMONSTRATION_SEED_BASE, play_expert_episode
 
     demonstrations = [play_expert_episode(task_id, fmt, DEMONSTRATION_SEED_BASE + i) for i in range(DEMONSTRATIONS_MEASURED)]
@@ -237,7 +238,7 @@ def demonstration_size(task_id: str, fmt: str) -> tuple[int, int]:
 def measure_per_option(task_id: str, fmt: str, episodes: int) -> tuple[dict, list[tuple[str, dict]]]:
     """The figures of each combination of the task's swept options, each over
     `episodes` episodes, and their mean (what a submission, which plays them all, sees)."""
-    from arena.services import option_combinations
+    from arena.services.submissions import option_combinations
     from envs.registry import get_task_class
 
     lines = []
@@ -285,7 +286,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         setup_django(tmp)
-        from arena.services import option_combinations
+        from arena.services.submissions import option_combinations
         from envs.measured import Measured, PromptSize, write_measured
         from envs.registry import all_tasks, suite_of
 

@@ -51,7 +51,7 @@ def main() -> None:
     from rest_framework.test import APIClient
 
     from arena.models import Run, Step
-    from arena.worker import Worker
+    from arena.play.worker import Worker
     from leaderboard.selectors import leaderboard_rows
     from tests.support.llama_server import LlamaServer
 

@@ -67,8 +67,8 @@ def start_site(var: str) -> tuple[str, dict, subprocess.Popen]:
 
 def write_episode(env: dict, steps: int) -> int:
     code = (
-        "import json\nfrom arena import services\nfrom tests.support.long_episode import long_episode\n"
-        f"print(json.dumps(long_episode(services.baseline_submission('random', 'Random'), {steps}).id))"
+        "import json\nfrom arena.services.submissions import baseline_submission\nfrom tests.support.long_episode import long_episode\n"
+        f"print(json.dumps(long_episode(baseline_submission('random', 'Random'), {steps}).id))"
     )
     done = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT, env=env, check=True,
                           capture_output=True, text=True)

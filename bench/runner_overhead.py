@@ -56,13 +56,14 @@ def raw_loop(task_id: str, fmt: str, episodes: int) -> tuple[int, float, float]:
 def full_runner(task_id: str, fmt: str, episodes: int, in_flight: int, first_seed: int) -> tuple[int, float, float]:
     """Episodes played by a real Worker (queue, claim, runner, step writer), with at
     most `in_flight` episodes at once."""
-    from arena import services
+    from arena.services.runs import RunSpec, run_create
+    from arena.services.submissions import baseline_submission
     from arena.models import Step
-    from arena.worker import Worker
+    from arena.play.worker import Worker
 
-    submission = services.baseline_submission("random", "Random legal actions")
-    spec = services.RunSpec(task=task_id, format=fmt, num_episodes=episodes, first_seed=first_seed)
-    run = services.run_create(submission, spec)  # queued on commit (autocommit here)
+    submission = baseline_submission("random", "Random legal actions")
+    spec = RunSpec(task=task_id, format=fmt, num_episodes=episodes, first_seed=first_seed)
+    run = run_create(submission, spec)  # queued on commit (autocommit here)
     worker = Worker(concurrency=in_flight, name=f"bench-{in_flight}")
     start, cpu = time.perf_counter(), time.process_time()
     asyncio.run(worker.serve(until_idle=True))

@@ -29,8 +29,8 @@ async def _play(run, name: str, step_limit: int) -> None:
     from asgiref.sync import sync_to_async
 
     from arena.models import Step
-    from arena.run_actions import run_cancel
-    from arena.worker import Worker
+    from arena.services.run_actions import run_cancel
+    from arena.play.worker import Worker
 
     worker = Worker(concurrency=8, name=name)
     serving = asyncio.create_task(worker.serve(until_idle=True))
@@ -66,7 +66,7 @@ def main() -> None:
     from django.core.management import call_command
     from rest_framework.test import APIClient
 
-    from arena import services
+    from arena.services.runs import RunSpec, run_create
     from arena.models import Step, Submission
     from tests.support.real_servers import real_server
 
@@ -89,7 +89,7 @@ def main() -> None:
         for label, kind in (("interleaved (before)", None), ("one episode per slot (after)", probe["server_kind"])):
             submission.endpoint_probe = {**probe, "server_kind": kind}
             submission.save(update_fields=["endpoint_probe"])
-            run = services.run_create(submission, services.RunSpec(task, fmt, args.episodes))
+            run = run_create(submission, RunSpec(task, fmt, args.episodes))
             started = time.perf_counter()
             asyncio.run(_play(run, f"bench-{kind}", args.steps_per_mode))
             elapsed = time.perf_counter() - started

@@ -108,20 +108,21 @@ def migration():
 
 def play(tasks, completions: dict[str, list[str]], scale: float) -> dict[str, tuple[int, int]]:
     """Play every task's episodes; (run id, steps stored) by task."""
-    from arena import services
+    from arena.services.runs import RunSpec, run_create
+    from arena.services.submissions import baseline_submission, submission_create
     from arena.models import Step
-    from arena.worker import Worker
+    from arena.play.worker import Worker
     from tests.support.fake_openai import FakeOpenAIServer, Fault
 
     played: dict[str, tuple[int, int]] = {}
     with FakeOpenAIServer() as server:
         fields = {"name": "Llama-3.2-1B replies", "base_url": server.base_url, "model": "llama", "max_tokens": 64,
                   "num_demonstrations": 0, "show_legal_actions": True, "chain_of_thought": False}
-        submission = services.submission_create(owner=None, fields=fields, api_key="sk-bench", runs=[])
+        submission = submission_create(owner=None, fields=fields, api_key="sk-bench", runs=[])
         for task, fmt, episodes, options, source in tasks:
             count = max(1, round(episodes * scale))
-            spec = services.RunSpec(task=task, format=fmt, num_episodes=count, options=options)
-            run = services.run_create(submission, spec)
+            spec = RunSpec(task=task, format=fmt, num_episodes=count, options=options)
+            run = run_create(submission, spec)
             server.clear()
             replies = itertools.islice(itertools.cycle(completions[source]), 200 * count)
             server.enqueue(*(Fault.reply(text) for text in replies))
@@ -202,17 +203,18 @@ def measure_text_tasks(scale: float) -> None:
 def measure_atari(steps: int) -> None:
     """Episodes of textatari/pong at the `steps` setting until `steps` steps are stored
     (the random baseline loses a game of Pong in a few hundred steps)."""
-    from arena import services
+    from arena.services.runs import RunSpec, run_create
+    from arena.services.submissions import baseline_submission, submission_create
     from arena.models import Step
-    from arena.worker import Worker
+    from arena.play.worker import Worker
 
     before = stored_bytes()
-    submission = services.baseline_submission("random", "Random legal actions")
+    submission = baseline_submission("random", "Random legal actions")
     played, episodes, run_ids, seconds = 0, 0, [], 0.0
     while played < steps:
-        spec = services.RunSpec(task="textatari/pong", format="text", num_episodes=1, first_seed=episodes,
+        spec = RunSpec(task="textatari/pong", format="text", num_episodes=1, first_seed=episodes,
                                 options={"max_steps": steps})
-        run = services.run_create(submission, spec)
+        run = run_create(submission, spec)
         started = time.perf_counter()
         asyncio.run(Worker(concurrency=1, name="bench-atari").serve(until_idle=True))
         seconds += time.perf_counter() - started

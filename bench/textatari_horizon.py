@@ -124,8 +124,10 @@ def frame_costs(steps: int, every: int) -> tuple[float, float, int]:
 def random_player():
     """The agent factory of the bench's never-serving random player, the baseline
     submission it plays for, and the spec of its one `steps`-step episode."""
-    from arena import services
-    from arena.agents import BaselineAgent
+    from arena.services.episodes import episode_claim, reap_stale_episodes
+    from arena.services.runs import RunSpec, run_create
+    from arena.services.submissions import baseline_submission
+    from arena.play.agents import BaselineAgent
 
     policy_class = make_policy_class()
 
@@ -134,21 +136,26 @@ def random_player():
         agent.policy = policy_class(episode.seed)
         return agent
 
-    submission = services.baseline_submission("random", "Random legal actions")
+    submission = baseline_submission("random", "Random legal actions")
     return agent_factory, submission
 
 
 def episode_spec(steps: int):
-    from arena import services
+    from arena.services.episodes import episode_claim, reap_stale_episodes
+    from arena.services.runs import RunSpec, run_create
+    from arena.services.submissions import baseline_submission
 
-    return services.RunSpec(task=TASK, format="text", num_episodes=1, first_seed=SEED, options={"max_steps": steps})
+    return RunSpec(task=TASK, format="text", num_episodes=1, first_seed=SEED, options={"max_steps": steps})
 
 
 def play_episode(steps: int, frame_every: int, keep_snapshot_at: int) -> tuple[int, float, dict]:
     """The episode through the real runner; its id, seconds, and the snapshot stored at
     `keep_snapshot_at` (the runner keeps only the latest, so it is copied aside)."""
-    from arena import services, snapshots
-    from arena.runner import EpisodeRunner
+    from arena.services.episodes import episode_claim, reap_stale_episodes
+    from arena.services.runs import RunSpec, run_create
+    from arena.services.submissions import baseline_submission
+    from arena.services import snapshots
+    from arena.play.runner import EpisodeRunner
 
     kept = {}
     store = snapshots.snapshot_store
@@ -161,7 +168,7 @@ def play_episode(steps: int, frame_every: int, keep_snapshot_at: int) -> tuple[i
     snapshots.snapshot_store = keeping_store
 
     agent_factory, submission = random_player()
-    episode = services.run_create(submission, episode_spec(steps)).episodes.get()
+    episode = run_create(submission, episode_spec(steps)).episodes.get()
     runner = EpisodeRunner("bench-horizon", agent_factory=agent_factory)
     start = time.perf_counter()
     asyncio.run(runner.run(episode.id))
@@ -182,12 +189,14 @@ def time_resume(played_id: int, crash_at: int, kept: dict | None, agent_factory,
     from django.db import connection
     from django.utils import timezone
 
-    from arena import services
+    from arena.services.episodes import episode_claim, reap_stale_episodes
+    from arena.services.runs import RunSpec, run_create
+    from arena.services.submissions import baseline_submission
     from arena.models import Episode, EpisodeSnapshot, Step
-    from arena.runner import EpisodeRunner
+    from arena.play.runner import EpisodeRunner
 
-    episode = services.run_create(submission, spec).episodes.get()
-    assert services.episode_claim(episode.id, "dead-worker")
+    episode = run_create(submission, spec).episodes.get()
+    assert episode_claim(episode.id, "dead-worker")
     columns = [f.column for f in Step._meta.concrete_fields if f.column not in ("id", "episode_id")]
     listed = ", ".join(f'"{c}"' for c in columns)
     with connection.cursor() as cursor:
@@ -200,7 +209,7 @@ def time_resume(played_id: int, crash_at: int, kept: dict | None, agent_factory,
     Episode.objects.filter(pk=episode.id).update(num_steps=crash_at, heartbeat_at=stale)
     if kept:
         EpisodeSnapshot.objects.create(episode_id=episode.id, **kept)
-    services.reap_stale_episodes()
+    reap_stale_episodes()
 
     started = {}
 
@@ -217,9 +226,9 @@ def time_resume(played_id: int, crash_at: int, kept: dict | None, agent_factory,
 
     begin = time.perf_counter()
     # The bench stops the episode at its first live step; the runner logs it as a crash.
-    logging.getLogger("arena.runner").disabled = True
+    logging.getLogger("arena.play.runner").disabled = True
     asyncio.run(EpisodeRunner("bench-rescuer", agent_factory=stopping_factory).run(episode.id))
-    logging.getLogger("arena.runner").disabled = False
+    logging.getLogger("arena.play.runner").disabled = False
     assert started.get("index") == crash_at, started
     return started["at"] - begin
 

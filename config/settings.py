@@ -85,7 +85,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "arena.middleware.ContentSecurityPolicyMiddleware",
+    "arena.web.middleware.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -161,9 +161,9 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    # DRF's own three, with JSON of bounded depth (arena.parsers).
+    # DRF's own three, with JSON of bounded depth (arena.web.parsers).
     "DEFAULT_PARSER_CLASSES": [
-        "arena.parsers.JSONParser",
+        "arena.web.parsers.JSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
@@ -179,7 +179,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
-        "TaskVariantEnum": "arena.api.task_variant_values",
+        "TaskVariantEnum": "arena.web.api.task_variant_values",
         "SubmissionKindEnum": "arena.models.Submission.KIND_CHOICES",
     },
 }
@@ -211,7 +211,7 @@ ARENA_WORKER_CONCURRENCY = env_int("ARENA_WORKER_CONCURRENCY", 32, minimum=1, ma
 ARENA_HEARTBEAT_STALE_SECONDS = env_int("ARENA_HEARTBEAT_STALE_SECONDS", 120, minimum=5)
 ARENA_MAX_EPISODE_ATTEMPTS = env_int("ARENA_MAX_EPISODE_ATTEMPTS", 3, minimum=1)
 # Long episodes of tasks that can save their state (TextAtari) store a snapshot every
-# this many steps, so a resumed episode replays fewer than this many (arena.snapshots).
+# this many steps, so a resumed episode replays fewer than this many (arena.services.snapshots).
 ARENA_SNAPSHOT_EVERY_STEPS = env_int("ARENA_SNAPSHOT_EVERY_STEPS", 1000, minimum=1)
 # Tasks with a picture for the replay viewer (TextAtari's screen) store it at every this
 # many steps; the steps in between show the latest one (bench/textatari_horizon.py).
@@ -220,6 +220,9 @@ ARENA_VIEWER_FRAME_EVERY_STEPS = env_int("ARENA_VIEWER_FRAME_EVERY_STEPS", 1, mi
 # through a socket per web process in ARENA_LIVE_SIGNAL_DIR); the poll is a safety net.
 ARENA_LIVE_POLL_SECONDS = env_float("ARENA_LIVE_POLL_SECONDS", 5.0, minimum=0.05)
 ARENA_LIVE_SIGNAL_DIR = env_str("ARENA_LIVE_SIGNAL_DIR", str(VAR_DIR / "live"))
+# Daphne processes `manage.py arena_web` starts (arena.web.launcher): one per core this
+# process may run on unless set.
+ARENA_WEB_PROCESSES = env_int("ARENA_WEB_PROCESSES", len(os.sched_getaffinity(0)), minimum=1, maximum=256)
 ARENA_MODEL_TIMEOUT_SECONDS = env_float("ARENA_MODEL_TIMEOUT_SECONDS", 120.0, minimum=0.1)
 ARENA_MODEL_MAX_RETRIES = env_int("ARENA_MODEL_MAX_RETRIES", 4, minimum=0, maximum=10)
 ARENA_MODEL_BACKOFF_SECONDS = env_float("ARENA_MODEL_BACKOFF_SECONDS", 1.0, minimum=0.0)
@@ -229,9 +232,9 @@ ARENA_MAX_EPISODES_PER_TASK = env_int("ARENA_MAX_EPISODES_PER_TASK", 500, minimu
 ARENA_DEMO_CACHE_DIR = env_str("ARENA_DEMO_CACHE_DIR", str(VAR_DIR / "demos"))
 ARENA_BASELINE_EPISODES = env_int("ARENA_BASELINE_EPISODES", 100, minimum=1)
 # Set: baseline runs have exactly that many episodes, shipped figures only where they
-# match (arena.baseline_figures); unset, shipped figures of any count are taken.
+# match (arena.services.baseline_figures); unset, shipped figures of any count are taken.
 ARENA_BASELINE_EPISODES_CHOSEN = "ARENA_BASELINE_EPISODES" in os.environ
-# A baseline run made from the figures shipped with the arena (arena.baseline_figures)
+# A baseline run made from the figures shipped with the arena (arena.services.baseline_figures)
 # plays this many of its episodes on first start, for their replays.
 ARENA_BASELINE_REPLAYS = env_int("ARENA_BASELINE_REPLAYS", 2, minimum=0)
 
@@ -245,7 +248,7 @@ ARENA_MAX_EPISODES_PER_SUBMISSION = env_int("ARENA_MAX_EPISODES_PER_SUBMISSION",
 ARENA_SUBMISSIONS_PER_HOUR = env_int("ARENA_SUBMISSIONS_PER_HOUR", 20, minimum=1)
 ARENA_EXPERIMENTS_PER_HOUR = env_int("ARENA_EXPERIMENTS_PER_HOUR", 20, minimum=1)
 ARENA_ENDPOINT_PROBES_PER_HOUR = env_int("ARENA_ENDPOINT_PROBES_PER_HOUR", 30, minimum=1)
-# Per client address in any sliding hour (arena.throttles.AddressLimit): accounts
+# Per client address in any sliding hour (arena.web.throttles.AddressLimit): accounts
 # created, downloads of exports (.tgz, episodes.zip, GIF, JSON Lines) and endpoint tests
 # (form, "Test endpoint", "Edit endpoint", API dry runs). Past them: HTTP 429 with Retry-After.
 ARENA_SIGNUPS_PER_HOUR_PER_ADDRESS = env_int("ARENA_SIGNUPS_PER_HOUR_PER_ADDRESS", 5, minimum=1)
@@ -260,7 +263,7 @@ ARENA_LOGIN_LOCKOUT_SECONDS = env_int("ARENA_LOGIN_LOCKOUT_SECONDS", 900, minimu
 # Under ARENA_PRODUCTION one (the reverse proxy of docs/deployment.md) unless set.
 ARENA_NUM_PROXIES = env_int("ARENA_NUM_PROXIES", 1 if ARENA_PRODUCTION else 0, minimum=0, maximum=10)
 REST_FRAMEWORK["NUM_PROXIES"] = ARENA_NUM_PROXIES
-AUTHENTICATION_BACKENDS = ["arena.throttles.ThrottledModelBackend"]
+AUTHENTICATION_BACKENDS = ["arena.web.throttles.ThrottledModelBackend"]
 
 # Throttle and lock-out counters live in Django's cache: Redis in the scaled mode (shared
 # by every process), a database table in the embedded mode (created by `migrate`, see

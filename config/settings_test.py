@@ -34,7 +34,7 @@ ARENA_PROBE_TIMEOUT_SECONDS = 5.0
 # Each test process signals only its own live sockets, never a server running beside it.
 ARENA_LIVE_SIGNAL_DIR = _scratch_dir("live")
 # Throttle counters in process memory, emptied before every test (tests/conftest.py); the
-# embedded mode's database cache has its own tests (tests/arena/test_limits.py).
+# embedded mode's database cache has its own tests (tests/arena/web/test_limits.py).
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "arena-tests"}}
 # The public pages' generation file of the tests, not the one of the site in var/.
 ARENA_PAGE_GENERATION_FILE = str(Path(_scratch_dir("pages")) / "page-generation")  # noqa: F405

@@ -7,10 +7,10 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.settings import api_settings
 from rest_framework.routers import DefaultRouter
 
-from arena import api as write_api
-from arena.harness_views import submission_rerun_older_api
-from arena.forms import LoginForm
-from arena.views import healthz
+from arena.web import api as write_api
+from arena.web.harness_views import submission_rerun_older_api
+from arena.web.forms import LoginForm
+from arena.web.views import healthz
 from leaderboard import api, comparison_views, reported_api
 
 router = DefaultRouter()
@@ -45,6 +45,6 @@ urlpatterns = [
     # Stored images are content-addressed files; served by Django here (and by any
     # static file server in front of it in production).
     re_path(r"^media/(?P<path>images/[0-9a-f]{2}/[0-9a-f]{64}\.png)$", serve, {"document_root": settings.MEDIA_ROOT}),
-    path("", include("arena.urls")),
+    path("", include("arena.web.urls")),
     path("", include("leaderboard.urls")),
 ]

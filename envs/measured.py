@@ -19,7 +19,7 @@ MEASURED_PATH = Path(__file__).resolve().parent / "data" / "measured.json"
 class PromptSize:
     """How large a task's prompts are in one observation format, measured from the
     prompts the arena sends (bench/prompt_sizes.py: the random baseline's episodes
-    through the real runner and strategy, tokens counted by arena.tokens, images by
+    through the real runner and strategy, tokens counted by arena.strategies.tokens, images by
     OpenAI's tile rule). The submission preview estimates tokens from it."""
 
     first: int  # tokens of an episode's first prompt (instructions, first observation)

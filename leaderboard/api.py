@@ -1,5 +1,5 @@
 """REST API, the read side (DRF): tasks, runs, episodes and their steps, leaderboards.
-All public. The write side (submissions, experiments, run actions) is arena.api."""
+All public. The write side (submissions, experiments, run actions) is arena.web.api."""
 
 from __future__ import annotations
 
@@ -15,14 +15,8 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 from arena.models import Episode, Run
 from envs.registry import all_tasks
 from leaderboard.downloads import OverallLeaderboardView, TaskLeaderboardView
-from leaderboard.serializers import (
-    STEP_PAGE_MAX_BYTES,
-    STEP_TEXT_PREVIEW_CHARS,
-    EpisodeSerializer,
-    RunSerializer,
-    StepSerializer,
-    step_page,
-)
+from arena.live.frame import STEP_TEXT_PREVIEW_CHARS, StepSerializer
+from leaderboard.serializers import STEP_PAGE_MAX_BYTES, EpisodeSerializer, RunSerializer, step_page
 from leaderboard.step_marks import (
     MARK_KINDS,
     MAX_WINDOW_STEPS,

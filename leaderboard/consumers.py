@@ -7,13 +7,14 @@ API lists them (leaderboard.serializers.step_page): long texts cut, read in batc
 bounded size. It remembers the last index it sent.
 
 A step's announcement usually carries the step itself, rendered once by the publisher
-(`step_frame`); when it is the very next index the consumer sends it on without
-touching the database. Otherwise — a gap, an announcement without the step, the end —
-it reads the steps after the last one it sent, so interleaving announcements and
-catch-up reads can neither skip nor repeat a step.
+(arena.live.frame: the same preview this consumer sends after a read); when it is the
+very next index the consumer sends it on without touching the database. Otherwise — a
+gap, an announcement without the step, the end — it reads the steps after the last one
+it sent, so interleaving announcements and catch-up reads can neither skip nor repeat a
+step.
 
 Announcements reach every web process in both modes (through Redis, or through the
-embedded mode's signal, arena.livesignal); a slow poll is only a safety net for one
+embedded mode's signal, arena.live.signal); a slow poll is only a safety net for one
 that was lost. It reads the database only after ARENA_LIVE_POLL_SECONDS without any
 announcement: while steps flow, a lost one shows as a gap in the next. A web process
 runs all its consumers' reads on one thread, so a hundred viewers polling in step
@@ -23,25 +24,17 @@ would hold up each other's live steps for as long as their reads take together.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 
 from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
-from rest_framework.utils.encoders import JSONEncoder
 
-from arena import live
+from arena.live import publish
 from arena.models import Episode
-from leaderboard.serializers import episode_payload, step_page, step_preview
+from leaderboard.serializers import episode_payload, step_page
 
 BATCH = 200
-
-
-def step_frame(step) -> str:
-    """The client message of one step, as JSON text: what the consumer would send for
-    it after reading it from the database (registered with arena.live)."""
-    return json.dumps({"type": "step", "step": step_preview(step)}, cls=JSONEncoder, separators=(",", ":"))
 
 
 class EpisodeConsumer(AsyncJsonWebsocketConsumer):
@@ -55,8 +48,8 @@ class EpisodeConsumer(AsyncJsonWebsocketConsumer):
         if not await sync_to_async(Episode.objects.filter(pk=self.episode_id).exists)():
             await self.close(code=4404)
             return
-        live.listen()
-        self.group = live.episode_group(self.episode_id)
+        publish.listen()
+        self.group = publish.episode_group(self.episode_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         await self.catch_up()

@@ -7,7 +7,7 @@ from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 
 from arena.models import Episode, Run
-from arena.throttles import download_limited
+from arena.web.throttles import download_limited
 from leaderboard import exports, frames
 
 

@@ -2,15 +2,14 @@
 suite's metrics, grouped by suite; where each stands among the other submissions on
 the same task; its scaling curves; the submissions it can be compared with.
 
-The page's view lives on the write side (it also takes the owner's experiment form),
-which never imports the read side: `model_page_context` is registered with
-arena.submission_page when the apps are ready."""
+The page's view (leaderboard.submission_views) adds `model_page_context` to what it
+shows of the submission itself."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from arena.harness import older_runs
+from arena.services.reruns import older_runs
 from arena.models import Experiment, Run, Submission
 from arena.moderation import ranked
 from envs.registry import all_suites, all_tasks

@@ -1,9 +1,10 @@
-"""Read-side representations, shared by the REST API, the pages and the live channel."""
+"""Read-side representations, shared by the REST API, the pages and the live channel. A
+step's own representation is the live frame's (arena.live.frame): the publisher sends
+it with each step, and the pages of steps here list the same."""
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 
 from django.urls import reverse
@@ -11,6 +12,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.utils.encoders import JSONEncoder
 
+from arena.live.frame import step_preview
 from arena.models import Episode, Run, Step, StoredImage, Submission
 from arena.selectors import RunProgress, run_progress
 from envs.registry import replay_renderer, suite_of
@@ -18,20 +20,6 @@ from leaderboard.harness import run_json as harness_json
 from leaderboard.selectors import metric_value
 
 
-def _image_url(sha: str) -> str:
-    return StoredImage.url_of(sha)
-
-
-def _part_for_client(part: dict) -> dict:
-    if part.get("type") == "image":
-        return {"type": "image", "url": _image_url(part["sha"]), "section": part.get("section", "")}
-    return {"type": "text", "text": part.get("text", ""), "section": part.get("section", "")}
-
-
-# Model output is untrusted and may be huge (a completion of megabytes). Lists of steps
-# (API pages, the live channel) cut every text longer than this many characters and
-# name the cut fields in `truncated`; `full_url` serves one step in full.
-STEP_TEXT_PREVIEW_CHARS = 8_000
 # A page of steps stops adding steps once its JSON would pass this many bytes; it
 # always holds at least one step, and its `next` link continues after its last one.
 STEP_PAGE_MAX_BYTES = 1_000_000
@@ -40,102 +28,10 @@ STEP_PAGE_MAX_BYTES = 1_000_000
 STEP_READ_CHUNK = 16
 
 
-def _cut_long_texts(value, path: str, cut: list[str]):
-    """`value` with every string longer than the preview cut to it; the dotted paths of
-    the cut strings ("completion", "calls.0.completion") are appended to `cut`."""
-    if isinstance(value, str):
-        if len(value) > STEP_TEXT_PREVIEW_CHARS:
-            cut.append(path)
-            return value[:STEP_TEXT_PREVIEW_CHARS]
-        return value
-    if isinstance(value, dict):
-        return {key: _cut_long_texts(item, f"{path}.{key}" if path else str(key), cut) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_cut_long_texts(item, f"{path}.{i}", cut) for i, item in enumerate(value)]
-    return value
-
-
 def json_size(data) -> int:
     """Bytes of `data` as the API renders it (compact UTF-8 JSON)."""
     text = json.dumps(data, cls=JSONEncoder, ensure_ascii=False, separators=(",", ":"))
     return len(text.encode("utf-8", "replace"))
-
-
-class StepSerializer(serializers.ModelSerializer):
-    """One step. In full by default; with the context {"preview": True} (lists of steps)
-    every text longer than STEP_TEXT_PREVIEW_CHARS is cut and named in `truncated`."""
-
-    observation_image = serializers.SerializerMethodField()
-    viewer_frame = serializers.SerializerMethodField(
-        help_text="URL of the game's picture at this step for the viewer (TextAtari's screen), which the agent "
-        "never sees; the latest stored one when screens are sampled; null for tasks without one."
-    )
-    prompt_added = serializers.SerializerMethodField()
-    calls = serializers.SerializerMethodField()
-    truncated = serializers.SerializerMethodField(
-        help_text=f"fields cut to their first {STEP_TEXT_PREVIEW_CHARS} characters in this list, as dotted "
-        "paths (e.g. completion, calls.0.completion); empty when the step is whole. full_url serves it whole."
-    )
-    full_url = serializers.SerializerMethodField()
-
-    class Meta:
-        model = Step
-        fields = [
-            "index",
-            "observation_text",
-            "observation_image",
-            "viewer_frame",
-            "prompt_added",
-            "completion",
-            "reasoning",
-            "parsed_action",
-            "executed_action",
-            "legal",
-            "cut_off",
-            "reward",
-            "done",
-            "end_reason",
-            "tokens_in",
-            "tokens_out",
-            "cached_tokens_in",
-            "latency_ms",
-            "error",
-            "info",
-            "calls",
-            "created_at",
-            "truncated",
-            "full_url",
-        ]
-
-    def to_representation(self, step):
-        data = super().to_representation(step)
-        if self.context.get("preview"):
-            cut: list[str] = []
-            data = _cut_long_texts(data, "", cut)
-            data["truncated"] = cut
-        return data
-
-    def get_truncated(self, step) -> list[str]:
-        return []  # a whole step; to_representation names what a preview cuts
-
-    def get_full_url(self, step) -> str:
-        return reverse("api:episode-step", args=[step.episode_id, step.index])
-
-    def get_observation_image(self, step) -> str | None:
-        sha = step.observation_image_id
-        return _image_url(sha) if sha else None
-
-    def get_viewer_frame(self, step) -> str | None:
-        sha = (step.info or {}).get("viewer_frame")
-        return _image_url(sha) if sha else None
-
-    def get_prompt_added(self, step) -> list[dict]:
-        return [_part_for_client(p) for p in step.prompt_added]
-
-    def get_calls(self, step) -> list[dict]:
-        """Every model call of the step, each with its completion (stored once, on the
-        step, when it is the step's own)."""
-        return step.calls_with_completions
 
 
 class SubmissionSummarySerializer(serializers.ModelSerializer):
@@ -202,7 +98,7 @@ class EpisodeSerializer(serializers.ModelSerializer):
             return None
         return {
             "observation_text": episode.final_observation_text,
-            "observation_image": _image_url(sha) if sha else None,
+            "observation_image": StoredImage.url_of(sha) if sha else None,
         }
 
     def get_steps_url(self, episode) -> str:
@@ -338,19 +234,6 @@ class RunSerializer(serializers.ModelSerializer):
 def episode_payload(episode_id: int) -> dict:
     episode = Episode.objects.select_related("run__submission").get(pk=episode_id)
     return EpisodeSerializer(episode).data
-
-
-@functools.cache
-def _preview_serializer() -> StepSerializer:
-    # Building a model serializer's fields costs far more than rendering one step with
-    # them, and a live worker renders every step it commits: one instance serves all
-    # (rendering keeps no state on it).
-    return StepSerializer(context={"preview": True})
-
-
-def step_preview(step: Step) -> dict:
-    """One step as lists of steps show it (long texts cut)."""
-    return _preview_serializer().to_representation(step)
 
 
 @dataclasses.dataclass

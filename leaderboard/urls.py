@@ -1,6 +1,6 @@
 from django.urls import path
 
-from leaderboard import comparison_views, cost_views, export_views, views
+from leaderboard import comparison_views, cost_views, export_views, submission_views, views
 
 app_name = "leaderboard"
 urlpatterns = [
@@ -11,6 +11,7 @@ urlpatterns = [
     path("suites/<slug:suite>/", views.suite_detail, name="suite"),
     path("suites/<slug:suite>/episodes/", views.suite_episodes, name="suite-episodes"),
     path("suites/<slug:suite>/fidelity/", views.suite_fidelity, name="suite-fidelity"),
+    path("submissions/<int:pk>/", submission_views.submission_detail, name="submission"),
     path("experiments/<int:pk>/", views.experiment_detail, name="experiment"),
     path("runs/<int:pk>/", views.run_detail, name="run"),
     path("episodes/<int:pk>/", views.episode_detail, name="episode"),

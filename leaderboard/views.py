@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from arena.models import Episode, Experiment, Run, Worker
 from arena.selectors import run_queue_position
-from arena.services import PAPER_EPISODES_PER_RUN
+from arena.services.submissions import PAPER_EPISODES_PER_RUN
 from envs.registry import all_suites, all_tasks, get_suite, tasks_of
 from envs.suite import Suite
 from leaderboard import adventure, balrog, frames, infogather, overall, task_pictures, textatari

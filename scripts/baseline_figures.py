@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Play the built-in baselines and write their figures for the arena to ship
-(arena.baseline_figures), so that a fresh arena shows them at once.
+(arena.services.baseline_figures), so that a fresh arena shows them at once.
 
 The runs are played by the arena's own worker and runner on a throw-away database and
 an in-memory queue, exactly as a live arena plays them; each finished run's aggregates
@@ -85,7 +85,7 @@ def main() -> None:
     django.setup()
     from django.core.management import call_command
 
-    from arena.baseline_figures import figures_of
+    from arena.services.baseline_figures import figures_of
     from arena.models import Run
     from envs.registry import all_tasks
 
@@ -126,7 +126,7 @@ def main() -> None:
 
 async def play(concurrency: int, seconds: float) -> None:
     """Play the queued episodes, for at most `seconds`."""
-    from arena.worker import Worker
+    from arena.play.worker import Worker
 
     worker = Worker(concurrency=concurrency, name="baseline-figures")
     serving = asyncio.create_task(worker.serve(until_idle=True))

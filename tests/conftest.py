@@ -1,9 +1,10 @@
 import pytest
 from asgiref.sync import async_to_sync
 
-from arena import services
+from arena.services.runs import RunSpec, run_create
+from arena.services.submissions import baseline_submission, submission_create
 from arena.models import Submission
-from arena.runner import EpisodeRunner
+from arena.play.runner import EpisodeRunner
 from tests.support.fake_openai import FakeOpenAIServer
 
 pytest_plugins = ["tests.support.llama_fixtures"]
@@ -53,7 +54,7 @@ def make_model_submission(db, allow_loopback, fake_model):
         }
         api_key = overrides.pop("api_key", "sk-test-canary-0123456789")
         fields.update(overrides)
-        return services.submission_create(owner=None, fields=fields, api_key=api_key, runs=[])
+        return submission_create(owner=None, fields=fields, api_key=api_key, runs=[])
 
     return make
 
@@ -73,10 +74,10 @@ def play():
 @pytest.fixture
 def baseline(db):
     def make(policy="expert"):
-        return services.baseline_submission(policy, policy.title())
+        return baseline_submission(policy, policy.title())
 
     return make
 
 
 def new_run(submission: Submission, task="lmact/gridworld", fmt="ascii", episodes=1, first_seed=0):
-    return services.run_create(submission, services.RunSpec(task=task, format=fmt, num_episodes=episodes, first_seed=first_seed))
+    return run_create(submission, RunSpec(task=task, format=fmt, num_episodes=episodes, first_seed=first_seed))

@@ -21,7 +21,8 @@ from hypothesis.errors import Unsatisfiable
 from rest_framework.authtoken.models import Token
 from schemathesis import GenerationMode
 
-from arena import services
+from arena.services.runs import RunSpec
+from arena.services.submissions import baseline_submission, submission_create
 from tests.conftest import new_run
 
 EXAMPLES = int(os.environ.get("ARENA_FUZZ_EXAMPLES", "25"))
@@ -50,11 +51,11 @@ def unreachable_endpoints(monkeypatch, settings):
 def _known_ids(user) -> dict[str, int]:
     """Rows the fuzzer's ids can point at, so detail pages, steps and run actions are
     exercised on real objects too, not only on 404s."""
-    baseline = services.baseline_submission("expert", "Expert")
+    baseline = baseline_submission("expert", "Expert")
     episode = new_run(baseline, task="lmact/gridworld", episodes=2).episodes.first()
-    mine = services.submission_create(
+    mine = submission_create(
         owner=user, fields={"name": "Fuzzed", "base_url": "https://api.example.com/v1", "model": "m"},
-        api_key=CANARY, runs=[services.RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1)],
+        api_key=CANARY, runs=[RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1)],
     )
     return {
         "/api/runs/": mine.runs.get().pk,

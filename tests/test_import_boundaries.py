@@ -1,4 +1,5 @@
-"""The write side never reads back from the read side, and arena/ has no import cycle.
+"""The write side never reads back from the read side, arena/'s wings depend on each other
+in one direction only, and arena/ has no import cycle.
 
 Every import counts, those inside functions too: a deferred import is still a
 dependency, only hidden."""
@@ -68,3 +69,64 @@ def test_arena_has_no_import_cycle():
         if start not in state:
             visit(start, [start])
     assert not cycles, "import cycles inside arena/:\n" + "\n".join(cycles)
+
+
+# arena/'s wings and the wings each may import. The shared modules (models, clients,
+# strategies, probe, the queue, …: every other module of arena/) import no wing; the
+# management commands are entry points and may import any.
+#   web: pages and the write API, which write through services
+#   play: the worker and the runner, which write through services and publish live
+#   services: every write, which announces what it committed through live
+#   live: the frame a viewer gets and its sending
+WINGS = ("web", "play", "services", "live")
+MAY_IMPORT = {
+    "web": {"services"},
+    "play": {"services", "live"},
+    "services": {"live"},
+    "live": set(),
+    "shared": set(),
+}
+
+
+def _wing(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != "arena" or len(parts) < 2:
+        return None
+    if parts[1] == "management":
+        return "entry point"
+    return parts[1] if parts[1] in WINGS else "shared"
+
+
+def _against_the_direction(imports_by_module: dict[str, set[str]]) -> list[str]:
+    return sorted(
+        f"{name} ({_wing(name)}) imports {imported}"
+        for name, imported_modules in imports_by_module.items()
+        if _wing(name) in MAY_IMPORT
+        for imported in imported_modules
+        if _wing(imported) in WINGS
+        and _wing(imported) != _wing(name)
+        and _wing(imported) not in MAY_IMPORT[_wing(name)]
+    )
+
+
+def test_the_wings_depend_on_each_other_in_one_direction():
+    modules = _arena_modules()
+    assert {_wing(name) for name in modules} >= set(WINGS), "a wing of arena/ is missing"
+    offenders = _against_the_direction({name: _imports(path) for name, path in modules.items()})
+    assert not offenders, "arena/'s wings import against their direction:\n" + "\n".join(offenders)
+
+
+def test_an_import_against_the_direction_is_named():
+    assert _against_the_direction({
+        "arena.play.runner": {"arena.web.views", "arena.services.steps", "arena.live.publish"},
+        "arena.services.runs": {"arena.play.worker", "arena.queue"},
+        "arena.live.publish": {"arena.web", "arena.models"},
+        "arena.images": {"arena.services.steps"},
+        "arena.management.commands.arena_worker": {"arena.play.worker"},
+        "arena.web.views": {"arena.services.runs", "leaderboard.views"},
+    }) == [
+        "arena.images (shared) imports arena.services.steps",
+        "arena.live.publish (live) imports arena.web",
+        "arena.play.runner (play) imports arena.web.views",
+        "arena.services.runs (services) imports arena.play.worker",
+    ]

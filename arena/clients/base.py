@@ -16,7 +16,7 @@ Retry decisions (RetryPolicy, is_retryable_status; applied in arena.clients.http
   more tries are worth it; more would only burn the submitter's quota on a server that
   is consistently broken;
 * never retried: any other 4xx (400, 401, 403, 404, 422...), a 3xx (redirects are not
-  followed, see arena.urlguard), a body larger than the client's cap, a URL the guard
+  followed, see arena.clients.urlguard), a body larger than the client's cap, a URL the guard
   refuses, and a well-formed answer that has no usable reply (empty ``choices``, no
   message content): the same request would get the same answer.
 

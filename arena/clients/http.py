@@ -3,7 +3,7 @@
 `HTTPModelClient` owns what does not depend on the wire format:
 
 * one `httpx.AsyncClient` per client instance (a shared connection pool for all the
-  episodes that play one model), sending through `arena.urlguard.GuardedTransport`
+  episodes that play one model), sending through `arena.clients.urlguard.GuardedTransport`
   unless a test injects a transport, never following redirects, ignoring environment
   proxies, asking for an uncompressed body;
 * the retry loop (see `arena.clients.base` for what is retried, the backoff, jitter
@@ -46,7 +46,7 @@ from arena.clients.base import (
     redact,
 )
 from arena.clients.errors import KINDS, ErrorKind, classify_status
-from arena.urlguard import GuardedTransport, UnsafeURL, parse_url
+from arena.clients.urlguard import GuardedTransport, UnsafeURL, parse_url
 
 DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 EXCERPT_CHARS = 300
@@ -337,7 +337,7 @@ class HTTPModelClient(abc.ABC):
             transport=transport,
             headers=all_headers,
             timeout=httpx.Timeout(timeout_seconds),
-            follow_redirects=False,  # every hop must be checked; see arena.urlguard
+            follow_redirects=False,  # every hop must be checked; see arena.clients.urlguard
             trust_env=False,  # environment proxies would bypass the guard
         )
 

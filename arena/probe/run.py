@@ -66,7 +66,7 @@ from arena.probe.shapes import probe_message_shape
 from arena.probe.wording import (
     PROBE_MESSAGES, answered as _answered, quote as _quote, sentence as _sentence, server_words as _server_words,
 )
-from arena.urlguard import PUBLIC_ONLY, GuardedTransport, UnsafeURL, check_url, parse_url
+from arena.clients.urlguard import PUBLIC_ONLY, GuardedTransport, UnsafeURL, check_url, parse_url
 from envs.render import encode_png
 
 # The values of Submission.PROVIDER_* (this module stays free of Django models).

@@ -38,7 +38,7 @@ import httpx
 
 from arena.clients.base import redact
 from arena.clients.http import error_excerpt, excerpt, parse_json
-from arena.urlguard import UnsafeURL
+from arena.clients.urlguard import UnsafeURL
 
 # OpenRouter's model list is well over a megabyte; nothing else the probe reads comes close.
 METADATA_MAX_BYTES = 8 * 1024 * 1024
@@ -93,7 +93,7 @@ class MetadataReader:
                 **headers,
             },
             timeout=httpx.Timeout(timeout_seconds),
-            follow_redirects=False,  # every hop must be checked; see arena.urlguard
+            follow_redirects=False,  # every hop must be checked; see arena.clients.urlguard
             trust_env=False,  # environment proxies would bypass the guard
         )
 

@@ -20,7 +20,7 @@ from arena.strategies.context import ContextBudget, Prompt
 
 
 class ImageStore(Protocol):
-    """Where a strategy's images live (arena.runner keeps one per episode): each
+    """Where a strategy's images live (arena.play.runner keeps one per episode): each
     observation's image is stored once as a PNG named by its SHA-256, which prompt parts
     refer to, and its bytes are handed back for the data URL sent to the model."""
 

@@ -15,7 +15,7 @@ and the stored steps: see `rebuild_messages`.
 
 from __future__ import annotations
 
-from arena import tokens
+from arena.strategies import tokens
 from arena.strategies.base import ContentConverter, ImageStore, as_message_content
 from arena.strategies.context import ContextBudget, Prompt, oldest_to_drop
 from arena.variant import Variant

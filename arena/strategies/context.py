@@ -6,7 +6,7 @@ longer prompt with HTTP 400. A strategy therefore builds its prompt against a
 trajectory, old chat turns) until the estimate fits, and raises `ContextExhausted` when
 even the shortest prompt its protocol allows does not.
 
-Estimates are the tokenizer-free rule of arena.tokens (about four characters per
+Estimates are the tokenizer-free rule of arena.strategies.tokens (about four characters per
 token), corrected by what the server reports: after every call the budget learns the
 ratio between the server's prompt token count and the estimate, and a "context
 exceeded" answer raises that ratio (for the rest of the episode) so the retried prompt

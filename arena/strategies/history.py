@@ -30,7 +30,7 @@ its stored steps (a test checks they equal what was sent).
 
 from __future__ import annotations
 
-from arena import tokens
+from arena.strategies import tokens
 from arena.strategies.answers import (  # noqa: F401 (the conventions are part of this protocol's interface)
     COT_ANSWER,
     NAIVE_ANSWER,

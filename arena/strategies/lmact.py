@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena import tokens
+from arena.strategies import tokens
 from arena.strategies.base import ContentConverter, ImageStore, as_message_content
 from arena.strategies.context import ContextBudget, Prompt, answer_reserve, oldest_to_drop
 from arena.variant import Variant

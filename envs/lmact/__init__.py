@@ -29,7 +29,7 @@ SUITE = Suite(
     # What the paper fixes for every model and task: 100 evaluation episodes (§2.4),
     # one demonstration episode, the setting of its ablations (§3, App. C.4), and the
     # legal actions listed. The number of demonstrations is what its figures vary:
-    # that sweep is an experiment (arena.services.experiment_create), not a preset.
+    # that sweep is an experiment (arena.services.submissions.experiment_create), not a preset.
     paper_preset=PaperPreset(
         summary=(
             "100 episodes per task and format (§2.4), one demonstration episode, legal actions shown and the "

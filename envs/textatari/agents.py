@@ -14,7 +14,7 @@ in the arena's own words with the paper's information and answer formats.
   played and its reward — with the final score, and answers in JSON with the four keys
   "Strategy", "Knowledge", "Reflexion" and "New Plan". That reply is the reflection
   block; up to three recent blocks open the next episode under "Recent plans"
-  (arena.services.reflections_for).
+  (arena.services.episodes.reflections_for).
 """
 
 from __future__ import annotations

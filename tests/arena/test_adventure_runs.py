@@ -4,7 +4,7 @@ baseline; Table 1/Table 2 metrics on the suite page and in the API."""
 import pytest
 from rest_framework.test import APIClient
 
-from arena import services
+from arena.services.runs import RunSpec, run_create
 from envs.adventure.metrics import EXPERIMENTS
 from tests.support.fake_openai import Fault
 
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_a_model_plays_every_experiment_and_the_metrics_reach_page_and_api(make_model_submission, fake_model, play, client):
     submission = make_model_submission(name="Fake adventurer")
     runs = [
-        services.run_create(submission, services.RunSpec(task=f"adventure/{e}", format="text", num_episodes=1))
+        run_create(submission, RunSpec(task=f"adventure/{e}", format="text", num_episodes=1))
         for e in EXPERIMENTS
     ]
     for number, run in enumerate(runs):
@@ -43,8 +43,8 @@ def test_a_model_plays_every_experiment_and_the_metrics_reach_page_and_api(make_
 
 
 def test_the_oracle_baseline_solves_its_instances_on_the_arena(baseline, play):
-    run = services.run_create(
-        baseline("oracle"), services.RunSpec(task="adventure/basic-hard", format="text", num_episodes=3)
+    run = run_create(
+        baseline("oracle"), RunSpec(task="adventure/basic-hard", format="text", num_episodes=3)
     )
     play(*run.episodes.values_list("id", flat=True))
     run.refresh_from_db()
@@ -58,7 +58,7 @@ def test_the_stored_steps_rebuild_exactly_the_messages_that_were_sent(make_model
     from arena.strategies.chat import rebuild_messages
 
     submission = make_model_submission(history_window=3)
-    run = services.run_create(submission, services.RunSpec(task="adventure/preexplore-easy", format="text", num_episodes=1))
+    run = run_create(submission, RunSpec(task="adventure/preexplore-easy", format="text", num_episodes=1))
     fake_model.enqueue(Fault.reply("> look"), Fault.reply("> examine floor"), Fault.reply("> look"), Fault.reply("> done"))
     play(run.episodes.get().id)
     episode = run.episodes.get()

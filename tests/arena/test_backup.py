@@ -101,12 +101,13 @@ from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.core.management import call_command
 from django.test import Client
-from arena import services
-from arena.runner import EpisodeRunner
+from arena.services.runs import RunSpec, run_create
+from arena.services.submissions import baseline_submission
+from arena.play.runner import EpisodeRunner
 from tests.arena.test_backup import _pages
 
-submission = services.baseline_submission("expert", "Expert")
-run = services.run_create(submission, services.RunSpec(task="lmact/gridworld", format="rgb", num_episodes=2, first_seed=0))
+submission = baseline_submission("expert", "Expert")
+run = run_create(submission, RunSpec(task="lmact/gridworld", format="rgb", num_episodes=2, first_seed=0))
 for episode_id in run.episodes.values_list("id", flat=True):
     async_to_sync(EpisodeRunner("w").run)(episode_id)
 episode = run.episodes.first()

@@ -11,9 +11,10 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.core.management import CommandError, call_command
 
-from arena import queue, services
+from arena import queue
+from arena.services.runs import enqueue_on_commit
 from arena.models import Episode, Run, Step, Submission
-from arena.worker import Worker
+from arena.play.worker import Worker
 from tests.support.balrog import GOTO, GOTO_RUN_00, pack, unpack
 
 pytestmark = pytest.mark.django_db
@@ -160,7 +161,7 @@ def test_it_rejects_a_malformed_folder_naming_the_file_and_imports_nothing(goto,
 @pytest.mark.django_db(transaction=True)  # the worker reads and writes on its own connection
 def test_a_worker_leaves_imported_episodes_alone_even_if_they_were_queued(goto):
     _import(goto)
-    services.enqueue_on_commit(list(Episode.objects.values_list("id", flat=True)))
+    enqueue_on_commit(list(Episode.objects.values_list("id", flat=True)))
 
     async_to_sync(Worker(concurrency=2, name="test-worker").serve)(until_idle=True)
 

@@ -4,7 +4,7 @@ stored steps rebuild every prompt that was sent; baselines play and report progr
 
 import pytest
 
-from arena import services
+from arena.services.runs import RunSpec, run_create
 from envs.balrog.protocol import invalid_action_line
 from tests.support.fake_openai import Fault
 
@@ -14,7 +14,7 @@ COINS = "balrog/textworld-coin-collector"
 
 
 def _run(submission, task, episodes=1, **options):
-    return services.run_create(submission, services.RunSpec(task=task, format="text", num_episodes=episodes, options=options))
+    return run_create(submission, RunSpec(task=task, format="text", num_episodes=episodes, options=options))
 
 
 def test_a_model_plays_textworld_and_every_step_is_recorded_the_balrog_way(make_model_submission, fake_model, play):

@@ -1,6 +1,6 @@
 """The guard the shipped baseline figures lacked: each entry carries the harness version it
 was played under, and figures loaded under another version of their suite are marked
-older on the leaderboard instead of passing for current ones (arena.baseline_figures,
+older on the leaderboard instead of passing for current ones (arena.services.baseline_figures,
 envs.harness)."""
 
 import json
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from arena import baseline_figures
+from arena.services import baseline_figures
 from arena.models import Run
 from envs import harness
 from envs.registry import get_suite

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from arena.agents import Decision
+from arena.play.agents import Decision
 from arena.clients.base import ModelCallError
 from arena.clients.errors import ErrorKind
 from arena.clients.http import (
@@ -23,7 +23,7 @@ from arena.clients.http import (
     MAX_TOKEN_COUNT,
 )
 from arena.probe import probe_endpoint
-from arena.runner import step_record_of
+from arena.play.runner import step_record_of
 from tests.support.clients import CHAT_CLIENTS_UNDER_TEST, CLIENTS_UNDER_TEST, client_options
 from tests.support.fake_openai import FakeOpenAIServer, Fault
 

@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ImproperlyConfigured
 from django.utils import timezone
 
-from arena import services
+from arena.services.episodes import worker_heartbeat
 from arena.models import Episode
 from tests.conftest import new_run
 
@@ -50,7 +50,7 @@ def test_the_session_cookie_carries_secure_under_https(client, settings):
 
 
 def test_healthz_does_not_name_worker_hosts_or_processes(client):
-    services.worker_heartbeat(f"{HOST}-{PID}-a1b2c3", HOST, PID, 3)
+    worker_heartbeat(f"{HOST}-{PID}-a1b2c3", HOST, PID, 3)
     response = client.get("/healthz")
     body = response.json()
     assert body["worker"] == "ok" and body["workers"][0]["episodes_in_flight"] == 3

@@ -1,4 +1,4 @@
-"""Results stamped with their harness (envs.harness, arena.harness, leaderboard.harness):
+"""Results stamped with their harness (envs.harness, arena.services.reruns, leaderboard.harness):
 every run stores the suite version it was played under, the leaderboards, the API and the
 CSV show it and mark runs from another version, and the owner's one click plays those
 runs again under the current version through the fair queue, keeping the older ones."""
@@ -13,7 +13,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from arena import queue, services
-from arena.harness import older_runs, rerun_older_runs
+from arena.services.reruns import older_runs, rerun_older_runs
 from arena.models import Episode, Run
 from envs import harness
 from envs.registry import get_suite

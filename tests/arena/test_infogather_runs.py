@@ -3,7 +3,7 @@
 import pytest
 from rest_framework.test import APIClient
 
-from arena import services
+from arena.services.runs import RunSpec, run_create
 from envs.registry import make
 from tests.support.fake_openai import Fault
 
@@ -11,8 +11,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _run(submission, task, colours, episodes):
-    spec = services.RunSpec(task=task, format="text", num_episodes=episodes, options={"num_colours": colours})
-    return services.run_create(submission, spec)
+    spec = RunSpec(task=task, format="text", num_episodes=episodes, options={"num_colours": colours})
+    return run_create(submission, spec)
 
 
 def test_the_optimal_baseline_identifies_every_rule_and_its_metrics_are_folded(baseline, play):

@@ -1,7 +1,7 @@
 """A key is removed from every error a person can see, also when the error quotes it
 escaped, cut short or as an Authorization header. The submissions here are stored
 directly, as rows written before keys were checked would be: the form and the API now
-refuse such keys (tests/arena/test_submission_rules.py)."""
+refuse such keys (tests/arena/web/test_submission_rules.py)."""
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 
 from arena.clients.base import REDACTED, redact
 from arena.models import Episode
-from arena.runner import EpisodeRunner
+from arena.play.runner import EpisodeRunner
 from tests.conftest import new_run
 
 CANARY = "sk-canary-7f3a9e51d2c84b06"
@@ -54,10 +54,10 @@ def test_the_rest_of_the_message_is_kept():
 
 
 def _stored_submission(fake_model, key, owner=None):
-    from arena import services
+    from arena.services.submissions import submission_create
 
     fields = {"name": "Old row", "base_url": fake_model.base_url, "model": "fake-model", "max_tokens": 64}
-    return services.submission_create(owner=owner, fields=fields, api_key=key, runs=[])
+    return submission_create(owner=owner, fields=fields, api_key=key, runs=[])
 
 
 @pytest.mark.django_db(transaction=True)

@@ -10,7 +10,8 @@ import asyncio
 
 import pytest
 
-from arena import services
+from arena.services.runs import RunSpec, run_create
+from arena.services.submissions import submission_create
 from arena.probe import probe_endpoint
 from arena.strategies.shape import MessageShape, adapt, apply_record
 from tests.support.fake_openai import FakeOpenAIServer, message_text
@@ -105,7 +106,7 @@ def gemma_like():
 @pytest.fixture
 def shaped_submission(db, allow_loopback, gemma_like):
     probe = _probe(gemma_like)
-    return services.submission_create(
+    return submission_create(
         owner=None,
         fields={"name": "Gemma-like", "base_url": gemma_like.base_url, "model": "fake-model", "temperature": 0.0,
                 "max_tokens": 64, "num_demonstrations": 0, "show_legal_actions": True, "chain_of_thought": False,
@@ -115,7 +116,7 @@ def shaped_submission(db, allow_loopback, gemma_like):
 
 
 def _run(submission, task, fmt="text", **options):
-    return services.run_create(submission, services.RunSpec(task=task, format=fmt, num_episodes=1, options=options))
+    return run_create(submission, RunSpec(task=task, format=fmt, num_episodes=1, options=options))
 
 
 @pytest.mark.django_db(transaction=True)

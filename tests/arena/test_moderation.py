@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from arena import services
+from arena.services.submissions import submission_create
 from arena.models import ModerationAction, Run, Submission
 from tests.conftest import new_run
 
@@ -35,7 +35,7 @@ def scene():
     staff = User.objects.create_user("operator", password="a-long-password-9", is_staff=True)
     made = {}
     for name, score in (("Quokka-7B", 0.9), ("Wombat-13B", 0.4)):
-        made[name] = services.submission_create(
+        made[name] = submission_create(
             owner=owner, fields={"name": name, "base_url": "http://example.org/v1", "model": name.lower()},
             api_key="", runs=[],
         )

@@ -75,12 +75,14 @@ QUICK_TASKS = ("lmact/gridworld", "infogather/single-feature")
 CREATE_MODEL_RUN = """
 import django
 django.setup()
-from arena import services
-services.submission_create(
+from arena.services.episodes import episode_claim
+from arena.services.runs import RunSpec, run_create
+from arena.services.submissions import baseline_submission, submission_create
+submission_create(
     owner=None,
     fields={{"name": "fake model", "base_url": {base_url!r}, "model": "fake", "max_tokens": 16}},
     api_key="",
-    runs=[services.RunSpec(task="lmact/gridworld", format="ascii", num_episodes={episodes})],
+    runs=[RunSpec(task="lmact/gridworld", format="ascii", num_episodes={episodes})],
 )
 """
 
@@ -88,7 +90,7 @@ WORKER = """
 import django
 django.setup()
 from django.core.management import call_command
-from arena import worker
+from arena.play import worker
 worker.HEARTBEAT_SECONDS = 0.05
 call_command("arena_worker", "--concurrency", "24", "--until-idle")
 """
@@ -183,9 +185,11 @@ import django, json, logging, threading, time
 django.setup()
 import psycopg
 from django.conf import settings
-from arena import services
+from arena.services.episodes import episode_claim
+from arena.services.runs import RunSpec, run_create
+from arena.services.submissions import baseline_submission, submission_create
 from arena.models import Step
-from arena.steps import StepRecord, steps_record
+from arena.services.steps import StepRecord, steps_record
 
 aborted = []
 class Remember(logging.Handler):
@@ -193,11 +197,11 @@ class Remember(logging.Handler):
         aborted.append(record.getMessage())
 logging.getLogger("arena.dbretry").addHandler(Remember())
 
-baseline = services.baseline_submission("random", "Random")
-run = services.run_create(baseline, services.RunSpec(task="lmact/gridworld", format="ascii", num_episodes=2))
+baseline = baseline_submission("random", "Random")
+run = run_create(baseline, RunSpec(task="lmact/gridworld", format="ascii", num_episodes=2))
 first, second = run.episodes.order_by("pk").values_list("pk", flat=True)
 for episode_id in (first, second):
-    assert services.episode_claim(episode_id, "w")
+    assert episode_claim(episode_id, "w")
 
 database = settings.DATABASES["default"]
 def session(autocommit):

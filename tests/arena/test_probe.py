@@ -20,7 +20,7 @@ from arena.probe import (
     probe_endpoint,
     probe_endpoint_sync,
 )
-from arena.urlguard import GuardedTransport
+from arena.clients.urlguard import GuardedTransport
 from tests.support.clients import client_options, user
 from tests.support.fake_openai import LLAMACPP_IMAGE_ERROR, FakeOpenAIServer, Fault
 from tests.support.fake_providers import FakeAnthropicServer, FakeGeminiServer

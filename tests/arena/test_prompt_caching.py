@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from arena import services
+from arena.services.submissions import submission_create
 from arena.clients.anthropic import EPHEMERAL, mark_frozen_prefix
 from arena.models import Episode
 from tests.conftest import new_run
@@ -27,7 +27,7 @@ def test_the_frozen_prefix_ends_with_a_cache_breakpoint_wherever_it_falls():
 
 
 def _anthropic_submission(server, **fields):
-    return services.submission_create(owner=None, fields={
+    return submission_create(owner=None, fields={
         "name": "Claude (fake)", "provider": "anthropic", "base_url": server.base_url, "model": "claude-fake",
         "temperature": 0.0, "max_tokens": 64, "price_input_per_mtok": Decimal("3"),
         "price_output_per_mtok": Decimal("15"), "price_cached_input_per_mtok": Decimal("0.3"), **fields,

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena import services
+from arena.services.runs import RunSpec, run_create
+from arena.services.submissions import submission_create
 from arena.images import image_path
 from arena.models import Episode, Run, Submission
 from tests.conftest import new_run
@@ -21,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _submission(base_url, **fields):
     values = {"name": "s", "base_url": base_url, "model": "m", "max_tokens": 32, **fields}
-    return services.submission_create(owner=None, fields=values, api_key=fields.pop("api_key", "k-123"), runs=[])
+    return submission_create(owner=None, fields=values, api_key=fields.pop("api_key", "k-123"), runs=[])
 
 
 @pytest.mark.parametrize("server_class, provider", [(FakeAnthropicServer, "anthropic"), (FakeGeminiServer, "gemini")])
@@ -151,8 +152,8 @@ def test_a_run_stops_cleanly_at_its_token_budget(make_model_submission, fake_mod
 
 def test_reflexion_plays_in_order_and_carries_the_last_reflections(make_model_submission, fake_model, play):
     submission = make_model_submission(reflection="recent")
-    spec = services.RunSpec(task="infogather/single-feature", format="text", num_episodes=2, options={"num_colours": 3})
-    run = services.run_create(submission, spec)
+    spec = RunSpec(task="infogather/single-feature", format="text", num_episodes=2, options={"num_colours": 3})
+    run = run_create(submission, spec)
     first, second = run.episodes.order_by("index")
     fake_model.enqueue(Fault.reply("action: stop\nstop: yes\nfactor: colour\ncombination: red"))
     fake_model.enqueue(Fault.reply("Next time I will pick objects before guessing."))
@@ -190,8 +191,8 @@ def test_the_api_shows_the_agent_secret_once(django_user_model, monkeypatch):
 
 def test_chat_suites_take_few_shot_expert_games_and_slide_their_context(make_model_submission, fake_model, play):
     submission = make_model_submission(num_demonstrations=2, context_window=2500, max_tokens=100)
-    run = services.run_create(
-        submission, services.RunSpec(task="adventure/basic-easy", format="text", num_episodes=1)
+    run = run_create(
+        submission, RunSpec(task="adventure/basic-easy", format="text", num_episodes=1)
     )
     fake_model.enqueue(*[Fault.reply("> look") for _ in range(12)], Fault.reply("> done"))
     play(run.episodes.get().id)

@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from arena import services
+
 from arena.models import Episode, Run, Submission
 from arena.strategies.lmact import rebuild_prompt
 

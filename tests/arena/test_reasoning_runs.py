@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena import services
+from arena.services.submissions import submission_create
 from arena.clients.reasoning_params import reasoning_request
 from arena.models import Episode, Run
 from tests.conftest import new_run
@@ -32,7 +32,7 @@ def reasoning_submission(server, **overrides):
         "reasoning_effort": "high",
         **overrides,
     }
-    return services.submission_create(owner=None, fields=fields, api_key=KEY, runs=[])
+    return submission_create(owner=None, fields=fields, api_key=KEY, runs=[])
 
 
 @pytest.mark.parametrize("form", WIRE_FORMS)

@@ -1,6 +1,6 @@
 """A submission's reasoning setting in each provider's own parameter, and the
 providers' rules enforced at submission with errors that say what to change
-(arena.clients.reasoning_params, arena.validation)."""
+(arena.clients.reasoning_params, arena.web.validation)."""
 
 import json
 

@@ -49,12 +49,13 @@ def test_the_redis_queue_hands_out_interrupted_episodes_before_the_backlog(redis
 
 
 CREATE_RUN = """
-from arena import services
-submission = services.submission_create(
+from arena.services.runs import RunSpec
+from arena.services.submissions import submission_create
+submission = submission_create(
     owner=None,
     fields={"name": "scaled", "base_url": BASE_URL, "model": "fake", "max_tokens": 16},
     api_key="",
-    runs=[services.RunSpec(task="lmact/gridworld", format="coords", num_episodes=1)],
+    runs=[RunSpec(task="lmact/gridworld", format="coords", num_episodes=1)],
 )
 print(submission.runs.get().episodes.get().pk)
 """

@@ -1,10 +1,10 @@
-"""The token estimate's two ways of counting (arena.tokens): the by-kind scan used for
+"""The token estimate's two ways of counting (arena.strategies.tokens): the by-kind scan used for
 ASCII text without "_" gives exactly the piece-by-piece count, on random texts made of
 every kind of character and on the texts the arena really estimates."""
 
 import random
 
-from arena.tokens import text_tokens, text_tokens_by_piece
+from arena.strategies.tokens import text_tokens, text_tokens_by_piece
 from envs.registry import make
 
 ALPHABET = " \n\t\r\x0b\x0c\x1c\x1f\x00\x7fabcXYZqwertyu0123456789#./-:,!()[]{}\"'    "

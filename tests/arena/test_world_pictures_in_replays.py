@@ -5,17 +5,17 @@ it to the model."""
 import pytest
 from asgiref.sync import async_to_sync
 
-from arena import services
+from arena.services.runs import RunSpec, run_create
 from arena.models import StoredImage
-from arena.runner import EpisodeRunner
+from arena.play.runner import EpisodeRunner
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _episode(submission, task, steps, seed=2):
     options = {"max_steps": steps} if task == "balrog/crafter" else {}
-    spec = services.RunSpec(task=task, format="text", num_episodes=1, first_seed=seed, options=options)
-    return services.run_create(submission, spec).episodes.get()
+    spec = RunSpec(task=task, format="text", num_episodes=1, first_seed=seed, options=options)
+    return run_create(submission, spec).episodes.get()
 
 
 def _frames(episode) -> list:

@@ -17,15 +17,18 @@ VIEWPORT = {"width": 1280, "height": 900}
 # pictures drawn and stored the way the runner does it.
 SETUP = r"""
 import json
-from arena import images, services
+from arena import images
+from arena.services.episodes import episode_claim, episode_finish
+from arena.services.runs import RunSpec, run_create
+from arena.services.steps import step_record
 from arena.models import Submission
-from arena.steps import StepRecord
+from arena.services.steps import StepRecord
 from envs.registry import make
 
 model = Submission.objects.create(name="Cheetah runner", kind=Submission.KIND_MODEL, model="m")
-run = services.run_create(model, services.RunSpec(task="lmact/cheetah", format="dict", num_episodes=1))
+run = run_create(model, RunSpec(task="lmact/cheetah", format="dict", num_episodes=1))
 episode = run.episodes.get()
-assert services.episode_claim(episode.id, "browser-test")
+assert episode_claim(episode.id, "browser-test")
 task = make("lmact/cheetah")
 observation = task.reset(episode.seed)
 action = "[1.0, 1.0, 1.0, -1.0, -1.0, -1.0]"
@@ -33,7 +36,7 @@ for index in range(3):
     picture = task.viewer_png()
     frame = images.write_png_bytes(picture, *images.png_size(picture))
     result = task.step(action)
-    services.step_record(episode.id, "browser-test", StepRecord(
+    step_record(episode.id, "browser-test", StepRecord(
         index=index, observation_text=observation.text, observation_image=None, prompt_added=[],
         completion=action, reasoning="", parsed_action=action, executed_action=result.executed_action,
         legal=True, reward=result.reward, done=index == 2, end_reason="step limit" if index == 2 else "",
@@ -42,7 +45,7 @@ for index in range(3):
     ))
     observation = result.observation
 task.close()
-services.episode_finish(episode.id, "browser-test", score=0.0033670236888049576, end_reason="step limit")
+episode_finish(episode.id, "browser-test", score=0.0033670236888049576, end_reason="step limit")
 print(json.dumps(episode.id))
 """
 

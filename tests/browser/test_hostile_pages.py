@@ -14,9 +14,10 @@ pytestmark = pytest.mark.browser
 
 HUGE_EPISODE = """
 import json
-from arena import services
+from arena.services.runs import RunSpec, run_create
+from arena.services.submissions import baseline_submission, submission_create
 from tests.support.huge_steps import huge_steps_episode
-print(json.dumps(huge_steps_episode(services.baseline_submission("random", "Random"), steps=3).id))
+print(json.dumps(huge_steps_episode(baseline_submission("random", "Random"), steps=3).id))
 """
 
 MARKUP_NAME = '<a href="https://example.com/">LNK</a> %{y}'
@@ -27,17 +28,18 @@ MARKUP_NAME = '<a href="https://example.com/">LNK</a> %{y}'
 MARKUP_NAMED_RUN = f"""
 import json
 from django.db import transaction
-from arena import services
+from arena.services.runs import RunSpec, run_create
+from arena.services.submissions import baseline_submission, submission_create
 from arena.models import Episode, Run
 with transaction.atomic():
-    submission = services.submission_create(
+    submission = submission_create(
         owner=None, api_key="sk-unused-key-0000",
         fields={{"name": {MARKUP_NAME!r}, "model": {MARKUP_NAME!r}, "base_url": "https://api.example.com/v1"}},
-        runs=[services.RunSpec(task="lmact/tictactoe", format="ascii", num_episodes=2)],
+        runs=[RunSpec(task="lmact/tictactoe", format="ascii", num_episodes=2)],
     )
-    random_play = services.run_create(
-        services.baseline_submission("random", "Random"),
-        services.RunSpec(task="lmact/tictactoe", format="ascii", num_episodes=2),
+    random_play = run_create(
+        baseline_submission("random", "Random"),
+        RunSpec(task="lmact/tictactoe", format="ascii", num_episodes=2),
     )
     for run in (submission.runs.get(), random_play):  # two lines: the chart draws its legend
         run.episodes.update(status=Episode.FINISHED, score=1.0)

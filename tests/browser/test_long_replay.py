@@ -14,9 +14,9 @@ STEPS = 100_000
 
 LONG_EPISODE = f"""
 import json
-from arena import services
+from arena.services.submissions import baseline_submission
 from tests.support.long_episode import long_episode
-print(json.dumps(long_episode(services.baseline_submission("random", "Random"), {STEPS}).id))
+print(json.dumps(long_episode(baseline_submission("random", "Random"), {STEPS}).id))
 """
 
 

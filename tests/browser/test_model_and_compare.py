@@ -11,10 +11,10 @@ pytestmark = pytest.mark.browser
 
 TWO_SUBMISSIONS_ON_SHARED_SEEDS = """
 import json
-from arena import services
+from arena.services.submissions import baseline_submission
 from tests.support.episodes import scripted_run
-expert = services.baseline_submission("expert", "Expert")
-rnd = services.baseline_submission("random", "Random")
+expert = baseline_submission("expert", "Expert")
+rnd = baseline_submission("random", "Random")
 scripted_run(expert, [1.0, 1.0, 0.5, 1.0], first_seed=7)
 scripted_run(rnd, [0.0, 0.5, 0.0, 0.0], first_seed=7, steps=3)
 print(json.dumps([expert.pk, rnd.pk]))

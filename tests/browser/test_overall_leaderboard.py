@@ -16,7 +16,7 @@ pytestmark = pytest.mark.browser
 SETUP = r"""
 import json
 from django.utils import timezone
-from arena import services
+from arena.services.submissions import baseline_submission
 from arena.metrics import fold
 from arena.models import Run, Submission
 
@@ -31,7 +31,7 @@ for name, progress, tokens in (("Alpha", 80.0, 10), ("Bravo", 50.0, 20), ("Charl
         tokens_spent_in=tokens * 1000, tokens_spent_out=tokens * 100,
     )
     ids[name] = model.pk
-random = services.baseline_submission("random", "Random")
+random = baseline_submission("random", "Random")
 now = timezone.now()
 Run.objects.create(
     submission=random, task="balrog/crafter", variant={"format": "text", "options": {}}, num_episodes=2,

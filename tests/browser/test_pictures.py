@@ -14,20 +14,23 @@ VIEWPORT = {"width": 1280, "height": 900}
 WORLDS = ["balrog/babyai-goto", "balrog/crafter", "balrog/minihack-quest-easy", "balrog/nethack", "balrog/babaisai"]
 
 # Three steps of a text run of each world, its pictures drawn and stored the way the
-# runner stores them (arena.runner._ViewerFrames).
+# runner stores them (arena.play.runner._ViewerFrames).
 SETUP = r"""
 import json
-from arena import images, services
+from arena import images
+from arena.services.episodes import episode_claim, episode_finish
+from arena.services.runs import RunSpec, run_create
+from arena.services.steps import step_record
 from arena.models import Submission
-from arena.steps import StepRecord
+from arena.services.steps import StepRecord
 from envs.registry import make
 
 model = Submission.objects.create(name="Watcher", kind=Submission.KIND_MODEL, model="m")
 episodes = {}
 for task_id in %r:
-    run = services.run_create(model, services.RunSpec(task=task_id, format="text", num_episodes=1))
+    run = run_create(model, RunSpec(task=task_id, format="text", num_episodes=1))
     episode = run.episodes.get()
-    assert services.episode_claim(episode.id, "browser-test")
+    assert episode_claim(episode.id, "browser-test")
     task = make(task_id, "text")
     observation = task.reset(episode.seed)
     for index in range(3):
@@ -35,7 +38,7 @@ for task_id in %r:
         frame = images.write_png_bytes(picture, *images.png_size(picture))
         action = task.legal_actions()[index %% 2]
         result = task.step(action)
-        services.step_record(episode.id, "browser-test", StepRecord(
+        step_record(episode.id, "browser-test", StepRecord(
             index=index, observation_text=observation.text, observation_image=None, prompt_added=[],
             completion=action, reasoning="", parsed_action=action, executed_action=result.executed_action,
             legal=True, reward=result.reward, done=index == 2, end_reason="step limit" if index == 2 else "",
@@ -44,7 +47,7 @@ for task_id in %r:
         ))
         observation = result.observation
     task.close()
-    services.episode_finish(episode.id, "browser-test", score=0.0, end_reason="step limit")
+    episode_finish(episode.id, "browser-test", score=0.0, end_reason="step limit")
     episodes[task_id] = episode.id
 print(json.dumps(episodes))
 """ % (WORLDS,)

@@ -11,17 +11,17 @@ pytestmark = pytest.mark.browser
 
 SKIPPED_EPISODE = """
 import json
-from arena import services
+from arena.services.submissions import baseline_submission
 from tests.support.episodes import skipped_episode
-print(json.dumps(skipped_episode(services.baseline_submission("random", "Random")).id))
+print(json.dumps(skipped_episode(baseline_submission("random", "Random")).id))
 """
 
 TWO_SCRIPTED_EPISODES = """
 import json
-from arena import services
+from arena.services.submissions import baseline_submission
 from tests.support.episodes import scripted_episode
-left = scripted_episode(services.baseline_submission("expert", "Expert"), ["up", "up", "left", "down"])
-right = scripted_episode(services.baseline_submission("random", "Random"), ["up", "up", "right"])
+left = scripted_episode(baseline_submission("expert", "Expert"), ["up", "up", "left", "down"])
+right = scripted_episode(baseline_submission("random", "Random"), ["up", "up", "right"])
 print(json.dumps([left.id, right.id]))
 """
 

@@ -11,8 +11,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from arena.services import run_specs
-from arena.validation import formats_in_mode
+from arena.services.submissions import run_specs
+from arena.web.validation import formats_in_mode
 from envs.registry import all_suites, tasks_of
 from tests.support.fake_openai import FakeOpenAIServer
 

@@ -18,10 +18,13 @@ SETUP = r"""
 import io, json
 from PIL import Image
 from django.utils import timezone
-from arena import images, services
+from arena import images
+from arena.services.episodes import episode_claim, episode_finish
+from arena.services.runs import RunSpec, run_create
+from arena.services.steps import step_record
 from arena.metrics import fold
 from arena.models import Run, Submission
-from arena.steps import StepRecord
+from arena.services.steps import StepRecord
 from envs.textatari.scores import normalised_score
 
 model = Submission.objects.create(name="Pong player", kind=Submission.KIND_MODEL, model="m")
@@ -35,9 +38,9 @@ for scenario, score in (("basic", -12.0), ("manual", -6.0)):
         variant={"format": "text", "options": {"scenario": scenario, "max_steps": 100}}, metric_sums=metrics,
     )
 
-run = services.run_create(model, services.RunSpec(task="textatari/pong", format="text", num_episodes=1))
+run = run_create(model, RunSpec(task="textatari/pong", format="text", num_episodes=1))
 episode = run.episodes.get()
-assert services.episode_claim(episode.id, "browser-test")
+assert episode_claim(episode.id, "browser-test")
 for index in range(3):
     buffer = io.BytesIO()
     Image.new("RGB", (160, 210), (144, 72, 17 + 40 * index)).save(buffer, format="PNG")
@@ -47,13 +50,13 @@ for index in range(3):
         "Now: Score: you 0, computer 0. Your paddle's middle is at y=115. The ball is out of play; "
         "a new serve is coming. The computer's paddle is at y=8."
     )
-    services.step_record(episode.id, "browser-test", StepRecord(
+    step_record(episode.id, "browser-test", StepRecord(
         index=index, observation_text=text, observation_image=None, prompt_added=[], completion="FIRE",
         reasoning="", parsed_action="FIRE", executed_action="FIRE", legal=True, reward=0.0, done=index == 2,
         end_reason="step limit" if index == 2 else "", tokens_in=None, tokens_out=None, latency_ms=None,
         error="", info={"viewer_frame": frame.sha256}, viewer_frame=frame,
     ))
-services.episode_finish(episode.id, "browser-test", score=0.0, end_reason="step limit")
+episode_finish(episode.id, "browser-test", score=0.0, end_reason="step limit")
 print(json.dumps(episode.id))
 """
 

@@ -20,29 +20,32 @@ PAYLOADS = [
 HOSTILE_EPISODES = f"""
 import json
 from django.db import transaction
-from arena import services
+from arena.services.episodes import episode_claim, episode_finish
+from arena.services.runs import RunSpec, run_create
+from arena.services.steps import step_record
+from arena.services.submissions import submission_create
 from arena.models import Episode
-from arena.steps import StepRecord
+from arena.services.steps import StepRecord
 payload = " ".join({PAYLOADS!r})
 with transaction.atomic():
-    submission = services.submission_create(
+    submission = submission_create(
         owner=None, api_key="sk-unused-key-0000",
         fields={{"name": payload[:100], "model": payload[:200], "base_url": "https://api.example.com/v1"}}, runs=[],
     )
     ids = []
     for n in range(2):
-        run = services.run_create(submission, services.RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1))
+        run = run_create(submission, RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1))
         episode = run.episodes.get()
-        assert services.episode_claim(episode.id, "xss-test")
+        assert episode_claim(episode.id, "xss-test")
         for index in range(3):
-            services.step_record(episode.id, "xss-test", StepRecord(
+            step_record(episode.id, "xss-test", StepRecord(
                 index=index, observation_text=payload, observation_image=None,
                 prompt_added=[{{"type": "text", "text": payload, "section": "trajectory"}}],
                 completion=payload, reasoning=payload, parsed_action=payload, executed_action="up" if n else "down",
                 legal=False, reward=0.0, done=index == 2, end_reason="step limit" if index == 2 else "",
                 tokens_in=1, tokens_out=1, latency_ms=1.0, error=payload, info={{"note": payload}},
             ))
-        services.episode_finish(episode.id, "xss-test", score=0.0, end_reason=payload[:190], final_text=payload)
+        episode_finish(episode.id, "xss-test", score=0.0, end_reason=payload[:190], final_text=payload)
         ids.append(episode.id)
 print(json.dumps({{"episodes": ids, "run": Episode.objects.get(pk=ids[0]).run_id}}))
 """

@@ -127,7 +127,7 @@ def _play(task_id: str, seed: int, gibberish: bool, replayed=(), limit: int = 12
 @pytest.mark.parametrize("task_id", sorted(all_tasks()))
 def test_an_episode_resumed_from_its_executed_actions_goes_on_as_the_uninterrupted_one(task_id):
     """The arena resumes an interrupted episode by replaying its stored executed actions
-    on a fresh task of the same seed (arena.runner): from there the same answers must
+    on a fresh task of the same seed (arena.play.runner): from there the same answers must
     give the same game, whatever the task drew for the illegal answers before. Tasks
     that end an episode at its first illegal answer are played with legal ones."""
     played = _play(task_id, 11, gibberish=True)

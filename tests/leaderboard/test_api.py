@@ -135,7 +135,7 @@ def test_episode_steps_are_paged_in_index_order(baseline, play):
     episode = run.episodes.get()
     from asgiref.sync import async_to_sync
 
-    from arena.runner import EpisodeRunner
+    from arena.play.runner import EpisodeRunner
 
     async_to_sync(EpisodeRunner("w").run)(episode.id)
     episode.refresh_from_db()

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from arena import services
+from arena.services.runs import RunSpec, run_create
+from arena.services.submissions import experiment_create
 from arena.models import Experiment, Run
 from leaderboard import adventure
 from leaderboard.charts import plain_text
@@ -54,7 +55,7 @@ def test_plain_text_escapes_markup_and_placeholders():
 def test_task_and_suite_charts_show_a_model_name_as_text(client, make_model_submission):
     submission = make_model_submission(name=HOSTILE, model=HOSTILE)
     _finished(new_run(submission, task="lmact/tictactoe"), [1.0, 0.0])
-    replay = services.experiment_create(
+    replay = experiment_create(
         submission, kind=Experiment.REPLAY, task="lmact/tictactoe", format="ascii", num_episodes=2
     )
     for run in replay.runs.all():
@@ -73,10 +74,10 @@ def test_task_and_suite_charts_show_a_model_name_as_text(client, make_model_subm
 
 def test_experiment_charts_show_a_model_name_as_text(client, make_model_submission):
     submission = make_model_submission(name=HOSTILE, model=HOSTILE)
-    sweep = services.experiment_create(
+    sweep = experiment_create(
         submission, kind=Experiment.SWEEP, task="lmact/gridworld", format="ascii", num_episodes=2, max_demonstrations=1
     )
-    replay = services.experiment_create(
+    replay = experiment_create(
         submission, kind=Experiment.REPLAY, task="lmact/gridworld", format="ascii", num_episodes=2
     )
     for run in [*sweep.runs.all(), *replay.runs.all()]:
@@ -89,8 +90,8 @@ def test_experiment_charts_show_a_model_name_as_text(client, make_model_submissi
 
 
 def test_infogather_charts_show_a_submission_name_as_text(client, make_model_submission):
-    spec = services.RunSpec(task="infogather/single-feature", format="text", num_episodes=2, options={"num_colours": 3})
-    run = services.run_create(make_model_submission(name=HOSTILE), spec)
+    spec = RunSpec(task="infogather/single-feature", format="text", num_episodes=2, options={"num_colours": 3})
+    run = run_create(make_model_submission(name=HOSTILE), spec)
     sums = {
         "steps_to_sufficient_information": {"n": 2, "sum": 6.0, "sumsq": 18.0},
         "exploitation_curve": {"curve_sum": [1.0, 2.0], "curve_n": [2, 2]},

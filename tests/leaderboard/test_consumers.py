@@ -7,7 +7,9 @@ from asgiref.sync import sync_to_async
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 
-from arena import services
+from arena.services.episodes import episode_claim, episode_finish
+from arena.services.steps import StepRecord, step_record
+from arena.services.submissions import baseline_submission
 from leaderboard.routing import websocket_urlpatterns
 from tests.conftest import new_run
 from tests.support.episodes import skipped_episode
@@ -19,10 +21,10 @@ WORKER = "consumer-test-worker"
 
 
 def _record(episode_id, index, done=False):
-    services.step_record(
+    step_record(
         episode_id,
         WORKER,
-        services.StepRecord(
+        StepRecord(
             index=index, observation_text=f"obs {index}", observation_image=None, prompt_added=[],
             completion="", reasoning="", parsed_action="up", executed_action="up", legal=True,
             reward=1.0 if done else 0.0, done=done, end_reason="reached the target" if done else "",
@@ -32,10 +34,10 @@ def _record(episode_id, index, done=False):
 
 
 def _started_episode():
-    submission = services.baseline_submission("random", "Random")
+    submission = baseline_submission("random", "Random")
     run = new_run(submission, episodes=1)
     episode = run.episodes.get()
-    assert services.episode_claim(episode.id, WORKER)
+    assert episode_claim(episode.id, WORKER)
     return episode.id
 
 
@@ -61,7 +63,7 @@ async def test_it_sends_stored_steps_then_new_ones_then_the_end_when_joining_mid
 
     await sync_to_async(_record)(episode_id, 3)
     await sync_to_async(_record)(episode_id, 4, done=True)
-    await sync_to_async(services.episode_finish)(episode_id, WORKER, score=1.0, end_reason="reached the target")
+    await sync_to_async(episode_finish)(episode_id, WORKER, score=1.0, end_reason="reached the target")
 
     rest = await _receive_all(communicator)
     steps = [m["step"]["index"] for m in rest if m["type"] == "step"]
@@ -79,7 +81,7 @@ async def test_steps_committed_while_connecting_are_neither_missed_nor_repeated(
         for index in range(20):
             await sync_to_async(_record)(episode_id, index)
             await asyncio.sleep(0)
-        await sync_to_async(services.episode_finish)(episode_id, WORKER, score=0.0, end_reason="step limit")
+        await sync_to_async(episode_finish)(episode_id, WORKER, score=0.0, end_reason="step limit")
 
     communicator = WebsocketCommunicator(application, f"/ws/episodes/{episode_id}/")
     writing = asyncio.create_task(writer())
@@ -95,7 +97,7 @@ async def test_a_finished_episode_is_replayed_in_full_and_closed():
     episode_id = await sync_to_async(_started_episode)()
     await sync_to_async(_record)(episode_id, 0)
     await sync_to_async(_record)(episode_id, 1, done=True)
-    await sync_to_async(services.episode_finish)(episode_id, WORKER, score=1.0, end_reason="reached the target")
+    await sync_to_async(episode_finish)(episode_id, WORKER, score=1.0, end_reason="reached the target")
 
     communicator = WebsocketCommunicator(application, f"/ws/episodes/{episode_id}/")
     connected, _ = await communicator.connect()
@@ -107,7 +109,7 @@ async def test_a_finished_episode_is_replayed_in_full_and_closed():
 
 
 def _skipped_episode_id():
-    return skipped_episode(services.baseline_submission("random", "Random")).id
+    return skipped_episode(baseline_submission("random", "Random")).id
 
 
 async def test_a_skipped_episode_sends_its_end_right_after_catch_up():

@@ -9,9 +9,10 @@ from asgiref.sync import async_to_sync
 from django.db import transaction
 from PIL import Image
 
-from arena import services
+from arena.services.episodes import episode_claim, episode_finish
+from arena.services.steps import step_record
 from arena.images import write_png_bytes
-from arena.steps import StepRecord
+from arena.services.steps import StepRecord
 from arena.strategies.lmact import rebuild_prompt
 from envs.render import encode_png
 from leaderboard import frames
@@ -87,9 +88,9 @@ def test_the_run_zip_holds_every_episode_and_the_runs_aggregates(client, baselin
     run = new_run(submission, episodes=3)
     with transaction.atomic():
         for episode in run.episodes.all():
-            assert services.episode_claim(episode.id, WORKER)
-            services.step_record(episode.id, WORKER, _record(0, f"obs of {episode.index}"))
-            services.episode_finish(episode.id, WORKER, score=float(episode.index), end_reason="step limit")
+            assert episode_claim(episode.id, WORKER)
+            step_record(episode.id, WORKER, _record(0, f"obs of {episode.index}"))
+            episode_finish(episode.id, WORKER, score=float(episode.index), end_reason="step limit")
 
     response = client.get(f"/runs/{run.id}/episodes.zip")
     assert response.status_code == 200 and response["Content-Type"] == "application/zip"
@@ -164,10 +165,10 @@ def _episode_with_pictures(submission, count: int):
     pictures = [write_png_bytes(encode_png(Image.new("RGB", (16, 12), (40 * k, 255 - 40 * k, 7))), 16, 12)
                 for k in range(count + 1)]
     with transaction.atomic():
-        assert services.episode_claim(episode.id, WORKER)
+        assert episode_claim(episode.id, WORKER)
         for k in range(count):
-            services.step_record(episode.id, WORKER, _record(k, "", pictures[k], done=k == count - 1))
-        services.episode_finish(episode.id, WORKER, score=1.0, end_reason="step limit",
+            step_record(episode.id, WORKER, _record(k, "", pictures[k], done=k == count - 1))
+        episode_finish(episode.id, WORKER, score=1.0, end_reason="step limit",
                                 final_image=pictures[count])
     episode.refresh_from_db()
     return episode

@@ -9,7 +9,10 @@ from asgiref.sync import sync_to_async
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 
-from arena import live, services
+from arena.services.episodes import episode_claim, episode_finish
+from arena.services.steps import StepRecord, step_record
+from arena.services.submissions import baseline_submission
+from arena.live import publish
 from arena.models import Step
 from leaderboard import consumers
 from leaderboard.routing import websocket_urlpatterns
@@ -24,10 +27,10 @@ WORKER = "live-push-worker"
 
 def _record(episode_id, index, completion="I go up.", done=False, observation=None, reasoning=""):
     observation = observation or f"obs {index}"
-    services.step_record(
+    step_record(
         episode_id,
         WORKER,
-        services.StepRecord(
+        StepRecord(
             index=index, observation_text=observation, observation_image=None,
             prompt_added=[{"type": "text", "text": f"you see {observation}"}], completion=completion,
             reasoning=reasoning,
@@ -39,9 +42,9 @@ def _record(episode_id, index, completion="I go up.", done=False, observation=No
 
 
 def _started_episode():
-    run = new_run(services.baseline_submission("random", "Random"), episodes=1)
+    run = new_run(baseline_submission("random", "Random"), episodes=1)
     episode = run.episodes.get()
-    assert services.episode_claim(episode.id, WORKER)
+    assert episode_claim(episode.id, WORKER)
     return episode.id
 
 
@@ -131,19 +134,19 @@ async def test_a_pushed_step_is_whole_though_its_texts_are_stored_once():
 async def test_a_missed_announcement_is_filled_in_from_the_database_without_repeats(monkeypatch):
     episode_id = await sync_to_async(_started_episode)()
     communicator = await _viewer(episode_id)
-    publish = live.publish_step
+    real_publish_step = publish.publish_step
     # Steps 0 and 1 are stored but their announcements are lost.
-    monkeypatch.setattr(live, "publish_step", lambda *args: None)
+    monkeypatch.setattr(publish, "publish_step", lambda *args: None)
     await sync_to_async(_record)(episode_id, 0)
     await sync_to_async(_record)(episode_id, 1)
-    monkeypatch.setattr(live, "publish_step", publish)
+    monkeypatch.setattr(publish, "publish_step", real_publish_step)
 
     await sync_to_async(_record)(episode_id, 2)
     # A repeated announcement, with its step, of something already sent.
     step = await sync_to_async(Step.objects.get)(episode_id=episode_id, index=1)
-    await sync_to_async(live.publish_step)(episode_id, 1, step)
+    await sync_to_async(publish.publish_step)(episode_id, 1, step)
     await sync_to_async(_record)(episode_id, 3, done=True)
-    await sync_to_async(services.episode_finish)(episode_id, WORKER, score=1.0, end_reason="reached the target")
+    await sync_to_async(episode_finish)(episode_id, WORKER, score=1.0, end_reason="reached the target")
 
     messages = []
     while not messages or messages[-1]["type"] != "end":
@@ -153,7 +156,7 @@ async def test_a_missed_announcement_is_filled_in_from_the_database_without_repe
 
 
 async def test_a_step_too_large_to_travel_is_read_from_the_database(monkeypatch, database_reads):
-    monkeypatch.setattr(live, "FRAME_MAX_BYTES", 200)
+    monkeypatch.setattr(publish, "FRAME_MAX_BYTES", 200)
     episode_id = await sync_to_async(_started_episode)()
     communicator = await _caught_up_viewer(episode_id)
     reads_when_caught_up = len(database_reads)

@@ -4,19 +4,20 @@ and its API give the steps played, the tokens spent and the cost."""
 
 import pytest
 
-from arena import services
+from arena.services.episodes import episode_claim
+from arena.services.runs import RunSpec, run_create
 from arena.models import Episode, Run
 
 pytestmark = pytest.mark.django_db
 
 
 def _long_run(submission):
-    spec = services.RunSpec(
+    spec = RunSpec(
         task="textatari/pong", format="text", num_episodes=2, first_seed=0, options={"max_steps": 100000}
     )
-    run = services.run_create(submission, spec)
+    run = run_create(submission, spec)
     first = run.episodes.order_by("index").first()
-    assert services.episode_claim(first.id, "worker")
+    assert episode_claim(first.id, "worker")
     Episode.objects.filter(pk=first.id).update(num_steps=25000)
     Run.objects.filter(pk=run.pk).update(tokens_spent_in=1_234_567, tokens_spent_out=89_000)
     return run
@@ -40,8 +41,8 @@ def test_the_run_page_shows_the_running_steps_and_the_tokens_spent(client, basel
 
 
 def test_a_run_without_running_episodes_counts_whole_episodes(client, baseline):
-    spec = services.RunSpec(task="lmact/tictactoe", format="ascii", num_episodes=4, first_seed=0)
-    run = services.run_create(baseline("random"), spec)
+    spec = RunSpec(task="lmact/tictactoe", format="ascii", num_episodes=4, first_seed=0)
+    run = run_create(baseline("random"), spec)
     Run.objects.filter(pk=run.pk).update(status=Run.RUNNING, episodes_done=1)
     data = client.get(f"/api/runs/{run.pk}/").json()
     assert data["progress"] == pytest.approx(25.0)

@@ -6,7 +6,8 @@ import re
 import pytest
 from django.contrib.auth.models import User
 
-from arena import services
+from arena.services.episodes import episode_claim, episode_finish
+from arena.services.submissions import experiment_create
 from arena.models import Experiment
 from tests.support.episodes import scripted_run
 
@@ -74,13 +75,13 @@ def test_the_owner_keeps_the_experiment_form_and_sees_the_sweeps_scaling_curve(c
     model = make_model_submission(name="Swept")
     model.owner = owner
     model.save()
-    experiment = services.experiment_create(
+    experiment = experiment_create(
         model, kind=Experiment.SWEEP, task="lmact/gridworld", format="ascii", num_episodes=1, max_demonstrations=1
     )
     assert "fig-sweep" not in _page(client, model)
     for run in experiment.runs.all():
-        assert services.episode_claim(run.episodes.get().id, "w")
-        services.episode_finish(run.episodes.get().id, "w", score=1.0, end_reason="step limit")
+        assert episode_claim(run.episodes.get().id, "w")
+        episode_finish(run.episodes.get().id, "w", score=1.0, end_reason="step limit")
     client.force_login(owner)
     page = _page(client, model)
     assert f'data-figure="fig-sweep-{experiment.pk}-score"' in page

@@ -207,13 +207,13 @@ def test_the_new_api_paths_are_cached_pages_and_documented(client):
 
 
 def test_an_episode_finishing_reaches_the_overall_leaderboard(client, baseline):
-    from arena import services
+    from arena.services.episodes import episode_claim, episode_finish
 
     run = new_run(baseline("random"), task="lmact/gridworld")
     episode = run.episodes.get()
-    assert services.episode_claim(episode.id, "overall-test")
+    assert episode_claim(episode.id, "overall-test")
     assert _board(client).rows == []
-    services.episode_finish(episode.id, "overall-test", score=0.5, end_reason="step limit")
+    episode_finish(episode.id, "overall-test", score=0.5, end_reason="step limit")
     row = _board(client).rows[0]
     assert _cell(row, "lmact.gridworld").figure.mean == pytest.approx(0.5)
 

@@ -14,7 +14,9 @@ from django.contrib.auth.models import User
 from django.core.asgi import get_asgi_application
 from django.test import Client
 
-from arena import page_generation, services
+from arena import page_generation
+from arena.services.episodes import episode_claim, episode_finish
+from arena.services.submissions import baseline_submission
 from config.pagecache import PageCache
 from tests.conftest import new_run
 
@@ -59,9 +61,9 @@ async def request(app, path, *, method="GET", cookies=None, headers=()):
 
 
 def _submission_with_a_started_episode(name):
-    submission = services.baseline_submission("random", name)
+    submission = baseline_submission("random", name)
     episode = new_run(submission, episodes=1).episodes.get()
-    assert services.episode_claim(episode.id, WORKER)
+    assert episode_claim(episode.id, WORKER)
     return episode.id
 
 
@@ -79,7 +81,7 @@ async def test_the_front_page_shows_a_finished_episode_once_the_generation_is_re
     again = await request(site, "/")
     assert again["hit"] and again["body"] == first["body"]
 
-    await sync_to_async(services.episode_finish)(episode_id, WORKER, score=0.5, end_reason="step limit")
+    await sync_to_async(episode_finish)(episode_id, WORKER, score=0.5, end_reason="step limit")
     clock.advance()
     after = await request(site, "/")
     assert not after["hit"]
@@ -92,7 +94,7 @@ async def test_the_leaderboard_api_shows_a_finished_episode_once_the_generation_
     before = await request(site, path, headers=[(b"accept", b"application/json")])
     assert (await request(site, path, headers=[(b"accept", b"application/json")]))["hit"]
 
-    await sync_to_async(services.episode_finish)(episode_id, WORKER, score=0.5, end_reason="step limit")
+    await sync_to_async(episode_finish)(episode_id, WORKER, score=0.5, end_reason="step limit")
     clock.advance()
     after = await request(site, path, headers=[(b"accept", b"application/json")])
     assert b'"episodes_done":1' in after["body"].replace(b" ", b"") or after["body"] != before["body"]
@@ -101,12 +103,12 @@ async def test_the_leaderboard_api_shows_a_finished_episode_once_the_generation_
 
 async def test_a_renamed_submission_shows_on_the_suite_page_once_the_generation_is_read_again(site, clock):
     episode_id = await sync_to_async(_submission_with_a_started_episode)("Before The Rename")
-    await sync_to_async(services.episode_finish)(episode_id, WORKER, score=0.5, end_reason="step limit")
+    await sync_to_async(episode_finish)(episode_id, WORKER, score=0.5, end_reason="step limit")
     clock.advance()
     assert b"Before The Rename" in (await request(site, "/tasks/lmact/gridworld/"))["body"]
 
     def rename():
-        submission = services.baseline_submission("random", "Before The Rename")
+        submission = baseline_submission("random", "Before The Rename")
         submission.name = "After The Rename"
         submission.save()
 

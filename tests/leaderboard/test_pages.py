@@ -4,7 +4,8 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from arena import services
+from arena.services.episodes import worker_heartbeat
+from arena.services.submissions import experiment_create
 from arena.models import Experiment, Run
 from tests.conftest import new_run
 from tests.support.episodes import scripted_episode
@@ -41,7 +42,7 @@ def test_the_suite_page_shows_best_scores_per_model(client, make_model_submissio
 
 @pytest.mark.parametrize("kind", [Experiment.SWEEP, Experiment.ABLATION, Experiment.REPLAY])
 def test_experiment_pages_render_before_and_after_results(client, make_model_submission, kind):
-    experiment = services.experiment_create(
+    experiment = experiment_create(
         make_model_submission(), kind=kind, task="lmact/gridworld", format="ascii", num_episodes=2, max_demonstrations=2
     )
     assert client.get(experiment.get_absolute_url()).status_code == 200
@@ -83,12 +84,13 @@ def test_two_submissions_on_the_same_seed_can_be_compared_side_by_side(client, b
 
 
 def test_a_waiting_run_says_why_it_is_not_moving(client, baseline):
-    from arena import services
+    from arena.services.episodes import worker_heartbeat
+    from arena.services.submissions import experiment_create
 
     run = new_run(baseline("random"), episodes=2)
     page = client.get(run.get_absolute_url()).content.decode()
     assert "No worker is running" in page
-    services.worker_heartbeat("w1", "host", 1, 3)
+    worker_heartbeat("w1", "host", 1, 3)
     page = client.get(run.get_absolute_url()).content.decode()
     assert "Queue position 1:" in page and "3 being played now" in page and "should start at once" in page
 
@@ -97,14 +99,15 @@ def test_a_waiting_run_says_why_it_is_not_moving(client, baseline):
 def test_a_queued_run_shows_its_queue_position_and_when_it_should_start(client, baseline, settings):
     from django.utils import timezone
 
-    from arena import services
+    from arena.services.episodes import worker_heartbeat
+    from arena.services.submissions import experiment_create
     from arena.models import Episode, Submission
 
     settings.ARENA_WORKER_CONCURRENCY = 2
     new_run(baseline("random"), episodes=50)  # baselines wait behind users
     other = new_run(Submission.objects.create(name="other", base_url="http://127.0.0.1:9/v1", model="m"), episodes=10)
     mine = new_run(Submission.objects.create(name="mine", base_url="http://127.0.0.1:9/v1", model="m"), episodes=2)
-    services.worker_heartbeat("w1", "host", 1, 2)  # both slots taken
+    worker_heartbeat("w1", "host", 1, 2)  # both slots taken
     page = client.get(mine.get_absolute_url()).content.decode()
     # Behind the other submission's first episode only: they take turns.
     assert "Queue position 2: 1 queued episodes go before" in page

@@ -11,10 +11,11 @@ from channels.testing import WebsocketCommunicator
 from django.utils.html import escape
 from rest_framework.test import APIClient
 
-from arena import services
+from arena.services.submissions import baseline_submission
 from leaderboard import serializers
 from leaderboard.routing import websocket_urlpatterns
-from leaderboard.serializers import STEP_PAGE_MAX_BYTES, STEP_TEXT_PREVIEW_CHARS
+from arena.live.frame import STEP_TEXT_PREVIEW_CHARS
+from leaderboard.serializers import STEP_PAGE_MAX_BYTES
 from leaderboard.views import SHOWN_ACTION_CHARS
 from tests.support.episodes import scripted_episode
 from tests.support.huge_steps import END_MARK, huge_steps_episode
@@ -24,7 +25,7 @@ CUT_FIELDS = {"completion", "reasoning", "prompt_added.0.text", "calls.0.complet
 
 
 def _huge_episode(steps=3):
-    return huge_steps_episode(services.baseline_submission("random", "Random"), steps=steps, size=ONE_MB)
+    return huge_steps_episode(baseline_submission("random", "Random"), steps=steps, size=ONE_MB)
 
 
 def _pages(client, url):
@@ -141,8 +142,8 @@ async def test_the_live_channel_sends_the_same_cut_steps():
 @pytest.mark.django_db
 def test_the_compare_page_names_a_huge_action_by_its_start(client):
     reply = "> take the parcel " + "and again " * 10_000
-    left = scripted_episode(services.baseline_submission("expert", "Expert"), ["up", reply])
-    right = scripted_episode(services.baseline_submission("random", "Random"), ["up", "down"])
+    left = scripted_episode(baseline_submission("expert", "Expert"), ["up", reply])
+    right = scripted_episode(baseline_submission("random", "Random"), ["up", "down"])
 
     response = client.get(f"/episodes/{left.pk}/compare/{right.pk}/")
 

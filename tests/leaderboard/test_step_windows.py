@@ -8,7 +8,7 @@ import base64
 import pytest
 from rest_framework.test import APIClient
 
-from arena import services
+from arena.services.submissions import baseline_submission
 from tests.support.episodes import scripted_episode
 from tests.support.long_episode import ERROR_AT, illegal_at, long_episode, long_step_text, reward_at
 
@@ -19,7 +19,7 @@ STEPS = 100_000
 def long_episode_id(django_db_setup, django_db_blocker):
     """One 100,000-step episode for the whole module (writing it takes seconds)."""
     with django_db_blocker.unblock():
-        submission = services.baseline_submission("random", "Random")
+        submission = baseline_submission("random", "Random")
         episode = long_episode(submission, STEPS)
     yield episode.id
     with django_db_blocker.unblock():
@@ -104,7 +104,7 @@ def test_the_marks_of_an_ended_episode_are_not_sent_again_to_a_browser_that_hold
 
 @pytest.mark.django_db
 def test_the_marks_of_a_short_episode_list_its_steps():
-    episode = scripted_episode(services.baseline_submission("expert", "Expert"), ["up", "up", "left"])
+    episode = scripted_episode(baseline_submission("expert", "Expert"), ["up", "up", "left"])
 
     body = APIClient().get(f"/api/episodes/{episode.id}/marks/").json()
 
@@ -120,7 +120,7 @@ def test_the_marks_of_a_short_episode_list_its_steps():
     [("from=5&after=3", "from"), ("from=9&to=8", "to"), ("from=x", "from"), ("to=-1", "to"), ("from=1&page=2", "page")],
 )
 def test_a_window_asked_for_wrongly_is_refused_naming_the_parameter(query, parameter):
-    episode = scripted_episode(services.baseline_submission("expert", "Expert"), ["up", "up"])
+    episode = scripted_episode(baseline_submission("expert", "Expert"), ["up", "up"])
 
     response = APIClient().get(f"/api/episodes/{episode.id}/steps/?{query}")
 

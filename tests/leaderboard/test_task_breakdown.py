@@ -3,14 +3,14 @@ per-achievement unlock rates, BALROG App. B.1)."""
 
 import pytest
 
-from arena import services
+from arena.services.runs import RunSpec, run_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_the_crafter_page_shows_each_runs_unlock_rate_per_achievement(client, baseline, play):
-    spec = services.RunSpec(task="balrog/crafter", format="text", num_episodes=2, options={"max_steps": 100})
-    run = services.run_create(baseline("random"), spec)
+    spec = RunSpec(task="balrog/crafter", format="text", num_episodes=2, options={"max_steps": 100})
+    run = run_create(baseline("random"), spec)
     play(*run.episodes.values_list("id", flat=True))
     run.refresh_from_db()
     assert run.metric_sums["unlocked_collect_diamond"] == {"n": 2, "sum": 0.0, "sumsq": 0.0}

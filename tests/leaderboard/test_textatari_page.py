@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from arena.metrics import fold
 from arena.models import Episode, Run, Submission
-from arena.services import baseline_submission
+from arena.services.submissions import baseline_submission
 from envs.registry import tasks_of
 from envs.textatari.scores import normalised_score
 from leaderboard.textatari_chart import percentage_change

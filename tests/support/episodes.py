@@ -6,15 +6,17 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from arena import services
+from arena.services.episodes import episode_claim, episode_finish, run_budget_exhausted
+from arena.services.runs import RunSpec, run_create
+from arena.services.steps import step_record
 from arena.models import Episode, Submission
-from arena.steps import StepRecord
+from arena.services.steps import StepRecord
 
 WORKER = "scripted-test-worker"
 
 
 def record_step(episode_id: int, index: int, action: str, *, done: bool = False, worker: str = WORKER) -> None:
-    services.step_record(
+    step_record(
         episode_id,
         worker,
         StepRecord(
@@ -36,12 +38,12 @@ def scripted_episode(submission: Submission, actions: list[str], *, seed: int = 
 
 
 def _scripted_episode(submission: Submission, actions: list[str], seed: int) -> Episode:
-    run = services.run_create(submission, services.RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1, first_seed=seed))
+    run = run_create(submission, RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1, first_seed=seed))
     episode = run.episodes.get()
-    assert services.episode_claim(episode.id, WORKER)
+    assert episode_claim(episode.id, WORKER)
     for index, action in enumerate(actions):
         record_step(episode.id, index, action, done=index == len(actions) - 1)
-    services.episode_finish(episode.id, WORKER, score=0.0, end_reason="step limit")
+    episode_finish(episode.id, WORKER, score=0.0, end_reason="step limit")
     episode.refresh_from_db()
     return episode
 
@@ -54,10 +56,10 @@ def skipped_episode(submission: Submission) -> Episode:
 
 
 def _skipped_episode(submission: Submission) -> Episode:
-    run = services.run_create(submission, services.RunSpec(task="lmact/gridworld", format="ascii", num_episodes=2))
+    run = run_create(submission, RunSpec(task="lmact/gridworld", format="ascii", num_episodes=2))
     playing, never_played = run.episodes.order_by("index")
-    assert services.episode_claim(playing.id, WORKER)
-    services.run_budget_exhausted(run.id, playing.id, WORKER)
+    assert episode_claim(playing.id, WORKER)
+    run_budget_exhausted(run.id, playing.id, WORKER)
     never_played.refresh_from_db()
     return never_played
 
@@ -68,13 +70,13 @@ def scripted_run(submission: Submission, scores: list, *, task: str = "lmact/gri
     `steps` scripted steps long, with the given per-episode metrics (in one transaction,
     as `scripted_episode`)."""
     with transaction.atomic():
-        run = services.run_create(
-            submission, services.RunSpec(task=task, format=fmt, num_episodes=len(scores), first_seed=first_seed)
+        run = run_create(
+            submission, RunSpec(task=task, format=fmt, num_episodes=len(scores), first_seed=first_seed)
         )
         for episode, score, extra in zip(run.episodes.order_by("index"), scores, metrics or [None] * len(scores)):
-            assert services.episode_claim(episode.id, WORKER)
+            assert episode_claim(episode.id, WORKER)
             for index in range(steps):
                 record_step(episode.id, index, "up", done=index == steps - 1)
-            services.episode_finish(episode.id, WORKER, score=score, end_reason="step limit", metrics=extra)
+            episode_finish(episode.id, WORKER, score=score, end_reason="step limit", metrics=extra)
         run.refresh_from_db()
         return run

@@ -12,7 +12,7 @@ import os
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from arena import services
+from arena.services.runs import RunSpec, run_create
 from arena.models import Episode, Run, Submission
 from tests.support.real_servers import CONTEXT_WINDOW
 from tests.support.run_figures import figures_of
@@ -29,9 +29,9 @@ FULL_SUBMITTED = [
 ]
 # Added to the submission with the settings the issue names (the API would sweep them).
 FULL_ADDED = [
-    services.RunSpec("lmact/tictactoe", "ascii", 1, strategy={"num_demonstrations": 2}),
-    services.RunSpec("infogather/single-feature", "text", 1, options={"num_colours": 3, "guided_reasoning": False}),
-    services.RunSpec("textatari/pong", "text", 1, options={"scenario": "basic", "max_steps": 100}),
+    RunSpec("lmact/tictactoe", "ascii", 1, strategy={"num_demonstrations": 2}),
+    RunSpec("infogather/single-feature", "text", 1, options={"num_colours": 3, "guided_reasoning": False}),
+    RunSpec("textatari/pong", "text", 1, options={"scenario": "basic", "max_steps": 100}),
 ]
 # The short list keeps the edge that failed every LMAct run on llama-cpp-python's server:
 # LMAct's one-message prompt as string content, with and without demonstrations (the
@@ -59,7 +59,7 @@ def play_every_suite(server, kind: str, play, expected_shape: dict) -> list:
     assert (probe["context_window"], probe["context_window_source"]) == (CONTEXT_WINDOW, "server"), probe["notes"]
     submission = Submission.objects.get(pk=created.json()["id"])
     for spec in ADDED:
-        services.run_create(submission, spec)
+        run_create(submission, spec)
 
     runs = list(Run.objects.filter(submission=submission).order_by("pk"))
     assert len(runs) == len(SUBMITTED) + len(ADDED)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from arena import services
+from arena.services.episodes import episode_claim, episode_finish
+from arena.services.runs import RunSpec, run_create
 from arena.models import Episode, Step, Submission
 
 WORKER = "huge-steps-test-worker"
@@ -27,11 +28,11 @@ def huge_steps_episode(submission: Submission, *, steps: int = 3, size: int = 1_
     """A finished lmact/gridworld episode of `steps` steps, each with a completion of
     `size` characters (also in its calls), reasoning and a prompt part of the same size."""
     with transaction.atomic():
-        run = services.run_create(
-            submission, services.RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1, first_seed=5)
+        run = run_create(
+            submission, RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1, first_seed=5)
         )
         episode = run.episodes.get()
-        assert services.episode_claim(episode.id, WORKER)
+        assert episode_claim(episode.id, WORKER)
         for index in range(steps):
             completion = huge_text(size, f"step {index} says up. ")
             Step.objects.create(
@@ -42,6 +43,6 @@ def huge_steps_episode(submission: Submission, *, steps: int = 3, size: int = 1_
                 end_reason="step limit" if index == steps - 1 else "",
                 calls=[{"purpose": "action", "completion": completion, "tokens_in": 10, "tokens_out": 10}],
             )
-        services.episode_finish(episode.id, WORKER, score=0.0, end_reason="step limit")
+        episode_finish(episode.id, WORKER, score=0.0, end_reason="step limit")
     episode.refresh_from_db()
     return episode

@@ -1,5 +1,5 @@
 """A finished episode of many steps (100,000 in the replay tests), written in bulk: one
-services.step_record call per step, or even model instances through bulk_create, take
+step_record call per step, or even model instances through bulk_create, take
 minutes for 100,000 steps, so the rows go in through one executemany, with the columns
 that are the same for every step prepared once by their model fields. Every step says
 its index in its observation, so a page can show which step it drew; some steps carry
@@ -10,7 +10,9 @@ from __future__ import annotations
 from django.db import connection, transaction
 from django.utils import timezone
 
-from arena import services
+from arena.services.episodes import episode_claim, episode_finish
+from arena.services.runs import RunSpec, run_create
+from arena.services.steps import step_record
 from arena.models import Episode, Step, Submission
 
 WORKER = "long-episode-test-worker"
@@ -37,13 +39,13 @@ def long_episode(submission: Submission, steps: int) -> Episode:
     index ≡ 3 (mod 7), a reward of 1 at every index ≡ 999 (mod 1000), an error at
     ERROR_AT (when it has that many steps) and `done` on the last step."""
     with transaction.atomic():
-        run = services.run_create(
-            submission, services.RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1, first_seed=7)
+        run = run_create(
+            submission, RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1, first_seed=7)
         )
         episode = run.episodes.get()
-        assert services.episode_claim(episode.id, WORKER)
+        assert episode_claim(episode.id, WORKER)
         _insert_steps(episode.id, steps)
-        services.episode_finish(episode.id, WORKER, score=0.0, end_reason="step limit")
+        episode_finish(episode.id, WORKER, score=0.0, end_reason="step limit")
     episode.refresh_from_db()
     return episode
 

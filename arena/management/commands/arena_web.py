@@ -1,6 +1,7 @@
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from arena.weblauncher import Launcher, default_processes, listening_sockets
+from arena.web.launcher import Launcher, listening_sockets
 
 
 class Command(BaseCommand):
@@ -13,7 +14,7 @@ class Command(BaseCommand):
                             help="Daphne processes (default: ARENA_WEB_PROCESSES, else one per core)")
 
     def handle(self, *args, host, port, processes=None, **options):
-        processes = default_processes() if processes is None else processes
+        processes = settings.ARENA_WEB_PROCESSES if processes is None else processes
         if processes < 1:
             raise CommandError("--processes must be at least 1")
         try:

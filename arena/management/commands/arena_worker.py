@@ -3,7 +3,7 @@ import signal
 
 from django.core.management.base import BaseCommand
 
-from arena.worker import Worker
+from arena.play.worker import Worker
 
 
 class Command(BaseCommand):

@@ -1,8 +1,10 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from arena import baseline_figures, services
-from arena.services import option_combinations
+from arena.services import baseline_figures
+from arena.services.runs import RunSpec, run_create
+from arena.services.submissions import baseline_submission
+from arena.services.submissions import option_combinations
 from arena.models import Run
 from envs.core import baselines_of
 from envs.registry import all_tasks, get_suite
@@ -43,7 +45,7 @@ class Command(BaseCommand):
                 continue
             count = episodes if explicit else min(episodes, cls.baseline_episodes or episodes)
             for policy, policy_cls in baselines_of(cls).items():
-                submission = services.baseline_submission(policy, policy_cls.title)
+                submission = baseline_submission(policy, policy_cls.title)
                 for fmt in cls.formats:
                     for combo in option_combinations(cls, for_models=False):
                         entry = None if live else baseline_figures.shipped_entry(
@@ -55,12 +57,12 @@ class Command(BaseCommand):
                         )
                         if any(run.options == combo for run in existing):
                             continue
-                        spec = services.RunSpec(task=task_id, format=fmt, num_episodes=count, options=combo)
+                        spec = RunSpec(task=task_id, format=fmt, num_episodes=count, options=combo)
                         if entry is not None:
                             baseline_figures.run_from_figures(submission, spec, entry, replays)
                             from_figures += 1
                         else:
-                            services.run_create(submission, spec)
+                            run_create(submission, spec)
                         created += 1
         self.stdout.write(
             f"baseline runs: {created} new, {from_figures} of them from shipped figures "

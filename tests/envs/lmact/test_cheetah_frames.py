@@ -7,7 +7,7 @@ from PIL import Image
 
 from arena import images
 from arena.images import write_png_bytes
-from arena.runner import _ViewerFrames
+from arena.play.runner import _ViewerFrames
 from envs.lmact.cheetah_frames import FRAME_HEIGHT, FRAME_WIDTH
 from envs.registry import get_task_class
 

@@ -1,0 +1,1 @@
+"""Playing episodes: the worker, the episode runner, the agents, the step writer, the database thread."""

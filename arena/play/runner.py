@@ -1,0 +1,465 @@
+"""The episode runner: plays one episode between an `envs` task and an agent.
+
+Many runners share one asyncio loop in a worker (arena.play.worker); model calls are awaited,
+so one process keeps dozens of episodes in flight. Database work goes to the worker's
+database thread (arena.play.dbthread) and every step is committed before it is
+published (arena.services.steps.step_record).
+
+Resuming: if an episode was re-queued after its worker died, the stored steps are
+replayed on a fresh task built from the same seed — their executed actions reproduce
+the same states because tasks are deterministic — and play continues after the last
+stored index. The agent replays each stored step too (a baseline asks its policy
+again), so it goes on as it would have: same seed ⇒ same episode, across crashes.
+Nothing is written twice. Tasks that can save their state are snapshotted every so many
+steps, and a resumed episode replays only the steps after the latest snapshot
+(arena.services.snapshots).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+from django.conf import settings
+
+from arena.services.episodes import episode_claim, episode_fail, episode_finish, episode_release, episode_set_prefix, reflections_for, run_budget_exhausted
+from arena.services.runs import run_budget_reached
+from arena.services.steps import LeaseLost, StepNotStored, StepRecord
+from arena.live import publish
+from arena.services import snapshots
+from arena.play.dbthread import db
+from arena.endpoint_privacy import hide_endpoint
+from arena.play.stepwriter import StepWriter
+from arena.play.agents import Agent, Decision, EndpointFailed, make_agent
+from arena.clients.http import MAX_ERROR_CHARS, capped_text
+from arena.strategies.context import ContextExhausted
+from arena.variant import Variant
+from arena.images import ImageRef, png_size, read_png, write_png_bytes
+from arena.models import Episode, Step
+from envs.registry import make
+from envs.render import encode_png
+
+logger = logging.getLogger(__name__)
+
+
+class _ObservationImages:
+    """The episode's image store (arena.strategies.base.ImageStore): writes each
+    observation's PNG once, even when both the step record and the prompt refer to it,
+    and keeps the bytes it wrote or was handed, so the strategy encodes what it sends
+    without reading the files back."""
+
+    def __init__(self):
+        self._last: tuple[int, ImageRef] | None = None
+        self._png: dict[str, bytes] = {}
+
+    def write(self, image) -> ImageRef:
+        if self._last is not None and self._last[0] == id(image):
+            return self._last[1]
+        data = encode_png(image)
+        ref = self._keep(data, image.width, image.height)
+        self._last = (id(image), ref)
+        return ref
+
+    def sha(self, observation) -> str:
+        """The stored PNG's hash of an observation's image: a live frame, or a pool
+        observation that already holds its PNG bytes."""
+        if observation.png is not None:
+            return self._keep(observation.png, observation.width, observation.height).sha256
+        return self.write(observation.image).sha256
+
+    def png(self, sha: str) -> bytes:
+        """The PNG's bytes: held for every image of this episode and its prompt prefix;
+        any other is read from its file."""
+        data = self._png.get(sha)
+        return data if data is not None else read_png(sha)
+
+    def _keep(self, data: bytes, width: int, height: int) -> ImageRef:
+        ref = write_png_bytes(data, width, height)
+        self._png[ref.sha256] = data
+        return ref
+
+
+class _ViewerFrames:
+    """The task's pictures for the replay viewer (envs.core.Task.viewer_png), stored
+    content-addressed every ARENA_VIEWER_FRAME_EVERY_STEPS steps; every step names the
+    latest in `info["viewer_frame"]`. They never reach the agent's prompt."""
+
+    def __init__(self, task):
+        self.task = task
+        self.every = settings.ARENA_VIEWER_FRAME_EVERY_STEPS
+        self.latest: str | None = None
+
+    def at(self, index: int) -> tuple[str | None, ImageRef | None]:
+        """The hash of the picture to show at step `index` (the state the agent sees
+        then, or the latest sampled before it), and its ImageRef when it is new."""
+        if self.latest is not None and index % self.every:
+            return self.latest, None
+        data = self.task.viewer_png()
+        if data is None:
+            return None, None
+        ref = write_png_bytes(data, *png_size(data))
+        if ref.sha256 == self.latest:
+            return ref.sha256, None
+        self.latest = ref.sha256
+        return ref.sha256, ref
+
+    @staticmethod
+    def attach(record, frame: tuple[str | None, ImageRef | None]) -> None:
+        sha, ref = frame
+        if sha is not None:
+            record.info["viewer_frame"] = sha
+        record.viewer_frame = ref
+
+
+def play_episode_blocking(episode_id: int) -> None:
+    """Play one episode to its end on a fresh event loop (Huey's own consumer runs the
+    queued task this way, one episode per consumer thread)."""
+    asyncio.run(EpisodeRunner(worker_name="huey-consumer").run(episode_id))
+
+
+class StopRequested(Exception):
+    """The worker is stopping, or the episode gives way to a user's (a baseline's): it
+    stops at a step boundary, every step it played committed, and is given back to the
+    queue (episode_release)."""
+
+
+class EpisodeRunner:
+    def __init__(self, worker_name: str, agent_factory=make_agent, writer: StepWriter | None = None):
+        self.worker_name = worker_name
+        self.agent_factory = agent_factory
+        self.writer = writer or StepWriter()
+        # Set by request_stop: every episode in play stops before its next step.
+        self.stop_requested = False
+        # Episodes asked to give way (request_give_way): they stop before their next step.
+        self.giving_way: set[int] = set()
+
+    def request_stop(self) -> None:
+        """Stop every episode at its next step boundary and give it back to the queue;
+        not in the middle of a step, whose simulator call may be running on a thread."""
+        self.stop_requested = True
+
+    def request_give_way(self, episode_ids) -> None:
+        """Stop these episodes at their next step boundary and give them back to the
+        queue, as request_stop does, the worker playing on (baselines make way for a
+        user's episodes)."""
+        self.giving_way.update(episode_ids)
+
+    def must_stop(self, episode_id: int) -> bool:
+        return self.stop_requested or episode_id in self.giving_way
+
+    async def run(self, episode_id: int) -> None:
+        publish.bind_loop(asyncio.get_running_loop())
+        loaded = await db(_claim_and_load, episode_id, self.worker_name)
+        if loaded is None:
+            return
+        agent = None
+        try:
+            episode, run, submission, stored_steps, reflections, snapshot = loaded
+            agent = self.agent_factory(submission, run, episode, reflections=reflections)
+            task = make(run.task, run.format, **run.options)
+            try:
+                await _Playthrough(self, task, episode, run, agent).play(stored_steps, snapshot)
+            finally:
+                task.close()
+        except LeaseLost:
+            logger.warning("episode %s was taken away from %s; stopping", episode_id, self.worker_name)
+        except StopRequested:
+            reason = "was stopped" if self.stop_requested else "made way for a user's episode"
+            if await db(episode_release, episode_id, self.worker_name, reason=reason):
+                logger.info("episode %s given back to the queue: worker %s %s", episode_id, self.worker_name, reason)
+        except StepNotStored as exc:
+            # Its steps must be stored in order, so this episode cannot go on; the other
+            # episodes whose steps shared the batch were stored and play on.
+            await db(episode_fail, episode_id, str(exc), worker=self.worker_name)
+        except EndpointFailed as exc:
+            await db(
+                episode_fail,
+                episode_id, f"model endpoint failed: {exc}", worker=self.worker_name, kind=exc.kind or "",
+            )
+        except Exception as exc:  # a bug or a broken simulator must not take the worker down
+            logger.exception("episode %s crashed", episode_id)
+            await db(
+                episode_fail,
+                episode_id, f"internal error while playing: {type(exc).__name__}: {exc}", worker=self.worker_name
+            )
+        finally:
+            self.giving_way.discard(episode_id)
+            if agent is not None:
+                await agent.aclose()
+
+
+class _Playthrough:
+    """One attempt at one episode: replay what an earlier attempt stored, play on live,
+    then finish (or stop at the run's budget, or at the end of the context window)."""
+
+    def __init__(self, runner: EpisodeRunner, task, episode: Episode, run, agent: Agent):
+        self.runner = runner
+        self.worker = runner.worker_name
+        self.task = task
+        self.episode = episode
+        self.run = run
+        self.agent = agent
+        self.images = _ObservationImages()
+        self.total_reward = 0.0
+        self.matches: list[bool] = []
+        self.previous_action: str | None = None
+        self.observation = None
+        self.index = 0
+        self.end_reason = ""
+        self.pending_write: asyncio.Future | None = None
+        self.snapshot_every = snapshots.every_steps() if task.supports_snapshots else 0
+        self.frames = _ViewerFrames(task)
+
+    async def _off_loop(self, function, *args):
+        # Engine searches and physics rollouts leave the loop free for other episodes.
+        if self.task.blocking:
+            return await asyncio.to_thread(function, *args)
+        return function(*args)
+
+    async def play(self, stored_steps: list[Step], snapshot=None) -> None:
+        self.observation = await self._off_loop(self.task.reset, self.episode.seed)
+        await self._begin()
+        if snapshot is not None:
+            await self._restore(snapshot, stored_steps)
+        ended = await self._replay(stored_steps[self.index :])
+        try:
+            if not ended and not await self._play_live():
+                return  # stopped at the run's budget
+        except ContextExhausted as exhausted:
+            # Nothing more could be dropped from the prompt: the episode ends here with
+            # the score it reached, as a finished episode (not a failure of the model).
+            logger.info("episode %s: %s", self.episode.pk, exhausted)
+            self.end_reason = f"context window exhausted at step {self.index}"
+        await self._finish()
+
+    async def _begin(self) -> None:
+        agent = self.agent
+        # Drawing demonstrations may build a pool (CPU work, no database): off the loop.
+        if agent.begins_instantly:
+            prefix, demo_seeds = agent.begin(self.task, self.observation, self.images)
+        else:
+            prefix, demo_seeds = await asyncio.to_thread(agent.begin, self.task, self.observation, self.images)
+        if prefix and not self.episode.prompt_prefix:
+            await db(
+                episode_set_prefix, self.episode.pk, self.worker, prefix, demo_seeds,
+                capped=agent.demonstrations_capped,
+            )
+
+    async def _restore(self, snapshot, stored_steps: list[Step]) -> None:
+        """Start from a snapshot instead of step 0: the task restores its state, the agent
+        its own or catches up from the stored steps' texts (arena.services.snapshots)."""
+        count = snapshot.index
+        observations = None
+        if snapshot.agent_state is None:
+            if not self.agent.replays_without_task:
+                return
+            observations = await db(snapshots.observations_before, self.episode.pk, count)
+            if observations is None or len(observations) != count:
+                return  # the replay through the task brings this agent up to date
+        self.observation = await self._off_loop(self.task.restore, bytes(snapshot.task_state))
+        if observations is None:
+            self.agent.restore(bytes(snapshot.agent_state))
+        else:
+            await asyncio.to_thread(self._catch_up, observations + [self.observation], stored_steps[:count])
+        for stored in stored_steps[:count]:
+            if "match" in stored.info:
+                self.matches.append(bool(stored.info["match"]))
+            self.total_reward += stored.reward
+        if count:
+            self.previous_action = stored_steps[count - 1].executed_action
+        self.index = count
+
+    def _catch_up(self, observations: list, stored_steps: list[Step]) -> None:
+        """The agent's side of the replay without the task: what it was shown and
+        answered at each stored step. The task's actions are those of its restored state
+        (a task that can be snapshotted offers the same actions throughout)."""
+        legal = self.task.legal_actions()
+        previous = None
+        for index, stored in enumerate(stored_steps):
+            self.agent.prepare(index, observations[index], previous, legal)
+            self.agent.replay_step(self.task, stored.completion, stored.parsed_action)
+            self.agent.observe_result(index, observations[index + 1], stored.executed_action, stored.reward)
+            previous = stored.executed_action
+
+    async def _snapshot(self) -> None:
+        """Store the episode's state after `index` steps, those steps committed first."""
+        await self._flush()
+        storable, agent_state = snapshots.agent_state_to_store(self.agent)
+        if not storable:
+            self.snapshot_every = 0
+            return
+        state = await self._off_loop(self.task.snapshot)
+        await db(snapshots.snapshot_store, self.episode.pk, self.worker, self.index, state, agent_state)
+
+    async def _replay(self, stored_steps: list[Step]) -> bool:
+        """Replay the steps an earlier attempt stored; True if the episode had ended."""
+        for stored in stored_steps:
+            self._stop_if_requested()
+            self.agent.prepare(self.index, self.observation, self.previous_action, self.task.legal_actions())
+            # In the order of live play: the agent decides, then the task steps.
+            await self._off_loop(self.agent.replay_step, self.task, stored.completion, stored.parsed_action)
+            result = await self._off_loop(self.task.step, stored.executed_action)
+            self.agent.observe_result(self.index, self.observation, stored.executed_action, result.reward)
+            if "match" in stored.info:
+                self.matches.append(bool(stored.info["match"]))
+            self._advance(result)
+            if result.done:
+                self.end_reason = result.end_reason or ""
+                return True
+        return False
+
+    def _stop_if_requested(self) -> None:
+        if self.runner.must_stop(self.episode.pk):
+            raise StopRequested(self.episode.pk)
+
+    def _advance(self, result) -> None:
+        self.total_reward += result.reward
+        self.previous_action = result.executed_action
+        self.observation = result.observation
+        self.index += 1
+
+    async def _play_live(self) -> bool:
+        """Play until the episode ends; False if the run's budget stopped it first."""
+        task, agent = self.task, self.agent
+        budgeted = self.run.budget_tokens is not None or self.run.budget_usd is not None
+        frame = await self._off_loop(self.frames.at, self.index)
+        # The task applies its own step limit (envs.core.Task.step): play until it says done.
+        while True:
+            if self.runner.must_stop(self.episode.pk):
+                await self._flush()  # the step played last is committed before the release
+                self._stop_if_requested()
+            if budgeted and await db(run_budget_reached, self.run.pk):
+                await self._flush()
+                await db(run_budget_exhausted, self.run.pk, self.episode.pk, self.worker)
+                return False
+            legal = task.legal_actions()
+            image = self.images.write(self.observation.image) if self.observation.image is not None else None
+            prompt_added = agent.prepare(self.index, self.observation, self.previous_action, legal)
+            decision = await agent.decide(task, self.index, prompt_added)
+            if decision.forced_action is not None:
+                # Teacher forcing (replay control): the demonstration's action is
+                # executed; the step records whether the model's matched it.
+                result, next_frame = await self._off_loop(self._step, decision.forced_action)
+                legal_answer = decision.parsed_action in legal if legal else decision.parsed_action is not None
+                self.matches.append(decision.parsed_action == decision.forced_action)
+            else:
+                action = decision.parsed_action if decision.parsed_action is not None else ""
+                result, next_frame = await self._off_loop(self._step, action)
+                legal_answer = result.legal
+            self.end_reason = result.end_reason or ""
+            record = step_record_of(self.index, self.observation, image, prompt_added, decision, result, legal_answer)
+            # A step's error is public: a retried call may have quoted the endpoint's address.
+            record.error = hide_endpoint(record.error, self.run.submission.base_url)
+            self.frames.attach(record, frame)
+            frame = next_frame
+            # The write of step k overlaps the model call of step k+1; at most one
+            # write is outstanding, so a lost lease still stops play one step later.
+            await self._flush()
+            self.pending_write = asyncio.ensure_future(self.runner.writer.write(self.episode.pk, self.worker, record))
+            agent.observe_result(self.index, self.observation, result.executed_action, result.reward)
+            self._advance(result)
+            if result.done:
+                break
+            if self.snapshot_every and self.index % self.snapshot_every == 0:
+                await self._snapshot()
+        return True
+
+    def _step(self, action: str):
+        """The task's step, and the viewer's picture of the state it leads to (taken in
+        the same hop off the event loop)."""
+        result = self.task.step(action)
+        return result, (None, None) if result.done else self.frames.at(self.index + 1)
+
+    async def _flush(self) -> None:
+        if self.pending_write is not None:
+            pending, self.pending_write = self.pending_write, None
+            await pending
+
+    async def _finish(self) -> None:
+        await self._flush()  # every step is committed before the episode is finished
+        observation = self.observation
+        final_image = self.images.write(observation.image) if observation.image is not None else None
+        reflection = ("", 0, 0)
+        if Variant.of(self.run).reflection != "none":
+            outcome = f"total reward {self.total_reward:g}, {self.end_reason or 'step limit'}"
+            reflection = await self.agent.reflect(outcome)
+        await db(
+            episode_finish,
+            self.episode.pk,
+            self.worker,
+            score=self.total_reward,
+            end_reason=self.end_reason or "step limit",
+            final_text=observation.text,
+            final_image=final_image,
+            metrics=_metrics(self.task, self.matches),
+            reflection=reflection,
+        )
+        if self.task.supports_snapshots:
+            await db(snapshots.snapshots_discard, self.episode.pk)
+
+
+def step_record_of(index, observation, image, prompt_added, decision: Decision, result, legal: bool):
+    """The stored form of one live step: what was seen and sent, what the model said,
+    what was executed and what it led to."""
+    info = {}
+    if result.info:
+        # What the task reports about the step (e.g. the hypotheses still consistent,
+        # the room and inventory) feeds the replay renderers.
+        info.update(_json_safe(result.info))
+    if decision.forced_action is not None:
+        info["forced_action"] = decision.forced_action
+        info["match"] = decision.parsed_action == decision.forced_action
+    if decision.context:
+        info["context"] = decision.context
+    if decision.shape:
+        info["shape"] = decision.shape
+    return StepRecord(
+        index=index,
+        observation_text=observation.text,
+        observation_image=image,
+        prompt_added=prompt_added,
+        completion=decision.completion,
+        reasoning=decision.reasoning,
+        parsed_action=decision.parsed_action,
+        executed_action=result.executed_action,
+        legal=legal,
+        reward=result.reward,
+        done=result.done,
+        end_reason=(result.end_reason or "") if result.done else "",
+        tokens_in=decision.tokens_in,
+        tokens_out=decision.tokens_out,
+        latency_ms=decision.latency_ms,
+        # Each call's note is capped by its client; a step with two calls joins two.
+        error=capped_text(decision.error, MAX_ERROR_CHARS),
+        info=info,
+        calls=decision.calls,
+        cached_tokens_in=decision.cached_tokens_in,
+        cut_off=decision.cut_off,
+        reasoning_tokens=decision.reasoning_tokens,
+    )
+
+
+def _claim_and_load(episode_id: int, worker: str):
+    if not episode_claim(episode_id, worker):
+        return None
+    episode = Episode.objects.select_related("run__submission").get(pk=episode_id)
+    reflections = reflections_for(episode)
+    # `episode` is read too: the related manager sets it on every row it yields, and a
+    # deferred foreign key would cost one query per stored step (minutes at 70,000).
+    fields = ("episode", "index", "executed_action", "info", "completion", "parsed_action", "reward")
+    steps = list(episode.steps.order_by("index").only(*fields))
+    snapshot = snapshots.snapshot_latest(episode_id, len(steps)) if steps else None
+    return episode, episode.run, episode.run.submission, steps, reflections, snapshot
+
+
+def _metrics(task, matches: list[bool]) -> dict:
+    metrics = dict(task.episode_metrics())
+    if matches:
+        metrics["replay_accuracy"] = [1.0 if m else 0.0 for m in matches]
+        metrics["replay_match_rate"] = sum(matches) / len(matches)
+    return metrics
+
+
+def _json_safe(value: dict) -> dict:
+    return json.loads(json.dumps(value, default=str))

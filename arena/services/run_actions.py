@@ -1,0 +1,105 @@
+"""What a submitter can do about their runs: re-queue failed episodes once the endpoint
+is fixed, cancel a run or a whole submission, change the endpoint (with its history)."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from arena import page_generation
+from arena.services.runs import enqueue_on_commit, plays_in_order
+from arena.live.publish import publish_end_on_commit
+from arena.services.aggregates import apply_step_totals, played_sums, step_totals
+from arena.models import Episode, Run, Submission, SubmissionEdit
+
+
+def run_requeue_failed(run: Run) -> int:
+    """Queue the run's failed episodes again (after the submitter fixed the endpoint).
+
+    Each resumes after its last stored step; what it had added to the run's aggregates
+    is taken back first, since finishing adds its whole playthrough again."""
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(pk=run.pk)
+        failed = list(run.episodes.select_for_update().filter(status=Episode.FAILED))
+        if not failed:
+            return 0
+        for episode in failed:
+            totals = step_totals(episode)
+            apply_step_totals(episode, totals)
+            Run.objects.filter(pk=run.pk).update(
+                episodes_failed=F("episodes_failed") - 1, **played_sums(episode, totals, sign=-1)
+            )
+        Episode.objects.filter(pk__in=[e.pk for e in failed]).update(
+            status=Episode.QUEUED, worker="", error="", error_kind="", end_reason="", finished_at=None,
+        )
+        Run.objects.filter(pk=run.pk).update(status=Run.QUEUED if not run.started_at else Run.RUNNING, finished_at=None)
+        ids = [e.pk for e in sorted(failed, key=lambda e: e.index)]
+        enqueue_on_commit(ids[:1] if plays_in_order(run) else ids)
+        page_generation.bump_on_commit()
+    return len(failed)
+
+
+CANCELLED_REASON = "cancelled by the submitter"
+
+
+def run_cancel(run: Run) -> int:
+    """Stop a run: its queued and running episodes end as skipped (a worker playing one
+    loses its lease at the next step and stops); what was played stays stored."""
+    with transaction.atomic():
+        # Locked in id order, as the workers writing their steps lock them (arena.services.steps).
+        ids = list(
+            Episode.objects.select_for_update()
+            .filter(run=run, status__in=[Episode.QUEUED, Episode.RUNNING])
+            .order_by("pk")
+            .values_list("id", flat=True)
+        )
+        Episode.objects.filter(pk__in=ids).update(
+            status=Episode.SKIPPED, end_reason=CANCELLED_REASON, finished_at=timezone.now()
+        )
+        Run.objects.filter(pk=run.pk).exclude(status__in=Run.TERMINAL).update(
+            status=Run.CANCELLED, finished_at=timezone.now()
+        )
+        for episode_id in ids:
+            publish_end_on_commit(episode_id)
+        page_generation.bump_on_commit()
+    return len(ids)
+
+
+def submission_cancel(submission: Submission) -> int:
+    """Cancel every unfinished run of a submission; the number of episodes stopped."""
+    stopped = 0
+    for run in submission.runs.exclude(status__in=Run.TERMINAL):
+        stopped += run_cancel(run)
+    return stopped
+
+
+ENDPOINT_FIELDS = ("base_url", "model")
+
+
+def submission_update_endpoint(submission: Submission, *, changed_by, changes: dict, api_key: str | None,
+                               probe: dict | None = None) -> SubmissionEdit | None:
+    """Change where a submission's calls go (base URL, model name, key), keeping the
+    history; the key is recorded only as "changed". None if nothing changed."""
+    record: dict = {}
+    with transaction.atomic():
+        submission = Submission.objects.select_for_update().get(pk=submission.pk)
+        for name in ENDPOINT_FIELDS:
+            if name in changes and changes[name] != getattr(submission, name):
+                record[name] = [getattr(submission, name), changes[name]]
+                setattr(submission, name, changes[name])
+        if api_key is not None and api_key != submission.get_api_key():
+            submission.set_api_key(api_key)
+            record["api_key"] = "changed"
+        if probe is not None:
+            submission.endpoint_probe = probe
+        if not record and probe is None:
+            return None
+        submission.save()
+        if not record:
+            return None
+        return SubmissionEdit.objects.create(submission=submission, changed_by=changed_by, changes=record)
+
+
+def submission_record_probe(submission: Submission, probe: dict) -> None:
+    Submission.objects.filter(pk=submission.pk).update(endpoint_probe=probe)

@@ -1,0 +1,1 @@
+"""The pages and the write API a person uses: views, forms, validation, the submission preview, throttles, URLs."""

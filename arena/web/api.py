@@ -1,0 +1,442 @@
+"""REST API, the write side (DRF): submissions, experiments and what a submitter can do
+to a run. Writes need a token (or a logged-in session); the views validate and call
+arena.services. The read side is leaderboard.api; config/urls.py composes both."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.shortcuts import get_object_or_404
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
+from rest_framework import mixins, serializers, viewsets
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.decorators import action, api_view, permission_classes
+from rest_framework.exceptions import PermissionDenied, Throttled
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+
+from arena.services.submissions import PAPER_EPISODES_PER_RUN, experiment_create, experiment_run_specs, submission_create
+from arena.services import run_actions
+from arena.web.catalogue import submission_catalogue
+from arena.endpoint_privacy import can_see_endpoint, hide_endpoint_in
+from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
+from arena.models import Experiment, Run, Submission
+from arena.web.preview import submission_preview
+from arena.web.throttles import (
+    ENDPOINT_PROBES, EndpointProbeAddressThrottle, EndpointProbeThrottle, ExperimentThrottle, SubmissionThrottle,
+)
+from arena.web.validation import (
+    MAX_DEMONSTRATIONS,
+    MODE_CHOICES,
+    MODE_VLM,
+    SUBMISSION_LIMITS,
+    check_endpoint,
+    check_episode_volume,
+    check_submission_fields,
+    choose_task_variants,
+    parse_task_variant,
+    plan_runs,
+    task_variant_choices,
+    validate_api_key,
+    validate_base_url,
+    validate_suite_ids,
+)
+from envs.registry import all_suites, suite_of
+
+
+def _django_validator(func):
+    def run(value):
+        try:
+            return func(value)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from None
+
+    return run
+
+
+class TaskVariantField(serializers.CharField):
+    """A task and observation format, e.g. "lmact/gridworld:ascii", checked by
+    arena.web.validation.parse_task_variant (which explains what is wrong with a bad one)."""
+
+
+class TaskVariantFieldSchema(OpenApiSerializerFieldExtension):
+    """TaskVariantField in the schema: the list of every task and format, made when the
+    schema is (the task registry is not loaded at import)."""
+
+    target_class = TaskVariantField
+
+    def map_serializer_field(self, auto_schema, direction):
+        return {"type": "string", "enum": task_variant_values()}
+
+
+# The schema's names of choice sets used by several fields (settings.SPECTACULAR_SETTINGS
+# ENUM_NAME_OVERRIDES): one name each, instead of a warning and a made-up name.
+def task_variant_values() -> list[str]:
+    return [value for value, _label in task_variant_choices()]
+
+
+@extend_schema_field(OpenApiTypes.URI)
+class EndpointURLField(serializers.CharField):
+    """An http(s) URL, checked against the URL guard by arena.web.validation.validate_base_url."""
+
+
+class SubmissionSerializer(serializers.ModelSerializer):
+    """A submission. `api_key` is write-only: it is stored encrypted and never returned."""
+
+    api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, default="", trim_whitespace=True)
+    tasks = serializers.ListField(
+        child=TaskVariantField(), write_only=True, required=False, default=list,
+        help_text='Task and observation format, e.g. ["lmact/gridworld:ascii", "lmact/tictactoe:rgb"]; '
+        "with `suites`, at least one of the two.",
+    )
+    suites = serializers.ListField(
+        child=serializers.CharField(), write_only=True, required=False, default=list,
+        help_text="Whole suites (ids from GET /api/submissions/catalogue/): every task in every format `mode` allows.",
+    )
+    mode = serializers.ChoiceField(
+        choices=MODE_CHOICES, write_only=True, required=False, default=MODE_VLM,
+        help_text="llm: text observations only (image formats refused, left out of whole suites); vlm: all formats.",
+    )
+    paper_protocol = serializers.ListField(
+        child=serializers.CharField(), write_only=True, required=False, default=list,
+        help_text="Suites whose runs play their paper preset (its settings and episodes) instead of this "
+        "submission's own; see the catalogue for what each preset fixes.",
+    )
+    episodes_per_task = serializers.IntegerField(
+        write_only=True, min_value=1, default=10, help_text="Per run, for the suites not in `paper_protocol`."
+    )
+    task_settings = serializers.JSONField(
+        write_only=True, required=False,
+        help_text="Settings of chosen tasks: {task id: {setting: value}}, from the task's settings; and, for an "
+        "option the task sweeps (the catalogue's `sweeps`), the values to play: {task id: {option: [values]}} "
+        "(e.g. {\"infogather/conjunction\": {\"num_colours\": [3]}}); a swept option left out plays every value. "
+        "Suites in `paper_protocol` play every value.",
+    )
+    # The numeric settings take their limits from the table the form uses too.
+    temperature = serializers.FloatField(default=0.0, **SUBMISSION_LIMITS["temperature"])
+    max_tokens = serializers.IntegerField(default=2048, **SUBMISSION_LIMITS["max_tokens"])
+    reasoning_effort = serializers.ChoiceField(
+        choices=Submission.REASONING_EFFORT_CHOICES, default="", allow_blank=True,
+        help_text="Reasoning models: none, low, medium, high or max, sent in the provider's own parameter.",
+    )
+    thinking_budget_tokens = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Instead of an effort: a thinking budget in tokens.",
+        **SUBMISSION_LIMITS["thinking_budget_tokens"],
+    )
+    num_demonstrations = serializers.IntegerField(default=0, **SUBMISSION_LIMITS["num_demonstrations"])
+    history_window = serializers.IntegerField(
+        default=16, help_text="Multi-turn suites: how many recent observations the model sees (BALROG uses 16).",
+        **SUBMISSION_LIMITS["history_window"],
+    )
+    context_window = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Used when the server does not report its own.",
+        **SUBMISSION_LIMITS["context_window"],
+    )
+    price_input_per_mtok = serializers.DecimalField(
+        required=False, allow_null=True, **SUBMISSION_LIMITS["price_input_per_mtok"]
+    )
+    price_output_per_mtok = serializers.DecimalField(
+        required=False, allow_null=True, **SUBMISSION_LIMITS["price_output_per_mtok"]
+    )
+    price_cached_input_per_mtok = serializers.DecimalField(
+        required=False, allow_null=True, help_text="Input served from the provider's prompt cache; null: full price.",
+        **SUBMISSION_LIMITS["price_cached_input_per_mtok"],
+    )
+    budget_tokens_per_run = serializers.IntegerField(
+        required=False, allow_null=True, **SUBMISSION_LIMITS["budget_tokens_per_run"]
+    )
+    budget_usd_per_run = serializers.DecimalField(required=False, allow_null=True, **SUBMISSION_LIMITS["budget_usd_per_run"])
+    base_url = EndpointURLField(
+        max_length=500, help_text="The endpoint's address: returned to the submission's owner (and staff) only.",
+    )
+    model = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, default="",
+        help_text="The model name sent in each request; agent endpoints need none.",
+    )
+    has_api_key = serializers.BooleanField(read_only=True)
+    max_concurrent_requests = serializers.IntegerField(
+        default=4, help_text="Calls in flight to this endpoint at once; keep 1–4 for a local server with one slot.",
+        **SUBMISSION_LIMITS["max_concurrent_requests"],
+    )
+    endpoint_probe = serializers.JSONField(
+        read_only=True, help_text="What the arena found out about the endpoint: context window, images, latency."
+    )
+    agent_secret = serializers.SerializerMethodField(
+        help_text="Agent endpoints only, and only in the response that creates the submission: the HMAC signing secret."
+    )
+    runs = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+    tokens = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Submission
+        fields = [
+            "id", "name", "kind", "policy", "provider", "base_url", "model", "api_key", "has_api_key", "agent_secret",
+            "temperature", "max_tokens", "reasoning_effort", "thinking_budget_tokens", "num_demonstrations", "show_legal_actions", "chain_of_thought",
+            "answer_markers", "lenient_parsing", "context_window", "history_window", "keep_reasoning", "self_correction", "reflection",
+            "price_input_per_mtok", "price_output_per_mtok", "price_cached_input_per_mtok", "budget_tokens_per_run", "budget_usd_per_run",
+            "strategy_label", "tasks", "suites", "mode", "paper_protocol", "episodes_per_task", "task_settings",
+            "runs", "tokens", "created_at",
+            "max_concurrent_requests", "endpoint_probe", "moderation", "moderation_reason",
+        ]
+        read_only_fields = ["kind", "policy", "strategy_label", "created_at", "moderation", "moderation_reason"]
+
+    def get_agent_secret(self, submission) -> str | None:
+        return getattr(submission, "new_agent_secret", None)
+
+    def to_representation(self, submission):
+        """Everyone reads the provider, model and settings; only the owner and staff
+        read the endpoint's address (arena.endpoint_privacy)."""
+        data = super().to_representation(submission)
+        request = self.context.get("request")
+        if not can_see_endpoint(getattr(request, "user", None), submission):
+            data.pop("base_url", None)
+            # The probe's notes and errors may quote the address (an unreachable host).
+            data["endpoint_probe"] = hide_endpoint_in(data.get("endpoint_probe"), submission.base_url)
+        return data
+
+    def get_tokens(self, submission) -> dict:
+        """Tokens and cost spent by all of the submission's runs."""
+        spent_in = sum(run.tokens_spent_in for run in submission.runs.all())
+        spent_out = sum(run.tokens_spent_out for run in submission.runs.all())
+        cached = sum(run.cached_tokens_in for run in submission.runs.all())
+        return {"in": spent_in, "out": spent_out, "cached_in": cached, "cost_usd": submission.cost_usd(spent_in, spent_out, cached)}
+
+    def validate(self, attrs):
+        errors: dict[str, list[str]] = {}
+
+        def add_error(field, message):
+            errors.setdefault(field, []).append(message)
+
+        variants = choose_task_variants(attrs, add_error)
+        if variants is not None:
+            self.planned_runs = plan_runs(attrs, variants, add_error)
+        if errors:
+            raise serializers.ValidationError(errors)
+        attrs.setdefault("provider", Submission.PROVIDER_OPENAI)
+        check_submission_fields(attrs, add_error)
+        if errors:
+            raise serializers.ValidationError(errors)
+        # Only a submission that is otherwise valid is worth a call to its endpoint.
+        probe = check_endpoint(attrs, add_error, task_variants=attrs.get("tasks"))
+        if errors:
+            raise serializers.ValidationError(errors)
+        attrs["endpoint_probe"] = probe.to_json() if probe else None
+        self.probe_result = probe
+        return attrs
+
+    def validate_base_url(self, value):
+        return _django_validator(validate_base_url)(value)
+
+    def validate_api_key(self, value):
+        return _django_validator(validate_api_key)(value)
+
+    def validate_tasks(self, value):
+        return [_django_validator(parse_task_variant)(item) for item in value]
+
+    def validate_suites(self, value):
+        return _django_validator(validate_suite_ids)(value)
+
+    def validate_paper_protocol(self, value):
+        return _django_validator(lambda ids: validate_suite_ids(ids, with_preset=True))(value)
+
+    def validate_episodes_per_task(self, value):
+        if value > settings.ARENA_MAX_EPISODES_PER_TASK:
+            raise serializers.ValidationError(f"At most {settings.ARENA_MAX_EPISODES_PER_TASK} episodes per task.")
+        return value
+
+    def create(self, validated):
+        api_key = validated.pop("api_key", "")
+        for choice in ("tasks", "suites", "mode", "paper_protocol", "episodes_per_task", "task_settings"):
+            validated.pop(choice, None)
+        return submission_create(
+            owner=self.context["request"].user, fields=validated, api_key=api_key, runs=self.planned_runs
+        )
+
+
+class ExperimentSerializer(serializers.ModelSerializer):
+    """An LMAct experiment of a model submission; creating one queues its runs."""
+
+    task = TaskVariantField(help_text='Task and format, e.g. "lmact/gridworld:ascii".')
+    num_episodes = serializers.IntegerField(
+        write_only=True, min_value=1, default=PAPER_EPISODES_PER_RUN,
+        help_text="Episodes per run; the paper's 100 by default (LMAct §2.4).",
+    )
+    max_demonstrations = serializers.IntegerField(write_only=True, min_value=0, max_value=MAX_DEMONSTRATIONS, default=0)
+    runs = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+
+    class Meta:
+        model = Experiment
+        fields = ["id", "kind", "submission", "task", "format", "config", "num_episodes", "max_demonstrations", "runs", "created_at"]
+        read_only_fields = ["format", "config", "created_at"]
+
+    def validate_task(self, value):
+        task_id, fmt = _django_validator(parse_task_variant)(value)
+        if not suite_of(task_id).experiments:
+            with_experiments = " and ".join(s.title for s in all_suites().values() if s.experiments)
+            raise serializers.ValidationError(f"Experiments are defined for {with_experiments} tasks.")
+        return task_id, fmt
+
+    def validate_submission(self, submission):
+        if submission.is_baseline or submission.owner_id != self.context["request"].user.pk:
+            raise serializers.ValidationError("You can run experiments on your own model submissions only.")
+        return submission
+
+    def validate_num_episodes(self, value):
+        if value > settings.ARENA_MAX_EPISODES_PER_TASK:
+            raise serializers.ValidationError(f"At most {settings.ARENA_MAX_EPISODES_PER_TASK} episodes per run.")
+        return value
+
+    def validate(self, attrs):
+        task_id, fmt = attrs["task"]
+        runs = experiment_run_specs(
+            kind=attrs["kind"], task=task_id, format=fmt, num_episodes=attrs["num_episodes"],
+            max_demonstrations=attrs["max_demonstrations"],
+        )
+        try:
+            check_episode_volume(runs, what="experiment")
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError({"num_episodes": exc.messages}) from None
+        return attrs
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        data["task"] = instance.task
+        return data
+
+    def create(self, validated):
+        task_id, fmt = validated["task"]
+        return experiment_create(
+            validated["submission"], kind=validated["kind"], task=task_id, format=fmt,
+            num_episodes=validated["num_episodes"], max_demonstrations=validated["max_demonstrations"],
+        )
+
+
+class _CreateThrottledViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Reads are free; each create attempt counts against the user's hourly limit, which
+    the form views share (arena.web.throttles)."""
+
+    create_throttle = None
+
+    def get_throttles(self):
+        return [self.create_throttle()] if self.action == "create" else []
+
+    def throttled(self, request, wait):
+        raise Throttled(wait, detail=self.create_throttle.refusal(wait))
+
+
+class ExperimentViewSet(_CreateThrottledViewSet):
+    queryset = Experiment.objects.prefetch_related("runs").order_by("-created_at")
+    serializer_class = ExperimentSerializer
+    create_throttle = ExperimentThrottle
+
+
+class SubmissionViewSet(_CreateThrottledViewSet):
+    queryset = Submission.objects.prefetch_related("runs").order_by("-created_at")
+    serializer_class = SubmissionSerializer
+    create_throttle = SubmissionThrottle
+
+    def _dry_run(self) -> bool:
+        return self.request.query_params.get("dry_run", "").lower() in ("1", "true", "yes")
+
+    def get_throttles(self):
+        # A dry run creates nothing but calls the submitter's endpoint, as "Test
+        # endpoint" does, and counts against the same limit.
+        if self.action == "create" and self._dry_run():
+            return [EndpointProbeThrottle(), EndpointProbeAddressThrottle()]
+        return super().get_throttles()
+
+    def throttled(self, request, wait):
+        if not self._dry_run():
+            raise Throttled(wait, detail=self.create_throttle.refusal(wait))
+        by_address = ENDPOINT_PROBES.wait(request)
+        refusal = ENDPOINT_PROBES.refusal(by_address) if by_address else EndpointProbeThrottle.refusal(wait)
+        raise Throttled(wait, detail=refusal)
+
+    @extend_schema(
+        parameters=[OpenApiParameter(
+            "dry_run", bool, description="Validate, probe the endpoint and return the preview (the runs that would "
+            "be queued, episodes, model calls, token and cost estimates); nothing is created.",
+        )],
+        responses={201: SubmissionSerializer, 200: OpenApiTypes.OBJECT},
+    )
+    def create(self, request, *args, **kwargs):
+        if not self._dry_run():
+            return super().create(request, *args, **kwargs)
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        preview = submission_preview(
+            serializer.planned_runs, fields=serializer.validated_data, probe=serializer.probe_result
+        )
+        return Response(preview.to_json())
+
+    @extend_schema(summary="What a submission can choose", responses=OpenApiTypes.OBJECT)
+    @action(detail=False, methods=["get"])
+    def catalogue(self, request):
+        """The suites in their order, each with its description, paper preset and tasks
+        (formats, step limits, settings with the paper's value first, swept options),
+        and the observation modes: what `suites`, `tasks`, `mode`, `paper_protocol` and
+        `task_settings` accept."""
+        return Response({
+            "modes": [{"id": mode, "label": label} for mode, label in MODE_CHOICES],
+            "suites": [suite.to_json() for suite in submission_catalogue()],
+        })
+
+
+class TokenView(ObtainAuthToken):
+    """`POST /api/token/` (username, password) → the user's token. While the account or
+    the address is locked out after failed attempts (arena.web.throttles), the answer is 429
+    with Retry-After and the password is not checked."""
+
+    def post(self, request, *args, **kwargs):
+        try:
+            return super().post(request, *args, **kwargs)
+        except serializers.ValidationError:
+            refusal = getattr(request, "login_refusal", None)
+            if refusal is None:
+                raise
+            raise Throttled(refusal.wait, detail=str(refusal)) from None
+
+
+def _owned_run(request, pk) -> Run:
+    run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
+    if run.submission.owner_id != request.user.pk:
+        raise PermissionDenied("Only the submitter can change this run.")
+    return run
+
+
+@extend_schema(summary="Re-queue a run's failed episodes", request=None,
+               responses=inline_serializer("RunRequeued", {"requeued": serializers.IntegerField()}),
+               description="Each failed episode is queued again and resumes after its last stored step. "
+               "Fix the endpoint first (its base URL, model or key) if that is what failed.")
+@api_view(["POST"])
+@permission_classes([IsAuthenticated])
+def run_requeue(request, pk):
+    return Response({"requeued": run_actions.run_requeue_failed(_owned_run(request, pk))})
+
+
+@extend_schema(summary="Cancel a run", request=None,
+               responses=inline_serializer("RunCancelled", {"stopped": serializers.IntegerField()}),
+               description="Queued and running episodes end as skipped; the steps played so far are kept.")
+@api_view(["POST"])
+@permission_classes([IsAuthenticated])
+def run_cancel(request, pk):
+    return Response({"stopped": run_actions.run_cancel(_owned_run(request, pk))})
+
+
+@extend_schema(
+    summary="The agent-endpoint protocol (arena-agent/1)",
+    description=(
+        "Agent endpoints receive one signed POST per step and answer with an action. The body "
+        "follows `request`; the reply must follow `response`. Every request carries "
+        "`X-Arena-Timestamp` (Unix seconds) and `X-Arena-Signature: sha256=<hex>`, the "
+        "HMAC-SHA256 of `<timestamp>.<raw body>` with the submission's signing secret (shown once "
+        "when the submission is created). A reply that is not JSON or has no string `action` is "
+        "recorded as an illegal action. See examples/agent_endpoint.py."
+    ),
+    responses={200: {"type": "object", "properties": {"request": {"type": "object"}, "response": {"type": "object"}}}},
+)
+@api_view(["GET"])
+def agent_protocol(request):
+    return Response({"request": AGENT_REQUEST_SCHEMA, "response": AGENT_RESPONSE_SCHEMA})
