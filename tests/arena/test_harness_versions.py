@@ -12,7 +12,8 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from arena import queue, services
+from arena import queue
+from arena.services.episodes import episode_claim, episode_finish
 from arena.services.reruns import older_runs, rerun_older_runs
 from arena.models import Episode, Run
 from envs import harness
@@ -182,9 +183,9 @@ def test_the_owners_one_click_plays_older_runs_again_under_the_current_version(c
     # no longer marked, while the task leaderboard keeps the older row, marked.
     assert "1 run played under LMAct suite v1; current v2" in client.get("/").content.decode()
     for episode, score in zip(fresh.episodes.order_by("index"), [0.0, 0.0, 1.0]):
-        assert services.episode_claim(episode.id, WORKER)
+        assert episode_claim(episode.id, WORKER)
         record_step(episode.id, 0, "up", done=True)
-        services.episode_finish(episode.id, WORKER, score=score, end_reason="step limit")
+        episode_finish(episode.id, WORKER, score=score, end_reason="step limit")
     assert "1 run played under LMAct suite v1; current v2" not in client.get("/").content.decode()
     row = next(r for r in client.get("/api/leaderboard/overall/").json()["rows"] if r["submission"]["id"] == owned.pk)
     assert row["harness"]["runs_not_current"] == 0
