@@ -5,7 +5,7 @@ Each suite package (`envs/lmact`, `envs/infogather`, `envs/adventure`, …) buil
 leaderboard ask the descriptor — how the suite is prompted, which metric ranks its
 leaderboards, which replay renderer draws its observations — instead of testing task
 ids. Plain Python, no Django: the read side turns a `Metric` into numbers from a
-run's aggregates (leaderboard.selectors.metric_value).
+run's aggregates (leaderboard.selectors.runs.metric_value).
 """
 
 from __future__ import annotations

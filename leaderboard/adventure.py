@@ -28,7 +28,7 @@ class Row:
 
 def _latest_runs(suite_id: str, filters=None) -> dict[int, dict[str, Run]]:
     """Per submission, the latest run of each experiment that has finished episodes."""
-    from leaderboard.selectors import _scored_runs
+    from leaderboard.selectors.runs import _scored_runs
 
     latest: dict[int, dict[str, Run]] = {}
     runs = _scored_runs(filters=filters).filter(task__in=list(tasks_of(suite_id))).order_by("created_at")

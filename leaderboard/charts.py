@@ -10,7 +10,7 @@ import json
 
 import plotly.graph_objects as go
 
-from leaderboard.selectors import scaling_points
+from leaderboard.selectors.runs import scaling_points
 
 BASELINE_STYLE = {"expert": ("Expert", "#2a9d8f"), "random": ("Random legal actions", "#e76f51")}
 

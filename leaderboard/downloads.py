@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 
 from envs.registry import all_tasks, suite_of
 from leaderboard import overall, tables
-from leaderboard.selectors import STRATEGY_FILTERS, Filters, LeaderboardRow, leaderboard_rows
+from leaderboard.selectors.runs import STRATEGY_FILTERS, Filters, LeaderboardRow, leaderboard_rows
 from leaderboard.serializers import MetricValueSerializer, RunSerializer
 
 

@@ -40,7 +40,7 @@ class Row:
 
 
 def _runs(task_id: str, filters=None):
-    from leaderboard.selectors import _scored_runs
+    from leaderboard.selectors.runs import _scored_runs
 
     return [r for r in _scored_runs(task_id, filters) if not r.settings.replay_control]
 
@@ -48,8 +48,8 @@ def _runs(task_id: str, filters=None):
 def leaderboard(task_id: str, filters=None) -> list[Row]:
     """Grouped by number of colours; within a group ranked as on the task page, by the
     suite's primary metric (fewer steps to sufficient information, runs with episodes
-    that never got there after the others; leaderboard.selectors.rank_key)."""
-    from leaderboard.selectors import rank_key
+    that never got there after the others; leaderboard.selectors.runs.rank_key)."""
+    from leaderboard.selectors.runs import rank_key
 
     primary = suite_of(task_id).primary_metric
     rows = [

@@ -16,7 +16,7 @@ from envs.registry import all_suites, all_tasks
 from envs.suite import Suite
 from leaderboard.charts import experiment_scaling_figures
 from leaderboard.comparison import suite_for
-from leaderboard.selectors import MetricValue, metric_value, rank_key, scaling_points
+from leaderboard.selectors.runs import MetricValue, metric_value, rank_key, scaling_points
 
 # The strip's drawing box, in SVG user units: dots are placed between the margins.
 STRIP_WIDTH, STRIP_HEIGHT, STRIP_MARGIN = 180, 22, 7

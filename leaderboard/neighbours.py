@@ -20,7 +20,7 @@ from leaderboard.paired import MARK_RESAMPLES, Z_95, episode_values, pair_runs
 
 @dataclasses.dataclass(frozen=True)
 class NeighbourMark:
-    upper: object  # leaderboard.selectors.LeaderboardRow, ranked just above
+    upper: object  # leaderboard.selectors.runs.LeaderboardRow, ranked just above
     lower: object
     paired: bool  # compared on shared seeds
     shared_seeds: int

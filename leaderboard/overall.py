@@ -6,7 +6,7 @@ that share a 0–100 scale, as BALROG averages its environments.
 
 The numbers come from the runs' folded aggregates (Run.score_sum, Run.metric_sums);
 episodes and steps are never read. Imported results are on the BALROG page, not here:
-the filters of the task leaderboards (leaderboard.selectors.Filters) leave them out.
+the filters of the task leaderboards (leaderboard.selectors.runs.Filters) leave them out.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from envs.registry import all_suites, tasks_of
 from envs.suite import BEST_RUN, MEAN_OF_EPISODE_METRIC_OVER, MEAN_OVER_TASKS, Suite
 from leaderboard.balrog import MODES, episodes_url
 from leaderboard.paired import Z_95
-from leaderboard.selectors import Filters, _scored_runs, metric_value, rank_key
+from leaderboard.selectors.runs import Filters, _scored_runs, metric_value, rank_key
 from leaderboard.textatari import mean_over_games, pooled
 
 TABS = MODES  # LLM: runs on text observations; VLM: runs on image observations (as BALROG's tabs)
@@ -196,7 +196,7 @@ def _sums(run: Run, suite: Suite) -> dict:
         return {"n": run.episodes_done, "sum": run.score_sum, "sumsq": run.score_sq_sum}
     entry = run.metric_sums.get(metric.episode_metric, {})
     if metric.fold == MEAN_OF_EPISODE_METRIC_OVER:
-        # As leaderboard.selectors.metric_value: counted over the selecting episodes.
+        # As leaderboard.selectors.runs.metric_value: counted over the selecting episodes.
         return {**entry, "n": int(run.metric_sums.get(metric.over, {}).get("sum", 0))}
     return entry
 
@@ -339,7 +339,7 @@ def _mark_ties(ranked: list[Row]) -> None:
 
 def board(tab: str = "llm", strategy: str = "") -> Board:
     """The overall leaderboard of one tab ("llm" or "vlm"), for the model runs of one
-    strategy filter (leaderboard.selectors.STRATEGY_FILTERS; "" for all)."""
+    strategy filter (leaderboard.selectors.runs.STRATEGY_FILTERS; "" for all)."""
     if tab not in TABS:
         raise ValueError(f"unknown tab {tab!r}")
     suites = [suite for suite in all_suites().values() if suite.overall is not None]

@@ -14,7 +14,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from arena.models import Episode, Run, Step, StoredImage, Submission
 from arena.selectors import RunProgress, run_progress
 from envs.registry import replay_renderer, suite_of
-from leaderboard.selectors import metric_value
+from leaderboard.selectors.runs import metric_value
 
 
 def _image_url(sha: str) -> str:

@@ -1,6 +1,6 @@
 """The leaderboards as tables of plain values, for the CSV and JSON downloads: the overall
 leaderboard (leaderboard.overall.Board) and a task's leaderboard (the rows of
-leaderboard.selectors.leaderboard_rows), with the columns their pages show.
+leaderboard.selectors.runs.leaderboard_rows), with the columns their pages show.
 
 CSV values are the figures at the precision the page shows them (a metric's digits,
 tokens as integers, cost in USD to 4 decimals), so a downloaded table reads like the
@@ -11,7 +11,7 @@ An empty CSV cell is a figure the page shows as "—".
 from __future__ import annotations
 
 from leaderboard.overall import AVERAGE_DIGITS, AVERAGE_LABEL, Board, Cell, Column, Row
-from leaderboard.selectors import LeaderboardRow
+from leaderboard.selectors.runs import LeaderboardRow
 
 COST_DIGITS = 4
 

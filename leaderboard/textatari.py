@@ -27,7 +27,7 @@ from envs.textatari.catalog import CATEGORIES, DEVIATIONS, SCENARIO_TITLES
 from envs.textatari.scenarios import reference_coverage
 from envs.textatari.scores import Anchors, anchors
 from leaderboard.balrog import episodes_url
-from leaderboard.selectors import STRATEGY_FILTERS, Filters, _scored_runs
+from leaderboard.selectors.runs import STRATEGY_FILTERS, Filters, _scored_runs
 
 # The step-limit setting's name, and the limit a run has when it does not set it.
 MAX_STEPS = "max_steps"

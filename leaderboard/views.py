@@ -18,7 +18,7 @@ from leaderboard.balrog_reported import paper_board
 from leaderboard.reported import reported_set
 from leaderboard.reported_display import baselines_chart, scaling_markers, task_reported
 from leaderboard.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
-from leaderboard.selectors import (
+from leaderboard.selectors.runs import (
     run_error_groups,
     MODE_FILTERS,
     STRATEGY_FILTERS,
