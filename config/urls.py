@@ -10,7 +10,9 @@ from rest_framework.routers import DefaultRouter
 from arena import api as write_api
 from arena.forms import LoginForm
 from arena.views import healthz
-from leaderboard import api, comparison_views, reported_api
+from leaderboard.compare import views as comparison_views
+from leaderboard.reported import api as reported_api
+from leaderboard.web import api
 
 router = DefaultRouter()
 router.register("tasks", api.TaskViewSet, basename="task")
@@ -44,5 +46,5 @@ urlpatterns = [
     # static file server in front of it in production).
     re_path(r"^media/(?P<path>images/[0-9a-f]{2}/[0-9a-f]{64}\.png)$", serve, {"document_root": settings.MEDIA_ROOT}),
     path("", include("arena.urls")),
-    path("", include("leaderboard.urls")),
+    path("", include("leaderboard.web.urls")),
 ]

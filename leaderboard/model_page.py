@@ -14,8 +14,8 @@ from arena.models import Experiment, Run, Submission
 from arena.moderation import ranked
 from envs.registry import all_suites, all_tasks
 from envs.suite import Suite
-from leaderboard.charts import experiment_scaling_figures
-from leaderboard.comparison import suite_for
+from leaderboard.web.charts import experiment_scaling_figures
+from leaderboard.compare.submissions import suite_for
 from leaderboard.selectors.runs import MetricValue, metric_value, rank_key, scaling_points
 
 # The strip's drawing box, in SVG user units: dots are placed between the margins.

@@ -74,7 +74,7 @@ class LeaderboardRow:
     # The suite's metrics of the run, the primary metric first.
     metrics: list[MetricValue] = dataclasses.field(default_factory=list)
     # Set when this row cannot be told apart from the ranked row above it
-    # (leaderboard.neighbours.NeighbourMark).
+    # (leaderboard.boards.neighbours.NeighbourMark).
     neighbour_mark: object = None
 
     @property

@@ -1,0 +1,1 @@
+"""The site's read pages and read API: views, URLs, charts, step windows and marks, task pictures."""
