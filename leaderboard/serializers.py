@@ -14,6 +14,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from arena.models import Episode, Run, Step, StoredImage, Submission
 from arena.selectors import RunProgress, run_progress
 from envs.registry import replay_renderer, suite_of
+from leaderboard.selectors.episodes import episode_with_run, steps_after
 from leaderboard.selectors.runs import metric_value
 
 
@@ -328,8 +329,7 @@ class RunSerializer(serializers.ModelSerializer):
 
 
 def episode_payload(episode_id: int) -> dict:
-    episode = Episode.objects.select_related("run__submission").get(pk=episode_id)
-    return EpisodeSerializer(episode).data
+    return EpisodeSerializer(episode_with_run(episode_id)).data
 
 
 @functools.cache
@@ -356,12 +356,9 @@ def step_page(episode_id: int, after_index: int, max_steps: int, through_index: 
     given: a window of the replay), at most `max_steps` of them and about
     STEP_PAGE_MAX_BYTES of JSON (at least one step): one page of the steps API, one
     batch of the live channel."""
-    steps = Step.objects.filter(episode_id=episode_id, index__gt=after_index).order_by("index")
-    if through_index is not None:
-        steps = steps.filter(index__lte=through_index)
     results: list[dict] = []
     size = 1_000  # room for the page's own fields (count, next) and the commas
-    for step in steps.iterator(chunk_size=STEP_READ_CHUNK):
+    for step in steps_after(episode_id, after_index, through_index, chunk=STEP_READ_CHUNK):
         if len(results) == max_steps:
             return StepPage(results, more=True)
         preview = step_preview(step)

@@ -17,13 +17,13 @@ import math
 from django.urls import reverse
 
 from arena.models import Run, Submission
-from envs.balrog.catalog import NO_EPISODES, Figure, average_figure, pooled_figure
+from envs.balrog.catalog import NO_EPISODES, Figure
 from envs.registry import all_suites, tasks_of
-from envs.suite import BEST_RUN, MEAN_OF_EPISODE_METRIC_OVER, MEAN_OVER_TASKS, Suite
-from leaderboard.suites.balrog import MODES, episodes_url
+from envs.suite import MEAN_OVER_TASKS, Suite
+from leaderboard.boards.cells import cell_figure, episodes_url, grouped, mean_of, mean_over_tasks
 from leaderboard.compare.paired import Z_95
-from leaderboard.selectors.runs import Filters, _scored_runs, metric_value, rank_key
-from leaderboard.suites.textatari import mean_over_games, pooled
+from leaderboard.selectors.runs import Filters, scored_runs_by_id
+from leaderboard.suites.balrog import MODES
 
 TABS = MODES  # LLM: runs on text observations; VLM: runs on image observations (as BALROG's tabs)
 AVERAGE_LABEL = "Average progress"
@@ -189,65 +189,13 @@ def column_key(suite: Suite, run: Run) -> str | None:
     return suite.overall.column_of(run.task, run.options)
 
 
-def _sums(run: Run, suite: Suite) -> dict:
-    """The run's folded sums (n, sum, sumsq) of the suite's primary metric."""
-    metric = suite.primary_metric
-    if metric.is_summed_reward:
-        return {"n": run.episodes_done, "sum": run.score_sum, "sumsq": run.score_sq_sum}
-    entry = run.metric_sums.get(metric.episode_metric, {})
-    if metric.fold == MEAN_OF_EPISODE_METRIC_OVER:
-        # As leaderboard.selectors.runs.metric_value: counted over the selecting episodes.
-        return {**entry, "n": int(run.metric_sums.get(metric.over, {}).get("sum", 0))}
-    return entry
-
-
-def _pooled(runs: list[Run], suite: Suite) -> Figure:
-    entries = [_sums(run, suite) for run in runs]
-    scale = suite.primary_metric.scale
-    if suite.overall.population_stderr:
-        figure = pooled_figure(entries)
-        if figure.mean is None:
-            return NO_EPISODES
-        return Figure(figure.mean * scale, None if figure.stderr is None else figure.stderr * scale, figure.episodes)
-    figure = pooled(entries, scale)
-    return Figure(figure.mean, figure.stderr, figure.episodes)
-
-
-def _per_task(runs: list[Run], suite: Suite) -> list[Figure]:
-    by_task: dict[str, list[Run]] = {}
-    for run in runs:
-        by_task.setdefault(run.task, []).append(run)
-    return [_pooled(task_runs, suite) for task_runs in by_task.values()]
-
-
-def _cell_figure(runs: list[Run], suite: Suite) -> tuple[Figure, list[Run]]:
-    """The figure of one cell and the runs behind it, as the suite's `Overall.cell` says."""
-    if not runs:
-        return NO_EPISODES, []
-    if suite.overall.cell == BEST_RUN:
-        best = min(runs, key=lambda run: rank_key(run, suite.primary_metric))
-        value = metric_value(best, suite.primary_metric)
-        return Figure(value.mean, value.stderr, value.episodes), [best]
-    if suite.overall.cell == MEAN_OVER_TASKS:
-        return _mean(mean_over_games(_per_task(runs, suite))), runs
-    return _pooled(runs, suite), runs
-
-
-def _mean(figure) -> Figure:
-    return Figure(figure.mean, figure.stderr, figure.episodes)
-
-
 def _suite_cells(suite: Suite, columns: list[Column], runs: list[Run]) -> list[Cell]:
-    by_column: dict[str, list[Run]] = {}
-    for run in runs:
-        key = column_key(suite, run)
-        if key is not None:
-            by_column.setdefault(key, []).append(run)
+    by_column = grouped(runs, lambda run: column_key(suite, run))
     cells = []
     for column in columns:
         if column.summary:
             continue
-        figure, behind = _cell_figure(by_column.get(column.key, []), suite)
+        figure, behind = cell_figure(by_column.get(column.key, []), suite)
         cells.append(Cell(column, figure, behind, episodes_url(suite, behind) if behind else ""))
     summary = next((column for column in columns if column.summary), None)
     if summary is not None:
@@ -263,8 +211,8 @@ def suite_figure(suite: Suite, cells: list[Cell], runs: list[Run]) -> tuple[Figu
     complete = bool(played) and len(played) == sum(1 for cell in cells if not cell.column.summary)
     if suite.overall.cell == MEAN_OVER_TASKS:
         counted = [run for run in runs if column_key(suite, run) is not None]
-        return _mean(mean_over_games(_per_task(counted, suite))), complete
-    return average_figure(cell.figure for cell in played), complete
+        return mean_over_tasks(counted, suite), complete
+    return mean_of(cell.figure for cell in played), complete
 
 
 def _summary_cell(column: Column, suite: Suite, cells: list[Cell], runs: list[Run]) -> Cell:
@@ -292,7 +240,7 @@ def _row(submission: Submission, runs: list[Run], columns: list[Column], shared:
     return Row(
         submission=submission,
         cells=cells,
-        average=average_figure(shared_figures) if all_shared else NO_EPISODES,
+        average=mean_of(shared_figures) if all_shared else NO_EPISODES,
         average_partial=not all_shared and shared_played > 0,
         tokens_in=sum(run.tokens_spent_in for run in runs),
         tokens_out=sum(run.tokens_spent_out for run in runs),
@@ -345,7 +293,7 @@ def board(tab: str = "llm", strategy: str = "") -> Board:
     suites = [suite for suite in all_suites().values() if suite.overall is not None]
     columns = [column for suite in suites for column in suite_columns(suite)]
     shared = [suite for suite in suites if suite.overall.shared_scale]
-    runs = _scored_runs(None, Filters(mode=tab, strategy=strategy)).order_by("id")
+    runs = scored_runs_by_id(Filters(mode=tab, strategy=strategy))
     by_submission: dict[int, list[Run]] = {}
     for run in runs:
         by_submission.setdefault(run.submission_id, []).append(run)

@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
-from arena.models import Episode
 from envs.suite import MEAN_OF_EPISODE_METRIC_OVER, Metric
+from leaderboard.selectors.episodes import finished_values
 
 # A fixed seed for the resampling, so a page shows the same interval on every visit.
 BOOTSTRAP_SEED = 20240917
@@ -50,9 +50,8 @@ def episode_values(run_ids, metric: Metric) -> dict[int, dict[int, EpisodeValue]
         fields.append(f"metrics__{metric.episode_metric}")
     if metric.fold == MEAN_OF_EPISODE_METRIC_OVER:
         fields.append(f"metrics__{metric.over}")
-    rows = Episode.objects.filter(run_id__in=list(run_ids), status=Episode.FINISHED).order_by("index")
     result: dict[int, dict[int, EpisodeValue]] = {}
-    for row in rows.values_list(*fields):
+    for row in finished_values(run_ids, fields):
         run_id, episode_id, seed, score = row[:4]
         if metric.is_summed_reward:
             value = _number(score)

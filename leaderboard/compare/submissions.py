@@ -12,6 +12,7 @@ from arena.models import Run, Submission
 from envs.registry import all_suites, all_tasks
 from envs.suite import Suite
 from leaderboard.compare.paired import BOOTSTRAP_RESAMPLES, Pairing, episode_values, pair_runs
+from leaderboard.selectors.submissions import runs_with_results, submissions_by_id
 
 
 class ComparisonError(ValueError):
@@ -34,7 +35,7 @@ def submissions_to_compare(query) -> tuple[Submission, Submission]:
         ids.append(int(raw))
     if ids[0] == ids[1]:
         raise ComparisonError("a and b are the same submission: pick two different ones")
-    found = Submission.objects.in_bulk(ids)
+    found = submissions_by_id(ids)
     for name, pk in zip(("a", "b"), ids):
         if pk not in found:
             raise ComparisonError(f"there is no submission {pk} (parameter {name})")
@@ -53,7 +54,7 @@ def game_key(run: Run) -> tuple:
 def _representative_runs(submission: Submission) -> dict[tuple, Run]:
     """One run per game: the submission's own run before one of an experiment (which
     varies the prompt), then the one with the most finished episodes, then the newest."""
-    runs = submission.runs.select_related("submission").filter(episodes_done__gt=0)
+    runs = runs_with_results(submission)
     chosen: dict[tuple, Run] = {}
     for run in sorted(runs, key=lambda r: (r.experiment_id is not None, -r.episodes_done, -r.pk)):
         chosen.setdefault(game_key(run), run)

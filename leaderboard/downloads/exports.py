@@ -30,6 +30,7 @@ from asgiref.sync import sync_to_async
 from django.core.serializers.json import DjangoJSONEncoder
 
 from arena.models import Episode, Run, Step, StoredImage, Submission
+from leaderboard.selectors.episodes import episode_ids_of_run, episode_with_run, steps_chunk
 
 EXPORT_CHUNK_STEPS = 200
 FORMAT_VERSION = 1
@@ -122,7 +123,7 @@ def steps_in_chunks(episode_id: int) -> Iterator[Step]:
     chunk = EXPORT_CHUNK_STEPS
     after = -1
     while True:
-        rows = list(Step.objects.filter(episode_id=episode_id, index__gt=after).order_by("index")[:chunk])
+        rows = steps_chunk(episode_id, after, chunk)
         yield from rows
         if len(rows) < chunk:
             return
@@ -196,8 +197,8 @@ def run_zip(run: Run) -> Iterator[bytes]:
     with zipfile.ZipFile(sink, mode="w", compression=zipfile.ZIP_DEFLATED) as archive:
         # The ids first (small), then each episode on its own: no cursor stays open
         # across the steps' queries.
-        for episode_id in list(run.episodes.order_by("index").values_list("pk", flat=True)):
-            episode = Episode.objects.select_related("run__submission").get(pk=episode_id)
+        for episode_id in episode_ids_of_run(run):
+            episode = episode_with_run(episode_id)
             name = f"episode-{episode.index:05d}.jsonl"
             summary["episodes"].append(
                 {"file": name, "episode": episode.pk, "seed": episode.seed, "status": episode.status,

@@ -4,12 +4,12 @@ look the object up and hand over what leaderboard.downloads.exports and leaderbo
 from __future__ import annotations
 
 from django.http import HttpResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404
 
-from arena.models import Episode, Run
 from arena.throttles import download_limited
 from leaderboard import frames
 from leaderboard.downloads import exports
+from leaderboard.selectors.episodes import bare_episode_or_404, episode_or_404
+from leaderboard.selectors.runs import run_or_404
 
 
 def _refused(reason: exports.NotExportable) -> HttpResponse:
@@ -27,7 +27,7 @@ def _streamed(chunks, filename: str, content_type: str) -> StreamingHttpResponse
 def episode_jsonl(request, pk):
     """The episode as JSON Lines: a header line, then one line per step (see
     leaderboard.downloads.exports for what they hold)."""
-    episode = get_object_or_404(Episode.objects.select_related("run__submission"), pk=pk)
+    episode = episode_or_404(pk)
     try:
         exports.exportable(episode.run.submission)
     except exports.NotExportable as reason:
@@ -39,7 +39,7 @@ def episode_jsonl(request, pk):
 @download_limited
 def run_zip(request, pk):
     """The run's episodes, one JSON Lines file each, with run.json (its aggregates)."""
-    run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
+    run = run_or_404(pk)
     try:
         exports.exportable(run.submission)
     except exports.NotExportable as reason:
@@ -51,7 +51,7 @@ def run_zip(request, pk):
 def episode_gif(request, pk):
     """The episode's pictures as an animated GIF (leaderboard.frames: sampled, scaled,
     cached on disk by content)."""
-    episode = get_object_or_404(Episode, pk=pk)
+    episode = bare_episode_or_404(pk)
     path = frames.episode_gif(episode)
     if path is None:
         return HttpResponse("This episode has no pictures to animate.", status=404,

@@ -9,7 +9,7 @@ import dataclasses
 import plotly.graph_objects as go
 
 from envs.suite import Metric, Suite
-from leaderboard.web.charts import _fig_json, plain_text
+from leaderboard.web.charts import figure_json, plain_text
 from leaderboard.reported.figures import ReportedFigure, figures_for_task, reported_set
 
 # Paper figures are drawn apart from measured points: hollow diamonds, one colour.
@@ -198,4 +198,4 @@ def baselines_chart(task_title: str, rows, reported: TaskReported, suite: Suite)
         legend={"orientation": "h", "y": -0.15 if lines > 6 else -0.4},
         height=140 + 26 * lines, margin={"t": 50, "l": 20, "r": 20, "b": 60},
     )
-    return _fig_json(figure)
+    return figure_json(figure)

@@ -8,11 +8,14 @@ import math
 
 from arena.clients.errors import describe
 from arena.metrics import summary
-from arena.models import Episode, Run
+from django.shortcuts import get_object_or_404
+
+from arena.models import Run
 from arena.moderation import ranked
 from envs.core import IMAGE_FORMATS
 from envs.registry import all_suites, suite_of, tasks_of
 from envs.suite import MEAN_OF_EPISODE_METRIC_OVER, Metric, Suite
+from leaderboard.selectors.episodes import failed_episode_errors
 
 
 @dataclasses.dataclass(frozen=True)
@@ -139,7 +142,9 @@ class Filters:
         return runs
 
 
-def _scored_runs(task_id: str | None = None, filters: Filters | None = None):
+def scored_runs(task_id: str | None = None, filters: Filters | None = None):
+    """Runs with finished episodes (their submission joined), of one task or all, under
+    the leaderboard filters; unevaluated, so a caller narrows it further here."""
     # Rows the operators hid (arena.moderation) are in no ranking, CSV or rating.
     runs = ranked(Run.objects.select_related("submission").filter(episodes_done__gt=0))
     if task_id:
@@ -157,7 +162,7 @@ def leaderboard_rows(task_id: str, filters: Filters | None = None) -> list[Leade
     """Model runs ranked by the primary metric of the task's suite (`rank_key`), with
     the suite's metrics; baselines are unranked reference rows, placed by the same rule."""
     suite = suite_of(task_id)
-    runs = sorted(_scored_runs(task_id, filters), key=lambda run: rank_key(run, suite.primary_metric))
+    runs = sorted(scored_runs(task_id, filters), key=lambda run: rank_key(run, suite.primary_metric))
     rows, rank = [], 0
     for run in runs:
         metrics = [metric_value(run, metric) for metric in suite.metrics]
@@ -171,7 +176,7 @@ def leaderboard_rows(task_id: str, filters: Filters | None = None) -> list[Leade
 
 def has_model_runs(task_id: str) -> bool:
     """Whether any model (not a baseline) has a finished episode of the task."""
-    return _scored_runs(task_id).exclude(submission__kind="baseline").exists()
+    return scored_runs(task_id).exclude(submission__kind="baseline").exists()
 
 
 @dataclasses.dataclass
@@ -198,7 +203,7 @@ def rate_breakdown_rows(task_cls, rows: list[LeaderboardRow]) -> list[BreakdownR
 
 def leaderboard_by_suite(filters: Filters | None = None) -> list[SuiteBoard]:
     """Every task's leaderboard, grouped by suite in the suites' order."""
-    with_runs = set(_scored_runs(filters=filters).values_list("task", flat=True).distinct())
+    with_runs = set(scored_runs(filters=filters).values_list("task", flat=True).distinct())
     return [
         SuiteBoard(
             suite=suite,
@@ -226,7 +231,7 @@ def scaling_points(task_id: str, fmt: str) -> tuple[dict[str, list[ScalingPoint]
     demonstrations (one curve per model and prompt setting), and the baseline runs."""
     curves: dict[str, list[ScalingPoint]] = {}
     baselines: dict[str, Run] = {}
-    for run in _scored_runs(task_id).filter(variant__format=fmt).order_by("created_at"):
+    for run in scored_runs(task_id).filter(variant__format=fmt).order_by("created_at"):
         if run.submission.is_baseline:
             baselines[run.submission.policy] = run
             continue
@@ -256,7 +261,7 @@ def best_scores_by_task(suite: str) -> list[tuple[type, list[tuple[str, Run]], d
     for task_id, cls in tasks_of(suite).items():
         best: dict[str, Run] = {}
         baselines: dict[str, Run] = {}
-        for run in _scored_runs(task_id):
+        for run in scored_runs(task_id):
             if run.settings.replay_control:
                 continue  # a copying test, not a score
             target = baselines if run.submission.is_baseline else best
@@ -270,7 +275,7 @@ def best_scores_by_task(suite: str) -> list[tuple[type, list[tuple[str, Run]], d
 def replay_rows(task_id: str, fmt: str) -> list[tuple[str, list[float], list[int]]]:
     """LMAct Figs. A8–A13: mean replay accuracy per step, one row per model."""
     rows = []
-    runs = _scored_runs(task_id).filter(variant__format=fmt, experiment__kind="replay").order_by("created_at")
+    runs = scored_runs(task_id).filter(variant__format=fmt, experiment__kind="replay").order_by("created_at")
     for run in runs:
         entry = run.metric_sums.get("replay_accuracy")
         if not entry:
@@ -293,8 +298,7 @@ def run_error_groups(run: Run) -> list[ErrorGroup]:
     """The run's failed episodes grouped by what went wrong, largest group first: one
     line each on the run page instead of a wall of identical errors."""
     groups: dict[str, ErrorGroup] = {}
-    failed = run.episodes.filter(status=Episode.FAILED).order_by("index").values_list("error_kind", "error")
-    for kind, error in failed:
+    for kind, error in failed_episode_errors(run):
         info = describe(kind)
         key = kind if info else f"other:{error[:80]}"
         group = groups.get(key)
@@ -308,3 +312,53 @@ def run_error_groups(run: Run) -> list[ErrorGroup]:
 def _first_clause(error: str) -> str:
     text = error.removeprefix("not played: ")
     return text if len(text) <= 160 else text[:159] + "…"
+
+
+def run_or_404(pk: int) -> Run:
+    """One run with its submission; a 404 when there is none."""
+    return get_object_or_404(Run.objects.select_related("submission"), pk=pk)
+
+
+def runs_newest_first(*, task: str | None = None, submission: int | None = None, status: str | None = None):
+    """Every run (hidden ones too: the runs API lists what exists), newest first, narrowed
+    by whichever of task, submission id and status is given; unevaluated (DRF pages it)."""
+    runs = Run.objects.select_related("submission").order_by("-created_at")
+    if task is not None:
+        runs = runs.filter(task=task)
+    if submission is not None:
+        runs = runs.filter(submission_id=submission)
+    if status is not None:
+        runs = runs.filter(status=status)
+    return runs
+
+
+def suite_runs_by_id(ids: list[int], suite_id: str) -> list[Run]:
+    """The runs among `ids` that play one of the suite's tasks, by id."""
+    runs = Run.objects.select_related("submission").filter(pk__in=ids, task__startswith=f"{suite_id}/")
+    return list(runs.order_by("id"))
+
+
+def suite_runs(suite_id: str, *, images: bool | None = None, filters: Filters | None = None) -> list[Run]:
+    """Runs of the suite's tasks with finished episodes, hidden ones left out, by id:
+    with `images` True only image runs, False only text runs, None both; `filters`
+    as on the task leaderboards."""
+    runs = scored_runs(filters=filters).filter(task__startswith=f"{suite_id}/")
+    if images is True:
+        runs = runs.filter(variant__format__in=IMAGE_FORMATS)
+    elif images is False:
+        runs = runs.exclude(variant__format__in=IMAGE_FORMATS)
+    return list(runs.order_by("id"))
+
+
+def runs_of_tasks(task_ids, filters: Filters | None = None, *, order: str = "id") -> list[Run]:
+    """Runs of these tasks with finished episodes, under the filters, ordered by `order`."""
+    return list(scored_runs(filters=filters).filter(task__in=list(task_ids)).order_by(order))
+
+
+def scored_runs_by_id(filters: Filters | None = None) -> list[Run]:
+    """Every task's runs with finished episodes under the filters, by id."""
+    return list(scored_runs(filters=filters).order_by("id"))
+
+
+def scored_runs_of_task(task_id: str, filters: Filters | None = None) -> list[Run]:
+    return list(scored_runs(task_id, filters))

@@ -12,10 +12,12 @@ import dataclasses
 
 import plotly.graph_objects as go
 
-from arena.models import Episode, Run
+from arena.models import Run
 from envs.adventure.metrics import EXPERIMENTS, aggregate
 from envs.registry import tasks_of
-from leaderboard.web.charts import _fig_json, plain_text
+from leaderboard.selectors.episodes import finished_metrics
+from leaderboard.selectors.runs import runs_of_tasks
+from leaderboard.web.charts import figure_json, plain_text
 
 
 @dataclasses.dataclass
@@ -28,10 +30,8 @@ class Row:
 
 def _latest_runs(suite_id: str, filters=None) -> dict[int, dict[str, Run]]:
     """Per submission, the latest run of each experiment that has finished episodes."""
-    from leaderboard.selectors.runs import _scored_runs
-
     latest: dict[int, dict[str, Run]] = {}
-    runs = _scored_runs(filters=filters).filter(task__in=list(tasks_of(suite_id))).order_by("created_at")
+    runs = runs_of_tasks(tasks_of(suite_id), filters, order="created_at")
     for run in runs:
         latest.setdefault(run.submission_id, {})[run.task.split("/", 1)[1]] = run
     return latest
@@ -42,7 +42,7 @@ def leaderboard(suite_id: str, filters=None) -> list[Row]:
     rows = []
     for submission_runs in _latest_runs(suite_id, filters).values():
         runs = list(submission_runs.values())
-        metrics = Episode.objects.filter(run__in=runs, status=Episode.FINISHED).values_list("metrics", flat=True)
+        metrics = finished_metrics(runs)
         episodes = [m for m in metrics if m and "experiment" in m]
         if not episodes:
             continue
@@ -99,7 +99,7 @@ def turns_chart(rows: list[Row]) -> dict:
         height=440,
         margin={"t": 50, "l": 60, "r": 20, "b": 110},
     )
-    return _fig_json(figure)
+    return figure_json(figure)
 
 
 __all__ = ["EXPERIMENTS", "leaderboard", "experiment_cells", "turns_chart"]

@@ -14,22 +14,18 @@ from __future__ import annotations
 
 import dataclasses
 
-from django.urls import reverse
-
 from arena.models import Run, Submission
-from arena.moderation import ranked
 from envs.balrog.catalog import (
     ENVIRONMENTS,
     NO_EPISODES,
     Environment,
     Figure,
-    average_figure,
     environment_of,
-    pooled_figure,
 )
-from envs.core import IMAGE_FORMATS
 from envs.registry import tasks_of
 from envs.suite import Suite
+from leaderboard.boards.cells import episodes_url, grouped, mean_of, pooled_runs
+from leaderboard.selectors.runs import suite_runs
 
 # BALROG's two leaderboards: language only, and with images (a run in an image format).
 MODES = {"llm": "LLM", "vlm": "VLM"}
@@ -74,26 +70,16 @@ class Board:
     imported: list[Row]  # imported submissions, in a section of their own
 
 
-def episodes_url(suite: Suite, runs: list[Run]) -> str:
-    if len(runs) == 1:
-        return runs[0].get_absolute_url()
-    ids = ",".join(str(run.pk) for run in sorted(runs, key=lambda run: run.pk))
-    return f"{reverse('leaderboard:suite-episodes', args=[suite.id])}?runs={ids}"
-
-
 def _row(suite: Suite, submission: Submission, runs: list[Run]) -> Row:
-    by_environment: dict[Environment, list[Run]] = {}
-    for run in runs:
-        by_environment.setdefault(environment_of(run.task, run.options), []).append(run)
+    by_environment = grouped(runs, lambda run: environment_of(run.task, run.options))
     cells = []
     for environment in ENVIRONMENTS:
         behind = by_environment.get(environment, [])
-        figure = pooled_figure(run.metric_sums.get(suite.primary_metric.episode_metric, {}) for run in behind)
-        cells.append(Cell(environment, figure, behind, episodes_url(suite, behind) if behind else ""))
+        cells.append(Cell(environment, pooled_runs(behind, suite), behind, episodes_url(suite, behind) if behind else ""))
     return Row(
         submission=submission,
         cells=cells,
-        average=average_figure(cell.figure for cell in cells) if runs else NO_EPISODES,
+        average=mean_of(cell.figure for cell in cells) if runs else NO_EPISODES,
         tokens_in=sum(run.tokens_in for run in runs),
         tokens_out=sum(run.tokens_out for run in runs),
     )
@@ -126,13 +112,8 @@ def arena_tasks(suite: Suite) -> dict[Environment, list[str]]:
 def board(suite: Suite, *, mode: str, rank_imported: bool = False) -> Board:
     """The leaderboard of one mode ("llm" or "vlm"). With `rank_imported`, imported
     submissions are ranked with the arena's own instead of listed apart."""
-    runs = ranked(Run.objects.select_related("submission").filter(task__startswith=f"{suite.id}/", episodes_done__gt=0))
-    if mode == "vlm":
-        runs = runs.filter(variant__format__in=IMAGE_FORMATS)
-    else:
-        runs = runs.exclude(variant__format__in=IMAGE_FORMATS)
     by_submission: dict[int, list[Run]] = {}
-    for run in runs.order_by("id"):
+    for run in suite_runs(suite.id, images=mode == "vlm"):
         if environment_of(run.task, run.options) is not None:
             by_submission.setdefault(run.submission_id, []).append(run)
     rows = [_row(suite, submission_runs[0].submission, submission_runs) for submission_runs in by_submission.values()]

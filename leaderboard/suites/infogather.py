@@ -13,7 +13,8 @@ import plotly.graph_objects as go
 from arena.metrics import summary
 from arena.models import Run
 from envs.registry import suite_of
-from leaderboard.web.charts import BASELINE_STYLE, _fig_json, plain_text
+from leaderboard.selectors.runs import rank_key, scored_runs_of_task
+from leaderboard.web.charts import BASELINE_STYLE, figure_json, plain_text
 
 STEPS = "steps_to_sufficient_information"
 BASELINE_COLOURS = {
@@ -40,17 +41,13 @@ class Row:
 
 
 def _runs(task_id: str, filters=None):
-    from leaderboard.selectors.runs import _scored_runs
-
-    return [r for r in _scored_runs(task_id, filters) if not r.settings.replay_control]
+    return [r for r in scored_runs_of_task(task_id, filters) if not r.settings.replay_control]
 
 
 def leaderboard(task_id: str, filters=None) -> list[Row]:
     """Grouped by number of colours; within a group ranked as on the task page, by the
     suite's primary metric (fewer steps to sufficient information, runs with episodes
     that never got there after the others; leaderboard.selectors.runs.rank_key)."""
-    from leaderboard.selectors.runs import rank_key
-
     primary = suite_of(task_id).primary_metric
     rows = [
         Row(None, run, summary(run.metric_sums.get("identified", {})), summary(run.metric_sums.get(STEPS, {})))
@@ -111,7 +108,7 @@ def steps_chart(task_id: str, title: str) -> dict:
         height=420,
         margin={"t": 50, "l": 60, "r": 20, "b": 90},
     )
-    return _fig_json(figure)
+    return figure_json(figure)
 
 
 def exploitation_chart(task_id: str, colours: int, title: str) -> dict:
@@ -136,7 +133,7 @@ def exploitation_chart(task_id: str, colours: int, title: str) -> dict:
         height=400,
         margin={"t": 50, "l": 60, "r": 20, "b": 90},
     )
-    return _fig_json(figure)
+    return figure_json(figure)
 
 
 __all__ = ["BASELINE_STYLE", "leaderboard", "steps_chart", "exploitation_chart"]

@@ -18,32 +18,19 @@ import math
 
 from django.utils.text import slugify
 
-from arena.metrics import summary
 from arena.models import Run, Submission
 from arena.variant import Variant
+from envs.balrog.catalog import Figure
 from envs.registry import tasks_of
 from envs.suite import Suite
 from envs.textatari.catalog import CATEGORIES, DEVIATIONS, SCENARIO_TITLES
 from envs.textatari.scenarios import reference_coverage
 from envs.textatari.scores import Anchors, anchors
-from leaderboard.suites.balrog import episodes_url
-from leaderboard.selectors.runs import STRATEGY_FILTERS, Filters, _scored_runs
+from leaderboard.boards.cells import episodes_url, grouped, mean_of, pooled_runs, sample_pooled, score_sums
+from leaderboard.selectors.runs import STRATEGY_FILTERS, Filters, runs_of_tasks
 
 # The step-limit setting's name, and the limit a run has when it does not set it.
 MAX_STEPS = "max_steps"
-
-
-@dataclasses.dataclass(frozen=True)
-class Figure:
-    """A mean with its standard error (None with fewer than two episodes) over
-    `episodes` episodes; `mean` is None without any."""
-
-    mean: float | None
-    stderr: float | None
-    episodes: int
-
-
-NO_EPISODES = Figure(None, None, 0)
 
 
 def figure_text(figure: Figure, digits: int = 1) -> str:
@@ -53,32 +40,6 @@ def figure_text(figure: Figure, digits: int = 1) -> str:
     if figure.stderr is None:
         return f"{figure.mean:.{digits}f}"
     return f"{figure.mean:.{digits}f} ± {figure.stderr:.{digits}f}"
-
-
-def pooled(entries: list[dict], scale: float = 1.0) -> Figure:
-    """The figure of several runs' folded sums (n, sum, sumsq) pooled, with the sample
-    standard error the runs' own pages show (arena.metrics.summary)."""
-    total = {"n": 0, "sum": 0.0, "sumsq": 0.0}
-    for entry in entries:
-        total["n"] += int(entry.get("n", 0))
-        total["sum"] += float(entry.get("sum", 0.0))
-        total["sumsq"] += float(entry.get("sumsq", 0.0))
-    folded = summary(total)
-    if folded["mean"] is None:
-        return NO_EPISODES
-    stderr = None if folded["stderr"] is None else folded["stderr"] * scale
-    return Figure(folded["mean"] * scale, stderr, folded["n"])
-
-
-def mean_over_games(figures: list[Figure]) -> Figure:
-    """The mean of the games' means, with the standard error √(Σ SE²) / n over the n
-    games that have a figure (a game with one episode adds no error it can state)."""
-    scored = [figure for figure in figures if figure.mean is not None]
-    if not scored:
-        return NO_EPISODES
-    count = len(scored)
-    stderr = math.sqrt(math.fsum((figure.stderr or 0.0) ** 2 for figure in scored)) / count
-    return Figure(math.fsum(figure.mean for figure in scored) / count, stderr, sum(f.episodes for f in scored))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -240,24 +201,19 @@ def _run_key(run: Run, default_steps: dict[str, int]) -> tuple[int, str, str, in
 
 
 def _row(key: tuple, runs: list[Run], columns: list[Game], suite: Suite) -> Row:
-    metric = suite.primary_metric
-    by_task: dict[str, list[Run]] = {}
-    for run in runs:
-        by_task.setdefault(run.task, []).append(run)
+    by_task = grouped(runs, lambda run: run.task)
     cells = []
     for game in columns:
         behind = by_task.get(game.task_id, [])
-        normalised = pooled([run.metric_sums.get(metric.episode_metric, {}) for run in behind], metric.scale)
-        score = pooled(
-            [{"n": run.episodes_done, "sum": run.score_sum, "sumsq": run.score_sq_sum} for run in behind]
-        )
+        normalised = pooled_runs(behind, suite)
+        score = sample_pooled(score_sums(run) for run in behind)
         cells.append(Cell(game, normalised, score, behind, episodes_url(suite, behind) if behind else ""))
     submission_id, scenario, agent, steps = key
     for cell in cells:
         cell.flagged = anchors(cell.game.name, steps).within_random_spread
     return Row(
         submission=runs[0].submission, scenario=scenario, agent=agent, max_steps=steps, cells=cells,
-        mean=mean_over_games([cell.normalised for cell in cells]),
+        mean=mean_of(cell.normalised for cell in cells),
     )
 
 
@@ -268,9 +224,8 @@ def board(suite: Suite, filters: PageFilters = PageFilters()) -> tuple[list[Game
     the step limit."""
     columns = games(suite)
     default_steps = {game.task_id: tasks_of(suite.id)[game.task_id].max_steps for game in columns}
-    runs = _scored_runs(None, Filters(strategy=filters.strategy)).filter(task__in=list(default_steps))
     grouped: dict[tuple, list[Run]] = {}
-    for run in runs.order_by("id"):
+    for run in runs_of_tasks(default_steps, Filters(strategy=filters.strategy)):
         key = _run_key(run, default_steps)
         if filters.scenario and key[1] not in ("", filters.scenario):
             continue

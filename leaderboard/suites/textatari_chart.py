@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from leaderboard.web.charts import _fig_json, plain_text
-from leaderboard.suites.textatari import Row, mean_over_games
+from leaderboard.web.charts import figure_json, plain_text
+from leaderboard.boards.cells import mean_of
+from leaderboard.suites.textatari import Row
 
 # Pixels: the plot area, the room under it for the tick labels and axis title, then the
 # legend.
@@ -64,8 +65,8 @@ def relative_performance(a: Row, b: Row) -> dict:
             f"(normalised {cell_a.normalised.mean:.1f} % → {cell_b.normalised.mean:.1f} %)"
         )
     lines = {
-        "A": mean_over_games([cell_a.normalised for cell_a, _ in common]),
-        "B": mean_over_games([cell_b.normalised for _, cell_b in common]),
+        "A": mean_of(cell_a.normalised for cell_a, _ in common),
+        "B": mean_of(cell_b.normalised for _, cell_b in common),
     }
     figure = go.Figure(
         go.Bar(
@@ -97,4 +98,4 @@ def relative_performance(a: Row, b: Row) -> dict:
         legend={"orientation": "h", "yanchor": "top", "y": -LEGEND_GAP / plot_height},
         margin={"t": MARGIN_TOP, "l": 140, "r": 20, "b": MARGIN_BOTTOM},
     )
-    return {"figure": _fig_json(figure), "compared": len(titles), "undefined": undefined, "empty": ""}
+    return {"figure": figure_json(figure), "compared": len(titles), "undefined": undefined, "empty": ""}

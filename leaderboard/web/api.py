@@ -8,12 +8,13 @@ import re
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from arena.models import Episode, Run
 from envs.registry import all_tasks
+from leaderboard.selectors.episodes import counted_steps, episodes_with_run, step_or_404
+from leaderboard.selectors.runs import runs_newest_first
 from leaderboard.downloads.leaderboards import OverallLeaderboardView, TaskLeaderboardView
 from leaderboard.serializers import (
     STEP_PAGE_MAX_BYTES,
@@ -78,18 +79,11 @@ class RunViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = RunSerializer
 
     def get_queryset(self):
-        runs = Run.objects.select_related("submission").order_by("-created_at")
         params = self.request.query_params
         filters = RunFilterSerializer(data={name: params[name] for name in ("task", "submission", "status") if params.get(name)})
         filters.is_valid(raise_exception=True)  # a 400 that names the parameter
         wanted = filters.validated_data
-        if "task" in wanted:
-            runs = runs.filter(task=wanted["task"])
-        if "submission" in wanted:
-            runs = runs.filter(submission_id=wanted["submission"])
-        if "status" in wanted:
-            runs = runs.filter(status=wanted["status"])
-        return runs
+        return runs_newest_first(task=wanted.get("task"), submission=wanted.get("submission"), status=wanted.get("status"))
 
     @extend_schema(parameters=[RunFilterSerializer])
     def list(self, request, *args, **kwargs):
@@ -121,7 +115,7 @@ LAST_POSSIBLE_STEP_INDEX = 2**31 - 1
 
 
 class EpisodeViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    queryset = Episode.objects.select_related("run__submission")
+    queryset = episodes_with_run()
     serializer_class = EpisodeSerializer
 
     STEPS_PAGE_SIZE = 100
@@ -207,7 +201,7 @@ class EpisodeViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     @action(detail=True, methods=["get"], url_path=r"steps/(?P<index>[0-9]{1,10})", url_name="step")
     def step(self, request, pk=None, index=None):
         episode = self.get_object()
-        step = get_object_or_404(episode.steps.all(), index=min(int(index), LAST_POSSIBLE_STEP_INDEX))
+        step = step_or_404(episode, min(int(index), LAST_POSSIBLE_STEP_INDEX))
         return Response(StepSerializer(step).data)
 
 
@@ -242,7 +236,7 @@ def _step_count(episode: Episode) -> int:
     left to a running one, whose counters only settle at its end."""
     if episode.status in Episode.TERMINAL:
         return episode.num_steps
-    return episode.steps.count()
+    return counted_steps(episode)
 
 
 # The task leaderboard answers JSON and CSV (leaderboard.downloads.leaderboards).

@@ -11,6 +11,7 @@ import json
 import plotly.graph_objects as go
 
 from leaderboard.selectors.runs import scaling_points
+from leaderboard.selectors.submissions import experiment_runs
 
 BASELINE_STYLE = {"expert": ("Expert", "#2a9d8f"), "random": ("Random legal actions", "#e76f51")}
 
@@ -99,13 +100,13 @@ def scaling_figures(task_id: str, fmt: str, reported=()) -> dict[str, str]:
     }
 
 
-def _fig_json(figure) -> dict:
+def figure_json(figure) -> dict:
     return json.loads(figure.to_json())
 
 
 def experiment_scaling_figures(experiment, baselines: dict) -> dict:
     """Score and illegal-action % vs demonstrations for the runs of one sweep."""
-    runs = sorted(experiment.runs.all(), key=lambda r: r.num_demonstrations)
+    runs = sorted(experiment_runs(experiment), key=lambda r: r.num_demonstrations)
     runs = [r for r in runs if r.episodes_done]
     xs = [_x_value(r.num_demonstrations) for r in runs] or [0.5, 1]
     score, illegal = go.Figure(), go.Figure()
@@ -127,7 +128,7 @@ def experiment_scaling_figures(experiment, baselines: dict) -> dict:
         )
     score.update_layout(**_layout("Score vs demonstrations", "mean score per episode", xs))
     illegal.update_layout(**_layout("Illegal actions vs demonstrations", "illegal actions (% of steps)", xs))
-    return {"score": _fig_json(score), "illegal": _fig_json(illegal)}
+    return {"score": figure_json(score), "illegal": figure_json(illegal)}
 
 
 def replay_heatmap(rows: list[tuple[str, list[float], list[int]]], title: str) -> dict:
@@ -146,7 +147,7 @@ def replay_heatmap(rows: list[tuple[str, list[float], list[int]]], title: str) -
         title={"text": title}, xaxis={"title": {"text": "evaluation step"}},
         height=160 + 40 * max(1, len(rows)), margin={"t": 50, "l": 160, "r": 20, "b": 50},
     )
-    return _fig_json(figure)
+    return figure_json(figure)
 
 
 def best_score_bars(sections) -> list[dict]:
@@ -171,5 +172,5 @@ def best_score_bars(sections) -> list[dict]:
             title={"text": cls.title}, yaxis={"title": {"text": "best mean score"}}, height=320,
             margin={"t": 50, "l": 60, "r": 20, "b": 80}, showlegend=False,
         )
-        charts.append({"task": cls, "id": f"fig-best-{cls.id.replace('/', '-')}", "figure": _fig_json(figure), "empty": not best})
+        charts.append({"task": cls, "id": f"fig-best-{cls.id.replace('/', '-')}", "figure": figure_json(figure), "empty": not best})
     return charts

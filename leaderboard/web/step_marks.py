@@ -18,9 +18,9 @@ from __future__ import annotations
 import base64
 
 from django.core.cache import cache
-from django.db.models import BooleanField, ExpressionWrapper, Q
 
-from arena.models import Episode, Step
+from arena.models import Episode
+from leaderboard.selectors.episodes import step_flags
 
 MARK_KINDS = ("error", "illegal", "reward", "done")
 # Steps per window of `reward_before` unless the request names another size.
@@ -52,17 +52,11 @@ def episode_marks(episode: Episode, window: int = WINDOW_STEPS) -> dict:
 def step_marks(episode_id: int, window_steps: int = WINDOW_STEPS) -> dict:
     """Read every step's flags (index order, through the (episode, index) index) and
     encode them."""
-    rows = (
-        Step.objects.filter(episode_id=episode_id)
-        .order_by("index")
-        .annotate(has_error=ExpressionWrapper(~Q(error=""), output_field=BooleanField()))
-        .values_list("index", "legal", "cut_off", "reward", "done", "has_error")
-    )
     found: dict[str, list[int]] = {kind: [] for kind in MARK_KINDS}
     window_rewards: list[float] = []
     count = 0
     last_index = -1
-    for index, legal, cut_off, reward, done, has_error in rows.iterator(chunk_size=_READ_CHUNK):
+    for index, legal, cut_off, reward, done, has_error in step_flags(episode_id, chunk=_READ_CHUNK):
         count += 1
         last_index = index
         if has_error:

@@ -4,10 +4,10 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.utils import timezone
 
-from arena.models import Episode, Experiment, Run, Worker
+from arena.models import Episode, Experiment, Run
 from arena.selectors import run_queue_position
 from arena.services import PAPER_EPISODES_PER_RUN
 from envs.registry import all_suites, all_tasks, get_suite, tasks_of
@@ -21,7 +21,18 @@ from leaderboard.reported.balrog import paper_board
 from leaderboard.reported.figures import reported_set
 from leaderboard.reported.display import baselines_chart, scaling_markers, task_reported
 from leaderboard.web.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
+from leaderboard.selectors.episodes import (
+    bare_episode_or_404,
+    episode_or_404,
+    episodes_of_run,
+    episodes_of_runs,
+    executed_actions,
+    same_game_episodes,
+)
+from leaderboard.selectors.submissions import experiment_or_404, fresh_workers, runs_of_experiment
 from leaderboard.selectors.runs import (
+    run_or_404,
+    suite_runs_by_id,
     run_error_groups,
     MODE_FILTERS,
     STRATEGY_FILTERS,
@@ -299,14 +310,11 @@ def suite_episodes(request, suite):
     ids = _run_ids(request.GET.get("runs", ""))
     if ids is None:
         return HttpResponseBadRequest(f"runs= takes up to {MAX_LISTED_RUNS} run ids separated by commas")
-    runs = list(
-        Run.objects.select_related("submission").filter(pk__in=ids, task__startswith=f"{descriptor.id}/").order_by("id")
-    )
+    runs = suite_runs_by_id(ids, descriptor.id)
     if not runs:
         raise Http404("none of these runs belongs to the suite")
     metric = descriptor.primary_metric
-    episodes = Episode.objects.filter(run__in=runs).select_related("run").order_by("run_id", "index")
-    page = Paginator(episodes, EPISODES_PER_PAGE).get_page(request.GET.get("page"))
+    page = Paginator(episodes_of_runs(runs), EPISODES_PER_PAGE).get_page(request.GET.get("page"))
     rows = [
         {"episode": episode, "value": _episode_value(episode, metric)}
         for episode in page.object_list
@@ -331,8 +339,8 @@ def _episode_value(episode: Episode, metric) -> float | None:
 
 
 def experiment_detail(request, pk):
-    experiment = get_object_or_404(Experiment.objects.select_related("submission"), pk=pk)
-    runs = list(experiment.runs.select_related("submission").order_by("id"))
+    experiment = experiment_or_404(pk)
+    runs = runs_of_experiment(experiment)
     context = {"experiment": experiment, "runs": runs}
     if experiment.kind == Experiment.SWEEP:
         _, baselines = scaling_points(experiment.task, experiment.format)
@@ -357,8 +365,8 @@ def _waiting_reason(run: Run) -> str:
     if run.status not in (Run.QUEUED, Run.RUNNING):
         return ""
     fresh = timezone.now() - timedelta(seconds=60)
-    workers = Worker.objects.filter(heartbeat_at__gte=fresh)
-    if not workers.exists():
+    workers = fresh_workers(fresh)
+    if not workers:
         return "No worker is running: the episodes wait in the queue until one starts (make serve starts one)."
     if run.status != Run.QUEUED:
         return ""
@@ -391,8 +399,8 @@ def _duration(seconds: float) -> str:
 
 
 def run_detail(request, pk):
-    run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
-    episodes = run.episodes.order_by("index")
+    run = run_or_404(pk)
+    episodes = episodes_of_run(run)
     owner = request.user.is_authenticated and run.submission.owner_id == request.user.pk
     return render(
         request,
@@ -419,20 +427,11 @@ def _same_seed(episode: Episode):
     whose seed was not logged: its game is unknown."""
     if episode.seed is None:
         return []
-    others = (
-        Episode.objects.select_related("run__submission")
-        .filter(
-            seed=episode.seed, run__task=episode.run.task, run__variant__format=episode.run.format,
-            status=Episode.FINISHED,
-        )
-        .exclude(pk=episode.pk)
-        .order_by("-run__created_at")
-    )
-    return [other for other in others[:50] if other.run.options == episode.run.options]
+    return [other for other in same_game_episodes(episode) if other.run.options == episode.run.options]
 
 
 def episode_detail(request, pk):
-    episode = get_object_or_404(Episode.objects.select_related("run__submission"), pk=pk)
+    episode = episode_or_404(pk)
     return render(
         request,
         "leaderboard/episode.html",
@@ -456,8 +455,8 @@ def first_difference(left: Episode, right: Episode) -> dict | None:
     """The first step index at which the two episodes' executed actions differ, with
     the start of each side's action there (None for a side that had already ended);
     None when they executed the same actions at every step."""
-    left_actions = dict(left.steps.values_list("index", "executed_action"))
-    right_actions = dict(right.steps.values_list("index", "executed_action"))
+    left_actions = executed_actions(left)
+    right_actions = executed_actions(right)
     for index in sorted(left_actions.keys() | right_actions.keys()):
         if left_actions.get(index) != right_actions.get(index):
             return {
@@ -486,8 +485,8 @@ def _difference_in_words(difference: dict | None, left: Episode, right: Episode)
 def compare(request, pk, other_pk):
     """Two episodes of the same game side by side on one scrubber (?step=N), drawn by
     the player's renderers, with the first step where their actions differ."""
-    left = get_object_or_404(Episode.objects.select_related("run__submission"), pk=pk)
-    right = get_object_or_404(Episode.objects.select_related("run__submission"), pk=other_pk)
+    left = episode_or_404(pk)
+    right = episode_or_404(other_pk)
     last = max(left.num_steps, right.num_steps, 1) - 1
     try:
         index = min(max(int(request.GET.get("step", 0)), 0), last)
@@ -515,7 +514,7 @@ def compare(request, pk, other_pk):
 
 def episode_pgn(request, pk):
     """A chess episode as a PGN file (lmact/chess stores it when the game ends)."""
-    episode = get_object_or_404(Episode, pk=pk)
+    episode = bare_episode_or_404(pk)
     pgn = (episode.metrics or {}).get("pgn")
     if not pgn:
         raise Http404("this episode has no PGN")
