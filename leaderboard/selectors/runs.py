@@ -62,7 +62,12 @@ def metric_value(run: Run, metric: Metric) -> MetricValue:
 def rank_key(run: Run, metric: Metric) -> tuple:
     """Orders runs best first by a metric (envs.suite.Metric): fewest episodes without a
     value first, then the mean in the metric's direction; ties go to more episodes."""
-    value = metric_value(run, metric)
+    return rank_key_of(run, metric_value(run, metric))
+
+
+def rank_key_of(run: Run, value: MetricValue) -> tuple:
+    """`rank_key` from the run's value of the metric, already computed."""
+    metric = value.metric
     if value.mean is None:
         by_mean = math.inf
     else:
@@ -142,11 +147,18 @@ class Filters:
         return runs
 
 
+# The submission's columns no ranking shows, each read and decoded once per row of a
+# board otherwise: the encrypted secrets and the endpoint probe's JSON report.
+SUBMISSION_SECRETS_AND_PROBE = (
+    "submission__api_key_encrypted", "submission__agent_secret_encrypted", "submission__endpoint_probe",
+)
+
+
 def scored_runs(task_id: str | None = None, filters: Filters | None = None):
     """Runs with finished episodes (their submission joined), of one task or all, under
     the leaderboard filters; unevaluated, so a caller narrows it further here."""
     # Rows the operators hid (arena.moderation) are in no ranking, CSV or rating.
-    runs = ranked(Run.objects.select_related("submission").filter(episodes_done__gt=0))
+    runs = ranked(Run.objects.select_related("submission").defer(*SUBMISSION_SECRETS_AND_PROBE).filter(episodes_done__gt=0))
     if task_id:
         runs = runs.filter(task=task_id)
     if filters is not None:
@@ -161,11 +173,16 @@ def scored_runs(task_id: str | None = None, filters: Filters | None = None):
 def leaderboard_rows(task_id: str, filters: Filters | None = None) -> list[LeaderboardRow]:
     """Model runs ranked by the primary metric of the task's suite (`rank_key`), with
     the suite's metrics; baselines are unranked reference rows, placed by the same rule."""
-    suite = suite_of(task_id)
-    runs = sorted(scored_runs(task_id, filters), key=lambda run: rank_key(run, suite.primary_metric))
+    return ranked_rows(suite_of(task_id), list(scored_runs(task_id, filters)))
+
+
+def ranked_rows(suite: Suite, runs: list[Run]) -> list[LeaderboardRow]:
+    """`runs` (of one task) as leaderboard rows, ranked as `leaderboard_rows` says; each
+    run's metrics are computed once, the primary one ranking it."""
+    valued = [(run, [metric_value(run, metric) for metric in suite.metrics]) for run in runs]
+    valued.sort(key=lambda item: rank_key_of(item[0], item[1][0]))
     rows, rank = [], 0
-    for run in runs:
-        metrics = [metric_value(run, metric) for metric in suite.metrics]
+    for run, metrics in valued:
         if run.submission.is_baseline:
             rows.append(LeaderboardRow(rank=None, run=run, metrics=metrics))
         else:
@@ -202,13 +219,16 @@ def rate_breakdown_rows(task_cls, rows: list[LeaderboardRow]) -> list[BreakdownR
 
 
 def leaderboard_by_suite(filters: Filters | None = None) -> list[SuiteBoard]:
-    """Every task's leaderboard, grouped by suite in the suites' order."""
-    with_runs = set(scored_runs(filters=filters).values_list("task", flat=True).distinct())
+    """Every task's leaderboard, grouped by suite in the suites' order: the runs read in
+    one query, ranked per task as `leaderboard_rows` ranks them."""
+    by_task: dict[str, list[Run]] = {}
+    for run in scored_runs(filters=filters):
+        by_task.setdefault(run.task, []).append(run)
     return [
         SuiteBoard(
             suite=suite,
             tasks=[
-                TaskBoard(task=cls, rows=leaderboard_rows(task_id, filters) if task_id in with_runs else [])
+                TaskBoard(task=cls, rows=ranked_rows(suite, by_task[task_id]) if task_id in by_task else [])
                 for task_id, cls in tasks_of(suite.id).items()
             ],
         )
