@@ -2,7 +2,8 @@
 
 Builds a throw-away arena in a SQLite file holding `--episodes` finished episodes
 (100,000 by default) spread over every task: two baseline submissions and
-`--submissions` model submissions, each with one run per task and format, every episode
+`--submissions` model submissions, each with one run of each task (or of `--tasks` of
+them, the suites' in turn), every episode
 finished with a score and the per-episode metrics its suite ranks by. The rows are
 written with `bulk_create` and each run's aggregates are folded the way the write side
 folds them when an episode ends (`arena.metrics.fold`), so the pages read what a worker
@@ -15,10 +16,15 @@ request handler (after two warm-up requests) and prints p50/p95 in milliseconds:
     the front page, a task page, /api/leaderboard/?task=…, /api/leaderboard/overall/
 
 With `--baseline REV` the same database is read by the code of git revision REV too
-(extracted with `git archive` into a temporary folder), in the same run, and the ratio
-baseline / this tree is printed beside each page.
+(extracted with `git archive` into a temporary folder), in the same run, taking turns
+with this tree (`--rounds`), and the ratio baseline / this tree is printed beside each
+page.
 
-    nice .venv/bin/python bench/read_pages.py [--episodes 100000] [--baseline main]
+    nice .venv/bin/python bench/read_pages.py [--episodes 100000] [--tasks 0] [--baseline main]
+
+A page's cost grows with the runs it lists, not with the episodes behind them (the
+figures come from the runs' aggregates): `--tasks 0` gives about 1,000 runs of 100
+episodes, `--tasks 4` about 70 runs of 1,500.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -54,7 +61,7 @@ from arena.metrics import fold
 from arena.models import Episode, Run, Submission
 from envs.registry import all_suites, tasks_of
 
-episodes_wanted, model_count = int(sys.argv[1]), int(sys.argv[2])
+episodes_wanted, model_count, task_count = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 started = time.perf_counter()
 draw = random.Random(7)
 baselines = [services.baseline_submission(policy, title) for policy, title in (("random", "Random"), ("expert", "Expert"))]
@@ -64,9 +71,14 @@ models = Submission.objects.bulk_create(
     for n in range(model_count)
 )
 submissions = baselines + models
-tasks = [(task_id, cls) for suite in all_suites().values() for task_id, cls in tasks_of(suite.id).items()]
+# The suites' tasks taken in turn (one of each suite, then the next of each, …), the
+# task page's task first, so a few tasks still span the suites.
+by_suite = [list(tasks_of(suite.id).items()) for suite in all_suites().values()]
+tasks = [by_suite[s][i] for i in range(max(map(len, by_suite))) for s in range(len(by_suite)) if i < len(by_suite[s])]
+tasks.sort(key=lambda item: item[0] != "lmact/tictactoe")
+tasks = tasks[:task_count] if task_count else tasks
 specs = [(submission, task_id, cls, cls.formats[0]) for submission in submissions for task_id, cls in tasks]
-per_run = max(1, episodes_wanted // len(specs))
+per_run = -(-episodes_wanted // len(specs))
 
 
 def episode_metrics(suite, cls):
@@ -116,7 +128,7 @@ print(json.dumps({"episodes": Episode.objects.filter(status=Episode.FINISHED).co
 
 # Runs in a child process of the tree measured: one client, page cache off.
 MEASURE = r'''
-import json, statistics, sys, time
+import json, sys, time
 import django
 django.setup()
 from django.test import Client
@@ -134,8 +146,7 @@ for name, path in pages:
         response = client.get(path)
         times.append((time.perf_counter() - started) * 1000)
         assert response.status_code == 200
-    times.sort()
-    result[name] = {"p50": statistics.median(times), "p95": times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]}
+    result[name] = times
 print(json.dumps(result))
 '''
 
@@ -159,8 +170,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episodes", type=int, default=100_000)
     parser.add_argument("--submissions", type=int, default=15, help="model submissions (two baselines besides)")
+    parser.add_argument("--tasks", type=int, default=0,
+                        help="tasks every submission plays (0: all of them, one run each: the most rows a page can get)")
     parser.add_argument("--requests", type=int, default=40, help="requests per page, after two warm-up requests")
     parser.add_argument("--baseline", help="a git revision whose code reads the same database, for the ratio")
+    parser.add_argument("--rounds", type=int, default=2, help="turns the trees take, each a share of the requests")
     args = parser.parse_args()
 
     scratch = Path(tempfile.mkdtemp(prefix="arena-read-pages-"))
@@ -169,26 +183,39 @@ def main() -> None:
                ARENA_PAGE_CACHE="0")
     try:
         subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-        built = child(ROOT, env, BUILD, str(args.episodes), str(args.submissions))
+        built = child(ROOT, env, BUILD, str(args.episodes), str(args.submissions), str(args.tasks))
         print(f"built {built['episodes']:,} finished episodes in {built['runs']:,} runs of {built['submissions']} "
               f"submissions in {built['seconds']:.0f} s", flush=True)
         trees = [("this tree", ROOT)]
         if args.baseline:
             trees.insert(0, (f"baseline {args.baseline}", extract(args.baseline, Path(tempfile.mkdtemp(dir=scratch)))))
-        results = {}
-        for label, tree in trees:
-            started = time.perf_counter()
-            results[label] = child(tree, env, MEASURE, json.dumps(PAGES), str(args.requests))
-            print(f"  measured {label} in {time.perf_counter() - started:.0f} s", flush=True)
+        # The trees take turns, a share of the requests each round, so a change in the
+        # machine's load falls on both alike.
+        times: dict[str, dict[str, list[float]]] = {label: {name: [] for name, _ in PAGES} for label, _ in trees}
+        for round_number in range(args.rounds):
+            for label, tree in trees:
+                started = time.perf_counter()
+                measured = child(tree, env, MEASURE, json.dumps(PAGES), str(-(-args.requests // args.rounds)))
+                for name, samples in measured.items():
+                    times[label][name] += samples
+                print(f"  round {round_number + 1}: {label} in {time.perf_counter() - started:.0f} s", flush=True)
+        results = {label: {name: percentiles(samples) for name, samples in pages.items()} for label, pages in times.items()}
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     report(args, built, results)
 
 
+def percentiles(samples: list[float]) -> dict:
+    ordered = sorted(samples)
+    return {"p50": statistics.median(ordered), "p95": ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))],
+            "n": len(ordered)}
+
+
 def report(args, built: dict, results: dict) -> None:
     print()
-    print(f"one client, page cache off, {args.requests} requests per page, {built['episodes']:,} finished episodes; "
-          f"target p95 < {TARGET_P95_MS:.0f} ms")
+    requests = next(iter(next(iter(results.values())).values()))["n"]
+    print(f"one client, page cache off, {requests} requests per page in {args.rounds} rounds, "
+          f"{built['episodes']:,} finished episodes in {built['runs']:,} runs; target p95 < {TARGET_P95_MS:.0f} ms")
     print(f"load average: {', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     labels = list(results)
     header = f"{'page':28}" + "".join(f"{label + ' p50/p95 ms':>34}" for label in labels)

@@ -232,6 +232,13 @@ class MetricValueSerializer(serializers.Serializer):
     missing = serializers.IntegerField(help_text="episodes without one (e.g. never reached sufficient information)")
 
 
+@functools.cache
+def _metric_value_serializer() -> MetricValueSerializer:
+    # A serializer copies its declared fields when built: one instance serves every run
+    # of a leaderboard (rendering keeps no state on it), as _preview_serializer does.
+    return MetricValueSerializer()
+
+
 class RunSerializer(serializers.ModelSerializer):
     submission = SubmissionSummarySerializer(read_only=True)
     format = serializers.CharField(read_only=True)
@@ -319,7 +326,7 @@ class RunSerializer(serializers.ModelSerializer):
             metric = suite_of(run.task).primary_metric
         except KeyError:
             return None
-        return MetricValueSerializer(metric_value(run, metric)).data
+        return _metric_value_serializer().to_representation(metric_value(run, metric))
 
     def get_url(self, run) -> str:
         return run.get_absolute_url()
