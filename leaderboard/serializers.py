@@ -191,7 +191,7 @@ class EpisodeSerializer(serializers.ModelSerializer):
         ]
 
     def get_renderer(self, episode) -> str:
-        """Which player renderer draws this episode's observations (static/js/renderers*.js),
+        """Which player renderer draws this episode's observations (static/js/renderers/),
         as the task's suite declares it."""
         return replay_renderer(episode.run.task, episode.run.format)
 

@@ -3,11 +3,11 @@
  * running one. It wires the pieces loaded before it (episode.html):
  *
  *   arena.js             el(), the status vocabulary
- *   renderers*.js        window.ArenaRenderers, one renderer per observation kind
- *   player-state.js      Arena.EpisodeState: the steps held and the selection
- *   player-transport.js  Arena.transport: REST paging, websocket, polling
- *   player-windows.js    Arena.StepWindows: a long episode a window at a time
- *   player-view.js       Arena.view: step panels, end note, marks, keys
+ *   renderers/*.js       window.ArenaRenderers, one renderer per observation kind
+ *   player/state.js      Arena.EpisodeState: the steps held and the selection
+ *   player/transport.js  Arena.transport: REST paging, websocket, polling
+ *   player/windows.js    Arena.StepWindows: a long episode a window at a time
+ *   player/view.js       Arena.view: step panels, end note, marks, keys
  *
  * and owns what is specific to this page: the scrubber and buttons, playback
  * and speed, ?step=N, following the newest step live, and the start-up.

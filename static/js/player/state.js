@@ -2,7 +2,7 @@
  * The player's state for one episode: its steps in index order with their
  * cumulative reward, the selected position, and whether the episode is being
  * watched live, has ended, or waits for a deep-linked step. No DOM, no network:
- * player-transport.js feeds it, player-view.js and player.js draw from it.
+ * player/transport.js feeds it, player/view.js and player/player.js draw from it.
  */
 (function () {
   "use strict";

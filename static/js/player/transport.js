@@ -8,7 +8,7 @@
  * Both send steps with long texts cut (step.truncated names the cut fields);
  * FullSteps fetches one step whole (step.full_url) when it is shown.
  *
- * It only hands what arrives to callbacks; player-state.js holds it.
+ * It only hands what arrives to callbacks; player/state.js holds it.
  */
 (function () {
   "use strict";
