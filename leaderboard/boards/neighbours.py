@@ -5,7 +5,8 @@ Two runs that share at least two seeds with values are compared on those seeds (
 percentile bootstrap of the mean difference, leaderboard.compare.paired); otherwise by their
 means and standard errors (the difference within 1.96 combined standard errors, a
 Welch-style normal test). Bounded for hot pages: one query for every ranked run's
-episode values, and intervals only between neighbours, with MARK_RESAMPLES resamples.
+episode values, and intervals only between neighbours, with MARK_RESAMPLES resamples
+(the normal interval of the paired differences past MARK_MAX_DRAWS index draws).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import math
 
 from django.urls import reverse
 
-from leaderboard.compare.paired import MARK_RESAMPLES, Z_95, episode_values, pair_runs
+from leaderboard.compare.paired import MARK_MAX_DRAWS, MARK_RESAMPLES, Z_95, episode_values, pair_runs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,7 +70,7 @@ def indistinguishable_neighbours(rows) -> list[NeighbourMark]:
         if lower.rank != upper.rank + 1:
             continue  # a row without a value sits between them
         pairing = pair_runs(metric, values.get(upper.run.pk, {}), values.get(lower.run.pk, {}),
-                            resamples=MARK_RESAMPLES)
+                            resamples=MARK_RESAMPLES, max_draws=MARK_MAX_DRAWS)
         paired = len(pairing.differences) >= 2
         low, high = pairing.interval if paired else _unpaired(upper, lower)
         if low is None or low <= 0 <= high:

@@ -1,12 +1,14 @@
 """Two submissions compared on shared seeds (/compare/, /api/compare/), and the mark
 between task-leaderboard neighbours the data cannot tell apart."""
 
+import math
 import random
 import re
+import statistics
 
 import pytest
 
-from leaderboard.compare.paired import bootstrap_interval
+from leaderboard.compare.paired import MARK_MAX_DRAWS, MARK_RESAMPLES, Z_95, bootstrap_interval
 from tests.support.episodes import scripted_run
 
 pytestmark = pytest.mark.django_db
@@ -112,3 +114,18 @@ def test_neighbours_without_shared_seeds_are_judged_by_their_standard_errors(cli
     scripted_run(b, [1.0, 0.0, 0.5], first_seed=10)
     page = client.get("/tasks/lmact/gridworld/").content.decode()
     assert "they share fewer than two seeds" in page
+
+
+def test_a_mark_past_its_draw_bound_takes_the_normal_interval_and_stays_close_to_the_bootstrap():
+    rng = random.Random(5)
+    differences = [rng.gauss(0.3, 1.5) for _ in range(400)]
+    resampled = bootstrap_interval(differences, resamples=MARK_RESAMPLES)
+    bounded = bootstrap_interval(differences, resamples=MARK_RESAMPLES, max_draws=MARK_MAX_DRAWS)
+    mean, spread = statistics.fmean(differences), statistics.stdev(differences)
+    half = Z_95 * spread / math.sqrt(len(differences))
+    assert bounded == pytest.approx((mean - half, mean + half))
+    assert bounded != resampled and bounded == pytest.approx(resampled, abs=0.03)
+    few = differences[:100]  # within the bound: resampled as before
+    assert bootstrap_interval(few, resamples=MARK_RESAMPLES, max_draws=MARK_MAX_DRAWS) == bootstrap_interval(
+        few, resamples=MARK_RESAMPLES
+    )
