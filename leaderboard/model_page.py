@@ -13,7 +13,7 @@ import dataclasses
 from arena.models import Run, Submission
 from envs.registry import all_suites, all_tasks
 from envs.suite import Suite
-from leaderboard.web.charts import experiment_scaling_figures
+from leaderboard.boards.charts import experiment_scaling_figures
 from leaderboard.compare.submissions import suite_for
 from leaderboard.selectors.runs import MetricValue, metric_value, rank_key, scaling_points
 from leaderboard.selectors.submissions import (

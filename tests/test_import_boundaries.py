@@ -147,3 +147,16 @@ def test_the_orm_check_sees_each_kind_of_query(tmp_path):
     assert [use.split(":")[0] for use in _orm_uses(module)] == ["3", "4", "5", "6", "7", "imports django.db.models",
                                                                "imports django.db.models.Q",
                                                                "imports django.shortcuts.get_object_or_404"]
+
+
+def test_leaderboard_wings_point_one_way():
+    """The selectors read and import no other wing; the pages and the read API
+    (leaderboard.web) sit on top: no other wing imports them."""
+    offenders = []
+    for name, path in _leaderboard_modules().items():
+        inside = {m for m in _imports(path) if m == "leaderboard" or m.startswith("leaderboard.")}
+        if name.startswith("leaderboard.selectors"):
+            offenders += [f"{name} imports {m}" for m in inside if not m.startswith("leaderboard.selectors")]
+        elif not name.startswith("leaderboard.web"):
+            offenders += [f"{name} imports {m}" for m in inside if m.startswith("leaderboard.web")]
+    assert not offenders, "leaderboard's wings point one way:\n" + "\n".join(sorted(offenders))

@@ -9,7 +9,7 @@ import dataclasses
 import plotly.graph_objects as go
 
 from envs.suite import Metric, Suite
-from leaderboard.web.charts import figure_json, plain_text
+from leaderboard.boards.charts import figure_json, plain_text
 from leaderboard.reported.figures import ReportedFigure, figures_for_task, reported_set
 
 # Paper figures are drawn apart from measured points: hollow diamonds, one colour.

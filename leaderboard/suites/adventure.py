@@ -17,7 +17,7 @@ from envs.adventure.metrics import EXPERIMENTS, aggregate
 from envs.registry import tasks_of
 from leaderboard.selectors.episodes import finished_metrics
 from leaderboard.selectors.runs import runs_of_tasks
-from leaderboard.web.charts import figure_json, plain_text
+from leaderboard.boards.charts import figure_json, plain_text
 
 
 @dataclasses.dataclass

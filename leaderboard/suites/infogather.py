@@ -14,7 +14,7 @@ from arena.metrics import summary
 from arena.models import Run
 from envs.registry import suite_of
 from leaderboard.selectors.runs import rank_key, scored_runs_of_task
-from leaderboard.web.charts import BASELINE_STYLE, figure_json, plain_text
+from leaderboard.boards.charts import BASELINE_STYLE, figure_json, plain_text
 
 STEPS = "steps_to_sufficient_information"
 BASELINE_COLOURS = {

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from leaderboard.web.charts import figure_json, plain_text
+from leaderboard.boards.charts import figure_json, plain_text
 from leaderboard.boards.cells import mean_of
 from leaderboard.suites.textatari import Row
 

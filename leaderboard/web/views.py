@@ -20,7 +20,7 @@ from leaderboard.reported.adventure import paper_tables
 from leaderboard.reported.balrog import paper_board
 from leaderboard.reported.figures import reported_set
 from leaderboard.reported.display import baselines_chart, scaling_markers, task_reported
-from leaderboard.web.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
+from leaderboard.boards.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
 from leaderboard.selectors.episodes import (
     bare_episode_or_404,
     episode_or_404,

@@ -9,7 +9,7 @@ import pytest
 from arena import services
 from arena.models import Experiment, Run
 from leaderboard.suites import adventure
-from leaderboard.web.charts import plain_text
+from leaderboard.boards.charts import plain_text
 from tests.conftest import new_run
 
 pytestmark = pytest.mark.django_db
