@@ -52,7 +52,7 @@ def main() -> None:
 
     from arena.models import Run, Step
     from arena.play.worker import Worker
-    from leaderboard.selectors import leaderboard_rows
+    from leaderboard.selectors.runs import leaderboard_rows
     from tests.support.llama_server import LlamaServer
 
     call_command("migrate", verbosity=0)

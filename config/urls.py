@@ -11,7 +11,9 @@ from arena.web import api as write_api
 from arena.web.harness_views import submission_rerun_older_api
 from arena.web.forms import LoginForm
 from arena.web.views import healthz
-from leaderboard import api, comparison_views, reported_api
+from leaderboard.compare import views as comparison_views
+from leaderboard.reported import api as reported_api
+from leaderboard.web import api
 
 router = DefaultRouter()
 router.register("tasks", api.TaskViewSet, basename="task")
@@ -46,5 +48,5 @@ urlpatterns = [
     # static file server in front of it in production).
     re_path(r"^media/(?P<path>images/[0-9a-f]{2}/[0-9a-f]{64}\.png)$", serve, {"document_root": settings.MEDIA_ROOT}),
     path("", include("arena.web.urls")),
-    path("", include("leaderboard.urls")),
+    path("", include("leaderboard.web.urls")),
 ]

@@ -6,7 +6,7 @@ both. The arena and the
 leaderboard ask the descriptor — how the suite is prompted, which metric ranks its
 leaderboards, which replay renderer draws its observations — instead of testing task
 ids. Plain Python, no Django: the read side turns a `Metric` into numbers from a
-run's aggregates (leaderboard.selectors.metric_value).
+run's aggregates (leaderboard.selectors.runs.metric_value).
 """
 
 from __future__ import annotations
@@ -214,14 +214,14 @@ class Suite:
     # The replay player's renderer for text observations (static/js/renderers*.js);
     # a task may name its own (Task.renderer), and image formats use "image".
     renderer: str = "text"
-    # The suite's own page at /suites/<id>/: which page it is (leaderboard.views) and
+    # The suite's own page at /suites/<id>/: which page it is (leaderboard.web.views) and
     # what it shows, in a few words. Empty: the suite has none.
     page: str = ""
     page_summary: str = ""
     # "As in the paper" on the submission form and in the API (None: the suite offers
     # no preset, and its runs play the submission's own settings).
     paper_preset: PaperPreset | None = None
-    # Its part of the overall leaderboard (leaderboard.overall); None: not shown there.
+    # Its part of the overall leaderboard (leaderboard.boards.overall); None: not shown there.
     overall: Overall | None = None
     # The harness version (envs.harness): raised by hand whenever the suite's protocol
     # or prompt templates change what a run measures, so older runs are marked.

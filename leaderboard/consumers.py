@@ -32,6 +32,7 @@ from django.conf import settings
 
 from arena.live import publish
 from arena.models import Episode
+from leaderboard.selectors.episodes import episode_exists, episode_status
 from leaderboard.serializers import episode_payload, step_page
 
 BATCH = 200
@@ -45,7 +46,7 @@ class EpisodeConsumer(AsyncJsonWebsocketConsumer):
         self.lock = asyncio.Lock()
         self.poller = None
         self.heard_at = 0.0
-        if not await sync_to_async(Episode.objects.filter(pk=self.episode_id).exists)():
+        if not await sync_to_async(episode_exists)(self.episode_id):
             await self.close(code=4404)
             return
         publish.listen()
@@ -122,5 +123,5 @@ class EpisodeConsumer(AsyncJsonWebsocketConsumer):
 
 
 def _status_and_steps(episode_id: int, after_index: int):
-    status = Episode.objects.values_list("status", flat=True).get(pk=episode_id)
+    status = episode_status(episode_id)
     return status, step_page(episode_id, after_index, max_steps=BATCH)

@@ -21,7 +21,8 @@ from django.conf import settings
 from PIL import Image
 
 from arena.images import image_path
-from arena.models import Episode, Step
+from arena.models import Episode
+from leaderboard.selectors.episodes import first_step_picture, frame_rows, last_step_index
 
 GIF_MAX_FRAMES = 200
 GIF_MAX_SIDE = 320
@@ -39,12 +40,10 @@ def sampled_indices(num_steps: int, cap: int = GIF_MAX_FRAMES) -> list[int]:
 def frame_hashes(episode: Episode) -> list[str]:
     """The hashes of the pictures the GIF shows, in order (consecutive repeats kept: they
     hold the picture for as long as the game did)."""
-    steps = episode.steps.order_by("-index").values_list("index", flat=True)[:1]
-    last = steps[0] if steps else -1
+    last = last_step_index(episode)
+    last = -1 if last is None else last
     chosen = sampled_indices(last + 1, GIF_MAX_FRAMES - 1)  # one frame is kept for the end
-    rows = Step.objects.filter(episode=episode, index__in=chosen).order_by("index").values_list(
-        "observation_image_id", "info"
-    )
+    rows = frame_rows(episode, chosen)
     hashes = [image or (info or {}).get("viewer_frame") for image, info in rows]
     hashes = [sha for sha in hashes if sha]
     if episode.final_observation_image_id:
@@ -89,7 +88,7 @@ def episode_gif(episode: Episode) -> Path | None:
 
 def has_frames(episode: Episode) -> bool:
     """Whether the episode's first step holds a picture (image observation or viewer frame)."""
-    first = episode.steps.order_by("index").values_list("observation_image_id", "info").first()
+    first = first_step_picture(episode)
     return bool(first and (first[0] or (first[1] or {}).get("viewer_frame")))
 
 

@@ -2,7 +2,7 @@
 suite's metrics, grouped by suite; where each stands among the other submissions on
 the same task; its scaling curves; the submissions it can be compared with.
 
-The page's view (leaderboard.submission_views) adds `model_page_context` to what it
+The page's view (leaderboard.web.submission_views) adds `model_page_context` to what it
 shows of the submission itself."""
 
 from __future__ import annotations
@@ -10,14 +10,19 @@ from __future__ import annotations
 import dataclasses
 
 from arena.services.reruns import older_runs
-from arena.models import Experiment, Run, Submission
-from arena.moderation import ranked
+from arena.models import Run, Submission
 from envs.registry import all_suites, all_tasks
 from envs.suite import Suite
-from leaderboard.charts import experiment_scaling_figures
-from leaderboard.comparison import suite_for
-from leaderboard.cost_views import submission_cost_context
-from leaderboard.selectors import MetricValue, metric_value, rank_key, scaling_points
+from leaderboard.boards.charts import experiment_scaling_figures
+from leaderboard.boards.cost_chart import submission_cost_context
+from leaderboard.compare.submissions import suite_for
+from leaderboard.selectors.runs import MetricValue, metric_value, rank_key, scaling_points
+from leaderboard.selectors.submissions import (
+    ranked_runs_of_tasks,
+    runs_of_submission,
+    submissions_sharing_tasks,
+    sweeps_with_results,
+)
 
 # The strip's drawing box, in SVG user units: dots are placed between the margins.
 STRIP_WIDTH, STRIP_HEIGHT, STRIP_MARGIN = 180, 22, 7
@@ -127,11 +132,11 @@ def _standing(run: Run, value: MetricValue, task_runs: list[Run]) -> Standing | 
 def model_results(submission: Submission) -> list[SuiteResults]:
     """Every run of the submission (its own and its experiments'), grouped by suite in
     the suites' order, each with its suite's metrics and its standing on the task."""
-    runs = list(submission.runs.select_related("submission").order_by("task", "id"))
+    runs = runs_of_submission(submission)
     tasks = all_tasks()
     played = {run.task for run in runs}
     task_runs: dict[str, list[Run]] = {}
-    for other in ranked(Run.objects.select_related("submission").filter(task__in=played, episodes_done__gt=0)):
+    for other in ranked_runs_of_tasks(played):
         if not other.settings.replay_control:  # a copying test, not a score
             task_runs.setdefault(other.task, []).append(other)
     groups: dict[str, list[ResultRow]] = {}
@@ -152,8 +157,7 @@ def model_results(submission: Submission) -> list[SuiteResults]:
 def scaling_charts(submission: Submission) -> list[dict]:
     """The score-vs-demonstrations figures of the submission's sweeps that have results."""
     charts = []
-    sweeps = submission.experiments.filter(kind=Experiment.SWEEP, runs__episodes_done__gt=0).distinct().order_by("id")
-    for experiment in sweeps:
+    for experiment in sweeps_with_results(submission):
         _, baselines = scaling_points(experiment.task, experiment.format)
         figures = experiment_scaling_figures(experiment, baselines)
         charts.append({
@@ -165,13 +169,8 @@ def scaling_charts(submission: Submission) -> list[dict]:
 
 def comparison_choices(submission: Submission) -> list[Submission]:
     """Other submissions with finished episodes on a task this one played, models first."""
-    tasks = submission.runs.filter(episodes_done__gt=0).values("task")
-    others = (
-        Submission.objects.filter(runs__task__in=tasks, runs__episodes_done__gt=0)
-        .exclude(pk=submission.pk).exclude(moderation=Submission.HIDDEN)
-    )
     # Models first: comparing with another model is the usual question, baselines after.
-    return sorted(others.distinct(), key=lambda s: (s.is_baseline, s.name.lower(), s.pk))
+    return sorted(submissions_sharing_tasks(submission), key=lambda s: (s.is_baseline, s.name.lower(), s.pk))
 
 
 def model_page_context(submission: Submission) -> dict:

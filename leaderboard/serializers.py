@@ -5,6 +5,7 @@ it with each step, and the pages of steps here list the same."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 
 from django.urls import reverse
@@ -16,8 +17,9 @@ from arena.live.frame import step_preview
 from arena.models import Episode, Run, Step, StoredImage, Submission
 from arena.selectors import RunProgress, run_progress
 from envs.registry import replay_renderer, suite_of
-from leaderboard.harness import run_json as harness_json
-from leaderboard.selectors import metric_value
+from leaderboard.boards.harness import run_json as harness_json
+from leaderboard.selectors.episodes import episode_with_run, steps_after
+from leaderboard.selectors.runs import metric_value
 
 
 # A page of steps stops adding steps once its JSON would pass this many bytes; it
@@ -87,7 +89,7 @@ class EpisodeSerializer(serializers.ModelSerializer):
         ]
 
     def get_renderer(self, episode) -> str:
-        """Which player renderer draws this episode's observations (static/js/renderers*.js),
+        """Which player renderer draws this episode's observations (static/js/renderers/),
         as the task's suite declares it."""
         return replay_renderer(episode.run.task, episode.run.format)
 
@@ -126,6 +128,13 @@ class MetricValueSerializer(serializers.Serializer):
     stderr = serializers.FloatField(allow_null=True)
     episodes = serializers.IntegerField(help_text="episodes with a value")
     missing = serializers.IntegerField(help_text="episodes without one (e.g. never reached sufficient information)")
+
+
+@functools.cache
+def _metric_value_serializer() -> MetricValueSerializer:
+    # A serializer copies its declared fields when built: one instance serves every run
+    # of a leaderboard (rendering keeps no state on it), as _preview_serializer does.
+    return MetricValueSerializer()
 
 
 class RunSerializer(serializers.ModelSerializer):
@@ -222,7 +231,7 @@ class RunSerializer(serializers.ModelSerializer):
             metric = suite_of(run.task).primary_metric
         except KeyError:
             return None
-        return MetricValueSerializer(metric_value(run, metric)).data
+        return _metric_value_serializer().to_representation(metric_value(run, metric))
 
     def get_url(self, run) -> str:
         return run.get_absolute_url()
@@ -232,8 +241,7 @@ class RunSerializer(serializers.ModelSerializer):
 
 
 def episode_payload(episode_id: int) -> dict:
-    episode = Episode.objects.select_related("run__submission").get(pk=episode_id)
-    return EpisodeSerializer(episode).data
+    return EpisodeSerializer(episode_with_run(episode_id)).data
 
 
 @dataclasses.dataclass
@@ -247,12 +255,9 @@ def step_page(episode_id: int, after_index: int, max_steps: int, through_index: 
     given: a window of the replay), at most `max_steps` of them and about
     STEP_PAGE_MAX_BYTES of JSON (at least one step): one page of the steps API, one
     batch of the live channel."""
-    steps = Step.objects.filter(episode_id=episode_id, index__gt=after_index).order_by("index")
-    if through_index is not None:
-        steps = steps.filter(index__lte=through_index)
     results: list[dict] = []
     size = 1_000  # room for the page's own fields (count, next) and the commas
-    for step in steps.iterator(chunk_size=STEP_READ_CHUNK):
+    for step in steps_after(episode_id, after_index, through_index, chunk=STEP_READ_CHUNK):
         if len(results) == max_steps:
             return StepPage(results, more=True)
         preview = step_preview(step)

@@ -130,3 +130,95 @@ def test_an_import_against_the_direction_is_named():
         "arena.play.runner (play) imports arena.web.views",
         "arena.services.runs (services) imports arena.play.worker",
     ]
+
+
+# What only a query does: a model's manager, the queryset methods no other type in the
+# project has, a call of `.count()`, `.all()`, `.first()` or `.last()` without
+# arguments (a list's and a string's `count` need one), `.values(…)` with arguments (a
+# dict's takes none), `.get()` with keywords only (a dict's takes its key positionally),
+# and the ORM's own modules. (`.exists()` is left out: paths have it too.)
+QUERY_METHODS = {
+    "filter", "exclude", "select_related", "prefetch_related", "annotate", "aggregate", "values_list", "order_by",
+    "in_bulk", "only", "defer", "select_for_update", "get_or_create", "update_or_create", "bulk_create",
+    "bulk_update", "iterator", "raw", "extra", "using", "distinct",
+}
+NO_ARGUMENT_QUERY_METHODS = {"count", "all", "first", "last"}
+ORM_MODULES = ("django.db", "django.shortcuts.get_object_or_404", "rest_framework.generics.get_object_or_404")
+# The live channel's two modules read episodes and steps themselves until its owner
+# moves them onto leaderboard.selectors.episodes (episode_exists, episode_status,
+# last_step_index, frame_rows, first_step_picture are there for them); the list only shrinks.
+NOT_YET_ON_SELECTORS: set[str] = set()
+
+
+def _orm_uses(path: Path) -> list[str]:
+    """Each ORM query `path` makes, as "line: what"."""
+    found = []
+    tree = ast.parse(path.read_text(), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "objects":
+            found.append(f"{node.lineno}: .objects")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            name, positional = node.func.attr, node.args
+            if name in QUERY_METHODS:
+                found.append(f"{node.lineno}: .{name}(…)")
+            elif name in NO_ARGUMENT_QUERY_METHODS and not positional and not node.keywords:
+                found.append(f"{node.lineno}: .{name}()")
+            elif name == "values" and (positional or node.keywords):
+                found.append(f"{node.lineno}: .values(…)")
+            elif name == "get" and node.keywords and not positional:
+                found.append(f"{node.lineno}: .get(<lookups>)")
+    for imported in sorted(_imports(path)):
+        if any(imported == module or imported.startswith(module + ".") for module in ORM_MODULES):
+            found.append(f"imports {imported}")
+    return found
+
+
+def _leaderboard_modules() -> dict[str, Path]:
+    return {
+        _module_name(path): path
+        for path in (ROOT / "leaderboard").rglob("*.py")
+        if "migrations" not in path.parts
+    }
+
+
+def test_only_selectors_query_the_orm_on_the_read_side():
+    offenders = sorted(
+        f"{name}:{use}"
+        for name, path in _leaderboard_modules().items()
+        if not name.startswith("leaderboard.selectors") and name not in NOT_YET_ON_SELECTORS
+        for use in _orm_uses(path)
+    )
+    assert not offenders, (
+        "leaderboard/ reads the database through leaderboard.selectors only; move these queries into a "
+        "selector function:\n" + "\n".join(offenders)
+    )
+
+
+def test_the_orm_check_sees_each_kind_of_query(tmp_path):
+    module = tmp_path / "sample.py"
+    module.write_text(
+        "from django.db.models import Q\n"
+        "from django.shortcuts import get_object_or_404\n"
+        "Run.objects\n"
+        "run.episodes.filter(status='finished')\n"
+        "episode.steps.count()\n"
+        "submission.runs.values('task')\n"
+        "Episode.objects_cache.get(pk=1)\n"
+        "words.count('a'); names.values(); scores.get('a'); path.exists(); figure.episodes\n"
+    )
+    assert [use.split(":")[0] for use in _orm_uses(module)] == ["3", "4", "5", "6", "7", "imports django.db.models",
+                                                               "imports django.db.models.Q",
+                                                               "imports django.shortcuts.get_object_or_404"]
+
+
+def test_leaderboard_wings_point_one_way():
+    """The selectors read and import no other wing; the pages and the read API
+    (leaderboard.web) sit on top: no other wing imports them."""
+    offenders = []
+    for name, path in _leaderboard_modules().items():
+        inside = {m for m in _imports(path) if m == "leaderboard" or m.startswith("leaderboard.")}
+        if name.startswith("leaderboard.selectors"):
+            offenders += [f"{name} imports {m}" for m in inside if not m.startswith("leaderboard.selectors")]
+        elif not name.startswith("leaderboard.web"):
+            offenders += [f"{name} imports {m}" for m in inside if m.startswith("leaderboard.web")]
+    assert not offenders, "leaderboard's wings point one way:\n" + "\n".join(sorted(offenders))

@@ -1,6 +1,6 @@
 """REST API, the write side (DRF): submissions, experiments and what a submitter can do
 to a run. Writes need a token (or a logged-in session); the views validate and call
-arena.services. The read side is leaderboard.api; config/urls.py composes both."""
+arena.services. The read side is leaderboard.web.api; config/urls.py composes both."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""Template filters showing the harness a figure came from (leaderboard.harness)."""
+"""Template filters showing the harness a figure came from (leaderboard.boards.harness)."""
 
 from __future__ import annotations
 
 from django import template
 
-from leaderboard.harness import overall_row_harness, run_standing
+from leaderboard.boards.harness import overall_row_harness, run_standing
 
 register = template.Library()
 
@@ -17,5 +17,5 @@ def harness(run):
 
 @register.filter
 def row_harness(row):
-    """The leaderboard.harness.RowHarness of an overall row."""
+    """The leaderboard.boards.harness.RowHarness of an overall row."""
     return overall_row_harness(row)

@@ -1,6 +1,6 @@
 /*
  * The compare page: two episodes of the same game on one scrubber, each side
- * drawn with the player's panels and renderers (player-view.js, renderers*.js),
+ * drawn with the player's panels and renderers (player/view.js, renderers/*.js),
  * the step where their executed actions first differ marked on the scrubber.
  *
  * Input: <script type="application/json" id="compare-data">

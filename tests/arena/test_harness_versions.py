@@ -1,4 +1,4 @@
-"""Results stamped with their harness (envs.harness, arena.services.reruns, leaderboard.harness):
+"""Results stamped with their harness (envs.harness, arena.services.reruns, leaderboard.boards.harness):
 every run stores the suite version it was played under, the leaderboards, the API and the
 CSV show it and mark runs from another version, and the owner's one click plays those
 runs again under the current version through the fair queue, keeping the older ones."""
@@ -247,7 +247,7 @@ def test_suite_pages_pool_the_current_run_once_an_older_one_was_played_again(cli
 
 
 def test_a_rows_summary_counts_older_and_imported_runs_apart(owned, raise_lmact_to_v2):
-    from leaderboard.harness import row_harness
+    from leaderboard.boards.harness import row_harness
 
     older = scripted_run(owned, [1.0])
     imported = scripted_run(owned, [0.0], first_seed=5)

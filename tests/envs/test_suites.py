@@ -57,7 +57,7 @@ def test_only_lmact_plays_the_frozen_prefix_protocol_with_demonstrations_and_exp
 
 def test_every_renderer_a_suite_or_task_names_is_registered_by_the_replay_player():
     registered = set()
-    for path in (ROOT / "static" / "js").glob("renderers*.js"):
+    for path in (ROOT / "static" / "js" / "renderers").glob("*.js"):
         registered |= set(re.findall(r'register\("([\w-]+)"', path.read_text(encoding="utf-8")))
     named = {"image"} | {s.renderer for s in all_suites().values()} | {c.renderer for c in all_tasks().values() if c.renderer}
     assert named <= registered, named - registered

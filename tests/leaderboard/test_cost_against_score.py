@@ -1,4 +1,4 @@
-"""Cost against score (leaderboard.cost_selectors, cost_chart, cost_views): the Pareto
+"""Cost against score (leaderboard.boards.cost, cost_chart, cost_views): the Pareto
 frontier is computed right, the chart draws it with the dominated submissions grey, the
 page and the model page render it."""
 
@@ -8,8 +8,8 @@ from decimal import Decimal
 import pytest
 
 from arena.models import Run
-from leaderboard.cost_chart import DOMINATED_COLOUR, FRONTIER_COLOUR, frontier_steps
-from leaderboard.cost_selectors import TOKENS, USD, cost_charts, dominated_flags
+from leaderboard.boards.cost_chart import DOMINATED_COLOUR, FRONTIER_COLOUR, frontier_steps
+from leaderboard.boards.cost import TOKENS, USD, cost_charts, dominated_flags
 from tests.support.episodes import scripted_run
 
 pytestmark = pytest.mark.django_db

@@ -1,0 +1,237 @@
+"""Uncached read pages against a large arena (issue #32, the read side).
+
+Builds a throw-away arena in a SQLite file holding `--episodes` finished episodes
+(100,000 by default) spread over every task: two baseline submissions and
+`--submissions` model submissions, each with one run of each task (or of `--tasks` of
+them, the suites' in turn), every episode
+finished with a score and the per-episode metrics its suite ranks by. The rows are
+written with `bulk_create` and each run's aggregates are folded the way the write side
+folds them when an episode ends (`arena.metrics.fold`), so the pages read what a worker
+would have left.
+
+Then, for one client and the page cache off (what a signed-in visitor, or the first
+visitor after a change, gets), it asks each page `--requests` times through Django's
+request handler (after two warm-up requests) and prints p50/p95 in milliseconds:
+
+    the front page, a task page, /api/leaderboard/?task=…, /api/leaderboard/overall/
+
+With `--baseline REV` the same database is read by the code of git revision REV too
+(extracted with `git archive` into a temporary folder), in the same run, taking turns
+with this tree (`--rounds`), and the ratio baseline / this tree is printed beside each
+page.
+
+    nice .venv/bin/python bench/read_pages.py [--episodes 100000] [--tasks 0] [--baseline main]
+
+A page's cost grows with the runs it lists, not with the episodes behind them (the
+figures come from the runs' aggregates): `--tasks 0` gives about 1,000 runs of 100
+episodes, `--tasks 4` about 70 runs of 1,500.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET_P95_MS = 50.0
+TASK_PAGE = ("lmact", "tictactoe")
+PAGES = (
+    ("front page", "/"),
+    ("task page", f"/tasks/{TASK_PAGE[0]}/{TASK_PAGE[1]}/"),
+    ("/api/leaderboard/", f"/api/leaderboard/?task={TASK_PAGE[0]}/{TASK_PAGE[1]}"),
+    ("/api/leaderboard/overall/", "/api/leaderboard/overall/"),
+)
+
+# Runs in a child process of this tree: the rows, written in bulk.
+BUILD = r'''
+import random, sys, time
+import django
+django.setup()
+from django.db import transaction
+from arena import services
+from arena.metrics import fold
+from arena.models import Episode, Run, Submission
+from envs.registry import all_suites, tasks_of
+
+episodes_wanted, model_count, task_count = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+started = time.perf_counter()
+draw = random.Random(7)
+baselines = [services.baseline_submission(policy, title) for policy, title in (("random", "Random"), ("expert", "Expert"))]
+models = Submission.objects.bulk_create(
+    Submission(kind=Submission.KIND_MODEL, name=f"model {n}", base_url="http://model.invalid/v1", model=f"m{n}",
+               chain_of_thought=n % 2 == 1, price_input_per_mtok=1, price_output_per_mtok=2)
+    for n in range(model_count)
+)
+submissions = baselines + models
+# The suites' tasks taken in turn (one of each suite, then the next of each, …), the
+# task page's task first, so a few tasks still span the suites.
+by_suite = [list(tasks_of(suite.id).items()) for suite in all_suites().values()]
+tasks = [by_suite[s][i] for i in range(max(map(len, by_suite))) for s in range(len(by_suite)) if i < len(by_suite[s])]
+tasks.sort(key=lambda item: item[0] != "lmact/tictactoe")
+tasks = tasks[:task_count] if task_count else tasks
+specs = [(submission, task_id, cls, cls.formats[0]) for submission in submissions for task_id, cls in tasks]
+per_run = -(-episodes_wanted // len(specs))
+
+
+def episode_metrics(suite, cls):
+    """Every per-episode value the suite's metrics and the task's breakdown fold."""
+    metrics = {}
+    for metric in suite.metrics:
+        if metric.over:
+            metrics[metric.over] = draw.random() < 0.7
+        if metric.episode_metric:
+            metrics[metric.episode_metric] = None if draw.random() < 0.05 else draw.uniform(0, 1)
+    for key, _ in getattr(cls, "rate_breakdown", ()) or ():
+        metrics[key] = draw.random() < 0.5
+    return metrics
+
+
+with transaction.atomic():
+    runs = Run.objects.bulk_create(
+        Run(submission=submission, task=task_id, num_episodes=per_run, status=Run.FINISHED,
+            variant=services.run_variant(submission, services.RunSpec(task=task_id, format=fmt, num_episodes=per_run)))
+        for submission, task_id, cls, fmt in specs
+    )
+    rows = []
+    for run, (submission, task_id, cls, fmt) in zip(runs, specs):
+        suite = all_suites()[task_id.split("/", 1)[0]]
+        sums, score_sum, score_sq, steps, illegal, tokens_in, tokens_out = {}, 0.0, 0.0, 0, 0, 0, 0
+        for index in range(per_run):
+            score, played, wrong = draw.uniform(-1, 1), draw.randint(5, 60), draw.randint(0, 3)
+            metrics = episode_metrics(suite, cls)
+            sums = fold(sums, metrics)
+            score_sum, score_sq, steps, illegal = score_sum + score, score_sq + score * score, steps + played, illegal + wrong
+            tokens_in, tokens_out = tokens_in + 300 * played, tokens_out + 20 * played
+            rows.append(Episode(run=run, index=index, seed=index, status=Episode.FINISHED, score=score,
+                                num_steps=played, illegal_steps=wrong, tokens_in=300 * played, tokens_out=20 * played,
+                                end_reason="step limit", metrics=metrics))
+        run.episodes_done, run.score_sum, run.score_sq_sum = per_run, score_sum, score_sq
+        run.steps_total, run.illegal_total, run.illegal_episodes = steps, illegal, per_run
+        run.tokens_in = run.tokens_spent_in = tokens_in
+        run.tokens_out = run.tokens_spent_out = tokens_out
+        run.metric_sums = sums
+    Episode.objects.bulk_create(rows, batch_size=2000)
+    Run.objects.bulk_update(runs, ["episodes_done", "score_sum", "score_sq_sum", "steps_total", "illegal_total",
+                                   "illegal_episodes", "tokens_in", "tokens_spent_in", "tokens_out", "tokens_spent_out",
+                                   "metric_sums"], batch_size=500)
+print(json.dumps({"episodes": Episode.objects.filter(status=Episode.FINISHED).count(), "runs": len(runs),
+                  "submissions": len(submissions), "seconds": time.perf_counter() - started}))
+'''.replace("import random, sys, time", "import json, random, sys, time")
+
+# Runs in a child process of the tree measured: one client, page cache off.
+MEASURE = r'''
+import json, sys, time
+import django
+django.setup()
+from django.test import Client
+
+pages, count = json.loads(sys.argv[1]), int(sys.argv[2])
+client = Client()
+result = {}
+for name, path in pages:
+    for _ in range(2):
+        response = client.get(path)
+        assert response.status_code == 200, (path, response.status_code, response.content[:500])
+    times = []
+    for _ in range(count):
+        started = time.perf_counter()
+        response = client.get(path)
+        times.append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 200
+    result[name] = times
+print(json.dumps(result))
+'''
+
+def child(tree: Path, env: dict, code: str, *arguments: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", code, *arguments], cwd=tree, env={**env, "PYTHONPATH": str(tree)},
+        capture_output=True, text=True,
+    )
+    if done.returncode:
+        raise SystemExit(f"child in {tree} failed:\n{done.stderr[-4000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def extract(revision: str, into: Path) -> Path:
+    archive = subprocess.run(["git", "archive", revision], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--episodes", type=int, default=100_000)
+    parser.add_argument("--submissions", type=int, default=15, help="model submissions (two baselines besides)")
+    parser.add_argument("--tasks", type=int, default=0,
+                        help="tasks every submission plays (0: all of them, one run each: the most rows a page can get)")
+    parser.add_argument("--requests", type=int, default=40, help="requests per page, after two warm-up requests")
+    parser.add_argument("--baseline", help="a git revision whose code reads the same database, for the ratio")
+    parser.add_argument("--rounds", type=int, default=2, help="turns the trees take, each a share of the requests")
+    args = parser.parse_args()
+
+    scratch = Path(tempfile.mkdtemp(prefix="arena-read-pages-"))
+    env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL", "ARENA_QUEUE")}
+    env.update(DJANGO_SETTINGS_MODULE="config.settings", ARENA_VAR_DIR=str(scratch / "var"), LOG_LEVEL="ERROR",
+               ARENA_PAGE_CACHE="0")
+    try:
+        subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+        built = child(ROOT, env, BUILD, str(args.episodes), str(args.submissions), str(args.tasks))
+        print(f"built {built['episodes']:,} finished episodes in {built['runs']:,} runs of {built['submissions']} "
+              f"submissions in {built['seconds']:.0f} s", flush=True)
+        trees = [("this tree", ROOT)]
+        if args.baseline:
+            trees.insert(0, (f"baseline {args.baseline}", extract(args.baseline, Path(tempfile.mkdtemp(dir=scratch)))))
+        # The trees take turns, a share of the requests each round, so a change in the
+        # machine's load falls on both alike.
+        times: dict[str, dict[str, list[float]]] = {label: {name: [] for name, _ in PAGES} for label, _ in trees}
+        for round_number in range(args.rounds):
+            for label, tree in trees:
+                started = time.perf_counter()
+                measured = child(tree, env, MEASURE, json.dumps(PAGES), str(-(-args.requests // args.rounds)))
+                for name, samples in measured.items():
+                    times[label][name] += samples
+                print(f"  round {round_number + 1}: {label} in {time.perf_counter() - started:.0f} s", flush=True)
+        results = {label: {name: percentiles(samples) for name, samples in pages.items()} for label, pages in times.items()}
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    report(args, built, results)
+
+
+def percentiles(samples: list[float]) -> dict:
+    ordered = sorted(samples)
+    return {"p50": statistics.median(ordered), "p95": ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))],
+            "n": len(ordered)}
+
+
+def report(args, built: dict, results: dict) -> None:
+    print()
+    requests = next(iter(next(iter(results.values())).values()))["n"]
+    print(f"one client, page cache off, {requests} requests per page in {args.rounds} rounds, "
+          f"{built['episodes']:,} finished episodes in {built['runs']:,} runs; target p95 < {TARGET_P95_MS:.0f} ms")
+    print(f"load average: {', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    labels = list(results)
+    header = f"{'page':28}" + "".join(f"{label + ' p50/p95 ms':>34}" for label in labels)
+    if len(labels) == 2:
+        header += f"{'p95 ratio':>12}"
+    print(header)
+    for name, _ in PAGES:
+        line = f"{name:28}" + "".join(
+            f"{results[label][name]['p50']:>22.1f} /{results[label][name]['p95']:>9.1f}" for label in labels
+        )
+        if len(labels) == 2:
+            line += f"{results[labels[0]][name]['p95'] / results[labels[1]][name]['p95']:>11.1f}×"
+        mine = results[labels[-1]][name]["p95"]
+        line += "  meets" if mine < TARGET_P95_MS else "  misses"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""One path for a figure made of runs: a cell of the overall leaderboard, an environment
+of BALROG's page, a game of TextAtari's. Each reads the runs' folded aggregates
+(Run.score_sum, Run.metric_sums), never episodes, and states the suite's rule once:
+
+- pooled episodes (`pooled_runs`): the runs' sums added up, with BALROG's population
+  standard error (BALROG §3) where the suite's `Overall.population_stderr` says so, else
+  the sample standard error the task pages show;
+- the mean over tasks or columns (`mean_of`): the mean of the means with the standard
+  error √(Σ SE²) / n, as BALROG averages its environments and TextAtari its games;
+- a column's cell (`cell_figure`): one of those, or the best run, as the suite's
+  `Overall.cell` says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable
+
+from django.urls import reverse
+
+from arena.metrics import summary
+from arena.models import Run
+from envs.balrog.catalog import NO_EPISODES, Figure, average_figure, pooled_figure
+from envs.suite import BEST_RUN, MEAN_OF_EPISODE_METRIC_OVER, MEAN_OVER_TASKS, Metric, Suite
+from leaderboard.selectors.runs import metric_value, rank_key
+
+# The mean of several figures' means, with the standard error √(Σ SE²) / n over those
+# that have a figure (BALROG's average over environments, TextAtari's over games).
+mean_of = average_figure
+
+
+def run_sums(run: Run, metric: Metric) -> dict:
+    """The run's folded sums (n, sum, sumsq) of a metric, unscaled."""
+    if metric.is_summed_reward:
+        return score_sums(run)
+    entry = run.metric_sums.get(metric.episode_metric, {})
+    if metric.fold == MEAN_OF_EPISODE_METRIC_OVER:
+        # As leaderboard.selectors.runs.metric_value: counted over the selecting episodes.
+        return {**entry, "n": int(run.metric_sums.get(metric.over, {}).get("sum", 0))}
+    return entry
+
+
+def score_sums(run: Run) -> dict:
+    """The run's folded summed rewards (the game score)."""
+    return {"n": run.episodes_done, "sum": run.score_sum, "sumsq": run.score_sq_sum}
+
+
+def sample_pooled(entries: Iterable[dict], scale: float = 1.0) -> Figure:
+    """Several runs' folded sums pooled, with the sample standard error the runs' own
+    pages show (arena.metrics.summary), scaled."""
+    total = {"n": 0, "sum": 0.0, "sumsq": 0.0}
+    for entry in entries:
+        total["n"] += int(entry.get("n", 0))
+        total["sum"] += float(entry.get("sum", 0.0))
+        total["sumsq"] += float(entry.get("sumsq", 0.0))
+    folded = summary(total)
+    if folded["mean"] is None:
+        return NO_EPISODES
+    stderr = None if folded["stderr"] is None else folded["stderr"] * scale
+    return Figure(folded["mean"] * scale, stderr, folded["n"])
+
+
+def pooled_runs(runs: list[Run], suite: Suite) -> Figure:
+    """The episodes of `runs` pooled on the suite's primary metric, with the suite's
+    standard error, on the metric's scale."""
+    metric = suite.primary_metric
+    entries = [run_sums(run, metric) for run in runs]
+    if suite.overall is not None and suite.overall.population_stderr:
+        figure = pooled_figure(entries)
+        if figure.mean is None:
+            return NO_EPISODES
+        stderr = None if figure.stderr is None else figure.stderr * metric.scale
+        return Figure(figure.mean * metric.scale, stderr, figure.episodes)
+    return sample_pooled(entries, metric.scale)
+
+
+def grouped(runs: Iterable[Run], key: Callable[[Run], Hashable]) -> dict:
+    """The runs by `key`, in their order; runs whose key is None are left out."""
+    groups: dict = {}
+    for run in runs:
+        value = key(run)
+        if value is not None:
+            groups.setdefault(value, []).append(run)
+    return groups
+
+
+def mean_over_tasks(runs: list[Run], suite: Suite) -> Figure:
+    """The mean over the runs' tasks of each task's pooled figure."""
+    return mean_of(pooled_runs(task_runs, suite) for task_runs in grouped(runs, lambda run: run.task).values())
+
+
+def cell_figure(runs: list[Run], suite: Suite) -> tuple[Figure, list[Run]]:
+    """The figure of one column's runs and the runs behind it, as the suite's
+    `Overall.cell` says: the best run, the mean over tasks, or the pooled episodes."""
+    if not runs:
+        return NO_EPISODES, []
+    if suite.overall.cell == BEST_RUN:
+        best = min(runs, key=lambda run: rank_key(run, suite.primary_metric))
+        value = metric_value(best, suite.primary_metric)
+        return Figure(value.mean, value.stderr, value.episodes), [best]
+    if suite.overall.cell == MEAN_OVER_TASKS:
+        return mean_over_tasks(runs, suite), runs
+    return pooled_runs(runs, suite), runs
+
+
+def episodes_url(suite: Suite, runs: list[Run]) -> str:
+    """The episodes behind a figure: the run's page, or a list of the runs' episodes."""
+    if len(runs) == 1:
+        return runs[0].get_absolute_url()
+    ids = ",".join(str(run.pk) for run in sorted(runs, key=lambda run: run.pk))
+    return f"{reverse('leaderboard:suite-episodes', args=[suite.id])}?runs={ids}"

@@ -1,0 +1,384 @@
+"""Reads for the leaderboard pages and API. Numbers come from the aggregates kept on
+`Run` (updated when episodes finish), never from scanning steps."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from arena.clients.errors import describe
+from arena.metrics import summary
+from django.shortcuts import get_object_or_404
+
+from arena.models import Run
+from arena.moderation import ranked
+from envs.core import IMAGE_FORMATS
+from envs.registry import all_suites, suite_of, tasks_of
+from envs.suite import MEAN_OF_EPISODE_METRIC_OVER, Metric, Suite
+from leaderboard.selectors.episodes import failed_episode_errors
+
+
+@dataclasses.dataclass(frozen=True)
+class MetricValue:
+    """One metric of one run, as shown: scaled mean, its standard error (None with
+    fewer than two values), how many episodes have a value and how many have none."""
+
+    metric: Metric
+    mean: float | None
+    stderr: float | None
+    episodes: int
+    missing: int
+
+    @property
+    def missing_share(self) -> float:
+        """The share of episodes without a value; 1 when no episode has one."""
+        total = self.episodes + self.missing
+        return self.missing / total if self.episodes else 1.0
+
+
+def metric_value(run: Run, metric: Metric) -> MetricValue:
+    """A metric of a run, folded as its descriptor says, from the run's aggregates."""
+    if metric.is_summed_reward:
+        mean, stderr, n, missing = run.score_mean, run.score_stderr, run.episodes_done, 0
+    else:
+        entry = run.metric_sums.get(metric.episode_metric, {})
+        if metric.fold == MEAN_OF_EPISODE_METRIC_OVER:
+            # The metric is 0 on the other episodes (envs.suite), so its sums over all
+            # episodes are its sums over the selected ones, and those are counted by
+            # the sum of the 0/1 condition.
+            selected = int(run.metric_sums.get(metric.over, {}).get("sum", 0))
+            entry = {"n": selected, "sum": entry.get("sum", 0.0), "sumsq": entry.get("sumsq", 0.0)}
+        folded = summary(entry)
+        mean, stderr, n, missing = folded["mean"], folded["stderr"], folded["n"], folded["missing"]
+    return MetricValue(
+        metric=metric,
+        mean=None if mean is None else mean * metric.scale,
+        stderr=None if stderr is None else stderr * metric.scale,
+        episodes=n,
+        missing=missing,
+    )
+
+
+def rank_key(run: Run, metric: Metric) -> tuple:
+    """Orders runs best first by a metric (envs.suite.Metric): fewest episodes without a
+    value first, then the mean in the metric's direction; ties go to more episodes."""
+    return rank_key_of(run, metric_value(run, metric))
+
+
+def rank_key_of(run: Run, value: MetricValue) -> tuple:
+    """`rank_key` from the run's value of the metric, already computed."""
+    metric = value.metric
+    if value.mean is None:
+        by_mean = math.inf
+    else:
+        by_mean = -value.mean if metric.higher_is_better else value.mean
+    return (value.missing_share, by_mean, -run.episodes_done, run.pk)
+
+
+@dataclasses.dataclass
+class LeaderboardRow:
+    rank: int | None
+    run: Run
+    # The suite's metrics of the run, the primary metric first.
+    metrics: list[MetricValue] = dataclasses.field(default_factory=list)
+    # Set when this row cannot be told apart from the ranked row above it
+    # (leaderboard.boards.neighbours.NeighbourMark).
+    neighbour_mark: object = None
+
+    @property
+    def submission(self):
+        return self.run.submission
+
+    @property
+    def primary(self) -> MetricValue | None:
+        return self.metrics[0] if self.metrics else None
+
+
+@dataclasses.dataclass
+class TaskBoard:
+    """One task's leaderboard on the front page."""
+
+    task: type
+    rows: list[LeaderboardRow]
+
+
+@dataclasses.dataclass
+class SuiteBoard:
+    """One suite's section of the front page: its descriptor and its tasks' leaderboards."""
+
+    suite: Suite
+    tasks: list[TaskBoard]
+
+STRATEGY_FILTERS = {
+    "naive": "Naive (answer only)",
+    "cot": "Chain of thought",
+    "self-correction": "Self-correction",
+    "reflection": "Reflexion",
+}
+MODE_FILTERS = {"llm": "LLM (text observations)", "vlm": "VLM (image observations)"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Filters:
+    """Leaderboard filters from the query string; unknown values are ignored."""
+
+    mode: str = ""
+    strategy: str = ""
+
+    @classmethod
+    def from_query(cls, query) -> "Filters":
+        mode = query.get("mode", "")
+        strategy = query.get("strategy", "")
+        return cls(mode if mode in MODE_FILTERS else "", strategy if strategy in STRATEGY_FILTERS else "")
+
+    def apply(self, runs):
+        if self.mode == "vlm":
+            runs = runs.filter(variant__format__in=IMAGE_FORMATS)
+        elif self.mode == "llm":
+            runs = runs.exclude(variant__format__in=IMAGE_FORMATS)
+        if self.strategy == "naive":
+            runs = runs.filter(variant__chain_of_thought=False)
+        elif self.strategy == "cot":
+            runs = runs.filter(variant__chain_of_thought=True)
+        elif self.strategy == "self-correction":
+            runs = runs.filter(variant__self_correction=True)
+        elif self.strategy == "reflection":
+            runs = runs.exclude(variant__reflection="none").filter(variant__has_key="reflection")
+        return runs
+
+
+# The submission's columns no ranking shows, each read and decoded once per row of a
+# board otherwise: the encrypted secrets and the endpoint probe's JSON report.
+SUBMISSION_SECRETS_AND_PROBE = (
+    "submission__api_key_encrypted", "submission__agent_secret_encrypted", "submission__endpoint_probe",
+)
+
+
+def scored_runs(task_id: str | None = None, filters: Filters | None = None):
+    """Runs with finished episodes (their submission joined), of one task or all, under
+    the leaderboard filters; unevaluated, so a caller narrows it further here."""
+    # Rows the operators hid (arena.moderation) are in no ranking, CSV or rating.
+    runs = ranked(Run.objects.select_related("submission").defer(*SUBMISSION_SECRETS_AND_PROBE).filter(episodes_done__gt=0))
+    if task_id:
+        runs = runs.filter(task=task_id)
+    if filters is not None:
+        # Baselines have no strategy; they stay as reference rows under every filter
+        # except the observation mode.
+        models = filters.apply(runs.filter(submission__kind="model"))
+        baselines = Filters(mode=filters.mode).apply(runs.filter(submission__kind="baseline"))
+        runs = models | baselines
+    return runs
+
+
+def leaderboard_rows(task_id: str, filters: Filters | None = None) -> list[LeaderboardRow]:
+    """Model runs ranked by the primary metric of the task's suite (`rank_key`), with
+    the suite's metrics; baselines are unranked reference rows, placed by the same rule."""
+    return ranked_rows(suite_of(task_id), list(scored_runs(task_id, filters)))
+
+
+def ranked_rows(suite: Suite, runs: list[Run]) -> list[LeaderboardRow]:
+    """`runs` (of one task) as leaderboard rows, ranked as `leaderboard_rows` says; each
+    run's metrics are computed once, the primary one ranking it."""
+    valued = [(run, [metric_value(run, metric) for metric in suite.metrics]) for run in runs]
+    valued.sort(key=lambda item: rank_key_of(item[0], item[1][0]))
+    rows, rank = [], 0
+    for run, metrics in valued:
+        if run.submission.is_baseline:
+            rows.append(LeaderboardRow(rank=None, run=run, metrics=metrics))
+        else:
+            rank += 1
+            rows.append(LeaderboardRow(rank=rank, run=run, metrics=metrics))
+    return rows
+
+
+def has_model_runs(task_id: str) -> bool:
+    """Whether any model (not a baseline) has a finished episode of the task."""
+    return scored_runs(task_id).exclude(submission__kind="baseline").exists()
+
+
+@dataclasses.dataclass
+class BreakdownRow:
+    row: LeaderboardRow
+    rates: list[float | None]  # percentages, in the task's breakdown order
+
+
+def rate_breakdown_rows(task_cls, rows: list[LeaderboardRow]) -> list[BreakdownRow]:
+    """For tasks with a rate breakdown (Task.rate_breakdown): each leaderboard row's
+    share of episodes, in percent, where each of the per-episode 0/1 metrics held."""
+    if not task_cls.rate_breakdown:
+        return []
+    result = []
+    for row in rows:
+        rates = []
+        for key, _ in task_cls.rate_breakdown:
+            entry = summary(row.run.metric_sums.get(key, {}))
+            rates.append(None if entry["mean"] is None else 100.0 * entry["mean"])
+        if any(rate is not None for rate in rates):
+            result.append(BreakdownRow(row=row, rates=rates))
+    return result
+
+
+def leaderboard_by_suite(filters: Filters | None = None) -> list[SuiteBoard]:
+    """Every task's leaderboard, grouped by suite in the suites' order: the runs read in
+    one query, ranked per task as `leaderboard_rows` ranks them."""
+    by_task: dict[str, list[Run]] = {}
+    for run in scored_runs(filters=filters):
+        by_task.setdefault(run.task, []).append(run)
+    return [
+        SuiteBoard(
+            suite=suite,
+            tasks=[
+                TaskBoard(task=cls, rows=ranked_rows(suite, by_task[task_id]) if task_id in by_task else [])
+                for task_id, cls in tasks_of(suite.id).items()
+            ],
+        )
+        for suite in all_suites().values()
+    ]
+
+
+@dataclasses.dataclass
+class ScalingPoint:
+    label: str
+    num_demonstrations: int
+    score_mean: float
+    score_stderr: float | None
+    illegal_rate: float | None
+    episodes: int
+
+
+def scaling_points(task_id: str, fmt: str) -> tuple[dict[str, list[ScalingPoint]], dict[str, Run]]:
+    """Model runs of one task/format grouped into curves over the number of
+    demonstrations (one curve per model and prompt setting), and the baseline runs."""
+    curves: dict[str, list[ScalingPoint]] = {}
+    baselines: dict[str, Run] = {}
+    for run in scored_runs(task_id).filter(variant__format=fmt).order_by("created_at"):
+        if run.submission.is_baseline:
+            baselines[run.submission.policy] = run
+            continue
+        label = run.submission.model or run.submission.name
+        flags = run.settings.prompt_flags()
+        if flags:
+            label += f" ({', '.join(flags)})"
+        curves.setdefault(label, []).append(
+            ScalingPoint(
+                label=label,
+                num_demonstrations=run.num_demonstrations,
+                score_mean=run.score_mean,
+                score_stderr=run.score_stderr,
+                illegal_rate=run.illegal_rate,
+                episodes=run.episodes_done,
+            )
+        )
+    for points in curves.values():
+        points.sort(key=lambda p: p.num_demonstrations)
+    return curves, baselines
+
+
+def best_scores_by_task(suite: str) -> list[tuple[type, list[tuple[str, Run]], dict[str, Run]]]:
+    """LMAct Fig. 2: per task, each model's best run over every setting (format,
+    demonstrations, prompt flags), and the best baseline runs."""
+    sections = []
+    for task_id, cls in tasks_of(suite).items():
+        best: dict[str, Run] = {}
+        baselines: dict[str, Run] = {}
+        for run in scored_runs(task_id):
+            if run.settings.replay_control:
+                continue  # a copying test, not a score
+            target = baselines if run.submission.is_baseline else best
+            key = run.submission.policy if run.submission.is_baseline else (run.submission.model or run.submission.name)
+            if key not in target or (run.score_mean or 0) > (target[key].score_mean or 0):
+                target[key] = run
+        sections.append((cls, sorted(best.items(), key=lambda kv: -(kv[1].score_mean or 0)), baselines))
+    return sections
+
+
+def replay_rows(task_id: str, fmt: str) -> list[tuple[str, list[float], list[int]]]:
+    """LMAct Figs. A8–A13: mean replay accuracy per step, one row per model."""
+    rows = []
+    runs = scored_runs(task_id).filter(variant__format=fmt, experiment__kind="replay").order_by("created_at")
+    for run in runs:
+        entry = run.metric_sums.get("replay_accuracy")
+        if not entry:
+            continue
+        curve = [s / n for s, n in zip(entry["curve_sum"], entry["curve_n"])]
+        rows.append((run.submission.model or run.submission.name, curve, entry["curve_n"]))
+    return rows
+
+
+@dataclasses.dataclass
+class ErrorGroup:
+    kind: str
+    count: int
+    summary: str  # "the model does not accept images"
+    fix: str
+    example: str  # one episode's own message
+
+
+def run_error_groups(run: Run) -> list[ErrorGroup]:
+    """The run's failed episodes grouped by what went wrong, largest group first: one
+    line each on the run page instead of a wall of identical errors."""
+    groups: dict[str, ErrorGroup] = {}
+    for kind, error in failed_episode_errors(run):
+        info = describe(kind)
+        key = kind if info else f"other:{error[:80]}"
+        group = groups.get(key)
+        if group is None:
+            summary = info.summary if info else _first_clause(error)
+            group = groups[key] = ErrorGroup(kind or "other", 0, summary, info.fix if info else "", error)
+        group.count += 1
+    return sorted(groups.values(), key=lambda g: -g.count)
+
+
+def _first_clause(error: str) -> str:
+    text = error.removeprefix("not played: ")
+    return text if len(text) <= 160 else text[:159] + "…"
+
+
+def run_or_404(pk: int) -> Run:
+    """One run with its submission; a 404 when there is none."""
+    return get_object_or_404(Run.objects.select_related("submission"), pk=pk)
+
+
+def runs_newest_first(*, task: str | None = None, submission: int | None = None, status: str | None = None):
+    """Every run (hidden ones too: the runs API lists what exists), newest first, narrowed
+    by whichever of task, submission id and status is given; unevaluated (DRF pages it)."""
+    runs = Run.objects.select_related("submission").order_by("-created_at")
+    if task is not None:
+        runs = runs.filter(task=task)
+    if submission is not None:
+        runs = runs.filter(submission_id=submission)
+    if status is not None:
+        runs = runs.filter(status=status)
+    return runs
+
+
+def suite_runs_by_id(ids: list[int], suite_id: str) -> list[Run]:
+    """The runs among `ids` that play one of the suite's tasks, by id."""
+    runs = Run.objects.select_related("submission").filter(pk__in=ids, task__startswith=f"{suite_id}/")
+    return list(runs.order_by("id"))
+
+
+def suite_runs(suite_id: str, *, images: bool | None = None, filters: Filters | None = None) -> list[Run]:
+    """Runs of the suite's tasks with finished episodes, hidden ones left out, by id:
+    with `images` True only image runs, False only text runs, None both; `filters`
+    as on the task leaderboards."""
+    runs = scored_runs(filters=filters).filter(task__startswith=f"{suite_id}/")
+    if images is True:
+        runs = runs.filter(variant__format__in=IMAGE_FORMATS)
+    elif images is False:
+        runs = runs.exclude(variant__format__in=IMAGE_FORMATS)
+    return list(runs.order_by("id"))
+
+
+def runs_of_tasks(task_ids, filters: Filters | None = None, *, order: str = "id") -> list[Run]:
+    """Runs of these tasks with finished episodes, under the filters, ordered by `order`."""
+    return list(scored_runs(filters=filters).filter(task__in=list(task_ids)).order_by(order))
+
+
+def scored_runs_by_id(filters: Filters | None = None) -> list[Run]:
+    """Every task's runs with finished episodes under the filters, by id."""
+    return list(scored_runs(filters=filters).order_by("id"))
+
+
+def scored_runs_of_task(task_id: str, filters: Filters | None = None) -> list[Run]:
+    return list(scored_runs(task_id, filters))

@@ -1,0 +1,79 @@
+"""Reads of submissions, their runs and experiments for the model page, the paired
+comparison, the experiment page and the run page's queue note."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.shortcuts import get_object_or_404
+
+from arena.models import Experiment, Run, Submission, Worker
+from arena.moderation import ranked
+
+
+def submissions_by_id(ids: list[int]) -> dict[int, Submission]:
+    return Submission.objects.in_bulk(ids)
+
+
+def runs_with_results(submission: Submission) -> list[Run]:
+    """The submission's runs that have finished episodes."""
+    return list(submission.runs.select_related("submission").filter(episodes_done__gt=0))
+
+
+def runs_of_submission(submission: Submission) -> list[Run]:
+    """Every run of the submission (its own and its experiments'), by task then age."""
+    return list(submission.runs.select_related("submission").order_by("task", "id"))
+
+
+def ranked_runs_of_tasks(tasks: set[str]) -> list[Run]:
+    """Every submission's runs of these tasks that have finished episodes, but those the
+    operators hid (arena.moderation)."""
+    return list(ranked(Run.objects.select_related("submission").filter(task__in=tasks, episodes_done__gt=0)))
+
+
+def sweeps_with_results(submission: Submission) -> list[Experiment]:
+    """The submission's demonstration sweeps with at least one run that has results."""
+    sweeps = submission.experiments.filter(kind=Experiment.SWEEP, runs__episodes_done__gt=0)
+    return list(sweeps.distinct().order_by("id"))
+
+
+def submissions_sharing_tasks(submission: Submission) -> list[Submission]:
+    """Other submissions, not hidden, with finished episodes on a task this one has
+    finished episodes on."""
+    tasks = submission.runs.filter(episodes_done__gt=0).values("task")
+    others = (
+        Submission.objects.filter(runs__task__in=tasks, runs__episodes_done__gt=0)
+        .exclude(pk=submission.pk).exclude(moderation=Submission.HIDDEN)
+    )
+    return list(others.distinct())
+
+
+def submission_or_404(pk: int) -> Submission:
+    return get_object_or_404(Submission, pk=pk)
+
+
+def experiments_of(submission: Submission) -> list[Experiment]:
+    """The submission's experiments, as the model page lists them."""
+    return list(submission.experiments.all())
+
+
+def experiment_run_count(experiment: Experiment) -> int:
+    return experiment.runs.count()
+
+
+def experiment_or_404(pk: int) -> Experiment:
+    return get_object_or_404(Experiment.objects.select_related("submission"), pk=pk)
+
+
+def runs_of_experiment(experiment: Experiment) -> list[Run]:
+    return list(experiment.runs.select_related("submission").order_by("id"))
+
+
+def experiment_runs(experiment: Experiment) -> list[Run]:
+    """The experiment's runs in the model's default order."""
+    return list(experiment.runs.all())
+
+
+def fresh_workers(since: datetime) -> list[Worker]:
+    """Workers whose heartbeat is newer than `since`."""
+    return list(Worker.objects.filter(heartbeat_at__gte=since))

@@ -1,0 +1,22 @@
+"""The cost-against-score page (/cost/): per tab, the overall chart and each suite's
+(leaderboard.boards.cost, drawn by leaderboard.boards.cost_chart)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.shortcuts import render
+
+from leaderboard.boards import overall
+from leaderboard.boards.cost import cost_charts
+from leaderboard.boards.cost_chart import chart_context
+
+
+def cost_page(request):
+    tab = request.GET.get("tab", "llm")
+    tab = tab if tab in overall.TABS else "llm"
+    charts = [chart_context(chart) for chart in cost_charts(tab)]
+    return render(request, "leaderboard/cost.html", {
+        "charts": charts, "tab": tab,
+        "tab_links": [(key, label, urlencode({"tab": key})) for key, label in overall.TABS.items()],
+    })

@@ -1,0 +1,64 @@
+"""The model page (`/submissions/<id>/`): the submission as the public and its owner see
+it, with its results among the other submissions' (leaderboard.model_page); its owner
+also gets the form that queues an experiment, a write of the arena's
+(arena.services.submissions.experiment_create)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.shortcuts import redirect, render
+
+from arena.balrog_results.exporter import has_balrog_runs
+from arena.endpoint_privacy import can_see_endpoint, hide_endpoint_in
+from arena.models import Submission
+from arena.play.pace import endpoint_pace
+from arena.selectors import endpoint_speed
+from arena.services.submissions import experiment_create
+from arena.web.forms import ExperimentForm
+from arena.web.throttles import ExperimentThrottle, form_refusal
+from leaderboard.model_page import model_page_context
+from leaderboard.selectors.submissions import experiment_run_count, experiments_of, submission_or_404
+
+
+def is_owner(request, submission: Submission) -> bool:
+    """Whether the user submitted this model: baselines and imported results belong to
+    no one who could change or re-play them."""
+    return (
+        submission.kind == Submission.KIND_MODEL
+        and request.user.is_authenticated
+        and submission.owner_id == request.user.pk
+    )
+
+
+def submission_detail(request, pk):
+    submission = submission_or_404(pk)
+    show_endpoint = can_see_endpoint(request.user, submission)
+    if not show_endpoint:  # shown, never saved: the probe's notes may quote the address
+        submission.endpoint_probe = hide_endpoint_in(submission.endpoint_probe, submission.base_url)
+    can_experiment = is_owner(request, submission)
+    form = None
+    if can_experiment:
+        refusal = form_refusal(ExperimentThrottle, request) if request.method == "POST" else None
+        form = ExperimentForm(request.POST or None, refusal=refusal)
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            task_id, fmt = data["task"]
+            experiment = experiment_create(
+                submission, kind=data["kind"], task=task_id, format=fmt, num_episodes=data["episodes"],
+                max_demonstrations=data["max_demonstrations"] or 0,
+            )
+            messages.success(request, f"{experiment.get_kind_display()} queued: {experiment_run_count(experiment)} run(s).")
+            return redirect(experiment)
+    return render(
+        request,
+        "arena/submission.html",
+        {
+            "submission": submission, "experiments": experiments_of(submission),
+            "experiment_form": form, "is_owner": can_experiment, "speed": endpoint_speed(submission),
+            "show_endpoint": show_endpoint,
+            "pace": endpoint_pace(submission.base_url) if submission.kind == Submission.KIND_MODEL else None,
+            "balrog_export": has_balrog_runs(submission),
+            **model_page_context(submission),
+        },
+        status=429 if form is not None and form.refusal else 200,
+    )

@@ -1,0 +1,27 @@
+from django.urls import path
+
+from leaderboard.compare import views as comparison_views
+from leaderboard.downloads import views as export_views
+from leaderboard.web import cost_views, submission_views, views
+
+app_name = "leaderboard"
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("tasks/", views.tasks, name="tasks"),
+    path("tasks/<slug:suite>/<slug:name>/", views.task_detail, name="task"),
+    path("tasks/<slug:suite>/<slug:name>/picture.png", views.task_picture, name="task-picture"),
+    path("suites/<slug:suite>/", views.suite_detail, name="suite"),
+    path("suites/<slug:suite>/episodes/", views.suite_episodes, name="suite-episodes"),
+    path("suites/<slug:suite>/fidelity/", views.suite_fidelity, name="suite-fidelity"),
+    path("submissions/<int:pk>/", submission_views.submission_detail, name="submission"),
+    path("experiments/<int:pk>/", views.experiment_detail, name="experiment"),
+    path("runs/<int:pk>/", views.run_detail, name="run"),
+    path("episodes/<int:pk>/", views.episode_detail, name="episode"),
+    path("episodes/<int:pk>/pgn", views.episode_pgn, name="episode-pgn"),
+    path("episodes/<int:pk>/steps.jsonl", export_views.episode_jsonl, name="episode-jsonl"),
+    path("episodes/<int:pk>/frames.gif", export_views.episode_gif, name="episode-gif"),
+    path("runs/<int:pk>/episodes.zip", export_views.run_zip, name="run-zip"),
+    path("episodes/<int:pk>/compare/<int:other_pk>/", views.compare, name="compare"),
+    path("compare/", comparison_views.compare_page, name="compare-submissions"),
+    path("cost/", cost_views.cost_page, name="cost"),
+]
