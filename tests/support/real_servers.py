@@ -24,10 +24,11 @@ CONTEXT_WINDOW = 8192
 
 
 @contextlib.contextmanager
-def real_server(kind: str, log_dir: Path | None = None, slots: int = 1):
+def real_server(kind: str, log_dir: Path | None = None, slots: int = 1, verbose: bool = False):
     model = smollm2.cached_model()
     if kind == "llama-cpp-python":
-        server = LlamaCppPythonServer.start(model, smollm2.MODEL_ID, context_window=CONTEXT_WINDOW, log_dir=log_dir)
+        server = LlamaCppPythonServer.start(model, smollm2.MODEL_ID, context_window=CONTEXT_WINDOW, log_dir=log_dir,
+                                              verbose=verbose)
     else:
         template = ALTERNATING_TEMPLATE if kind == "llama-server-alternating" else None
         server = LlamaServer.start(log_dir, model=model, model_id=smollm2.MODEL_ID, context_window=CONTEXT_WINDOW,
