@@ -295,6 +295,10 @@ class ModelAgent:
             call = {key: call[key] for key in ("purpose", "tokens_in", "tokens_out", "cached_tokens_in")} | {
                 "reasoning_tokens": reply.reasoning_tokens, **call
             }
+        if reply.cache_write_tokens_in:  # providers that bill cache writes (Anthropic) only
+            call = {key: call[key] for key in ("purpose", "tokens_in", "tokens_out", "cached_tokens_in")} | {
+                "cache_write_tokens_in": reply.cache_write_tokens_in, **call
+            }
         return reply, call
 
     async def _act(self, prompt_added: list):

@@ -284,5 +284,6 @@ class AnthropicClient(ChatCompletionClient):
             tokens_out=int_or_none(usage.get("output_tokens")),
             http_status=status,
             cached_tokens_in=int_or_none(usage.get("cache_read_input_tokens")),
+            cache_write_tokens_in=int_or_none(usage.get("cache_creation_input_tokens")),
             reasoning_items=signed,
         )
