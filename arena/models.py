@@ -564,6 +564,11 @@ class Step(models.Model):
     calls = models.JSONField(default=list, blank=True)
     cached_tokens_in = models.PositiveIntegerField(null=True, blank=True)
     reasoning_tokens = models.PositiveIntegerField(null=True, blank=True)
+    # Per call of `calls`, what its provider wants given back with the answer when the
+    # conversation goes on (Anthropic's signed thinking blocks, the Responses API's
+    # encrypted reasoning items): a resumed episode's client is given them back, so it
+    # sends what an uninterrupted one would. Empty when no call had any; never shown.
+    reasoning_items = models.JSONField(default=list, blank=True)
     # Extras of special protocols, e.g. the replay-control experiment's
     # {"forced_action": …, "match": bool}.
     info = models.JSONField(default=dict, blank=True)

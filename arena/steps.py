@@ -64,6 +64,8 @@ class StepRecord:
     cached_tokens_in: int | None = None
     cut_off: bool = False
     reasoning_tokens: int | None = None
+    # Per model call, what the provider wants given back with its answer (Step.reasoning_items).
+    reasoning_items: list = dataclasses.field(default_factory=list)
     # The task's picture for the replay viewer (never shown to the agent); its hash is
     # in `info["viewer_frame"]`, this makes its StoredImage row.
     viewer_frame: ImageRef | None = None

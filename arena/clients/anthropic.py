@@ -214,6 +214,9 @@ class AnthropicClient(ChatCompletionClient):
         return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
 
+    def recall(self, text: str, items: list) -> None:
+        self._signed_thinking.remember(text, items)
+
     def _with_thinking(self, converted: list[dict]) -> list[dict]:
         """The messages with each earlier answer's signed thinking blocks put back
         before its text, as the API wants them (it checks the signature, and thinking

@@ -67,7 +67,9 @@ class ModelReply:
     reasoning_tokens: int | None = None
     # What the provider wants back with this answer when the conversation goes on (its
     # own format, opaque to the arena): Anthropic's signed thinking blocks, the
-    # Responses API's encrypted reasoning items. Kept by the client that made the call.
+    # Responses API's encrypted reasoning items with the output message they came with.
+    # Kept by the client that made the call, and stored with the step so that a client
+    # of a resumed episode is given them back (ChatCompletionClient.recall).
     reasoning_items: list = dataclasses.field(default_factory=list)
 
     @property
