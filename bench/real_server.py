@@ -62,18 +62,18 @@ async def _play(runs, name: str, step_limit: int) -> None:
     await serving
 
 
-def _log_offset(server) -> int:
+def log_offset(server) -> int:
     return server.log_path.stat().st_size if server.log_path.exists() else 0
 
 
-def _evaluated_per_call(server, offset: int) -> list[int]:
+def evaluated_per_call(server, offset: int) -> list[int]:
     """Prompt tokens llama-cpp-python evaluated, per call since `offset` of its log."""
     with open(server.log_path, "rb") as log:
         log.seek(offset)
         return [int(n) for n in PROMPT_EVAL.findall(log.read().decode("utf-8", "replace"))]
 
 
-def _reread_by_step(runs, evaluated: list[int] | None) -> dict:
+def reread_by_step(runs, evaluated: list[int] | None) -> dict:
     """Prompt tokens read afresh, per step id: from the server's cached count, or from the
     per-call log figures in call order (one request at a time, so call order is step order)."""
     from arena.models import Step
@@ -83,7 +83,9 @@ def _reread_by_step(runs, evaluated: list[int] | None) -> dict:
         return {s.pk: s.tokens_in - s.cached_tokens_in for s in steps
                 if s.tokens_in is not None and s.cached_tokens_in is not None}
     calls = [(s.pk, call) for s in steps for call in (s.calls or []) if call.get("tokens_in") is not None]
-    if len(calls) != len(evaluated):
+    # A call still in flight when a run was cancelled is logged but never stored: the
+    # log may go on past the stored calls, never fall short of them.
+    if len(evaluated) < len(calls):
         print(f"  (the log has {len(evaluated)} calls, the steps {len(calls)}: no per-step re-read figure)")
         return {}
     reread: dict = {}
@@ -168,13 +170,13 @@ def main() -> None:
                 submission.endpoint_probe = {**probe, "server_kind": None}  # no slot to lease: interleaved
                 submission.save(update_fields=["endpoint_probe"])
                 runs = [services.run_create(submission, spec) for spec in specs]
-            offset = _log_offset(server) if reads_log else 0
+            offset = log_offset(server) if reads_log else 0
             started = time.perf_counter()
             asyncio.run(_play(runs, f"bench-{label}", step_limit))
             wall = time.perf_counter() - started
             for run in runs:
                 run.refresh_from_db()
-            reread = _reread_by_step(runs, _evaluated_per_call(server, offset) if reads_log else None)
+            reread = reread_by_step(runs, evaluated_per_call(server, offset) if reads_log else None)
             results[label] = ({run_label(r): _figures(r, reread) for r in runs}, wall, runs)
             print(f"{label}: played in {wall:.0f} s")
 

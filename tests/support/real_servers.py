@@ -24,7 +24,10 @@ CONTEXT_WINDOW = 8192
 
 
 @contextlib.contextmanager
-def real_server(kind: str, log_dir: Path | None = None, slots: int = 1, verbose: bool = False):
+def real_server(kind: str, log_dir: Path | None = None, slots: int = 1, verbose: bool = False,
+                extra_args: tuple[str, ...] = ()):
+    """`verbose`: llama-cpp-python's per-call log (bench/real_server.py reads it);
+    `extra_args`: more llama-server options (bench/slot_affinity.py's --cache-ram)."""
     model = smollm2.cached_model()
     if kind == "llama-cpp-python":
         server = LlamaCppPythonServer.start(model, smollm2.MODEL_ID, context_window=CONTEXT_WINDOW, log_dir=log_dir,
@@ -32,7 +35,8 @@ def real_server(kind: str, log_dir: Path | None = None, slots: int = 1, verbose:
     else:
         template = ALTERNATING_TEMPLATE if kind == "llama-server-alternating" else None
         server = LlamaServer.start(log_dir, model=model, model_id=smollm2.MODEL_ID, context_window=CONTEXT_WINDOW,
-                                   slots=slots, jinja=True, chat_template_file=template)
+                                   slots=slots, jinja=True, chat_template_file=template,
+                                   extra_args=extra_args)
     try:
         yield server
     finally:
