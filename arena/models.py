@@ -15,6 +15,10 @@ from arena.clients.reasoning_params import EFFORTS, ReasoningSetting
 from arena.crypto import decrypt_secret, encrypt_secret
 from envs import harness
 
+# Anthropic bills input written into its prompt cache with a 5-minute lifetime (the
+# lifetime the arena's `cache_control` marks ask for) at 1.25 times the input price.
+CACHE_WRITE_PRICE_FACTOR = 1.25
+
 
 class Moderated(models.Model):
     """What the operators said about a submission or a run (arena.moderation): hidden
@@ -156,17 +160,22 @@ class Submission(Moderated):
     def get_agent_secret(self) -> str:
         return decrypt_secret(self.agent_secret_encrypted)
 
-    def cost_usd(self, tokens_in: int, tokens_out: int, cached_in: int = 0) -> float | None:
+    def cost_usd(self, tokens_in: int, tokens_out: int, cached_in: int = 0, cache_written_in: int = 0) -> float | None:
         """What this many tokens cost at the submission's prices (None without prices).
         `cached_in` is the part of `tokens_in` served from the provider's prompt cache,
-        priced at the cached-input price when there is one."""
+        priced at the cached-input price when there is one; `cache_written_in` the part
+        written into it, which Anthropic bills at CACHE_WRITE_PRICE_FACTOR times the input
+        price (its prompt-caching pricing: 5-minute cache writes, the only kind the arena
+        asks for)."""
         if self.price_input_per_mtok is None and self.price_output_per_mtok is None:
             return None
         price_in = float(self.price_input_per_mtok or 0)
         price_out = float(self.price_output_per_mtok or 0)
         cached = min(max(cached_in or 0, 0), tokens_in) if self.price_cached_input_per_mtok is not None else 0
         price_cached = float(self.price_cached_input_per_mtok or 0)
-        return ((tokens_in - cached) * price_in + cached * price_cached + tokens_out * price_out) / 1_000_000
+        written = min(max(cache_written_in or 0, 0), tokens_in - cached)
+        return ((tokens_in - cached - written) * price_in + written * price_in * CACHE_WRITE_PRICE_FACTOR
+                + cached * price_cached + tokens_out * price_out) / 1_000_000
 
     @property
     def reasoning_setting(self) -> ReasoningSetting:
@@ -294,6 +303,8 @@ class Run(Moderated):
     tokens_spent_in = models.BigIntegerField(default=0)
     tokens_spent_out = models.BigIntegerField(default=0)
     cached_tokens_in = models.BigIntegerField(default=0)
+    # The part of tokens_spent_in written into the provider's prompt cache (Anthropic).
+    cache_write_tokens_in = models.BigIntegerField(default=0)
     # Aggregates, updated atomically by services.episode_finish.
     episodes_done = models.PositiveIntegerField(default=0)
     episodes_failed = models.PositiveIntegerField(default=0)
@@ -383,7 +394,8 @@ class Run(Moderated):
 
     @property
     def cost_usd(self) -> float | None:
-        return self.submission.cost_usd(self.tokens_spent_in, self.tokens_spent_out, self.cached_tokens_in)
+        return self.submission.cost_usd(self.tokens_spent_in, self.tokens_spent_out, self.cached_tokens_in,
+                                        self.cache_write_tokens_in)
 
     @property
     def cache_hit_rate(self) -> float | None:
@@ -562,6 +574,11 @@ class Step(models.Model):
     calls = models.JSONField(default=list, blank=True)
     cached_tokens_in = models.PositiveIntegerField(null=True, blank=True)
     reasoning_tokens = models.PositiveIntegerField(null=True, blank=True)
+    # Per call of `calls`, what its provider wants given back with the answer when the
+    # conversation goes on (Anthropic's signed thinking blocks, the Responses API's
+    # encrypted reasoning items): a resumed episode's client is given them back, so it
+    # sends what an uninterrupted one would. Empty when no call had any; never shown.
+    reasoning_items = models.JSONField(default=list, blank=True)
     # Extras of special protocols, e.g. the replay-control experiment's
     # {"forced_action": …, "match": bool}.
     info = models.JSONField(default=dict, blank=True)

@@ -31,13 +31,13 @@ OBSERVATION_AT = "observation_at"
 SHORTEST_MARKED = len(f', "{OBSERVATION_AT}": 10000')
 CALL_MARKER = "~"
 CALL_KEYS = (
-    "purpose", "tokens_in", "tokens_out", "cached_tokens_in", "reasoning_tokens", "latency_ms", "attempts", "http_status",
-    "finish_reason", "completion",
+    "purpose", "tokens_in", "tokens_out", "cached_tokens_in", "cache_write_tokens_in", "reasoning_tokens", "latency_ms",
+    "attempts", "http_status", "finish_reason", "completion",
 )
 CALL_DEFAULTS = {"purpose": "act", "attempts": 1, "http_status": 200, "finish_reason": "stop"}
 # Usual keys a call has only when it has a value (reasoning models' calls): a call
 # without one is not marked as lacking it, so older calls read back as they were.
-OPTIONAL_CALL_KEYS = ("reasoning_tokens",)
+OPTIONAL_CALL_KEYS = ("reasoning_tokens", "cache_write_tokens_in")
 # The step columns that a step's only call repeats.
 STEP_TOTALS = ("tokens_in", "tokens_out", "cached_tokens_in", "latency_ms")
 

@@ -56,15 +56,16 @@ import random, sys, time
 import django
 django.setup()
 from django.db import transaction
-from arena import services
 from arena.metrics import fold
+from arena.services.runs import RunSpec, run_variant
+from arena.services.submissions import baseline_submission
 from arena.models import Episode, Run, Submission
 from envs.registry import all_suites, tasks_of
 
 episodes_wanted, model_count, task_count = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 started = time.perf_counter()
 draw = random.Random(7)
-baselines = [services.baseline_submission(policy, title) for policy, title in (("random", "Random"), ("expert", "Expert"))]
+baselines = [baseline_submission(policy, title) for policy, title in (("random", "Random"), ("expert", "Expert"))]
 models = Submission.objects.bulk_create(
     Submission(kind=Submission.KIND_MODEL, name=f"model {n}", base_url="http://model.invalid/v1", model=f"m{n}",
                chain_of_thought=n % 2 == 1, price_input_per_mtok=1, price_output_per_mtok=2)
@@ -97,7 +98,7 @@ def episode_metrics(suite, cls):
 with transaction.atomic():
     runs = Run.objects.bulk_create(
         Run(submission=submission, task=task_id, num_episodes=per_run, status=Run.FINISHED,
-            variant=services.run_variant(submission, services.RunSpec(task=task_id, format=fmt, num_episodes=per_run)))
+            variant=run_variant(submission, RunSpec(task=task_id, format=fmt, num_episodes=per_run)))
         for submission, task_id, cls, fmt in specs
     )
     rows = []

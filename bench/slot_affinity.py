@@ -2,13 +2,20 @@
 episodes interleaved call by call (the arena before slot affinity) against each episode
 leasing the slot for its whole life (arena.clients.limits), in one run.
 
-Starts llama.cpp's server with one slot and a real instruction-tuned model
-(tests/support/real_servers.py), submits it through the REST API, then plays the same
-8 episodes twice with one worker (8 episodes in flight, 1 request at a time to the
-server): first with slot affinity switched off, then on. Per step it reads what the
-server reports: prompt tokens, and how many of them came from its prompt cache.
+Starts a 1-slot server with a real instruction-tuned model (tests/support/real_servers.py):
+llama.cpp's llama-server, or llama-cpp-python's server (one model context: one cached
+prompt). Submits it through the REST API, then plays the same episodes twice with one
+worker (8 episodes in flight, 1 request at a time to the server): first with slot
+affinity switched off, then on. Per step it reads what the server read afresh:
+llama-server reports the prompt tokens served from its cache; llama-cpp-python reports
+none, so its verbose log is read (one "prompt eval ... / N tokens" line per call).
 
-    .venv/bin/python bench/slot_affinity.py [--task lmact/gridworld:ascii] [--episodes 8] [--demonstrations 0]
+llama-server keeps earlier prompts in host memory (--cache-ram, 8 GiB by default) and
+restores the best match into the slot, which hides the cost of interleaving there;
+`--cache-ram 0` measures the server without that cache.
+
+    .venv/bin/python bench/slot_affinity.py [--server llama-cpp-python] [--task lmact/gridworld:ascii]
+        [--episodes 8] [--demonstrations 0] [--steps-per-mode 0] [--cache-ram N]
 """
 
 import argparse
@@ -46,6 +53,8 @@ async def _play(run, name: str, step_limit: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--server", default="llama-server", choices=("llama-server", "llama-cpp-python"))
+    parser.add_argument("--cache-ram", type=int, default=None, help="llama-server's host-memory prompt cache, MiB")
     parser.add_argument("--task", default="lmact/gridworld:ascii")
     parser.add_argument("--episodes", type=int, default=8)
     parser.add_argument("--max-tokens", type=int, default=16)
@@ -58,6 +67,9 @@ def main() -> None:
     os.environ.update(
         ARENA_VAR_DIR=tmp, ARENA_QUEUE="memory", ARENA_ALLOW_LOOPBACK="1",
         DJANGO_SETTINGS_MODULE="config.settings", LOG_LEVEL="WARNING",
+        # Interleaved calls re-read whole prompts: on a loaded machine they outlast the
+        # usual timeout, and a retried call would count its prompt twice.
+        ARENA_PROBE_TIMEOUT_SECONDS="60", ARENA_MODEL_TIMEOUT_SECONDS="1800",
     )
     import django
 
@@ -68,14 +80,17 @@ def main() -> None:
 
     from arena.services.runs import RunSpec, run_create
     from arena.models import Step, Submission
+    from bench.real_server import evaluated_per_call, log_offset, reread_by_step
     from tests.support.real_servers import real_server
 
     call_command("migrate", verbosity=0)
     api = APIClient()
     api.force_authenticate(User.objects.create_user("bench", password="bench-password-123"))
     task, fmt = args.task.split(":")
-    with real_server("llama-server", Path(tmp), slots=1) as server:
-        body = {"name": "SmolLM2, one slot", "base_url": server.base_url, "model": server.model_id, "api_key": "",
+    reads_log = args.server == "llama-cpp-python"
+    extra = ("--cache-ram", str(args.cache_ram)) if args.cache_ram is not None and not reads_log else ()
+    with real_server(args.server, Path(tmp), slots=1, verbose=reads_log, extra_args=extra) as server:
+        body = {"name": f"SmolLM2, one slot of {args.server}", "base_url": server.base_url, "model": server.model_id, "api_key": "",
                 "tasks": [args.task], "episodes_per_task": args.episodes, "max_tokens": args.max_tokens,
                 "max_concurrent_requests": 1, "num_demonstrations": args.demonstrations}
         created = api.post("/api/submissions/", body, format="json")
@@ -90,17 +105,22 @@ def main() -> None:
             submission.endpoint_probe = {**probe, "server_kind": kind}
             submission.save(update_fields=["endpoint_probe"])
             run = run_create(submission, RunSpec(task, fmt, args.episodes))
+            offset = log_offset(server) if reads_log else 0
             started = time.perf_counter()
             asyncio.run(_play(run, f"bench-{kind}", args.steps_per_mode))
             elapsed = time.perf_counter() - started
+            fresh = reread_by_step([run], evaluated_per_call(server, offset) if reads_log else None)
             steps = list(Step.objects.filter(episode__run=run).exclude(tokens_in=None))
-            later = [s for s in steps if s.index > 0]  # a first step reads its whole prompt either way
-            reread = [s.tokens_in - (s.cached_tokens_in or 0) for s in later]
+            # A first step reads its whole prompt either way.
+            later = [s for s in steps if s.index > 0 and s.pk in fresh]
+            reread = [fresh[s.pk] for s in later]
             prompt = [s.tokens_in for s in later]
             results[label] = (len(steps), statistics.mean(reread), statistics.mean(prompt),
                               statistics.median(s.latency_ms for s in steps), elapsed,
                               run.episodes.filter(status="finished").count())
     print("(prompt and re-read tokens per step over the steps after each episode's first)")
+    print(f"{args.server}" + (f" --cache-ram {args.cache_ram}" if extra else "") + f", {args.task}, "
+          f"{args.demonstrations} demonstrations, {args.episodes} episodes")
     print(f"{'':<30} {'steps':>6} {'prompt/step':>12} {'re-read/step':>13} {'share':>6} {'median call':>12} "
           f"{'wall':>8} {'finished':>9}")
     for label, (count, reread, prompt, latency, elapsed, finished) in results.items():

@@ -214,6 +214,9 @@ class AnthropicClient(ChatCompletionClient):
         return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
 
+    def recall(self, text: str, items: list) -> None:
+        self._signed_thinking.remember(text, items)
+
     def _with_thinking(self, converted: list[dict]) -> list[dict]:
         """The messages with each earlier answer's signed thinking blocks put back
         before its text, as the API wants them (it checks the signature, and thinking
@@ -284,5 +287,6 @@ class AnthropicClient(ChatCompletionClient):
             tokens_out=int_or_none(usage.get("output_tokens")),
             http_status=status,
             cached_tokens_in=int_or_none(usage.get("cache_read_input_tokens")),
+            cache_write_tokens_in=int_or_none(usage.get("cache_creation_input_tokens")),
             reasoning_items=signed,
         )

@@ -61,10 +61,15 @@ class ModelReply:
     # served from its prompt cache; tokens_out counts everything generated, reasoning
     # included; reasoning_tokens is the reasoning part of tokens_out. None = not reported.
     cached_tokens_in: int | None = None
+    # The part of tokens_in written into the provider's prompt cache by this call, where
+    # the provider bills such writes above the input price (Anthropic).
+    cache_write_tokens_in: int | None = None
     reasoning_tokens: int | None = None
     # What the provider wants back with this answer when the conversation goes on (its
     # own format, opaque to the arena): Anthropic's signed thinking blocks, the
-    # Responses API's encrypted reasoning items. Kept by the client that made the call.
+    # Responses API's encrypted reasoning items with the output message they came with.
+    # Kept by the client that made the call, and stored with the step so that a client
+    # of a resumed episode is given them back (ChatCompletionClient.recall).
     reasoning_items: list = dataclasses.field(default_factory=list)
 
     @property

@@ -589,6 +589,12 @@ class ChatCompletionClient(HTTPModelClient):
     #: Leading characters of the first message that never change (see `complete`).
     frozen_chars = 0
 
+    def recall(self, text: str, items: list) -> None:
+        """An answer of this conversation that an earlier client received (the episode
+        resumed after a worker restart), with its ModelReply.reasoning_items, remembered
+        as if this client had made the call, so later requests send what they would
+        have. Only providers that want something given back keep it."""
+
     async def complete(self, messages: list[dict], *, max_tokens: int | None = None, frozen_chars: int = 0) -> ModelReply:
         """Send `messages` (content a string or a list of text / image_url parts) and
         return the reply, or raise ModelCallError. `max_tokens` overrides the client's

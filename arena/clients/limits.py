@@ -129,6 +129,7 @@ class EndpointGate:
         self.server_figures: dict[str, dict] = {}
         self.pause_reason = ""
         self._leases: dict[object, int] = {}  # holder -> its slot number
+        self._queue: collections.deque[object] = collections.deque()  # callers waiting, first come first
 
     # --- slots -------------------------------------------------------------------------
 
@@ -146,18 +147,33 @@ class EndpointGate:
             self._changed.set()
 
     async def _acquire(self) -> None:
-        # One event loop: nothing runs between the check and the increment.
-        while True:
-            now = time.monotonic()
-            if now >= self._paused_until and self.in_flight < self.limit:
-                self.in_flight += 1
-                return
-            self._changed.clear()
-            pause = self._paused_until - now if self._paused_until > now else None
-            try:
-                await asyncio.wait_for(self._changed.wait(), pause)
-            except TimeoutError:
-                pass
+        """Wait for room, in the order the callers came: an episode whose call has just
+        ended and that asks again without yielding to the loop goes behind those already
+        waiting, instead of taking the freed room before they wake (which kept one
+        episode on a 1-slot endpoint while the others starved)."""
+        ticket = object()
+        self._queue.append(ticket)
+        try:
+            # One event loop: nothing runs between the check and the increment.
+            while True:
+                now = time.monotonic()
+                if self._queue[0] is ticket and now >= self._paused_until and self.in_flight < self.limit:
+                    self._queue.popleft()
+                    self.in_flight += 1
+                    if self._queue:
+                        self._changed.set()  # the next in line may fit too
+                    return
+                self._changed.clear()
+                pause = self._paused_until - now if self._paused_until > now else None
+                try:
+                    await asyncio.wait_for(self._changed.wait(), pause)
+                except TimeoutError:
+                    pass
+        except BaseException:
+            if ticket in self._queue:
+                self._queue.remove(ticket)
+                self._changed.set()
+            raise
 
     async def call(self, client, send, base_timeout: float, holder: object = None):
         """`send()` (a coroutine function calling `client`) in a slot of this endpoint,

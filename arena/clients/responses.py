@@ -151,6 +151,9 @@ class ResponsesClient(ChatCompletionClient):
         headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
         super().__init__(url, headers=headers, secrets=[self._api_key], **connection)
 
+    def recall(self, text: str, items: list) -> None:
+        self._memory.remember(text, items)
+
     def _payload(self, messages: list[dict], max_tokens: int | None = None) -> bytes:
         instructions, items = to_responses_input(messages, self._memory)
         body: dict[str, Any] = {
@@ -219,7 +222,7 @@ class ResponsesClient(ChatCompletionClient):
         reply.cached_tokens_in = int_or_none(input_details.get("cached_tokens"))
         reply.reasoning_tokens = int_or_none(output_details.get("reasoning_tokens"))
         reply.http_status = status
-        reply.reasoning_items = [item for item in kept if item.get("type") == "reasoning"]
+        reply.reasoning_items = kept
         return reply
 
 

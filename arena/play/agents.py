@@ -69,6 +69,9 @@ class Decision:
     context: dict | None = None
     # How the messages were adapted to the endpoint's shape (arena.strategies.shape).
     shape: dict | None = None
+    # Per call, what its provider wants given back with the answer (ModelReply.
+    # reasoning_items); empty when no call had any.
+    reasoning_items: list = dataclasses.field(default_factory=list)
 
 
 class Agent(Protocol):
@@ -96,10 +99,11 @@ class Agent(Protocol):
     def observe_result(self, index: int, observation: Observation, executed_action: str, reward: float) -> None:
         """What the step's action led to."""
 
-    def replay_step(self, task: Task, completion: str, parsed_action: str | None) -> None:
+    def replay_step(self, task: Task, completion: str, parsed_action: str | None, answers: Sequence = ()) -> None:
         """A step stored by an earlier attempt at this episode, replayed on resume
         before the task executes its stored action (as `decide` comes before it live);
-        the agent ends up where it would be had the episode never stopped."""
+        the agent ends up where it would be had the episode never stopped. `answers`:
+        (text, reasoning items) of each model call the step made, in order."""
 
     async def reflect(self, outcome: str) -> tuple[str, int, int]:
         """Reflexion's lesson after the episode, with the tokens it cost (in, out)."""
@@ -141,7 +145,7 @@ class BaselineAgent:
         self.policy = make_policy(get_task_class(run.task), submission.policy, episode.seed)
         self.episode_id = episode.pk
 
-    def replay_step(self, task: Task, completion: str, parsed_action: str | None) -> None:
+    def replay_step(self, task: Task, completion: str, parsed_action: str | None, answers: Sequence = ()) -> None:
         # The policy is asked again for the stored step (the stored action is what is
         # executed): a policy drawing from one generator per episode, or building on its
         # own earlier choices (a warm-started planner, BabyAI's bot), then goes on from
@@ -236,7 +240,11 @@ class ModelAgent:
     def demonstrations_capped(self) -> dict | None:
         return self.strategy.demonstrations_capped
 
-    def replay_step(self, task: Task, completion: str, parsed_action: str | None) -> None:
+    def replay_step(self, task: Task, completion: str, parsed_action: str | None, answers: Sequence = ()) -> None:
+        # The client is given back what came with each earlier answer (signed thinking,
+        # encrypted reasoning), so the next request carries it as an uninterrupted one would.
+        for text, items in answers:
+            self.client.recall(text, items)
         self.strategy.record(completion, parsed_action)
         self._traced_answer(completion)
 
@@ -294,6 +302,10 @@ class ModelAgent:
         if reply.reasoning_tokens is not None:  # reasoning models only, in the stored key order
             call = {key: call[key] for key in ("purpose", "tokens_in", "tokens_out", "cached_tokens_in")} | {
                 "reasoning_tokens": reply.reasoning_tokens, **call
+            }
+        if reply.cache_write_tokens_in:  # providers that bill cache writes (Anthropic) only
+            call = {key: call[key] for key in ("purpose", "tokens_in", "tokens_out", "cached_tokens_in")} | {
+                "cache_write_tokens_in": reply.cache_write_tokens_in, **call
             }
         return reply, call
 
@@ -357,6 +369,7 @@ class ModelAgent:
             calls=calls,
             context=prompt.record(self.strategy.dropped_unit, self.budget),
             shape=adapt(prompt.messages, self.shape)[1],
+            reasoning_items=[r.reasoning_items for r in replies] if any(r.reasoning_items for r in replies) else [],
         )
 
     async def reflect(self, outcome: str) -> tuple[str, int, int]:
@@ -454,7 +467,7 @@ class AgentEndpointAgent:
             {"step": index, "observation_text": observation.text, "action": executed_action, "reward": reward}
         )
 
-    def replay_step(self, task: Task, completion: str, parsed_action: str | None) -> None:
+    def replay_step(self, task: Task, completion: str, parsed_action: str | None, answers: Sequence = ()) -> None:
         return None
 
     # Its history is the stored observations and actions.

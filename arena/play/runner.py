@@ -278,7 +278,7 @@ class _Playthrough:
         previous = None
         for index, stored in enumerate(stored_steps):
             self.agent.prepare(index, observations[index], previous, legal)
-            self.agent.replay_step(self.task, stored.completion, stored.parsed_action)
+            self.agent.replay_step(self.task, stored.completion, stored.parsed_action, _answers_of(stored))
             self.agent.observe_result(index, observations[index + 1], stored.executed_action, stored.reward)
             previous = stored.executed_action
 
@@ -298,7 +298,9 @@ class _Playthrough:
             self._stop_if_requested()
             self.agent.prepare(self.index, self.observation, self.previous_action, self.task.legal_actions())
             # In the order of live play: the agent decides, then the task steps.
-            await self._off_loop(self.agent.replay_step, self.task, stored.completion, stored.parsed_action)
+            await self._off_loop(
+                self.agent.replay_step, self.task, stored.completion, stored.parsed_action, _answers_of(stored)
+            )
             result = await self._off_loop(self.task.step, stored.executed_action)
             self.agent.observe_result(self.index, self.observation, stored.executed_action, result.reward)
             if "match" in stored.info:
@@ -437,7 +439,15 @@ def step_record_of(index, observation, image, prompt_added, decision: Decision, 
         cached_tokens_in=decision.cached_tokens_in,
         cut_off=decision.cut_off,
         reasoning_tokens=decision.reasoning_tokens,
+        reasoning_items=decision.reasoning_items,
     )
+
+
+def _answers_of(stored: Step) -> list[tuple[str, list]]:
+    """(text, reasoning items) of each model call a stored step made, in call order."""
+    calls = stored.calls_with_completions
+    items = stored.reasoning_items or [[] for _ in calls]
+    return [(call.get("completion") or "", list(kept or [])) for call, kept in zip(calls, items)]
 
 
 def _claim_and_load(episode_id: int, worker: str):
@@ -447,7 +457,10 @@ def _claim_and_load(episode_id: int, worker: str):
     reflections = reflections_for(episode)
     # `episode` is read too: the related manager sets it on every row it yields, and a
     # deferred foreign key would cost one query per stored step (minutes at 70,000).
-    fields = ("episode", "index", "executed_action", "info", "completion", "parsed_action", "reward")
+    # Calls (with the columns their stored form leaves to the step) and reasoning items:
+    # the client is given back what came with each earlier answer (_answers_of).
+    fields = ("episode", "index", "executed_action", "info", "completion", "parsed_action", "reward",
+              "calls", "reasoning_items", "tokens_in", "tokens_out", "cached_tokens_in", "latency_ms")
     steps = list(episode.steps.order_by("index").only(*fields))
     snapshot = snapshots.snapshot_latest(episode_id, len(steps)) if steps else None
     return episode, episode.run, episode.run.submission, steps, reflections, snapshot

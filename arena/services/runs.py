@@ -169,7 +169,8 @@ def finish_run_if_complete(run_id: int) -> None:
 
 def run_budget_reached(run_id: int) -> bool:
     run = Run.objects.select_related("submission").only(
-        "budget_tokens", "budget_usd", "tokens_spent_in", "tokens_spent_out", "status",
-        "submission__price_input_per_mtok", "submission__price_output_per_mtok",
+        "budget_tokens", "budget_usd", "tokens_spent_in", "tokens_spent_out", "cached_tokens_in",
+        "cache_write_tokens_in", "status", "submission__price_input_per_mtok", "submission__price_output_per_mtok",
+        "submission__price_cached_input_per_mtok",
     ).get(pk=run_id)
     return run.status == Run.BUDGET_EXHAUSTED or run.budget_reached

@@ -65,6 +65,8 @@ class StepRecord:
     cached_tokens_in: int | None = None
     cut_off: bool = False
     reasoning_tokens: int | None = None
+    # Per model call, what the provider wants given back with its answer (Step.reasoning_items).
+    reasoning_items: list = dataclasses.field(default_factory=list)
     # The task's picture for the replay viewer (never shown to the agent); its hash is
     # in `info["viewer_frame"]`, this makes its StoredImage row.
     viewer_frame: ImageRef | None = None
@@ -144,10 +146,12 @@ def _store(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
                 fields["observation_image_id"] = image.sha256 if image else None
                 cursor.execute(sql.insert, sql.insert_params(episode_id, now, steptext.to_store(fields)))
                 if record.tokens_in or record.tokens_out:
-                    spent = spent_by_run.setdefault(run_id, [0, 0, 0])
+                    spent = spent_by_run.setdefault(run_id, [0, 0, 0, 0])
                     spent[0] += record.tokens_in or 0
                     spent[1] += record.tokens_out or 0
                     spent[2] += record.cached_tokens_in or 0
+                    # Cache writes are on the calls only (billed apart by Anthropic).
+                    spent[3] += sum(call.get("cache_write_tokens_in") or 0 for call in record.calls)
                 # The step travels to the viewers with its announcement, whole as readers
                 # see it (each text once is only how it is stored; Step.from_db).
                 # Built only when someone watches (live.publish_step): most steps have no viewer.
@@ -156,8 +160,8 @@ def _store(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
                 stored[position] = True
             # Spent tokens are counted with the steps so budgets stop a run in time.
             for run_id in sorted(spent_by_run):
-                spent_in, spent_out, cached = spent_by_run[run_id]
-                cursor.execute(sql.spend, [spent_in, spent_out, cached, run_id])
+                spent_in, spent_out, cached, cache_written = spent_by_run[run_id]
+                cursor.execute(sql.spend, [spent_in, spent_out, cached, cache_written, run_id])
     return stored
 
 
@@ -210,7 +214,8 @@ class _StepSQL:
         self.spend = (
             f"UPDATE {quote(Run._meta.db_table)} SET {quote('tokens_spent_in')} = {quote('tokens_spent_in')} + %s, "
             f"{quote('tokens_spent_out')} = {quote('tokens_spent_out')} + %s, "
-            f"{quote('cached_tokens_in')} = {quote('cached_tokens_in')} + %s "
+            f"{quote('cached_tokens_in')} = {quote('cached_tokens_in')} + %s, "
+            f"{quote('cache_write_tokens_in')} = {quote('cache_write_tokens_in')} + %s "
             f"WHERE {quote('id')} = %s"
         )
         self.step_fields = [f for f in Step._meta.concrete_fields if not f.primary_key]

@@ -201,7 +201,9 @@ class SubmissionSerializer(serializers.ModelSerializer):
         spent_in = sum(run.tokens_spent_in for run in submission.runs.all())
         spent_out = sum(run.tokens_spent_out for run in submission.runs.all())
         cached = sum(run.cached_tokens_in for run in submission.runs.all())
-        return {"in": spent_in, "out": spent_out, "cached_in": cached, "cost_usd": submission.cost_usd(spent_in, spent_out, cached)}
+        written = sum(run.cache_write_tokens_in for run in submission.runs.all())
+        return {"in": spent_in, "out": spent_out, "cached_in": cached, "cache_write_in": written,
+                "cost_usd": submission.cost_usd(spent_in, spent_out, cached, written)}
 
     def validate(self, attrs):
         errors: dict[str, list[str]] = {}

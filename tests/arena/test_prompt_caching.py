@@ -8,7 +8,7 @@ import pytest
 
 from arena.services.submissions import submission_create
 from arena.clients.anthropic import EPHEMERAL, mark_frozen_prefix
-from arena.models import Episode
+from arena.models import Episode, Submission
 from tests.conftest import new_run
 from tests.support.fake_providers import FakeAnthropicServer, marked_prefix
 
@@ -50,15 +50,32 @@ def test_lmact_marks_its_preamble_and_demonstrations_and_the_cache_is_priced(all
     assert steps[0].cached_tokens_in in (None, 0)  # the first call writes the cache
     assert all(step.cached_tokens_in == len(prefix) // 4 for step in steps[1:])
 
+    # Only the first call wrote the prefix into the cache; the write is on its call.
+    written = len(prefix) // 4
+    assert steps[0].calls[0]["cache_write_tokens_in"] == written
+    assert all("cache_write_tokens_in" not in step.calls[0] for step in steps[1:])
+
     run.refresh_from_db()
     assert run.cached_tokens_in == sum(step.cached_tokens_in or 0 for step in steps) > 0
+    assert run.cache_write_tokens_in == written
     rate = run.cached_tokens_in / run.tokens_spent_in
     assert run.cache_hit_rate == pytest.approx(rate)
     full_price = (run.tokens_spent_in * 3 + run.tokens_spent_out * 15) / 1e6
-    cached_price = full_price - run.cached_tokens_in * (3 - 0.3) / 1e6
+    # Cache reads at the cached price, the one write at 1.25 times the input price.
+    cached_price = full_price - run.cached_tokens_in * (3 - 0.3) / 1e6 + written * 3 * 0.25 / 1e6
     assert run.cost_usd == pytest.approx(cached_price) and run.cost_usd < full_price
     page = client.get(run.get_absolute_url()).content.decode()
     assert f'<span id="run-cache-hit-rate">{100 * rate:.1f} %</span>' in page
+
+
+def test_cache_writes_are_charged_anthropics_premium_within_the_input():
+    submission = Submission(price_input_per_mtok=Decimal("3"), price_output_per_mtok=Decimal("15"),
+                            price_cached_input_per_mtok=Decimal("0.3"))
+    # 1M in (400k read from the cache, 500k written to it), 0 out.
+    assert submission.cost_usd(1_000_000, 0, 400_000, 500_000) == pytest.approx(0.3 + 0.12 + 500_000 * 3.75 / 1e6)
+    assert submission.cost_usd(1_000_000, 0, 400_000) == pytest.approx(0.6 * 3 + 0.12)
+    # A write count larger than the uncached input is capped by it (counts never price twice).
+    assert submission.cost_usd(1_000, 0, 400, 5_000) == pytest.approx(600 * 3.75 / 1e6 + 400 * 0.3 / 1e6)
 
 
 def test_balrog_marks_its_instructions(allow_loopback, play):

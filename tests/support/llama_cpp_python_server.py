@@ -64,7 +64,9 @@ class LlamaCppPythonServer(ServerProcess):
 
     @classmethod
     def start(cls, model: Path, model_id: str, *, context_window: int = CONTEXT_WINDOW,
-              log_dir: Path | None = None) -> LlamaCppPythonServer:
+              log_dir: Path | None = None, verbose: bool = False) -> LlamaCppPythonServer:
+        """`verbose` logs, per call, how many prompt tokens the server evaluated (its
+        usage reports no cached count): bench/real_server.py reads them."""
         python = server_python()
         owned = None if log_dir else tempfile.TemporaryDirectory(prefix="llama-cpp-python-")
         log_dir = Path(log_dir or owned.name)
@@ -81,7 +83,7 @@ class LlamaCppPythonServer(ServerProcess):
             "--n_threads", "1",
             "--n_threads_batch", "1",
             "--seed", "42",
-            "--verbose", "False",
+            "--verbose", str(verbose),
         ]
         with open(log_path, "wb") as log:
             process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,

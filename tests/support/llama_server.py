@@ -130,6 +130,7 @@ class LlamaServer(ServerProcess):
         slots: int = SLOTS,
         jinja: bool = False,
         chat_template_file: Path | None = None,
+        extra_args: tuple[str, ...] = (),
     ) -> LlamaServer:
         """Start the server and wait until it answers /health; the log goes to `log_dir`
         (a temporary directory removed on stop when none is given)."""
@@ -138,6 +139,7 @@ class LlamaServer(ServerProcess):
         extra = ["--jinja"] if jinja else []
         if chat_template_file is not None:
             extra += ["--chat-template-file", str(chat_template_file)]
+        extra += list(extra_args)
         options = dict(model_id=model_id, context_window=context_window, slots=slots)
         owned_log_dir = None if log_dir else tempfile.TemporaryDirectory(prefix="llama-server-")
         log_dir = Path(log_dir or owned_log_dir.name)

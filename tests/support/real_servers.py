@@ -24,14 +24,19 @@ CONTEXT_WINDOW = 8192
 
 
 @contextlib.contextmanager
-def real_server(kind: str, log_dir: Path | None = None, slots: int = 1):
+def real_server(kind: str, log_dir: Path | None = None, slots: int = 1, verbose: bool = False,
+                extra_args: tuple[str, ...] = ()):
+    """`verbose`: llama-cpp-python's per-call log (bench/real_server.py reads it);
+    `extra_args`: more llama-server options (bench/slot_affinity.py's --cache-ram)."""
     model = smollm2.cached_model()
     if kind == "llama-cpp-python":
-        server = LlamaCppPythonServer.start(model, smollm2.MODEL_ID, context_window=CONTEXT_WINDOW, log_dir=log_dir)
+        server = LlamaCppPythonServer.start(model, smollm2.MODEL_ID, context_window=CONTEXT_WINDOW, log_dir=log_dir,
+                                              verbose=verbose)
     else:
         template = ALTERNATING_TEMPLATE if kind == "llama-server-alternating" else None
         server = LlamaServer.start(log_dir, model=model, model_id=smollm2.MODEL_ID, context_window=CONTEXT_WINDOW,
-                                   slots=slots, jinja=True, chat_template_file=template)
+                                   slots=slots, jinja=True, chat_template_file=template,
+                                   extra_args=extra_args)
     try:
         yield server
     finally:

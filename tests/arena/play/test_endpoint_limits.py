@@ -36,3 +36,50 @@ def test_the_timeout_grows_with_the_latency_the_endpoint_has_shown():
     for _ in range(50):
         gate.record(600_000.0)
     assert gate.timeout(120.0) == MAX_TIMEOUT_SECONDS
+
+
+def test_callers_take_turns_in_the_order_they_came():
+    """An episode whose call has ended and that asks again without yielding to the loop
+    (nothing else to await between two calls) goes behind the ones already waiting: on
+    a 1-slot endpoint the episodes take turns instead of one keeping it."""
+
+    async def main():
+        gate = EndpointGate(limit=1)
+        order = []
+
+        async def episode(name: str, calls: int):
+            for _ in range(calls):
+                async with gate.slot():
+                    order.append(name)
+                    await asyncio.sleep(0.01)
+                # straight to the next call, no await in between
+
+        await asyncio.gather(episode("a", 3), episode("b", 3), episode("c", 3))
+        return order, gate.in_flight
+
+    order, in_flight = asyncio.run(main())
+    assert order == ["a", "b", "c"] * 3
+    assert in_flight == 0
+
+
+def test_a_caller_cancelled_while_waiting_leaves_the_line():
+    async def main():
+        gate = EndpointGate(limit=1)
+        got = []
+
+        async def call(name: str, hold: float):
+            async with gate.slot():
+                got.append(name)
+                await asyncio.sleep(hold)
+
+        first = asyncio.create_task(call("first", 0.05))
+        await asyncio.sleep(0)
+        cancelled = asyncio.create_task(call("cancelled", 0.0))
+        last = asyncio.create_task(call("last", 0.0))
+        await asyncio.sleep(0.01)
+        cancelled.cancel()
+        await asyncio.gather(first, last, return_exceptions=True)
+        return got, gate.in_flight
+
+    got, in_flight = asyncio.run(main())
+    assert got == ["first", "last"] and in_flight == 0
