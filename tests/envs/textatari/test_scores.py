@@ -44,9 +44,6 @@ def test_the_shipped_anchor_data_says_how_it_was_made_and_holds_every_episode():
 NOT_YET_MEASURED = {
     ("pitfall", 10000),
     ("pitfall", 100000),
-    ("privateeye", 1000),
-    ("privateeye", 10000),
-    ("privateeye", 100000),
     ("venture", 10000),
     ("venture", 100000),
     ("videopinball", 100000),
