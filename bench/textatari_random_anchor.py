@@ -11,7 +11,7 @@ episode here does score.
 
 An episode is played once, to the largest step limit asked for: the policy's draws and
 the emulator depend only on the seed, so the episode cut at a smaller limit is the
-prefix of the longer one (tests/envs/textatari/test_random_anchor.py checks that this
+prefix of the longer one (tests/envs/textatari/test_scores.py checks that this
 shortcut plays exactly the task's episodes). The game is driven without its text:
 the translator changes nothing the console does.
 

@@ -25,8 +25,8 @@ NORMALISED_SCORE = Metric(
     digits=1,
     description=(
         "The arena's own normalised score (TextAtari defines none): an episode's game score as a percentage of "
-        "the way from the arena's random policy (0 %), measured over 100 episodes under the arena's protocol at "
-        "the same step limit, to the human tester of the DQN literature (100 %, whole games under that "
+        "the way from the arena's random policy (0 %), measured over at least 100 episodes under the arena's "
+        "protocol at the same step limit, to the human tester of the DQN literature (100 %, whole games under that "
         "literature's protocol); (score − random) / (human − random), averaged over the episodes. Games whose "
         "anchor gap is within random play's spread are flagged: their normalised score is mostly luck."
     ),

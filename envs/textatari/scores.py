@@ -9,7 +9,7 @@ Figs. 6–39 are relative bars). The arena ranks by
 where
 - random is the mean game score of the arena's own random policy under the arena's own
   protocol (12 frames per step, sticky actions, v5-style driving) at the episode's step
-  limit, measured over 100 episodes on seeds kept apart from the ones runs play
+  limit, measured over at least 100 episodes on seeds kept apart from the ones runs play
   (data/random_anchor.json, made by bench/textatari_random_anchor.py). The DQN
   literature's random figures come from another protocol (an action every few frames,
   no sticky actions, whole games) and a random episode here does not score them (with

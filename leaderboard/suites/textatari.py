@@ -113,6 +113,10 @@ class Cell:
     flagged: bool = False
 
     @property
+    def illegal(self) -> "IllegalCount":
+        return IllegalCount.of(self.runs)
+
+    @property
     def normalised_text(self) -> str:
         return figure_text(self.normalised)
 
@@ -123,10 +127,34 @@ class Cell:
     @property
     def hover(self) -> str:
         flag = "; anchor gap negative or within random play's spread" if self.flagged else ""
+        illegal = f"; {self.illegal.text}" if self.illegal.steps else ""
         return (
             f"{self.game.title}: game score {self.score_text}, normalised {self.normalised_text} %, "
-            f"{self.normalised.episodes} episodes{flag}"
+            f"{self.normalised.episodes} episodes{illegal}{flag}"
         )
+
+
+@dataclasses.dataclass(frozen=True)
+class IllegalCount:
+    """Answers that named no legal action, over the steps played (Run.illegal_total,
+    Run.steps_total). The task plays NOOP for them (envs.textatari.tasks); the paper
+    does not say what it did, so the page counts them instead of letting them pass as
+    the model's choice of NOOP."""
+
+    illegal: int
+    steps: int
+
+    @classmethod
+    def of(cls, runs: list[Run]) -> "IllegalCount":
+        return cls(sum(run.illegal_total for run in runs), sum(run.steps_total for run in runs))
+
+    @property
+    def percent(self) -> float | None:
+        return 100 * self.illegal / self.steps if self.steps else None
+
+    @property
+    def text(self) -> str:
+        return f"{self.illegal:,} of {self.steps:,} answers illegal ({self.percent:.1f} %), played as NOOP"
 
 
 @dataclasses.dataclass
@@ -157,6 +185,10 @@ class Row:
     @property
     def mean_text(self) -> str:
         return figure_text(self.mean)
+
+    @property
+    def illegal(self) -> IllegalCount:
+        return IllegalCount.of([run for cell in self.cells for run in cell.runs])
 
     @property
     def games_played(self) -> int:

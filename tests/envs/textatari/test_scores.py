@@ -13,6 +13,8 @@ from envs.core import make_policy
 from envs.registry import make
 from envs.textatari import scores
 from envs.textatari.games import VERBALISERS
+from envs.textatari.tasks import STEP_LIMITS
+from scripts.textatari_renormalise_figures import FIGURES, renormalised
 
 GAMES = sorted(verbaliser.game for verbaliser in VERBALISERS)
 
@@ -28,9 +30,32 @@ def test_the_shipped_anchor_data_says_how_it_was_made_and_holds_every_episode():
         assert game in GAMES
         for figures in by_limit.values():
             assert figures["episodes"] == len(figures["scores"]) >= 100
-            assert figures["seeds"] == "1000..1099"  # apart from the seeds runs play (0, 1, 2, …)
+            # Seeds from 1000 on, apart from the seeds runs play (0, 1, 2, …).
+            assert figures["seeds"] == f"1000..{1000 + figures['episodes'] - 1}"
             assert figures["mean"] == pytest.approx(statistics.fmean(figures["scores"]))
             assert figures["sd"] == pytest.approx(statistics.stdev(figures["scores"]))
+
+
+# The (game, step limit) pairs whose random anchor is not measured yet: their random
+# episodes run past the smaller limit measured, so nothing can be carried, and measuring
+# them did not fit on the shared machine (docs/fidelity/textatari.md lists them). The
+# DQN literature's figure stands in there, labelled on the page. Listed so that any
+# other gap fails, and so that measuring one of these fails until it is struck off.
+NOT_YET_MEASURED = {
+    ("pitfall", 10000),
+    ("pitfall", 100000),
+    ("venture", 10000),
+    ("venture", 100000),
+    ("videopinball", 100000),
+}
+
+
+@pytest.mark.parametrize("max_steps", STEP_LIMITS)
+def test_every_game_has_a_random_anchor_of_its_own_protocol_at_every_step_limit_the_suite_offers(max_steps):
+    """Measured at that limit, or carried from a smaller one that cut none of its random
+    episodes; never the DQN literature's figure, taken under another protocol."""
+    missing = {(game, max_steps) for game in GAMES if scores.anchors(game, max_steps).source == scores.LITERATURE}
+    assert missing == {gap for gap in NOT_YET_MEASURED if gap[1] == max_steps}
 
 
 def _task_episode(game, seed, max_steps):
@@ -97,3 +122,22 @@ def test_a_game_whose_human_figure_is_below_random_play_at_the_limit_is_flagged(
     monkeypatch.setattr(scores, "measured_anchors", lambda: {"tennis": {"100": _figures([-4.0, -3.0, -4.0])}})
     figures = scores.anchors("tennis", 100)
     assert figures.gap < 0 and figures.within_random_spread
+
+
+def test_the_shipped_baseline_figures_are_normalised_with_the_current_anchors():
+    """A changed anchor must reach the figures a fresh arena shows
+    (scripts/textatari_renormalise_figures.py): each run's normalised sums are those of
+    its game scores under the anchors of its step limit."""
+    for run in json.loads(FIGURES.read_text(encoding="utf-8"))["runs"]:
+        sums = run["figures"]["metric_sums"]
+        expected = renormalised(sums["game_score"], run["task"].split("/", 1)[1], run["options"].get("max_steps", 1000))
+        assert sums["normalised_score"] == pytest.approx(expected, rel=1e-9, abs=1e-12), run["task"] + " " + run["policy"]
+
+
+def test_renormalising_gives_the_sums_of_each_episodes_normalised_score():
+    game_scores = [-21.0, -19.0, -20.0, -15.0]
+    folded = {"n": 4, "sum": sum(game_scores), "sumsq": sum(s * s for s in game_scores)}
+    normalised = [scores.normalised_score("pong", s, 1000) for s in game_scores]
+    assert renormalised(folded, "pong", 1000) == pytest.approx(
+        {"n": 4, "sum": sum(normalised), "sumsq": sum(n * n for n in normalised)}
+    )

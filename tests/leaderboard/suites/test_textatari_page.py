@@ -133,6 +133,21 @@ def test_game_scores_show_on_hover_and_with_the_toggle(client, model):
     assert ">6.0 ± 2.0</a>" in toggled and ">6.0 ± 2.0</a>" not in page
 
 
+def test_illegal_answers_are_counted_under_the_cell_and_the_rows_mean_not_passed_off_as_noop(client, model):
+    clean = played_run(model, "pong", [-20, -21], scenario="basic")
+    sloppy = played_run(model, "breakout", [0, 1], scenario="basic")
+    Run.objects.filter(pk=sloppy.pk).update(illegal_total=5)  # 5 of its 20 steps
+    response = client.get(PAGE)
+    row = _row(response, model, "basic")
+    assert (row.cell("breakout").illegal.illegal, row.cell("breakout").illegal.steps) == (5, 20)
+    assert row.cell("pong").illegal.illegal == 0 and clean.steps_total == 20
+    assert (row.illegal.illegal, row.illegal.steps) == (5, 40)
+    page = response.content.decode()
+    assert "5 of 20 answers illegal (25.0 %), played as NOOP" in page  # the breakout cell's hover
+    assert '<div class="muted cell-illegal">5 illegal</div>' in page
+    assert "12.5 % illegal" in page  # the row, 5 of 40 steps
+
+
 def test_filters_narrow_the_rows_and_keep_the_baselines(client, model, baselines):
     played_run(model, "pong", [-15], scenario="basic")
     played_run(model, "pong", [-12], scenario="manual", chain_of_thought=True)
