@@ -47,12 +47,17 @@ def test_arena_never_imports_leaderboard():
     assert not offenders, "arena/ (the write side) must not import leaderboard/:\n" + "\n".join(offenders)
 
 
-def test_arena_has_no_import_cycle():
-    modules = _arena_modules()
+def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """Which of `modules` each of them imports."""
     graph = {name: {m for m in _imports(path) if m in modules and m != name} for name, path in modules.items()}
     # A package's __init__ is imported with any of its modules; that is not a cycle.
     for name in graph:
         graph[name] = {m for m in graph[name] if not name.startswith(m + ".")}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[str]:
+    """Each cycle found in `graph`, written "a → b → a"."""
     cycles = []
     state: dict[str, int] = {}
 
@@ -68,6 +73,11 @@ def test_arena_has_no_import_cycle():
     for start in sorted(graph):
         if start not in state:
             visit(start, [start])
+    return cycles
+
+
+def test_arena_has_no_import_cycle():
+    cycles = import_cycles(import_graph(_arena_modules()))
     assert not cycles, "import cycles inside arena/:\n" + "\n".join(cycles)
 
 

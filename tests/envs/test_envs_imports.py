@@ -8,7 +8,7 @@ dependency, only hidden), as in tests/test_import_boundaries.py."""
 import subprocess
 import sys
 
-from tests.test_import_boundaries import ROOT, _imports, _module_name
+from tests.test_import_boundaries import ROOT, _imports, _module_name, import_cycles, import_graph
 
 WEB_SIDE = ("django", "rest_framework", "channels", "arena", "leaderboard", "config")
 
@@ -18,35 +18,11 @@ def _envs_modules():
 
 
 def _graph():
-    modules = _envs_modules()
-    graph = {name: {m for m in _imports(path) if m in modules and m != name} for name, path in modules.items()}
-    # A package's __init__ is imported with any of its modules; that is not a cycle.
-    for name in graph:
-        graph[name] = {m for m in graph[name] if not name.startswith(m + ".")}
-    return graph
-
-
-def _cycles(graph) -> list[str]:
-    cycles = []
-    state: dict[str, int] = {}
-
-    def visit(node, trail):
-        state[node] = 1
-        for nxt in sorted(graph[node]):
-            if state.get(nxt) == 1:
-                cycles.append(" → ".join(trail[trail.index(nxt):] + [nxt]))
-            elif nxt not in state:
-                visit(nxt, trail + [nxt])
-        state[node] = 2
-
-    for start in sorted(graph):
-        if start not in state:
-            visit(start, [start])
-    return cycles
+    return import_graph(_envs_modules())
 
 
 def test_envs_has_no_import_cycle():
-    cycles = _cycles(_graph())
+    cycles = import_cycles(_graph())
     assert not cycles, "import cycles inside envs/:\n" + "\n".join(cycles)
 
 
@@ -54,7 +30,7 @@ def test_the_cycle_finder_finds_a_cycle():
     # The check above must be able to fail: a registry that imports a game which
     # imports the registry back (how tasks used to register themselves) is a cycle.
     graph = {"envs.registry": {"envs.lmact.chess"}, "envs.lmact.chess": {"envs.registry"}, "envs.core": set()}
-    assert _cycles(graph) == ["envs.lmact.chess → envs.registry → envs.lmact.chess"]
+    assert import_cycles(graph) == ["envs.lmact.chess → envs.registry → envs.lmact.chess"]
 
 
 def test_no_game_registers_itself():
