@@ -14,8 +14,8 @@ import json
 
 from django.db import transaction
 
-from arena.services.runs import enqueue_on_commit, plays_in_order
-from arena.models import Episode, Run, Submission
+from arena.services.runs import run_create_with_variant
+from arena.models import Run, Submission
 from envs import harness
 from envs.registry import suite_of
 
@@ -54,22 +54,9 @@ def rerun_older_runs(submission: Submission) -> list[Run]:
         # Two clicks at once: the second waits here and then finds the runs current.
         Submission.objects.select_for_update().filter(pk=submission.pk).first()
         for old in older_runs(submission):
-            run = Run.objects.create(
-                submission=submission,
-                experiment=old.experiment,
-                task=old.task,
-                variant=dict(old.variant),
-                budget_tokens=submission.budget_tokens_per_run,
-                budget_usd=submission.budget_usd_per_run,
-                first_seed=old.first_seed,
-                num_episodes=old.num_episodes,
+            run = run_create_with_variant(
+                submission, task=old.task, variant=dict(old.variant), first_seed=old.first_seed,
+                num_episodes=old.num_episodes, experiment=old.experiment,
             )
-            Episode.objects.bulk_create(
-                Episode(run=run, index=i, seed=old.first_seed + i) for i in range(old.num_episodes)
-            )
-            episode_ids = list(run.episodes.order_by("index").values_list("id", flat=True))
-            if plays_in_order(run):
-                episode_ids = episode_ids[:1]  # Reflexion: one episode after the other
-            enqueue_on_commit(episode_ids)
             created.append(run)
     return created

@@ -122,20 +122,31 @@ def run_create(
 ) -> Run:
     """Create a run with its episodes and queue them once the transaction commits; its
     variant is `run_variant(submission, spec, overrides)`."""
-    variant = run_variant(submission, spec, overrides)
+    return run_create_with_variant(
+        submission, task=spec.task, variant=run_variant(submission, spec, overrides),
+        first_seed=spec.first_seed, num_episodes=spec.num_episodes, experiment=experiment,
+    )
+
+
+def run_create_with_variant(
+    submission: Submission, *, task: str, variant: dict, first_seed: int, num_episodes: int,
+    experiment: Experiment | None = None,
+) -> Run:
+    """Create a run of an already resolved variant (a re-run keeps its older run's) with
+    its episodes, queued once the transaction commits, under the submission's budgets."""
     with transaction.atomic():
         run = Run.objects.create(
             submission=submission,
             experiment=experiment,
-            task=spec.task,
+            task=task,
             variant=variant,
             budget_tokens=submission.budget_tokens_per_run,
             budget_usd=submission.budget_usd_per_run,
-            first_seed=spec.first_seed,
-            num_episodes=spec.num_episodes,
+            first_seed=first_seed,
+            num_episodes=num_episodes,
         )
         Episode.objects.bulk_create(
-            Episode(run=run, index=i, seed=spec.first_seed + i) for i in range(spec.num_episodes)
+            Episode(run=run, index=i, seed=first_seed + i) for i in range(num_episodes)
         )
         episode_ids = list(run.episodes.order_by("index").values_list("id", flat=True))
         if plays_in_order(run):
