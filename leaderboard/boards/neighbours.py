@@ -7,16 +7,30 @@ means and standard errors (the difference within 1.96 combined standard errors, 
 Welch-style normal test). Bounded for hot pages: one query for every ranked run's
 episode values, and intervals only between neighbours, with MARK_RESAMPLES resamples
 (the normal interval of the paired differences past MARK_MAX_DRAWS index draws).
+
+The intervals are kept in Django's cache under a key made of the ranked runs' identity,
+order and folded aggregates (episodes done, the score's and the primary metric's sums):
+an episode finishing, a run hidden or re-ranked changes the key, so a page never shows
+a mark of data it no longer lists, and between such changes no visitor pays for reading
+every episode (1,500 per run cost a task page about 315 ms, bench/read_pages.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import math
 
+from django.core.cache import cache
 from django.urls import reverse
 
 from leaderboard.compare.paired import MARK_MAX_DRAWS, MARK_RESAMPLES, Z_95, episode_values, pair_runs
+
+# Content-addressed keys are never stale; the timeout only lets unused ones go.
+MARKS_CACHE_SECONDS = 24 * 3600
+# Part of every key: a change of how marks are computed retires the old entries.
+MARKS_CACHE_VERSION = f"1:{MARK_RESAMPLES}:{MARK_MAX_DRAWS}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,9 +77,36 @@ def indistinguishable_neighbours(rows) -> list[NeighbourMark]:
     ranked = [row for row in rows if row.rank is not None and row.primary and row.primary.mean is not None]
     if len(ranked) < 2:
         return []
+    key = _marks_key(ranked)
+    found = cache.get(key)
+    if found is None:
+        found = _neighbour_intervals(ranked)
+        cache.set(key, found, MARKS_CACHE_SECONDS)
+    by_run = {row.run.pk: row for row in ranked}
+    return [
+        NeighbourMark(by_run[upper], by_run[lower], paired, shared, low, high)
+        for upper, lower, paired, shared, low, high in found
+    ]
+
+
+def _marks_key(ranked) -> str:
+    """The cache key of the marks between `ranked` rows: what the intervals depend on."""
+    metric = ranked[0].primary.metric
+    state = [
+        [row.rank, row.run.pk, row.run.episodes_done, row.run.score_sum, row.run.score_sq_sum,
+         row.run.metric_sums.get(metric.episode_metric), row.run.metric_sums.get(metric.over)]
+        for row in ranked
+    ]
+    fingerprint = json.dumps([MARKS_CACHE_VERSION, metric.name, state], sort_keys=True, default=str)
+    return "neighbour-marks:" + hashlib.sha256(fingerprint.encode()).hexdigest()
+
+
+def _neighbour_intervals(ranked) -> list[tuple]:
+    """(upper run id, lower run id, paired, shared seeds, low, high) of each mark,
+    computed from every ranked run's episode values."""
     metric = ranked[0].primary.metric
     values = episode_values([row.run.pk for row in ranked], metric)
-    marks = []
+    found = []
     for upper, lower in zip(ranked, ranked[1:]):
         if lower.rank != upper.rank + 1:
             continue  # a row without a value sits between them
@@ -74,8 +115,8 @@ def indistinguishable_neighbours(rows) -> list[NeighbourMark]:
         paired = len(pairing.differences) >= 2
         low, high = pairing.interval if paired else _unpaired(upper, lower)
         if low is None or low <= 0 <= high:
-            marks.append(NeighbourMark(upper, lower, paired, len(pairing.differences), low, high))
-    return marks
+            found.append((upper.run.pk, lower.run.pk, paired, len(pairing.differences), low, high))
+    return found
 
 
 def mark_rows(rows) -> list:

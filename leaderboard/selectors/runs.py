@@ -96,10 +96,18 @@ class LeaderboardRow:
 
 @dataclasses.dataclass
 class TaskBoard:
-    """One task's leaderboard on the front page."""
+    """One task's leaderboard on the front page: its top ranked rows and every baseline
+    (the reference rows), in rank order; the whole table is on the task's page."""
 
     task: type
     rows: list[LeaderboardRow]
+    # Ranked (model) rows the task has in all, shown here or not.
+    ranked_total: int = 0
+
+    @property
+    def ranked_cut(self) -> int:
+        """Ranked rows the front page leaves to the task's page."""
+        return self.ranked_total - sum(1 for row in self.rows if row.rank is not None)
 
 
 @dataclasses.dataclass
@@ -218,9 +226,20 @@ def rate_breakdown_rows(task_cls, rows: list[LeaderboardRow]) -> list[BreakdownR
     return result
 
 
-def leaderboard_by_suite(filters: Filters | None = None) -> list[SuiteBoard]:
+def task_board(cls, rows: list[LeaderboardRow], top: int | None) -> TaskBoard:
+    """A task's board of its ranked `rows`: the first `top` ranked rows and every
+    baseline row, in their order (`top` None: all of them), with the count of ranked rows."""
+    ranked_total = sum(1 for row in rows if row.rank is not None)
+    if top is not None:
+        rows = [row for row in rows if row.rank is None or row.rank <= top]
+    return TaskBoard(task=cls, rows=rows, ranked_total=ranked_total)
+
+
+def leaderboard_by_suite(filters: Filters | None = None, top: int | None = None) -> list[SuiteBoard]:
     """Every task's leaderboard, grouped by suite in the suites' order: the runs read in
-    one query, ranked per task as `leaderboard_rows` ranks them."""
+    one query, ranked per task as `leaderboard_rows` ranks them; with `top`, each task
+    keeps its first `top` ranked rows and its baselines (the front page's cut, made here
+    so the page renders only what it shows)."""
     by_task: dict[str, list[Run]] = {}
     for run in scored_runs(filters=filters):
         by_task.setdefault(run.task, []).append(run)
@@ -228,7 +247,7 @@ def leaderboard_by_suite(filters: Filters | None = None) -> list[SuiteBoard]:
         SuiteBoard(
             suite=suite,
             tasks=[
-                TaskBoard(task=cls, rows=ranked_rows(suite, by_task[task_id]) if task_id in by_task else [])
+                task_board(cls, ranked_rows(suite, by_task[task_id]) if task_id in by_task else [], top)
                 for task_id, cls in tasks_of(suite.id).items()
             ],
         )

@@ -55,10 +55,16 @@ def _filter_context(request) -> tuple[Filters, dict]:
     return filters, {"filters": filters, "mode_filters": MODE_FILTERS, "strategy_filters": STRATEGY_FILTERS}
 
 
+# Ranked rows per task on the front page; the task's page lists them all. Rendering
+# every row of every task was most of the front page's cost (bench/read_pages.py).
+FRONT_PAGE_TASK_ROWS = 10
+
+
 def index(request):
     """The overall leaderboard (leaderboard.boards.overall) of the tab and strategy asked for
     (unknown values fall back to LLM / all strategies, and the page says so), then every
-    task's leaderboard with the filters users had before."""
+    task's leaderboard with the filters users had before: its top FRONT_PAGE_TASK_ROWS
+    ranked rows and its baselines, and a link to the task's page for the rest."""
     filters, context = _filter_context(request)
     tab = request.GET.get("tab", "llm")
     ignored = [] if tab in overall.TABS else [f"unknown tab {tab!r}"]
@@ -72,11 +78,14 @@ def index(request):
         request,
         "leaderboard/index.html",
         {
-            "suites": leaderboard_by_suite(filters), "overall": board, "tabs": overall.TABS, "tab": tab,
+            "suites": leaderboard_by_suite(filters, top=FRONT_PAGE_TASK_ROWS), "overall": board, "tabs": overall.TABS, "tab": tab,
             "ignored": ignored, "download_query": urlencode(query),
             "tab_links": [(key, label, urlencode({**page_query, "tab": key})) for key, label in overall.TABS.items()],
             "per_task": per_task, "per_task_query": urlencode({**query, "columns": "tasks"}),
             "compact_query": urlencode(query),
+            "front_page_rows": FRONT_PAGE_TASK_ROWS,
+            # The task pages' tables under the filters the front page's tables have.
+            "task_filter_query": urlencode({key: value for key, value in vars(filters).items() if value}),
             "strategy_label": STRATEGY_FILTERS.get(filters.strategy, ""),
             "average_label": overall.AVERAGE_LABEL, "average_digits": overall.AVERAGE_DIGITS, **context,
         },

@@ -129,3 +129,29 @@ def test_a_mark_past_its_draw_bound_takes_the_normal_interval_and_stays_close_to
     assert bootstrap_interval(few, resamples=MARK_RESAMPLES, max_draws=MARK_MAX_DRAWS) == bootstrap_interval(
         few, resamples=MARK_RESAMPLES
     )
+
+
+def test_the_marks_are_read_from_the_episodes_once_until_the_ranked_runs_change(client, make_model_submission, monkeypatch):
+    from arena.models import Run
+    from leaderboard.boards import neighbours
+
+    reads = []
+    real = neighbours.episode_values
+    monkeypatch.setattr(neighbours, "episode_values", lambda *args: reads.append(args) or real(*args))
+    close_a, close_b = make_model_submission(name="Close A"), make_model_submission(name="Close B")
+    scripted_run(close_a, [1.0, 0.0, 1.0, 0.0, 1.0, 1.0])
+    run_b = scripted_run(close_b, [1.0, 1.0, 0.0, 0.0, 1.0, 0.5])
+
+    def marks():
+        page = client.get("/tasks/lmact/gridworld/").content.decode()
+        return re.findall(r'<a class="tie-mark" href="[^"]+" title="([^"]+)"', page)
+
+    first = marks()
+    assert len(first) == 1 and "6 shared seeds" in first[0] and len(reads) == 1
+    assert marks() == first and len(reads) == 1  # the same runs, the same aggregates: not read again
+    # An aggregate of a ranked run changed (an episode finished, a run was re-folded): read again.
+    Run.objects.filter(pk=run_b.pk).update(score_sum=run_b.score_sum - 0.5, score_sq_sum=run_b.score_sq_sum - 0.25)
+    assert len(marks()) == 1 and len(reads) == 2
+    # A new ranked run: the neighbours differ, read again.
+    scripted_run(make_model_submission(name="Far behind"), [-5.0, -5.0, -4.0, -5.0, -6.0, -5.0])
+    assert len(marks()) == 1 and len(reads) == 3
