@@ -20,12 +20,15 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import logging
 import math
 
 from django.core.cache import cache
 from django.urls import reverse
 
 from leaderboard.compare.paired import MARK_MAX_DRAWS, MARK_RESAMPLES, Z_95, episode_values, pair_runs
+
+logger = logging.getLogger(__name__)
 
 # Content-addressed keys are never stale; the timeout only lets unused ones go.
 MARKS_CACHE_SECONDS = 24 * 3600
@@ -78,15 +81,32 @@ def indistinguishable_neighbours(rows) -> list[NeighbourMark]:
     if len(ranked) < 2:
         return []
     key = _marks_key(ranked)
-    found = cache.get(key)
+    found = _cached(key)
     if found is None:
         found = _neighbour_intervals(ranked)
-        cache.set(key, found, MARKS_CACHE_SECONDS)
+        _keep(key, found)
     by_run = {row.run.pk: row for row in ranked}
     return [
         NeighbourMark(by_run[upper], by_run[lower], paired, shared, low, high)
         for upper, lower, paired, shared, low, high in found
     ]
+
+
+def _cached(key: str):
+    # The cache only saves work: a cache that cannot answer (Redis down, SQLite busy
+    # with the workers' writes) costs the page its speed, never the page.
+    try:
+        return cache.get(key)
+    except Exception:
+        logger.warning("tie marks: the cache could not be read; computing them", exc_info=True)
+        return None
+
+
+def _keep(key: str, found) -> None:
+    try:
+        cache.set(key, found, MARKS_CACHE_SECONDS)
+    except Exception:
+        logger.warning("tie marks: the cache could not be written", exc_info=True)
 
 
 def _marks_key(ranked) -> str:

@@ -155,3 +155,21 @@ def test_the_marks_are_read_from_the_episodes_once_until_the_ranked_runs_change(
     # A new ranked run: the neighbours differ, read again.
     scripted_run(make_model_submission(name="Far behind"), [-5.0, -5.0, -4.0, -5.0, -6.0, -5.0])
     assert len(marks()) == 1 and len(reads) == 3
+
+
+def test_a_cache_that_cannot_answer_costs_the_marks_their_speed_not_the_page(client, make_model_submission, monkeypatch):
+    from leaderboard.boards import neighbours
+
+    class DownCache:
+        def get(self, *args, **kwargs):
+            raise ConnectionError("cache down")
+
+        set = get
+
+    monkeypatch.setattr(neighbours, "cache", DownCache())
+    close_a, close_b = make_model_submission(name="Close A"), make_model_submission(name="Close B")
+    scripted_run(close_a, [1.0, 0.0, 1.0, 0.0, 1.0, 1.0])
+    scripted_run(close_b, [1.0, 1.0, 0.0, 0.0, 1.0, 0.5])
+    response = client.get("/tasks/lmact/gridworld/")
+    assert response.status_code == 200
+    assert "Not distinguishable from rank 1" in response.content.decode()
