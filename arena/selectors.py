@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 
 from django.db.models import Sum
 
 from arena.models import Episode, Run, Submission
-from envs.registry import all_tasks
+from envs import harness
+from envs.registry import all_tasks, suite_of
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,3 +93,28 @@ def run_queue_position(run: Run, free_slots: int = 0, now=None) -> QueuePosition
     else:
         start = (ahead + 1 - free_slots) / per_second if per_second else None
     return QueuePosition(ahead, per_second * 60, start)
+
+
+def same_runs_key(run: Run) -> str:
+    """Runs with equal keys play the same games the same way (a re-run and its original)."""
+    return json.dumps([run.task, run.variant, run.first_seed, run.num_episodes, run.experiment_id], sort_keys=True)
+
+
+def older_runs(submission: Submission) -> list[Run]:
+    """The submission's runs played under an older harness than their suite's current
+    one and not played again since: the ones a re-run would bring current. Cancelled
+    runs are left out (their owner stopped them), and so are imported runs (never
+    played here)."""
+    runs = list(submission.runs.exclude(status=Run.CANCELLED).order_by("id"))
+    current_keys = set()
+    older = []
+    for run in runs:
+        try:
+            suite = suite_of(run.task)
+        except KeyError:
+            continue
+        if harness.standing(run.harness_version, suite).is_old:
+            older.append(run)
+        else:
+            current_keys.add(same_runs_key(run))
+    return [run for run in older if same_runs_key(run) not in current_keys]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from arena.services.reruns import older_runs
+from arena.selectors import older_runs
 from arena.models import Run, Submission
 from envs.registry import all_suites, all_tasks
 from envs.suite import Suite

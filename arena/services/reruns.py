@@ -1,6 +1,5 @@
-"""Runs and the harness they were played under (envs.harness; a new run is stamped in
-arena.models.Run.save): which of a submission's runs were played under an older harness,
-and playing those again under the current one.
+"""Playing a submission's runs again under the current harness (envs.harness; a new run
+is stamped in arena.models.Run.save; which runs are older: arena.selectors.older_runs).
 
 Playing again creates fresh runs of the same task, settings, seeds and episode count,
 queued like any run (each episode a message in the submission's fair turn, the
@@ -10,39 +9,11 @@ which harness they came from.
 
 from __future__ import annotations
 
-import json
-
 from django.db import transaction
 
-from arena.services.runs import run_create_with_variant
 from arena.models import Run, Submission
-from envs import harness
-from envs.registry import suite_of
-
-
-def same_runs_key(run: Run) -> str:
-    """Runs with equal keys play the same games the same way (a re-run and its original)."""
-    return json.dumps([run.task, run.variant, run.first_seed, run.num_episodes, run.experiment_id], sort_keys=True)
-
-
-def older_runs(submission: Submission) -> list[Run]:
-    """The submission's runs played under an older harness than their suite's current
-    one and not played again since: the ones a re-run would bring current. Cancelled
-    runs are left out (their owner stopped them), and so are imported runs (never
-    played here)."""
-    runs = list(submission.runs.exclude(status=Run.CANCELLED).order_by("id"))
-    current_keys = set()
-    older = []
-    for run in runs:
-        try:
-            suite = suite_of(run.task)
-        except KeyError:
-            continue
-        if harness.standing(run.harness_version, suite).is_old:
-            older.append(run)
-        else:
-            current_keys.add(same_runs_key(run))
-    return [run for run in older if same_runs_key(run) not in current_keys]
+from arena.selectors import older_runs
+from arena.services.runs import run_create_with_variant
 
 
 def rerun_older_runs(submission: Submission) -> list[Run]:

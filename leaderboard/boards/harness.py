@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from arena.services.reruns import same_runs_key
+from arena.selectors import same_runs_key
 from arena.models import Run
 from envs import harness
 from envs.registry import suite_of

@@ -1,4 +1,4 @@
-"""Results stamped with their harness (envs.harness, arena.services.reruns, leaderboard.boards.harness):
+"""Results stamped with their harness (envs.harness, arena.selectors.older_runs, arena.services.reruns, leaderboard.boards.harness):
 every run stores the suite version it was played under, the leaderboards, the API and the
 CSV show it and mark runs from another version, and the owner's one click plays those
 runs again under the current version through the fair queue, keeping the older ones."""
@@ -14,7 +14,8 @@ from django.db.migrations.executor import MigrationExecutor
 
 from arena import queue
 from arena.services.episodes import episode_claim, episode_finish
-from arena.services.reruns import older_runs, rerun_older_runs
+from arena.selectors import older_runs
+from arena.services.reruns import rerun_older_runs
 from arena.models import Episode, Run
 from envs import harness
 from envs.registry import get_suite
