@@ -15,8 +15,12 @@ from leaderboard.boards.cost_chart import chart_context
 def cost_page(request):
     tab = request.GET.get("tab", "llm")
     tab = tab if tab in overall.TABS else "llm"
-    charts = [chart_context(chart) for chart in cost_charts(tab)]
+    charts = cost_charts(tab)
+    # An empty chart says nothing a line cannot: the charts without a point are named
+    # together instead of drawn (on a new arena, every one of them).
     return render(request, "leaderboard/cost.html", {
-        "charts": charts, "tab": tab,
+        "charts": [chart_context(chart) for chart in charts if chart.points],
+        "empty_titles": [chart.title for chart in charts if not chart.points],
+        "tab": tab,
         "tab_links": [(key, label, urlencode({"tab": key})) for key, label in overall.TABS.items()],
     })

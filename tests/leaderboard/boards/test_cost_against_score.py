@@ -103,3 +103,11 @@ def test_the_model_page_shows_where_the_submission_sits(client, field):
     assert ringed["x"] == [pytest.approx(0.003)] and ringed["y"] == [0.5]
     assert 'class="frontier own-point"' not in page and 'class="dominated own-point"' in page
     assert "on the Pareto frontier" in client.get(field["D"].get_absolute_url()).content.decode()
+
+
+def test_a_new_arena_names_its_empty_charts_instead_of_drawing_them(client):
+    page = client.get("/cost/").content.decode()
+    assert 'class="plotly-chart"' not in page
+    assert "No model submission has a complete figure with recorded tokens yet" in page
+    assert 'href="/submit/"' in page
+    assert "No points yet: Overall · Average progress" in page
