@@ -62,6 +62,29 @@ async def _play(runs, name: str, step_limit: int) -> None:
     await serving
 
 
+def bench_arena(prefix: str, *, model_timeout_seconds: int):
+    """A throw-away arena for a bench against a real server: its own folder and database,
+    the in-memory queue, loopback endpoints allowed, migrated; returns the folder and an
+    API client signed in as a fresh user."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    os.environ.update(
+        ARENA_VAR_DIR=tmp, ARENA_QUEUE="memory", ARENA_ALLOW_LOOPBACK="1",
+        DJANGO_SETTINGS_MODULE="config.settings", LOG_LEVEL="WARNING",
+        ARENA_PROBE_TIMEOUT_SECONDS="60", ARENA_MODEL_TIMEOUT_SECONDS=str(model_timeout_seconds),
+    )
+    import django
+
+    django.setup()
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+    from rest_framework.test import APIClient
+
+    call_command("migrate", verbosity=0)
+    api = APIClient()
+    api.force_authenticate(User.objects.create_user("bench", password="bench-password-123"))
+    return tmp, api
+
+
 def log_offset(server) -> int:
     return server.log_path.stat().st_size if server.log_path.exists() else 0
 
@@ -119,19 +142,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="the short list `make test` plays (LMAct tic-tac-toe)")
     args = parser.parse_args()
 
-    tmp = tempfile.mkdtemp(prefix="arena-real-server-")
-    os.environ.update(
-        ARENA_VAR_DIR=tmp, ARENA_QUEUE="memory", ARENA_ALLOW_LOOPBACK="1",
-        DJANGO_SETTINGS_MODULE="config.settings", LOG_LEVEL="WARNING",
-        # A small model on a shared core: the production timeouts, as the tests use.
-        ARENA_PROBE_TIMEOUT_SECONDS="60", ARENA_MODEL_TIMEOUT_SECONDS="120",
-    )
-    import django
-
-    django.setup()
-    from django.contrib.auth.models import User
-    from django.core.management import call_command
-    from rest_framework.test import APIClient
+    # A small model on a shared core: the production timeouts, as the tests use.
+    tmp, api = bench_arena("arena-real-server-", model_timeout_seconds=120)
 
     from arena.services.runs import RunSpec, run_create
     from arena.models import Run, Submission
@@ -140,9 +152,6 @@ def main() -> None:
     from tests.support.real_servers import real_server
     from tests.support.run_figures import run_label
 
-    call_command("migrate", verbosity=0)
-    api = APIClient()
-    api.force_authenticate(User.objects.create_user("bench", password="bench-password-123"))
     reads_log = args.server == "llama-cpp-python"
     results: dict = {}
     with real_server(args.server, Path(tmp), slots=1, verbose=reads_log) as server:

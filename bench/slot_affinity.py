@@ -20,10 +20,8 @@ restores the best match into the slot, which hides the cost of interleaving ther
 
 import argparse
 import asyncio
-import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -63,29 +61,15 @@ def main() -> None:
                         help="stop each mode after this many steps (0: play every episode to its end)")
     args = parser.parse_args()
 
-    tmp = tempfile.mkdtemp(prefix="arena-slot-affinity-")
-    os.environ.update(
-        ARENA_VAR_DIR=tmp, ARENA_QUEUE="memory", ARENA_ALLOW_LOOPBACK="1",
-        DJANGO_SETTINGS_MODULE="config.settings", LOG_LEVEL="WARNING",
-        # Interleaved calls re-read whole prompts: on a loaded machine they outlast the
-        # usual timeout, and a retried call would count its prompt twice.
-        ARENA_PROBE_TIMEOUT_SECONDS="60", ARENA_MODEL_TIMEOUT_SECONDS="1800",
-    )
-    import django
+    from bench.real_server import bench_arena, evaluated_per_call, log_offset, reread_by_step
 
-    django.setup()
-    from django.contrib.auth.models import User
-    from django.core.management import call_command
-    from rest_framework.test import APIClient
-
-    from arena.services.runs import RunSpec, run_create
+    # Interleaved calls re-read whole prompts: on a loaded machine they outlast the
+    # usual timeout, and a retried call would count its prompt twice.
+    tmp, api = bench_arena("arena-slot-affinity-", model_timeout_seconds=1800)
     from arena.models import Step, Submission
-    from bench.real_server import evaluated_per_call, log_offset, reread_by_step
+    from arena.services.runs import RunSpec, run_create
     from tests.support.real_servers import real_server
 
-    call_command("migrate", verbosity=0)
-    api = APIClient()
-    api.force_authenticate(User.objects.create_user("bench", password="bench-password-123"))
     task, fmt = args.task.split(":")
     reads_log = args.server == "llama-cpp-python"
     extra = ("--cache-ram", str(args.cache_ram)) if args.cache_ram is not None and not reads_log else ()
