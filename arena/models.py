@@ -98,6 +98,8 @@ class Submission(Moderated):
     max_concurrent_requests = models.PositiveIntegerField(default=4)
     show_legal_actions = models.BooleanField(default=True)
     chain_of_thought = models.BooleanField(default=False)
+    # Opted in to head-to-head matches against other opted-in submissions (arena.matches).
+    head_to_head = models.BooleanField(default=False)
     # BALROG's robust agents: the answer goes between explicit markers, for models that
     # do not follow "output only the action" (BALROG's robust naive and robust CoT).
     answer_markers = models.BooleanField(default=False)
@@ -688,3 +690,7 @@ class ModerationAction(models.Model):
 
     def __str__(self):
         return f"{self.action} {self.target} at {self.at:%Y-%m-%d %H:%M}"
+
+
+# Head-to-head matches live in their own room; imported here so Django registers them.
+from arena.matches.models import Match  # noqa: E402,F401

@@ -1,0 +1,49 @@
+"""The stored shape of a head-to-head match (imported by arena.models so Django sees it).
+
+A match is one game between two seats. The seat that moves first (white in chess, X in
+tic-tac-toe, the first player in Connect Four) is `first`. Each opening is played twice
+with colours swapped; the two games share `pair_key`, so a pair of submissions always
+plays both sides of the same start."""
+
+from django.db import models
+
+
+class Match(models.Model):
+    QUEUED, RUNNING, FINISHED, FAILED, CANCELLED = "queued", "running", "finished", "failed", "cancelled"
+    STATUS_CHOICES = [(s, s) for s in (QUEUED, RUNNING, FINISHED, FAILED, CANCELLED)]
+    TERMINAL = (FINISHED, FAILED, CANCELLED)
+
+    # The two-player game, by its slug in the head-to-head game table ("chess", …).
+    game = models.CharField(max_length=32, db_index=True)
+    first = models.ForeignKey("arena.Submission", related_name="matches_as_first", on_delete=models.CASCADE)
+    second = models.ForeignKey("arena.Submission", related_name="matches_as_second", on_delete=models.CASCADE)
+    # The shared start: a seed that picks the opening; both games of a pair carry it.
+    opening_seed = models.BigIntegerField(default=0)
+    pair_key = models.CharField(max_length=64, blank=True, db_index=True)
+    # Which scheduling round queued it (ratings read all rounds alike).
+    round = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=STATUS_CHOICES, default=QUEUED, db_index=True)
+    # The first seat's score: 1 win, 0.5 draw, 0 loss; None until finished.
+    result = models.FloatField(null=True, blank=True)
+    # Why it ended, in a reader's words ("checkmate", "second forfeits: 3 illegal moves", …).
+    end_reason = models.CharField(max_length=200, blank=True)
+    num_moves = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    harness_version = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        app_label = "arena"
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=~models.Q(first=models.F("second")), name="match_seats_differ"),
+            models.CheckConstraint(
+                condition=models.Q(result__isnull=True) | models.Q(result__in=[0.0, 0.5, 1.0]),
+                name="match_result_is_a_game_score",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.game}: {self.first} v {self.second} ({self.status})"
