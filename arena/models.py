@@ -693,4 +693,4 @@ class ModerationAction(models.Model):
 
 
 # Head-to-head matches live in their own room; imported here so Django registers them.
-from arena.matches.models import Match  # noqa: E402,F401
+from arena.matches.models import Match, MatchMove  # noqa: E402,F401

@@ -30,6 +30,11 @@ class Match(models.Model):
     num_moves = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
     harness_version = models.CharField(max_length=64, blank=True, default="")
+    # The shared start as a reader sees it: the opening's name (chess) and its moves.
+    opening = models.CharField(max_length=200, blank=True)
+    opening_moves = models.JSONField(default=list, blank=True)
+    # The worker playing it (a running match), so a stale one can be given back.
+    worker = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -47,3 +52,45 @@ class Match(models.Model):
 
     def __str__(self):
         return f"{self.game}: {self.first} v {self.second} ({self.status})"
+
+
+class MatchMove(models.Model):
+    """One move of a match: what the seat to move was shown, every answer it gave (an
+    illegal answer is answered with feedback and asked again, up to MAX_ATTEMPTS), and
+    the position after it. Enough to replay exactly what each side saw and said."""
+
+    match = models.ForeignKey(Match, related_name="moves", on_delete=models.CASCADE)
+    # 0 for the first move after the opening.
+    index = models.PositiveIntegerField()
+    # 0: the match's first seat, 1: its second.
+    seat = models.PositiveSmallIntegerField()
+    # The board as the seat was shown it (the model's observation; a baseline sees the same).
+    observation = models.TextField(blank=True)
+    # The messages of the first attempt, exactly as sent (empty for a baseline).
+    messages = models.JSONField(default=list, blank=True)
+    # The last attempt's answer, its reasoning and the move read from it.
+    completion = models.TextField(blank=True)
+    reasoning = models.TextField(blank=True)
+    parsed_action = models.CharField(max_length=200, blank=True)
+    # The move played; blank when the seat forfeited on this move.
+    action = models.CharField(max_length=32, blank=True)
+    legal = models.BooleanField(default=True)
+    # Every attempt: {"messages_added", "completion", "reasoning", "parsed_action",
+    # "legal", "feedback", "tokens_in", "tokens_out", "reasoning_tokens", "latency_ms"}.
+    attempts = models.JSONField(default=list, blank=True)
+    num_attempts = models.PositiveSmallIntegerField(default=1)
+    tokens_in = models.PositiveIntegerField(null=True, blank=True)
+    tokens_out = models.PositiveIntegerField(null=True, blank=True)
+    reasoning_tokens = models.PositiveIntegerField(null=True, blank=True)
+    latency_ms = models.FloatField(null=True, blank=True)
+    # The position after the move (FEN for chess, the grid for the others).
+    board_after = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        app_label = "arena"
+        ordering = ["match", "index"]
+        constraints = [models.UniqueConstraint(fields=["match", "index"], name="one_match_move_per_index")]
+
+    def __str__(self):
+        return f"match {self.match_id} move {self.index}: {self.action or 'forfeit'}"
