@@ -144,6 +144,11 @@ class SubmissionForm(RefusableForm):
     self_correction = forms.BooleanField(
         required=False, label="Self-correction", help_text="A second call checks and revises each answer (two calls per step)."
     )
+    head_to_head = forms.BooleanField(
+        required=False, initial=False, label="Head-to-head matches",
+        help_text="Also play chess, tic-tac-toe and Connect Four against the other opted-in submissions and the "
+        "baselines, for the ratings (within the token budget per run).",
+    )
     reflection = forms.ChoiceField(
         choices=Submission.REFLECTION_CHOICES, initial=Submission.REFLECTION_NONE, label="Reflection (multi-turn suites)",
         help_text="After each episode the model writes a reflection that is given at the start of the next; episodes then play one at a time.",

@@ -31,7 +31,7 @@ SUBMISSION_FIELDS = (
     "num_demonstrations",
     "show_legal_actions", "chain_of_thought", "answer_markers", "lenient_parsing", "context_window", "history_window",
     "keep_reasoning", "self_correction", "reflection", "price_input_per_mtok", "price_output_per_mtok",
-    "price_cached_input_per_mtok",
+    "price_cached_input_per_mtok", "head_to_head",
     "budget_tokens_per_run", "budget_usd_per_run", "max_concurrent_requests",
 )
 
