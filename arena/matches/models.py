@@ -33,6 +33,8 @@ class Match(models.Model):
     # The shared start as a reader sees it: the opening's name (chess) and its moves.
     opening = models.CharField(max_length=200, blank=True)
     opening_moves = models.JSONField(default=list, blank=True)
+    # The position the first move is played from (FEN for chess, the grid for the others).
+    start_board = models.TextField(blank=True)
     # The worker playing it (a running match), so a stale one can be given back.
     worker = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -32,7 +32,7 @@ async def play_match(match: Match, on_move=None) -> None:
     game = seats = None
     try:
         game = await asyncio.to_thread(new_game, match.game, match.opening_seed)
-        await db(services.match_set_opening, match.pk, game.opening_name, game.opening_moves)
+        await db(services.match_set_opening, match.pk, game.opening_name, game.opening_moves, game.position_text())
         seats = [seat_for(match.first, f"match-{match.pk}"), seat_for(match.second, f"match-{match.pk}")]
         ending = await _play_moves(match, game, seats, on_move)
         await db(services.match_finish, match.pk, ending)

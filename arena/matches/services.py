@@ -41,8 +41,8 @@ def next_queued_match(worker: str) -> Match | None:
     return None
 
 
-def match_set_opening(match_id: int, name: str, moves: list[str]) -> None:
-    Match.objects.filter(pk=match_id).update(opening=name[:200], opening_moves=moves)
+def match_set_opening(match_id: int, name: str, moves: list[str], start_board: str) -> None:
+    Match.objects.filter(pk=match_id).update(opening=name[:200], opening_moves=moves, start_board=start_board)
 
 
 def match_record_move(match_id: int, index: int, seat: int, answer: MoveAnswer, board_after: str) -> MatchMove:
