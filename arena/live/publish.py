@@ -63,11 +63,18 @@ async def _send_async(layer, group: str, message: dict) -> None:
         logger.exception("could not publish to %s", group)
 
 
+def match_group(match_id: int) -> str:
+    return f"match-{match_id}"
+
+
 def _send(episode_id: int, message: dict) -> None:
+    _send_to_group(episode_group(episode_id), message)
+
+
+def _send_to_group(group: str, message: dict) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    group = episode_group(episode_id)
     loop = _worker_loop
     usable = loop is not None and loop.is_running() and not loop.is_closed()
     if isinstance(layer, InMemoryChannelLayer):
@@ -130,3 +137,21 @@ def publish_step_on_commit(episode_id: int, index: int, step=None) -> None:
 def publish_end_on_commit(episode_id: int) -> None:
     """Announce the episode's end once the transaction that ends it commits."""
     transaction.on_commit(partial(publish_end, episode_id))
+
+
+def publish_match_move(match_id: int, index: int) -> None:
+    """Announce a committed move of a head-to-head match; its viewers read it (a move
+    carries two prompts and answers, more than a frame is worth)."""
+    _send_to_group(match_group(match_id), {"type": "match.move", "index": index})
+
+
+def publish_match_end(match_id: int) -> None:
+    _send_to_group(match_group(match_id), {"type": "match.ended"})
+
+
+def publish_match_move_on_commit(match_id: int, index: int) -> None:
+    transaction.on_commit(partial(publish_match_move, match_id, index))
+
+
+def publish_match_end_on_commit(match_id: int) -> None:
+    transaction.on_commit(partial(publish_match_end, match_id))

@@ -19,6 +19,7 @@ from arena.matches import services
 from arena.matches.games import Ending, new_game
 from arena.matches.models import Match
 from arena.matches.seats import MAX_ATTEMPTS, SeatFailed, seat_for
+from arena.live import publish
 from arena.play.dbthread import db
 
 logger = logging.getLogger(__name__)
@@ -29,6 +30,7 @@ IDLE_POLL_SECONDS = 0.2
 async def play_match(match: Match, on_move=None) -> None:
     """Play a claimed match to its end. `on_move(move)` is called after each stored move
     (the live path)."""
+    publish.bind_loop(asyncio.get_running_loop())
     game = seats = None
     try:
         game = await asyncio.to_thread(new_game, match.game, match.opening_seed)

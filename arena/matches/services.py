@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from arena.live import publish
 from arena.matches.games import HARNESS_VERSION, Ending
 from arena.matches.models import Match, MatchMove
 from arena.matches.seats import MoveAnswer
@@ -69,17 +70,22 @@ def match_record_move(match_id: int, index: int, seat: int, answer: MoveAnswer, 
             board_after=board_after,
         )
         Match.objects.filter(pk=match_id).update(num_moves=index + 1)
+        publish.publish_match_move_on_commit(match_id, index)
     return move
 
 
 def match_finish(match_id: int, ending: Ending) -> None:
-    Match.objects.filter(pk=match_id, status=Match.RUNNING).update(
-        status=Match.FINISHED, result=ending.first_score, end_reason=ending.reason[:200], finished_at=timezone.now()
-    )
+    with transaction.atomic():
+        Match.objects.filter(pk=match_id, status=Match.RUNNING).update(
+            status=Match.FINISHED, result=ending.first_score, end_reason=ending.reason[:200], finished_at=timezone.now()
+        )
+        publish.publish_match_end_on_commit(match_id)
 
 
 def match_fail(match_id: int, error: str) -> None:
     """End a match that could not be played out; it carries no result."""
-    Match.objects.filter(pk=match_id).exclude(status__in=Match.TERMINAL).update(
-        status=Match.FAILED, error=error, finished_at=timezone.now()
-    )
+    with transaction.atomic():
+        Match.objects.filter(pk=match_id).exclude(status__in=Match.TERMINAL).update(
+            status=Match.FAILED, error=error, finished_at=timezone.now()
+        )
+        publish.publish_match_end_on_commit(match_id)
