@@ -12,6 +12,7 @@ feedback still knows the position's moves:
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from tests.support.fake_openai import FakeOpenAIServer, legal_moves, message_text
@@ -20,11 +21,13 @@ STYLES = ("first", "last", "illegal", "recovering")
 
 
 class ScriptedPlayer(FakeOpenAIServer):
-    def __init__(self, style: str, **kwargs):
+    def __init__(self, style: str, answer_seconds: float = 0.0, **kwargs):
         if style not in STYLES:
             raise ValueError(f"unknown style {style!r}")
         super().__init__(**kwargs)
         self.style = style
+        # A model that takes its time: a match stays live long enough to be watched.
+        self.answer_seconds = answer_seconds
 
     def _answer(self, messages: list[dict]) -> tuple[str, str]:
         users = [message_text(m) for m in messages if isinstance(m, dict) and m.get("role") == "user"]
@@ -37,4 +40,5 @@ class ScriptedPlayer(FakeOpenAIServer):
     def completion(self, body: Any, text: str | None = None, reasoning: str | None = None) -> dict:
         if text is None and isinstance(body, dict):
             text, reasoning = self._answer(body.get("messages", []))
+            time.sleep(self.answer_seconds)
         return super().completion(body, text, reasoning)
