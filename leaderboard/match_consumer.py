@@ -6,7 +6,8 @@ reading what is stored, sends every stored move, then each new one as it is anno
 Every announcement makes it read the moves after the last one it sent, so moves are
 neither missed nor sent twice; a slow poll covers a lost announcement.
 
-Messages: {"type": "move", "move": …} and {"type": "end", "match": …}, the dicts of
+Messages: {"type": "match", "match": …} once the match has started (its opening is
+known by its first move), {"type": "move", "move": …} and {"type": "end", "match": …}, the dicts of
 leaderboard.match_payloads (what the match page and its JSON show).
 """
 
@@ -31,6 +32,7 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
         self.last_sent = -1
         self.ended = False
+        self.sent_start = False
         self.lock = asyncio.Lock()
         self.poller = None
         if not await sync_to_async(match_exists)(self.match_id):
@@ -70,6 +72,10 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
                 return
             while True:
                 status, moves = await sync_to_async(_status_and_moves)(self.match_id, self.last_sent)
+                if moves and not self.sent_start:
+                    # The opening is stored before the first move: the viewer gets it now.
+                    self.sent_start = True
+                    await self.send_json({"type": "match", "match": await sync_to_async(_match_payload)(self.match_id)})
                 for move in moves:
                     await self.send_json({"type": "move", "move": move})
                     self.last_sent = move["index"]

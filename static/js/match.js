@@ -177,8 +177,16 @@
     show(follow ? moves.length : position);
   }
 
-  function ended(payload) {
+  function started(payload) {
     match = payload;
+    var opening = (match.opening ? match.opening + ": " : "") + (match.opening_moves.join(" ") || "the empty board");
+    document.getElementById("match-opening").textContent = opening;
+    document.getElementById("match-status").textContent = match.status;
+    show(following ? moves.length : position);
+  }
+
+  function ended(payload) {
+    started(payload);
     var badge = document.getElementById("match-live");
     if (badge) {
       badge.textContent = "ended";
@@ -205,6 +213,9 @@
     fetch("/matches/" + match.id + "/moves.json?after=" + (moves.length - 1))
       .then(function (response) { return response.json(); })
       .then(function (body) {
+        if (!match.start_board && body.match.start_board) {
+          started(body.match);
+        }
         body.moves.forEach(receive);
         if (["finished", "failed", "cancelled"].indexOf(body.match.status) >= 0) {
           ended(body.match);
@@ -230,6 +241,8 @@
       var message = JSON.parse(event.data);
       if (message.type === "move") {
         receive(message.move);
+      } else if (message.type === "match") {
+        started(message.match);
       } else if (message.type === "end") {
         ended(message.match);
       }

@@ -57,6 +57,11 @@ def test_a_live_match_shows_both_players_reasoning(site, browser, slow_models):
     finally:
         stop_all([player])
     assert "Game over" in page.locator("#match-turn").inner_text()
+    # The opening, chosen once the match started, reached the page with the first move.
+    opening = site.django(
+        f"import json; from arena.models import Match; print(json.dumps(Match.objects.get(pk={match_id}).opening_moves))"
+    )
+    assert len(opening) == 2 and page.locator("#match-opening").inner_text() == " ".join(opening)
     rows = page.locator("#match-moves tbody tr").count()
     assert rows > 2
     assert page.locator("#match-side-0 h2").inner_text().startswith("X")

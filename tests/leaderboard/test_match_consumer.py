@@ -45,6 +45,8 @@ async def test_stored_moves_then_new_ones_then_the_end():
     communicator = WebsocketCommunicator(application, f"/ws/matches/{match_id}/")
     connected, _ = await communicator.connect()
     assert connected
+    start = await communicator.receive_json_from(timeout=3)
+    assert start["type"] == "match" and start["match"]["status"] == "running"
     first = [await communicator.receive_json_from(timeout=3) for _ in range(2)]
     assert [m["move"]["index"] for m in first] == [0, 1]
     assert first[1]["move"]["attempts"][0]["reasoning"] == "thought 1"
