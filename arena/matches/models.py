@@ -35,8 +35,10 @@ class Match(models.Model):
     opening_moves = models.JSONField(default=list, blank=True)
     # The position the first move is played from (FEN for chess, the grid for the others).
     start_board = models.TextField(blank=True)
-    # The worker playing it (a running match), so a stale one can be given back.
+    # The worker playing it (a running match) and when it last said so: a match whose
+    # worker fell silent is given back to the queue and resumed after its stored moves.
     worker = models.CharField(max_length=200, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

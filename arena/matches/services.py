@@ -4,6 +4,8 @@ committed in order and a result only on a finished match."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.db import transaction
 from django.utils import timezone
 
@@ -26,12 +28,42 @@ def queue_pair(game: str, a, b, opening_seed: int, round_number: int) -> list[Ma
         ]
 
 
+class MatchLeaseLost(Exception):
+    """The match was given to another worker (this one fell silent too long), or ended."""
+
+
 def match_claim(match_id: int, worker: str) -> bool:
     """Take a queued match for `worker`; False if another worker has it or it ended."""
+    now = timezone.now()
     taken = Match.objects.filter(pk=match_id, status=Match.QUEUED).update(
-        status=Match.RUNNING, worker=worker, started_at=timezone.now()
+        status=Match.RUNNING, worker=worker, heartbeat_at=now, started_at=now
     )
     return bool(taken)
+
+
+def _held(match_id: int, worker: str):
+    return Match.objects.filter(pk=match_id, status=Match.RUNNING, worker=worker)
+
+
+def matches_heartbeat(worker: str, match_ids) -> None:
+    """The worker still plays these matches (called while it waits on slow models)."""
+    Match.objects.filter(pk__in=list(match_ids), status=Match.RUNNING, worker=worker).update(heartbeat_at=timezone.now())
+
+
+def release_stale_matches(stale_seconds: float) -> int:
+    """Give back to the queue the running matches whose worker has been silent for
+    `stale_seconds`; they resume after their stored moves. How many."""
+    silent_since = timezone.now() - timedelta(seconds=stale_seconds)
+    return Match.objects.filter(status=Match.RUNNING, heartbeat_at__lt=silent_since).update(
+        status=Match.QUEUED, worker=""
+    )
+
+
+def release_matches(worker: str, match_ids) -> int:
+    """Give `worker`'s matches back to the queue (the worker is stopping)."""
+    return Match.objects.filter(pk__in=list(match_ids), status=Match.RUNNING, worker=worker).update(
+        status=Match.QUEUED, worker=""
+    )
 
 
 def next_queued_match(worker: str) -> Match | None:
@@ -42,14 +74,25 @@ def next_queued_match(worker: str) -> Match | None:
     return None
 
 
-def match_set_opening(match_id: int, name: str, moves: list[str], start_board: str) -> None:
-    Match.objects.filter(pk=match_id).update(opening=name[:200], opening_moves=moves, start_board=start_board)
+def match_set_opening(match_id: int, worker: str, name: str, moves: list[str], start_board: str) -> None:
+    if not _held(match_id, worker).update(opening=name[:200], opening_moves=moves, start_board=start_board):
+        raise MatchLeaseLost(match_id)
 
 
-def match_record_move(match_id: int, index: int, seat: int, answer: MoveAnswer, board_after: str) -> MatchMove:
-    """Store one move with every attempt at it (a forfeit is stored too, without a move)."""
+def stored_moves(match_id: int) -> list[MatchMove]:
+    """The moves an earlier attempt at this match stored, in order (its resume point)."""
+    return list(MatchMove.objects.filter(match_id=match_id).order_by("index"))
+
+
+def match_record_move(
+    match_id: int, worker: str, index: int, seat: int, answer: MoveAnswer, board_after: str
+) -> MatchMove:
+    """Store one move with every attempt at it (a forfeit is stored too, without a move),
+    if `worker` still holds the match."""
     last = answer.attempts[-1] if answer.attempts else None
     with transaction.atomic():
+        if not _held(match_id, worker).update(num_moves=index + 1, heartbeat_at=timezone.now()):
+            raise MatchLeaseLost(match_id)
         move = MatchMove.objects.create(
             match_id=match_id,
             index=index,
@@ -69,23 +112,22 @@ def match_record_move(match_id: int, index: int, seat: int, answer: MoveAnswer, 
             latency_ms=answer.total("latency_ms"),
             board_after=board_after,
         )
-        Match.objects.filter(pk=match_id).update(num_moves=index + 1)
         publish.publish_match_move_on_commit(match_id, index)
     return move
 
 
-def match_finish(match_id: int, ending: Ending) -> None:
+def match_finish(match_id: int, worker: str, ending: Ending) -> None:
     with transaction.atomic():
-        Match.objects.filter(pk=match_id, status=Match.RUNNING).update(
+        _held(match_id, worker).update(
             status=Match.FINISHED, result=ending.first_score, end_reason=ending.reason[:200], finished_at=timezone.now()
         )
         publish.publish_match_end_on_commit(match_id)
 
 
-def match_fail(match_id: int, error: str) -> None:
+def match_fail(match_id: int, worker: str, error: str) -> None:
     """End a match that could not be played out; it carries no result."""
     with transaction.atomic():
-        Match.objects.filter(pk=match_id).exclude(status__in=Match.TERMINAL).update(
+        _held(match_id, worker).update(
             status=Match.FAILED, error=error, finished_at=timezone.now()
         )
         publish.publish_match_end_on_commit(match_id)

@@ -28,7 +28,7 @@ def _running_match():
 def _move(match_id, index):
     answer = MoveAnswer(action=f"a{index + 1}", observation=f"board {index}",
                         attempts=[Attempt([], completion=f"Action: a{index + 1}", reasoning=f"thought {index}", legal=True)])
-    services.match_record_move(match_id, index, index % 2, answer, f"after {index}")
+    services.match_record_move(match_id, "w", index, index % 2, answer, f"after {index}")
 
 
 async def _until_end(communicator):
@@ -51,7 +51,7 @@ async def test_stored_moves_then_new_ones_then_the_end():
     assert [m["move"]["index"] for m in first] == [0, 1]
     assert first[1]["move"]["attempts"][0]["reasoning"] == "thought 1"
     await sync_to_async(_move)(match_id, 2)
-    await sync_to_async(services.match_finish)(match_id, Ending(1.0, "X wins"))
+    await sync_to_async(services.match_finish)(match_id, "w", Ending(1.0, "X wins"))
     rest = await _until_end(communicator)
     assert [m["move"]["index"] for m in rest if m["type"] == "move"] == [2]
     assert rest[-1]["match"]["status"] == "finished" and rest[-1]["match"]["result"] == 1.0

@@ -1,4 +1,5 @@
 import asyncio
+import signal
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -30,6 +31,15 @@ class Command(BaseCommand):
             queued = schedule_round(options["game"], openings_per_pair=options["openings"], per_player=options["per_player"])
             self.stdout.write(f"queued {len(queued)} {options['game']} matches")
             return
+        if options["concurrency"] < 1:
+            raise CommandError("--concurrency must be at least 1")
         worker = MatchWorker(concurrency=options["concurrency"])
-        played = asyncio.run(worker.serve(until_idle=options["until_idle"]))
+
+        async def main():
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, worker.stop)
+            return await worker.serve(until_idle=options["until_idle"])
+
+        played = asyncio.run(main())
         self.stdout.write(f"played {played} matches")

@@ -3,6 +3,7 @@ import signal
 
 from django.core.management.base import BaseCommand
 
+from arena.matches.player import MatchWorker
 from arena.play.worker import Worker
 
 
@@ -12,15 +13,30 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--concurrency", type=int, default=None, help="episodes in flight at once")
         parser.add_argument("--until-idle", action="store_true", help="exit when the queue is empty")
+        parser.add_argument(
+            "--matches", type=int, default=0,
+            help="also play up to this many head-to-head matches at once, on the same loop (default: none)",
+        )
 
-    def handle(self, *args, concurrency=None, until_idle=False, **options):
+    def handle(self, *args, concurrency=None, until_idle=False, matches=0, **options):
         worker = Worker(concurrency=concurrency)
         self.stdout.write(f"worker {worker.name} playing up to {worker.concurrency} episodes at once")
+        match_worker = MatchWorker(concurrency=matches, name=f"{worker.name}-matches") if matches > 0 else None
+        if match_worker is not None:
+            self.stdout.write(f"and up to {matches} head-to-head matches")
+
+        def stop():
+            worker.stop()
+            if match_worker is not None:
+                match_worker.stop()
 
         async def main():
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, worker.stop)
-            await worker.serve(until_idle=until_idle)
+                loop.add_signal_handler(sig, stop)
+            if match_worker is None:
+                await worker.serve(until_idle=until_idle)
+            else:
+                await asyncio.gather(worker.serve(until_idle=until_idle), match_worker.serve(until_idle=until_idle))
 
         asyncio.run(main())

@@ -1,0 +1,30 @@
+"""The commands: `arena_matches round` queues a round, `arena_worker --matches N` plays
+matches beside episodes, `arena_matches play` plays them; bad arguments change nothing."""
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from arena.matches.models import Match
+from arena.services.submissions import baseline_submission
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_a_round_queued_then_played_by_the_episode_worker(capsys):
+    # Only the anchors play here (no model opted in): random against Stockfish level 0.
+    call_command("arena_matches", "round", "chess", "--openings", "1")
+    assert "queued 2 chess matches" in capsys.readouterr().out
+    call_command("arena_worker", "--until-idle", "--matches", "2")
+    matches = list(Match.objects.all())
+    assert len(matches) == 2 and {m.status for m in matches} == {Match.FINISHED}
+    assert {m.first.policy for m in matches} == {"random", "stockfish-level-0"}
+    assert matches[0].opening and matches[0].opening == matches[1].opening
+
+
+def test_bad_arguments_queue_nothing():
+    baseline_submission("random", "Random")
+    with pytest.raises(CommandError):
+        call_command("arena_matches", "round", "go")
+    with pytest.raises(CommandError):
+        call_command("arena_matches", "round", "tictactoe", "--openings", "0")
+    assert not Match.objects.exists()
