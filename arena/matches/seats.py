@@ -37,10 +37,8 @@ MAX_ATTEMPTS = 3
 STOCKFISH_POLICY = "stockfish-level-0"
 RANDOM_POLICY = "random"
 
-GAME_INTRO = (
-    "You are playing {game} against another player, one move at a time. You play {side}. "
-    "Your opponent has just moved; it is your turn.\n\n"
-)
+# Said after LMAct's zero-shot preamble: the game, the opponent, the side and the turn.
+GAME_INTRO = "The game is {game}, against another player; you play {side}, and it is your turn.\n\n"
 ILLEGAL_FEEDBACK = (
     "{answer} is not a legal move in this position. A legal move is {hint}. "
     "You have {left} more {attempts} for this move; after that you forfeit the game. "
@@ -129,11 +127,11 @@ class ModelSeat:
         """The move's prompt and the observation in it."""
         observation = game.observation(seat)
         intro = GAME_INTRO.format(game=game.title, side=game.seat_names[seat])
-        parts = build_prefix([], None)
+        parts = build_prefix([], None) + [{"type": "text", "text": intro}]
         parts += self.prompter.trajectory_parts(0, Observation(text=observation), None)
         parts += self.prompter.tail_parts(legal)
         body = "".join(part["text"] for part in parts)
-        return intro + body, observation
+        return body, observation
 
     async def _call(self, messages: list[dict]):
         gate = gate_for(self.submission.base_url, self.submission.max_concurrent_requests, publisher(self.submission.base_url))
