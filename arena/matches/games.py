@@ -116,7 +116,7 @@ class TwoPlayerGame:
                 return Ending(0.0, f"{self.seat_names[1]} wins")
             return Ending(0.5, self.draw_reason())
         if self.max_plies and self.plies >= self.max_plies:
-            return Ending(0.5, f"draw (no result after {self.max_plies} moves)")
+            return Ending(0.5, f"draw (no result after {self.max_plies} half-moves)")
         return None
 
     def close(self) -> None:
