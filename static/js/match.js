@@ -86,8 +86,13 @@
 
   function moveDetail(move) {
     var box = el("div", "match-move");
-    var head = "Move " + (move.index + 1) + ": " + (move.action || "forfeit") +
-      " · " + move.num_attempts + (move.num_attempts === 1 ? " answer" : " answers") +
+    var head = "Move " + (move.index + 1) + ": " + (move.action || "forfeit");
+    if (!match.seats[move.seat].is_model) {
+      box.appendChild(el("p", "match-move-head", head + " · a baseline: no model call"));
+      box.appendChild(block("Observation", move.observation, "match-observation"));
+      return box;
+    }
+    head += " · " + move.num_attempts + (move.num_attempts === 1 ? " answer" : " answers") +
       " · tokens " + fmt(move.tokens_in) + " in / " + fmt(move.tokens_out) + " out" +
       (move.reasoning_tokens ? " (" + fmt(move.reasoning_tokens) + " reasoning)" : "") +
       " · " + fmt(move.latency_ms, " ms");
@@ -133,8 +138,11 @@
           sum.ms += moves[i].latency_ms || 0;
         }
       }
-      totals.textContent = sum.moves + " moves · tokens " + fmt(sum.tin) + " in / " + fmt(sum.tout) +
-        " out · thinking time " + (sum.ms / 1000).toFixed(1) + " s";
+      var count = sum.moves + (sum.moves === 1 ? " move" : " moves");
+      totals.textContent = match.seats[seat].is_model
+        ? count + " · tokens " + fmt(sum.tin) + " in / " + fmt(sum.tout) + " out · thinking time " +
+          (sum.ms / 1000).toFixed(1) + " s"
+        : count;
       if (latest) {
         detail.appendChild(moveDetail(latest));
       } else {

@@ -10,7 +10,7 @@ from arena.services.submissions import baseline_submission
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_a_round_queued_then_played_by_the_episode_worker(capsys):
+def test_a_round_queued_then_played_by_the_episode_worker(capsys, client):
     # Only the anchors play here (no model opted in): random against Stockfish level 0.
     call_command("arena_matches", "round", "chess", "--openings", "1")
     assert "queued 2 chess matches" in capsys.readouterr().out
@@ -19,6 +19,10 @@ def test_a_round_queued_then_played_by_the_episode_worker(capsys):
     assert len(matches) == 2 and {m.status for m in matches} == {Match.FINISHED}
     assert {m.first.policy for m in matches} == {"random", "stockfish-level-0"}
     assert matches[0].opening and matches[0].opening == matches[1].opening
+    # The anchors' pages hold no runs, and still show.
+    for anchor in (matches[0].first, matches[0].second):
+        assert client.get(anchor.get_absolute_url()).status_code == 200
+    assert client.get(f"/matches/{matches[0].pk}/").status_code == 200
 
 
 def test_bad_arguments_queue_nothing():
