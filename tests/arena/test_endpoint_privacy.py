@@ -2,6 +2,7 @@
 stranger's view of every page and every API URL in the schema, exports included, holds
 no part of it, also where an endpoint's error quoted it; the owner still sees it."""
 
+import asyncio
 import gzip
 import io
 import re
@@ -15,6 +16,9 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
 from arena.endpoint_privacy import ENDPOINT_HIDDEN, endpoint_parts, hide_endpoint
+from arena.matches.models import Match
+from arena.matches.player import MatchWorker
+from arena.matches.services import queue_pair
 from arena.models import Episode, Experiment, Submission, SubmissionEdit
 from tests.conftest import new_run
 from tests.support.fake_openai import Fault
@@ -87,7 +91,7 @@ def _body(response) -> str:
 
 
 @pytest.fixture
-def scene(make_model_submission, fake_model, play, baseline):
+def scene(make_model_submission, fake_model, play, baseline, settings):
     """A model submission with a finished and a failed episode, whose endpoint errors
     quoted its address; then its address is changed to the canary (as by an edit)."""
     owner = User.objects.create_user("owner", password="a-long-password-9")
@@ -114,11 +118,17 @@ def scene(make_model_submission, fake_model, play, baseline):
     SubmissionEdit.objects.create(submission=submission, changed_by=owner, changes={"base_url": [played_at, CANARY_URL]})
     experiment = Experiment.objects.create(kind=Experiment.SWEEP, submission=submission, task="lmact/chess", format="pgn")
     other = baseline("random")
+    # A head-to-head match against the canary address: its failure is stored and shown.
+    settings.ARENA_MODEL_MAX_RETRIES = 0
+    match = queue_pair("tictactoe", Submission.objects.get(pk=submission.pk), other, opening_seed=0, round_number=1)[0]
+    asyncio.run(MatchWorker().serve(until_idle=True))
+    match.refresh_from_db()
+    assert match.status == Match.FAILED and match.error
     ids = {
         ("runs", "pk"): run.pk, ("episodes", "pk"): episode.pk, ("submissions", "pk"): submission.pk,
         ("experiments", "pk"): experiment.pk, "other_pk": failed.pk, "suite": "lmact", "name": "chess",
         ("runs", "id"): run.pk, ("episodes", "id"): episode.pk, ("submissions", "id"): submission.pk,
-        ("experiments", "id"): experiment.pk,
+        ("experiments", "id"): experiment.pk, ("matches", "pk"): match.pk,
     }
     extra = [
         f"/episodes/{failed.pk}/", f"/runs/{broken.pk}/", f"/api/episodes/{failed.pk}/",

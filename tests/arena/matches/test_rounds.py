@@ -124,3 +124,20 @@ def test_a_dead_endpoint_fails_its_match_not_the_worker(four_models, settings):
     assert failed.exists() and all(m.result is None and "endpoint failed" in m.error for m in failed)
     assert all("sk-test-canary" not in m.error for m in failed)
     assert Match.objects.filter(status=Match.FINISHED).exists()
+
+
+def test_a_model_past_its_token_budget_is_not_scheduled(four_models):
+    spender = four_models["first"]
+    spender.budget_tokens_per_run = 50
+    spender.save(update_fields=["budget_tokens_per_run"])
+    first_round = schedule_round("tictactoe", per_player=5)
+    assert any(spender.pk in (m.first_id, m.second_id) for m in first_round)
+    _play_all()
+    second_round = schedule_round("tictactoe", per_player=5)
+    assert second_round and all(spender.pk not in (m.first_id, m.second_id) for m in second_round)
+    # The hidden are left out too.
+    hidden = four_models["last"]
+    hidden.moderation = hidden.HIDDEN
+    hidden.save(update_fields=["moderation"])
+    third_round = schedule_round("tictactoe", per_player=5)
+    assert all(hidden.pk not in (m.first_id, m.second_id) for m in third_round)
