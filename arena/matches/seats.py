@@ -34,6 +34,7 @@ from arena.matches.games import ChessGame, TwoPlayerGame
 
 # Answers a seat may give for one move: the first and two more after feedback.
 MAX_ATTEMPTS = 3
+FEEDBACK_QUOTE_CHARS = 40
 STOCKFISH_POLICY = "stockfish-level-0"
 RANDOM_POLICY = "random"
 
@@ -170,7 +171,9 @@ class ModelSeat:
                 answer.action = parsed
                 return answer
             left = MAX_ATTEMPTS - number
-            shown = repr(parsed) if parsed else "Your answer"
+            # The feedback quotes a short answer; a long one (a whole paragraph after
+            # "Action:") is named, not repeated.
+            shown = repr(parsed) if parsed and len(parsed) <= FEEDBACK_QUOTE_CHARS else "Your answer"
             attempt.feedback = ILLEGAL_FEEDBACK.format(
                 answer=shown, hint=game.answer_hint(), left=left, attempts="attempt" if left == 1 else "attempts"
             ) if left else ""

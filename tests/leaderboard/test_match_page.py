@@ -60,3 +60,10 @@ def test_the_match_list_links_every_match(client, played_match):
     page = client.get("/matches/?game=tictactoe").content.decode()
     for match in Match.objects.all():
         assert f"/matches/{match.pk}/" in page
+
+
+def test_the_model_page_links_its_matches(client, played_match):
+    page = client.get(played_match.second.get_absolute_url()).content.decode()
+    assert f"/matches/?submission={played_match.second_id}" in page
+    listed = client.get(f"/matches/?submission={played_match.second_id}").content.decode()
+    assert f"/matches/{played_match.pk}/" in listed
