@@ -73,3 +73,40 @@ def test_a_live_match_shows_both_players_reasoning(site, browser, slow_models):
     assert page.locator("#match-position").inner_text() == f"after move 1 of {rows}"
     assert polled == [], "the moves came over the websocket, not the JSON fallback"
     assert "sk-test-canary" not in page.content()
+
+
+PAYLOADS = [
+    '<img src=x onerror="window.__pwned=1">',
+    "<script>window.__pwned=2</script>",
+    '"><svg onload="window.__pwned=4">',
+]
+HOSTILE_MATCH = f"""
+import json
+from arena.matches import services
+from arena.matches.games import Ending
+from arena.matches.seats import Attempt, MoveAnswer
+from arena.services.submissions import submission_create
+payload = " ".join({PAYLOADS!r})
+seats = [submission_create(owner=None, api_key="sk-unused-key-0000", runs=[], fields={{
+    "name": (str(n) + payload)[:100], "base_url": "https://api.example.com/v1", "model": "m"}}) for n in range(2)]
+match = services.queue_pair("tictactoe", seats[0], seats[1], opening_seed=0, round_number=1)[0]
+assert services.match_claim(match.pk, "xss")
+for index in range(2):
+    answer = MoveAnswer(action=None if index else "b2", observation=payload, messages=[{{"role": "user", "content": payload}}],
+                        attempts=[Attempt([], completion=payload, reasoning=payload, parsed_action=payload[:50], feedback=payload)])
+    services.match_record_move(match.pk, "xss", index, 1 - index, answer, payload)
+services.match_finish(match.pk, "xss", Ending(1.0, payload[:190]))
+print(json.dumps(match.pk))
+"""
+
+
+@pytest.mark.parametrize("path", ["/matches/{id}/", "/matches/"])
+def test_hostile_model_text_on_a_match_is_text(site, browser, path):
+    match_id = site.django(HOSTILE_MATCH)
+    page = browser.new_page()
+    page.goto(site.url + path.format(id=match_id))
+    assert "onerror=" in page.locator("body").inner_text()
+    page.wait_for_timeout(300)
+    assert page.evaluate("() => window.__pwned") is None
+    assert page.locator("img[src='x'], svg[onload]").count() == 0
+    page.close()
