@@ -80,8 +80,16 @@ def within_budget(submission: Submission) -> bool:
 
 
 def opted_in_models() -> list[Submission]:
-    candidates = Submission.objects.filter(head_to_head=True).exclude(kind=Submission.KIND_BASELINE).order_by("pk")
-    return [s for s in candidates if not s.is_hidden and within_budget(s)]
+    """Model submissions that opted in and can play: not hidden, not imported (no
+    endpoint), not an agent endpoint (it speaks the suites' step protocol, not a chat),
+    with budget left."""
+    candidates = (
+        Submission.objects.filter(head_to_head=True)
+        .exclude(kind=Submission.KIND_BASELINE)
+        .exclude(provider=Submission.PROVIDER_AGENT)
+        .order_by("pk")
+    )
+    return [s for s in candidates if not s.is_hidden and not s.is_imported and within_budget(s)]
 
 
 def finished_results(game: str) -> list[tuple[int, int, float]]:

@@ -81,8 +81,9 @@ class MoveAnswer:
 
 
 class BaselineSeat:
-    """Random legal moves, drawn from a generator seeded by the match and the ply, so
-    a match replays the same whatever else the worker plays."""
+    """An anchor: random legal moves, or at chess Stockfish level 0 limited to one node
+    (LMAct's chess opponent; elsewhere that policy plays random legal moves too). Its dice
+    are seeded by the match and the ply, so a resumed match plays on as it would have."""
 
     is_model = False
 

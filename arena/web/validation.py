@@ -155,6 +155,11 @@ def check_submission_fields(fields: dict, add_error) -> None:
             temperature=fields.get("temperature"), max_tokens=fields.get("max_tokens") or 0,
         ):
             add_error(field, message)
+    if provider == Submission.PROVIDER_AGENT and fields.get("head_to_head"):
+        add_error(
+            "head_to_head",
+            "Head-to-head matches call a chat model; an agent endpoint answers the suites' step protocol instead.",
+        )
     if fields.get("budget_usd_per_run") is not None and fields.get("price_input_per_mtok") is None and fields.get(
         "price_output_per_mtok"
     ) is None:

@@ -41,3 +41,15 @@ def test_the_submit_form_takes_the_opt_in(client, alice, fake_model, allow_loopb
     response = client.post("/submit/", data)
     assert response.status_code == 302, response.content.decode()[:2000]
     assert Submission.objects.get(name="m").head_to_head is True
+
+
+def test_an_agent_endpoint_cannot_opt_in(alice, fake_model, allow_loopback):
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=alice).key}")
+    body = {
+        "name": "agent", "provider": "agent", "base_url": fake_model.base_url, "model": "",
+        "tasks": ["lmact/tictactoe:ascii"], "episodes_per_task": 1, "head_to_head": True,
+    }
+    response = api.post("/api/submissions/", body, format="json")
+    assert response.status_code == 400 and "head_to_head" in response.json(), response.content
+    assert not Submission.objects.filter(name="agent").exists()
