@@ -10,7 +10,7 @@ PY=.venv/bin/python
 $PY manage.py migrate --noinput
 $PY manage.py seed_baselines
 
-$PY manage.py arena_worker &
+$PY manage.py arena_worker --matches 2 &
 worker=$!
 $PY manage.py arena_web --host "$HOST" --port "$PORT" &
 web=$!
