@@ -22,8 +22,9 @@ import numpy as np
 
 # Elo's scale: 400 points are a factor of ten in the odds.
 ELO_PER_NATURAL_UNIT = 400 / math.log(10)
-# The prior's standard deviation, in log-odds: 400 Elo points. A player who beat a
-# rated opponent in all of 20 games lands about 590 points above it, not at infinity.
+# The prior's standard deviation, in log-odds: 400 Elo points. A player who beat the
+# anchor in all of 20 games (and played no one else) lands about 690 points above it,
+# not at infinity.
 PRIOR_SD = 400 / ELO_PER_NATURAL_UNIT
 # Newton's method stops when no strength moves by more than this (log-odds) …
 TOLERANCE = 1e-10

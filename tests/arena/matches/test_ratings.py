@@ -131,3 +131,12 @@ def test_match_rows_and_triples_are_read_alike_and_bad_ones_are_named():
         games_of([(1, 1, 1.0)])
     with pytest.raises(ValueError, match="not 1, 0.5 or 0"):
         games_of([(1, 2, None)])
+
+
+def test_the_prior_moves_a_mixed_record_little_and_holds_a_perfect_one_as_docs_say():
+    # docs/ratings.md, "Prior": 60 of 100 → 70.2 points (70.4 without it); 20 of 20 → about 690.
+    mixed = rate([("a", "random", 1.0)] * 60 + [("a", "random", 0.0)] * 40, "random", resamples=0)
+    assert mixed.of("a").rating - ANCHOR_RATING == pytest.approx(70.2, abs=0.05)
+    assert 400 * math.log10(60 / 40) == pytest.approx(70.4, abs=0.05)
+    perfect = rate([("p", "random", 1.0)] * 20, "random", resamples=0)
+    assert perfect.of("p").rating - ANCHOR_RATING == pytest.approx(690, abs=5)
