@@ -71,21 +71,24 @@ def fit_strengths(
 
 
 def _derivatives(strengths, low, high, games, points, precision):
-    """The gradient and the negated Hessian of the log-posterior, per resample."""
+    """The gradient and the negated Hessian of the log-posterior, per resample. Each
+    unordered pair appears once, so its off-diagonal entries are set, not summed; the
+    diagonal and the gradient are sums over the pairs, taken as products with the
+    pairs' incidence matrix."""
     resamples, n_players = strengths.shape
     difference = strengths[:, low] - strengths[:, high]
     expected = sigmoid(difference)
     residual = points - games * expected  # per pair: low's points above expectation
-    gradient = -precision * strengths
     weight = games * expected * (1.0 - expected)
-    negative_hessian = np.broadcast_to(precision * np.eye(n_players), (resamples, n_players, n_players)).copy()
-    rows = np.arange(resamples)[:, None]
-    np.add.at(gradient, (rows, low[None, :]), residual)
-    np.add.at(gradient, (rows, high[None, :]), -residual)
-    np.add.at(negative_hessian, (rows, low[None, :], low[None, :]), weight)
-    np.add.at(negative_hessian, (rows, high[None, :], high[None, :]), weight)
-    np.add.at(negative_hessian, (rows, low[None, :], high[None, :]), -weight)
-    np.add.at(negative_hessian, (rows, high[None, :], low[None, :]), -weight)
+    incidence = np.zeros((len(low), n_players))  # +1 for the lower-index player, −1 for the other
+    incidence[np.arange(len(low)), low] = 1.0
+    incidence[np.arange(len(low)), high] = -1.0
+    gradient = residual @ incidence - precision * strengths
+    negative_hessian = np.zeros((resamples, n_players, n_players))
+    negative_hessian[:, low, high] = -weight
+    negative_hessian[:, high, low] = -weight
+    diagonal = np.arange(n_players)
+    negative_hessian[:, diagonal, diagonal] = weight @ np.abs(incidence) + precision
     return gradient, negative_hessian
 
 

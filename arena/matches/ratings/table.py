@@ -202,26 +202,25 @@ def _fit_with_intervals(games: list[Game], players: list, anchor, resamples: int
     def anchored(strengths):
         return ELO_PER_NATURAL_UNIT * (strengths - strengths[..., anchor_index, None])
 
-    once = np.ones(len(counted))
-    estimate = anchored(fit_strengths(len(players), low, high, *_per_pair(once, pair_of_game, low_points, len(low))))
+    # Resampling the games with replacement is drawing, for each kind of game (a pair and
+    # the lower-index player's points: at most three kinds per pair), how many of it the
+    # resample holds: a multinomial over the kinds, in proportion to how often each
+    # happened. The cost is then per kind, not per game.
+    kind_keys, kind_counts = np.unique(pair_of_game * 3 + np.rint(2 * low_points).astype(int), return_counts=True)
+    kind_pair, kind_points = kind_keys // 3, (kind_keys % 3) / 2.0
+    starts = np.searchsorted(kind_pair, np.arange(len(low)))  # every pair has a kind: the kinds are sorted by pair
+
+    def per_pair(counts):
+        return np.add.reduceat(counts, starts, axis=-1), np.add.reduceat(counts * kind_points, starts, axis=-1)
+
+    estimate = anchored(fit_strengths(len(players), low, high, *per_pair(kind_counts.astype(float))))
     if resamples <= 0:
         return estimate, estimate, estimate
     generator = np.random.default_rng(_seed(seed))
-    draws = generator.multinomial(len(counted), np.full(len(counted), 1.0 / len(counted)), size=resamples)
-    boot = anchored(fit_strengths(len(players), low, high, *_per_pair(draws, pair_of_game, low_points, len(low))))
+    drawn = generator.multinomial(len(counted), kind_counts / len(counted), size=resamples).astype(float)
+    boot = anchored(fit_strengths(len(players), low, high, *per_pair(drawn)))
     lower, upper = np.percentile(boot, INTERVAL, axis=0)
     return estimate, lower, upper
-
-
-def _per_pair(times_drawn, pair_of_game, low_points, n_pairs):
-    """Games and the lower-index player's points per pair, for each resample: each game
-    counted as many times as the resample drew it (sums over the games sorted by pair)."""
-    order = np.argsort(pair_of_game, kind="stable")
-    starts = np.searchsorted(pair_of_game[order], np.arange(n_pairs))
-    times_drawn = np.asarray(times_drawn, dtype=float)[..., order]
-    games = np.add.reduceat(times_drawn, starts, axis=-1)
-    points = np.add.reduceat(times_drawn * low_points[order], starts, axis=-1)
-    return games, points
 
 
 def _seed(seed: int | str) -> int:
