@@ -90,8 +90,8 @@ class RatingBoard:
 
 
 def game_title(game: str) -> str:
-    """"Chess", …; "All games" for ALL_GAMES; KeyError for a game the arena has not."""
-    return "All games" if game == ALL_GAMES else GAMES[game]
+    """"Chess", …; "All games" for ALL_GAMES; a game the table does not name, by its slug."""
+    return "All games" if game == ALL_GAMES else GAMES.get(game, game)
 
 
 def rated_games() -> list[str]:
@@ -101,7 +101,7 @@ def rated_games() -> list[str]:
 
 def board(game: str) -> RatingBoard:
     """The ratings of one game (a slug of rated_games()) or of all (ALL_GAMES)."""
-    title = game_title(game) if game in GAMES or game == ALL_GAMES else game
+    title = game_title(game)
     results = tuple(finished_results(None if game == ALL_GAMES else game))
     anchor = baseline_of_policy(ANCHOR_POLICY)
     entrants = head_to_head_entrants()

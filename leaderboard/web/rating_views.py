@@ -32,7 +32,7 @@ def _page(request, game: str):
         "rows": [(row, row_note(row)) for row in board.rows],
         "matrix": matrix,
         "matrix_columns": [line.row for line in matrix],
-        "game_links": [(key, ratings.game_title(key) if key in ratings.GAMES else key, ratings.page_url(key))
+        "game_links": [(key, ratings.game_title(key), ratings.page_url(key))
                        for key in [ratings.ALL_GAMES, *ratings.rated_games()]],
         "anchor_title": ratings.ANCHOR_TITLE,
     })

@@ -103,6 +103,7 @@ def test_the_overall_page_fits_every_game_together(client, scripted):
     html = client.get("/ratings/").content.decode()
     assert _names(html) == ["Strong", "Good", "Fair", "Weak", "Random"]
     assert "320 finished matches" in html and "One fit over the matches of every game together" in html
+    assert ">All games</a>" in html and "<span class=\"muted\">All games</span>" in html
     connect_four = client.get("/ratings/connect_four/").content.decode()
     assert set(_names(connect_four)[:2]) == {"Weak", "Random"} and "20 finished matches" in connect_four
     # The opted-in models that played only chess are listed without a Connect Four rating.
