@@ -176,7 +176,10 @@ def rate(
             entry = by_player[player]
             entry.rating = anchor_rating + float(estimate[index])
             entry.low, entry.high = anchor_rating + float(low[index]), anchor_rating + float(high[index])
-    ordered = sorted(by_player.values(), key=lambda p: (not p.rated, -(p.rating or 0.0), _order_key(p.player)))
+    # The rated by rating; the others by how much they played.
+    ordered = sorted(by_player.values(), key=lambda p: (
+        not p.rated, -(p.rating or 0.0), -p.record.games, _order_key(p.player),
+    ))
     for rank, entry in enumerate((p for p in ordered if p.rated), start=1):
         entry.rank = rank
     return Ratings(anchor, anchor_rating, ordered, pairs, len(games), resamples if len(rated) >= 2 else 0)

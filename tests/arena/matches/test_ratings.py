@@ -95,12 +95,12 @@ def test_a_perfect_record_gets_a_finite_rating_marked_as_resting_on_the_prior():
 def test_players_not_connected_to_the_anchor_are_listed_without_a_rating():
     connected = simulated_games(seed=2)
     island = [("island-a", "island-b", 1.0), ("island-b", "island-a", 0.5)]
-    ratings = rate(connected + island, "random", players=["newcomer"])
+    ratings = rate(connected + island, "random", players=["a-newcomer"])
     alone = rate(connected, "random")
-    for name in ("island-a", "island-b", "newcomer"):
+    for name in ("island-a", "island-b", "a-newcomer"):
         entry = ratings.of(name)
         assert entry.rating is None and entry.rank is None and entry.low is None
-    assert [p.player for p in ratings.unrated] == ["island-a", "island-b", "newcomer"]
+    assert [p.player for p in ratings.unrated] == ["island-a", "island-b", "a-newcomer"]  # most games first
     assert ratings.of("island-a").record.games == 2
     # The island changes nothing of the others' ratings.
     assert [p.rating for p in ratings.rated] == [p.rating for p in alone.rated]
