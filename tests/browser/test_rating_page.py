@@ -41,6 +41,7 @@ def test_the_rating_page_orders_the_scripted_models_and_sorts_on_a_click(site, b
     page.goto(site.url + "/")
     column = page.locator("#overall-table td.overall-rating a").first
     expect(column).to_be_visible()
+    page.screenshot(path=str(tmp_path / "front-page.png"), full_page=False)
     page.locator("nav.nav a", has_text="Ratings").click()
     expect(page).to_have_url(re.compile(r"/ratings/$"))
     page.locator("nav.tabs a", has_text="Chess").click()
