@@ -79,8 +79,9 @@ def _changed(sender, **kwargs) -> None:
 def connect_signals() -> None:
     """Saves and deletions through the ORM (the admin, imports, renames) change what the
     public pages show; writes by UPDATE statements call bump_on_commit themselves."""
-    from arena.models import Experiment, Run, Submission
+    from arena.models import Experiment, Match, Run, Submission
 
-    for model in (Submission, Run, Experiment):
+    # A finished match changes the ratings' pages and the overall leaderboard's column.
+    for model in (Submission, Run, Experiment, Match):
         post_save.connect(_changed, sender=model, dispatch_uid=f"page-generation-save-{model.__name__}")
         post_delete.connect(_changed, sender=model, dispatch_uid=f"page-generation-delete-{model.__name__}")

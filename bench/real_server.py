@@ -17,7 +17,10 @@ reads its whole prompt either way) before -> after. llama.cpp's server reports i
 prompt tokens in `usage`; llama-cpp-python's reports none, so its verbose log is read
 instead: one "prompt eval ... / N tokens" line per call, matched in call order.
 
-    .venv/bin/python bench/real_server.py --server llama-server [--before-steps 6] [--max-tokens 24]
+    .venv/bin/python bench/real_server.py --server llama-server [--before-steps 6] [--max-tokens 24] [--cpu portable]
+
+The llama.cpp build defaults to the AVX2 one where the CPU has AVX2 (the tests' portable
+build reads prompts at a few tokens per second on a 2-core machine: hours per server).
 """
 
 import argparse
@@ -130,6 +133,14 @@ def _figures(run, reread: dict) -> dict:
     }
 
 
+def _fastest_cpu_level() -> str:
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "portable"
+    return "x86-64-v3" if re.search(r"\bavx2\b", flags) else "portable"
+
+
 def _fmt(value, pattern: str) -> str:
     return "—" if value is None else format(value, pattern)
 
@@ -140,7 +151,12 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=24)
     parser.add_argument("--before-steps", type=int, default=6, help="steps per run with slot affinity off (0: skip)")
     parser.add_argument("--quick", action="store_true", help="the short list `make test` plays (LMAct tic-tac-toe)")
+    parser.add_argument("--cpu", choices=("portable", "x86-64-v3"), default=_fastest_cpu_level(),
+                        help="the llama.cpp build to play against (scripts/llama_cpu_level.sh); the tests use "
+                             "the portable one, which reads prompts ~20x slower")
     args = parser.parse_args()
+    os.environ["ARENA_LLAMA_CPU"] = args.cpu
+    print(f"llama.cpp build: {args.cpu}")
 
     # A small model on a shared core: the production timeouts, as the tests use.
     tmp, api = bench_arena("arena-real-server-", model_timeout_seconds=120)

@@ -12,6 +12,7 @@ from arena.web.harness_views import submission_rerun_older_api
 from arena.web.forms import LoginForm
 from arena.web.views import healthz
 from leaderboard.compare import views as comparison_views
+from leaderboard.downloads.ratings import ratings_api
 from leaderboard.reported import api as reported_api
 from leaderboard.web import api
 
@@ -26,6 +27,7 @@ api_patterns = [
     path("leaderboard/", api.leaderboard, name="leaderboard"),
     path("leaderboard/overall/", api.overall_leaderboard, name="leaderboard-overall"),
     path("compare/", comparison_views.compare, name="compare"),
+    path("ratings/", ratings_api, name="ratings"),
     path("leaderboard/reported/", reported_api.reported, name="leaderboard-reported"),
     path("agent-protocol/", write_api.agent_protocol, name="agent-protocol"),
     path("runs/<int:pk>/requeue/", write_api.run_requeue, name="run-requeue"),

@@ -5,8 +5,8 @@
 #
 # It is a separate virtual environment, not the project's: the server pulls in FastAPI,
 # uvicorn and a compiled llama.cpp the product itself never needs. It is built from the
-# same llama-cpp-python sdist as scripts/build_llama_server.sh, with the same portable
-# compiler options (no instruction sets newer than x86-64-v2), and kept outside the
+# same llama-cpp-python sdist as scripts/build_llama_server.sh, with the same
+# compiler options (portable unless ARENA_LLAMA_CPU says otherwise), and kept outside the
 # clone, in
 #   ${ARENA_CACHE_DIR:-$HOME/.cache/arena}/llama-cpp-python-<version>-<recipe hash>/
 # so a fresh clone (CI) reuses it; a second run does nothing. Build output goes to
@@ -14,7 +14,8 @@
 set -euo pipefail
 
 LLAMA_CPP_PYTHON_VERSION=0.3.36
-cmake_args="-DGGML_NATIVE=OFF -DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF -DGGML_BMI2=OFF \
+source "$(dirname "$0")/llama_cpu_level.sh"
+cmake_args="-DGGML_NATIVE=OFF ${cpu_level_options[*]} \
 -DGGML_OPENMP=OFF -DGGML_CCACHE=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \
 -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAVA_BUILD=OFF -DMTMD_BUILD=OFF"
 recipe_hash=$(printf '%s\n' "$LLAMA_CPP_PYTHON_VERSION" "$cmake_args" server | sha256sum | cut -c1-12)

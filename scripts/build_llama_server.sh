@@ -14,13 +14,15 @@ set -euo pipefail
 LLAMA_CPP_PYTHON_VERSION=0.3.36
 repo_root=$(cd "$(dirname "$0")/.." && pwd)
 
+# The CPU level (scripts/llama_cpu_level.sh): portable by default, so the tests' binary
+# runs wherever the cache lands; ARENA_LLAMA_CPU=x86-64-v3 (AVX2) for the benches.
+source "$(dirname "$0")/llama_cpu_level.sh"
 # The cmake options are part of the cache key: changing them builds a new binary.
 cmake_options=(
   -DCMAKE_BUILD_TYPE=Release
   -DBUILD_SHARED_LIBS=OFF
-  # Portable: no -march=native, and no instruction sets newer than x86-64-v2 (SSE4.2), so
-  # the binary runs on any machine the cache lands on.
-  -DGGML_NATIVE=OFF -DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF -DGGML_BMI2=OFF
+  # No -march=native: the binary runs on any machine of its CPU level (below).
+  -DGGML_NATIVE=OFF "${cpu_level_options[@]}"
   # ggml's own thread pool instead of libgomp: one dependency less, no runtime library.
   -DGGML_OPENMP=OFF
   -DGGML_CCACHE=OFF

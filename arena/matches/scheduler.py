@@ -2,10 +2,11 @@
 
 The players of a game are the model submissions that opted in (`head_to_head`) and
 have budget left, and the anchors: the random legal-move baseline, and for chess
-Stockfish at skill level 0. The choice of pairs is one function,
-`pairs_for_round(game, players, results)`, so a rating-aware rule can replace it: it
-prefers the pairs whose outcome is least known, those that have played each other
-least, then those whose score against each other is closest to even.
+Stockfish at skill level 0. Which pairs play is the ratings' choice,
+`arena.matches.ratings.pairs_for_round(game, players, results)`: the pairs whose
+result is expected to teach the ratings the most (docs/ratings.md, "Pair choice"),
+each player at most once; `per_player` passes of it give each player up to that many
+opponents in one round.
 
 Every pair chosen plays `openings_per_pair` openings, each twice with colours
 swapped (arena.matches.services.queue_pair); within a round every pair plays the
@@ -14,8 +15,6 @@ same openings.
 
 from __future__ import annotations
 
-import itertools
-from collections import defaultdict
 from collections.abc import Sequence
 
 from django.db.models import Max, Q, Sum
@@ -23,6 +22,7 @@ from django.db.models import Max, Q, Sum
 from arena.matches import services
 from arena.matches.games import GAMES
 from arena.matches.models import Match, MatchMove
+from arena.matches.ratings import pairs_for_round
 from arena.matches.seats import RANDOM_POLICY, STOCKFISH_POLICY
 from arena.models import Submission
 from arena.services.submissions import baseline_submission
@@ -30,33 +30,20 @@ from arena.services.submissions import baseline_submission
 ANCHOR_NAMES = {RANDOM_POLICY: "Random legal moves", STOCKFISH_POLICY: "Stockfish level 0 (one node)"}
 
 
-def pairs_for_round(
-    game: str, players: Sequence[int], results: Sequence[tuple[int, int, float]], *, per_player: int = 2
-) -> list[tuple[int, int]]:
-    """The pairs of `players` (submission ids) to play next at `game`, given the
-    finished `results` (first id, second id, first's score). Pairs are ranked by how
-    little is known about them, fewest games played first, then the score closest to
-    even; each player is given at most `per_player` pairs."""
-    games_between: dict[frozenset, int] = defaultdict(int)
-    score_of_lower: dict[frozenset, float] = defaultdict(float)
-    for first, second, score in results:
-        key = frozenset((first, second))
-        games_between[key] += 1
-        score_of_lower[key] += score if first < second else 1.0 - score
-
-    def uncertainty_rank(pair: tuple[int, int]):
-        key = frozenset(pair)
-        played = games_between[key]
-        evenness = abs(score_of_lower[key] / played - 0.5) if played else 0.0
-        return played, evenness, pair
-
+def round_pairs(game: str, players: Sequence[int], results: Sequence[tuple[int, int, float]], *, per_player: int = 1):
+    """The round's pairs: `per_player` passes of the rating's pair choice
+    (`arena.matches.ratings.pairs_for_round`, each player at most once per pass). Before
+    each further pass the pairs already chosen count as drawn games, so the choice moves
+    on to the pairs that are then the least known; a pair is never chosen twice."""
     chosen: list[tuple[int, int]] = []
-    load: dict[int, int] = defaultdict(int)
-    for a, b in sorted(itertools.combinations(sorted(set(players)), 2), key=uncertainty_rank):
-        if load[a] < per_player and load[b] < per_player:
-            chosen.append((a, b))
-            load[a] += 1
-            load[b] += 1
+    seen: set[frozenset] = set()
+    assumed = list(results)
+    for _ in range(per_player):
+        fresh = [pair for pair in pairs_for_round(game, players, assumed) if frozenset(pair) not in seen]
+        for a, b in fresh:
+            seen.add(frozenset((a, b)))
+            assumed += [(a, b, 0.5), (b, a, 0.5)]
+        chosen += fresh
     return chosen
 
 
@@ -100,14 +87,14 @@ def finished_results(game: str) -> list[tuple[int, int, float]]:
     )
 
 
-def schedule_round(game: str, *, openings_per_pair: int = 1, per_player: int = 2) -> list[Match]:
+def schedule_round(game: str, *, openings_per_pair: int = 1, per_player: int = 1) -> list[Match]:
     """Queue the next round of `game`; the matches queued (none when fewer than two
     players can play)."""
     if game not in GAMES:
         raise ValueError(f"unknown head-to-head game {game!r}; known: {', '.join(GAMES)}")
     players = {s.pk: s for s in opted_in_models() + anchors(game)}
     round_number = (Match.objects.filter(game=game).aggregate(last=Max("round"))["last"] or 0) + 1
-    pairs = pairs_for_round(game, list(players), finished_results(game), per_player=per_player)
+    pairs = round_pairs(game, list(players), finished_results(game), per_player=per_player)
     seeds = [(round_number - 1) * openings_per_pair + k for k in range(openings_per_pair)]
     queued: list[Match] = []
     for a, b in pairs:

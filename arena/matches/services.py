@@ -9,6 +9,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from arena import page_generation
 from arena.live import publish
 from arena.matches.games import HARNESS_VERSION, Ending
 from arena.matches.models import Match, MatchMove
@@ -121,6 +122,8 @@ def match_finish(match_id: int, worker: str, ending: Ending) -> None:
         _held(match_id, worker).update(
             status=Match.FINISHED, result=ending.first_score, end_reason=ending.reason[:200], finished_at=timezone.now()
         )
+        # A result changes the ratings' pages and the overall leaderboard's rating column.
+        page_generation.bump_on_commit()
         publish.publish_match_end_on_commit(match_id)
 
 

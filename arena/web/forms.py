@@ -3,6 +3,7 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.forms.utils import ErrorDict
 
+from arena.clients.reasoning_params import ReasoningSetting, reasoning_problems
 from arena.services.submissions import PAPER_EPISODES_PER_RUN, experiment_run_specs
 from arena.web.catalogue import TaskSetting, submission_catalogue, value_text
 from arena.models import Submission
@@ -413,8 +414,22 @@ class EndpointForm(forms.Form):
             except forms.ValidationError as exc:
                 self.add_error("model", exc)
         if not self.errors:
+            self._check_reasoning_still_holds(cleaned)
+        if not self.errors:
             fields = {**cleaned, "provider": submission.provider, "context_window": submission.context_window}
             key = cleaned.get("api_key") or submission.get_api_key()
             tasks = [(run.task, run.format) for run in submission.runs.all()]
             self.probe = check_endpoint(fields, self.add_error, task_variants=tasks, api_key=key)
         return cleaned
+
+    def _check_reasoning_still_holds(self, cleaned) -> None:
+        """The reasoning setting was checked against the old endpoint and model; a new
+        model can break its provider's rules (e.g. a fixed thinking budget on an Anthropic
+        model that takes only adaptive thinking), and this form cannot change the setting."""
+        submission = self.submission
+        setting = ReasoningSetting(effort=submission.reasoning_effort, budget_tokens=submission.thinking_budget_tokens)
+        for _, message in reasoning_problems(
+            submission.provider, cleaned.get("base_url") or "", cleaned.get("model") or "", setting,
+            temperature=submission.temperature, max_tokens=submission.max_tokens,
+        ):
+            self.add_error(None, f"With this endpoint and model, the submission's reasoning setting no longer holds: {message}")

@@ -19,9 +19,11 @@ from django.urls import reverse
 from arena.models import Run, Submission
 from envs.balrog.catalog import NO_EPISODES, Figure
 from envs.registry import all_suites, tasks_of
+from arena.matches.ratings import PlayerRating
 from envs.suite import MEAN_OVER_TASKS, Suite
 from leaderboard.boards.cells import cell_figure, episodes_url, grouped, mean_of, mean_over_tasks
 from leaderboard.boards.harness import without_superseded
+from leaderboard.boards.ratings import overall_ratings
 from leaderboard.compare.paired import Z_95
 from leaderboard.selectors.runs import Filters, scored_runs_by_id
 from leaderboard.suites.balrog import MODES
@@ -110,6 +112,9 @@ class Row:
     # (_mark_ties): the words of the "≈" before its rank, and the paired comparison.
     tie_explanation: str = ""
     tie_compare_url: str = ""
+    # The head-to-head rating over all games (leaderboard.boards.ratings), None when the
+    # submission has none.
+    rating: PlayerRating | None = None
 
     @property
     def columns_played(self) -> int:
@@ -156,6 +161,11 @@ class Board:
             summary = next((column for column in columns if column.summary), None)
             own[suite.id] = summary or (columns[0] if span == 1 else None)
         return [(suite, own[suite.id]) for suite in self.suites]
+
+    @property
+    def has_ratings(self) -> bool:
+        """Some row has a head-to-head rating: the rating column is shown."""
+        return any(row.rating is not None for row in self.rows)
 
     @property
     def shared_titles(self) -> str:
@@ -299,4 +309,7 @@ def board(tab: str = "llm", strategy: str = "") -> Board:
     for run in without_superseded(runs):
         by_submission.setdefault(run.submission_id, []).append(run)
     rows = [_row(group[0].submission, group, columns, shared) for group in by_submission.values()]
+    ratings = overall_ratings()
+    for row in rows:
+        row.rating = ratings.get(row.submission.pk)
     return Board(tab, strategy, columns, _order(rows), shared)

@@ -15,6 +15,8 @@ from leaderboard.boards.overall import AVERAGE_DIGITS, AVERAGE_LABEL, Board, Cel
 from leaderboard.selectors.runs import LeaderboardRow
 
 COST_DIGITS = 4
+RATING_DIGITS = 0  # head-to-head ratings, in Elo-scale points
+RATING_HEADER = ["Head-to-head rating", "Head-to-head rating 95 % low", "Head-to-head rating 95 % high"]
 
 
 def _rounded(value: float | None, digits: int) -> str:
@@ -37,7 +39,7 @@ def overall_header(board: Board) -> list[str]:
         header += [name, f"{column.suite.title} · {column.title} s.e.{_unit(column.unit)}"]
         if not column.summary:
             header.append(f"{column.suite.title} · {column.title} episodes")
-    header += ["Tokens in", "Tokens out", "Cost (USD)", "Model page", "Harness"]
+    header += ["Tokens in", "Tokens out", "Cost (USD)", *RATING_HEADER, "Model page", "Harness"]
     return header
 
 
@@ -58,10 +60,18 @@ def overall_record(row: Row, base_url: str) -> list[str]:
     for cell in row.cells:
         values += _cell_values(cell)
     values += [
-        str(row.tokens_in), str(row.tokens_out), _rounded(row.cost_usd, COST_DIGITS),
+        str(row.tokens_in), str(row.tokens_out), _rounded(row.cost_usd, COST_DIGITS), *_rating_values(row),
         base_url + row.submission.get_absolute_url(), overall_row_harness(row).summary,
     ]
     return values
+
+
+def _rating_values(row: Row) -> list[str]:
+    rating = row.rating
+    if rating is None:
+        return ["", "", ""]
+    return [_rounded(rating.rating, RATING_DIGITS), _rounded(rating.low, RATING_DIGITS),
+            _rounded(rating.high, RATING_DIGITS)]
 
 
 def overall_csv_rows(board: Board, base_url: str) -> list[list[str]]:
@@ -98,6 +108,10 @@ def overall_json_row(row: Row, base_url: str) -> dict:
         "tokens_in": row.tokens_in,
         "tokens_out": row.tokens_out,
         "cost_usd": row.cost_usd,
+        "rating": None if row.rating is None else {
+            "rating": row.rating.rating, "low": row.rating.low, "high": row.rating.high,
+            "games": row.rating.record.games,
+        },
         "harness": _harness_json(row),
     }
 

@@ -2,7 +2,7 @@ from django.urls import path
 
 from leaderboard.compare import views as comparison_views
 from leaderboard.downloads import views as export_views
-from leaderboard.web import cost_views, match_views, submission_views, views
+from leaderboard.web import cost_views, match_views, rating_views, submission_views, views
 
 app_name = "leaderboard"
 urlpatterns = [
@@ -24,6 +24,9 @@ urlpatterns = [
     path("episodes/<int:pk>/compare/<int:other_pk>/", views.compare, name="compare"),
     path("compare/", comparison_views.compare_page, name="compare-submissions"),
     path("cost/", cost_views.cost_page, name="cost"),
+    path("ratings/", rating_views.ratings_overall, name="ratings"),
+    path("ratings/method/", rating_views.ratings_method, name="ratings-method"),
+    path("ratings/<slug:game>/", rating_views.ratings_game, name="ratings-game"),
     path("matches/", match_views.match_list, name="matches"),
     path("matches/<int:pk>/", match_views.match_detail, name="match"),
     path("matches/<int:pk>/moves.json", match_views.match_moves_json, name="match-moves"),

@@ -25,10 +25,10 @@ def played_match(transactional_db, allow_loopback):
                     "head_to_head": True},
             api_key="sk-test-canary-0123456789", runs=[],
         )
-    schedule_round("tictactoe", per_player=1)
+    schedule_round("tictactoe", per_player=3)  # every pair of the three players
     asyncio.run(MatchWorker().serve(until_idle=True))
     # Tic-tac-toe opens with one shared X mark, so O, the recovering model here, moves first.
-    yield Match.objects.get(second__name="plays recovering")
+    yield Match.objects.get(first__name="plays illegal", second__name="plays recovering")
     for server in servers:
         server.stop()
 

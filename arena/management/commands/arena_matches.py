@@ -19,7 +19,9 @@ class Command(BaseCommand):
         round_parser = sub.add_parser("round", help="queue the next round of a game")
         round_parser.add_argument("game", choices=sorted(GAMES))
         round_parser.add_argument("--openings", type=int, default=1, help="openings per pair (each played twice)")
-        round_parser.add_argument("--per-player", type=int, default=2, help="pairs per player in the round")
+        round_parser.add_argument(
+            "--per-player", type=int, default=1, help="opponents per player in the round (passes of the pair choice)"
+        )
         play_parser = sub.add_parser("play", help="play queued matches")
         play_parser.add_argument("--concurrency", type=int, default=4)
         play_parser.add_argument("--until-idle", action="store_true")

@@ -8,7 +8,8 @@ import pytest
 
 from arena.matches.models import Match, MatchMove
 from arena.matches.player import MatchWorker
-from arena.matches.scheduler import pairs_for_round, schedule_round
+from arena.matches.ratings import pairs_for_round
+from arena.matches.scheduler import finished_results, round_pairs, schedule_round
 from arena.matches.seats import MAX_ATTEMPTS
 from arena.services.submissions import submission_create
 from tests.support.fake_players import STYLES, ScriptedPlayer
@@ -93,24 +94,26 @@ def test_a_legal_answer_after_feedback_plays_on(four_models):
         assert move.tokens_in and move.messages[0]["role"] == "user" and "legal" in move.messages[0]["content"]
 
 
-def test_pairs_for_round_prefers_the_least_known_pairs():
+def test_a_round_takes_the_ratings_pairs_then_more_passes_without_repeats():
     results = [(1, 2, 1.0), (2, 1, 0.0), (1, 3, 0.5), (3, 1, 0.5)]
-    # (1,2) and (1,3) have games; the unplayed pairs come first, then the even one.
-    assert pairs_for_round("chess", [1, 2, 3, 4], results, per_player=3)[:4] == [(1, 4), (2, 3), (2, 4), (3, 4)]
-    # Among played pairs, the one whose score is closest to even comes first.
-    assert pairs_for_round("chess", [1, 2, 3], results, per_player=2) == [(2, 3), (1, 3), (1, 2)]
-    # Each player is given at most `per_player` pairs.
-    assert pairs_for_round("chess", [1, 2, 3], results, per_player=1) == [(2, 3)]
+    players = [1, 2, 3, 4]
+    assert round_pairs("chess", players, results) == pairs_for_round("chess", players, results)
+    three = round_pairs("chess", players, results, per_player=3)
+    assert len({frozenset(pair) for pair in three}) == len(three) == 6  # every pair once
+    load = {p: sum(p in pair for pair in three) for p in players}
+    assert max(load.values()) <= 3
 
 
-def test_a_second_round_plays_other_openings_and_other_pairs(four_models):
-    first = schedule_round("tictactoe", per_player=1)
+def test_a_second_round_plays_other_openings_with_the_ratings_choice_of_pairs(four_models):
+    first = schedule_round("tictactoe")
     _play_all()
-    second = schedule_round("tictactoe", per_player=1)
+    results = finished_results("tictactoe")
+    second = schedule_round("tictactoe")
     assert {m.round for m in first} == {1} and {m.round for m in second} == {2}
     assert {m.opening_seed for m in first}.isdisjoint({m.opening_seed for m in second})
-    pairs = lambda ms: {frozenset((m.first_id, m.second_id)) for m in ms}  # noqa: E731
-    assert pairs(first).isdisjoint(pairs(second))
+    players = sorted({m.first_id for m in first + second} | {m.second_id for m in first + second} | {s.pk for s in four_models.values()})
+    expected = {frozenset(pair) for pair in pairs_for_round("tictactoe", players, results)}
+    assert {frozenset((m.first_id, m.second_id)) for m in second} == expected
 
 
 def test_a_dead_endpoint_fails_its_match_not_the_worker(four_models, settings):

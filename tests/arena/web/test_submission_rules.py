@@ -158,3 +158,22 @@ def test_a_key_with_surrounding_whitespace_is_trimmed_not_refused(api, allow_loo
     assert Submission.objects.get().get_api_key() == KEY
 
 
+
+
+def test_the_endpoint_form_refuses_a_model_the_stored_reasoning_setting_breaks(browser, allow_loopback, fake_model):
+    """A fixed thinking budget was valid for the old Claude model; the new one thinks only
+    adaptively and refuses a budget, and the endpoint form cannot change the setting."""
+    browser.post("/submit/", _form_body(fake_model.base_url))
+    submission = Submission.objects.get()
+    Submission.objects.filter(pk=submission.pk).update(
+        provider=Submission.PROVIDER_ANTHROPIC, model="claude-sonnet-4-5", thinking_budget_tokens=2048,
+        max_tokens=4096, temperature=1.0,
+    )
+    response = browser.post(
+        f"/submissions/{submission.pk}/endpoint/", {"base_url": fake_model.base_url, "model": "claude-opus-4-6"}
+    )
+    assert response.status_code == 200
+    errors = " ".join(response.context["form"].non_field_errors())
+    assert "reasoning setting no longer holds" in errors and "refuses a fixed thinking budget" in errors, errors
+    submission.refresh_from_db()
+    assert submission.model == "claude-sonnet-4-5" and not submission.edits.exists()

@@ -1,0 +1,140 @@
+"""Read side of the head-to-head ratings (/ratings/, /ratings/<game>/, /api/ratings/):
+per game, and over all games at once, the Bradley–Terry ratings of arena.matches.ratings
+from the finished matches, with the submissions they belong to, their records and the
+pairwise score matrix (docs/ratings.md).
+
+The overall rating is one Bradley–Terry fit over the matches of every game together: one
+strength per submission, as if it were the same player in every game. The scale is
+anchored on the random baseline, which plays every game.
+
+A fit with its 1000 bootstrap resamples costs tens of milliseconds; it is kept per set
+of finished matches (in the process's memory), so a page read twice between two matches
+fits once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+from django.urls import reverse
+
+from arena.matches.ratings import ANCHOR_RATING, PlayerRating, Ratings, Record, rate
+from arena.models import Submission
+from leaderboard.selectors.matches import baseline_of_policy, finished_results, games_played, head_to_head_entrants
+from leaderboard.selectors.submissions import submissions_by_id
+
+# The two-player games of head-to-head play, by slug, as Match.game names them.
+GAMES = {"chess": "Chess", "tictactoe": "Tic-tac-toe", "connect_four": "Connect Four"}
+ALL_GAMES = "all"  # the overall rating's key in URLs, the API and the downloads
+ANCHOR_POLICY = "random"
+ANCHOR_TITLE = "the random player"
+FITS_KEPT = 16
+
+
+@dataclasses.dataclass
+class RatingRow:
+    submission: Submission
+    entry: PlayerRating
+
+    @property
+    def record(self) -> Record:
+        return self.entry.record
+
+
+@dataclasses.dataclass
+class MatrixRow:
+    row: RatingRow
+    # One per column of the board (its rows, same order): the row's record against it,
+    # None where they never met or on the diagonal.
+    cells: list[Record | None]
+
+
+@dataclasses.dataclass
+class RatingBoard:
+    game: str  # a slug of GAMES, or ALL_GAMES
+    title: str
+    anchor: Submission | None
+    anchor_rating: float
+    ratings: Ratings | None  # None without an anchor to rate against
+    rows: list[RatingRow]  # the rated ones by rating, then the others
+
+    @property
+    def rated_rows(self) -> list[RatingRow]:
+        return [row for row in self.rows if row.entry.rated]
+
+    @property
+    def unrated_rows(self) -> list[RatingRow]:
+        return [row for row in self.rows if not row.entry.rated]
+
+    @property
+    def games(self) -> int:
+        return self.ratings.games if self.ratings else 0
+
+    @property
+    def resamples(self) -> int:
+        return self.ratings.resamples if self.ratings else 0
+
+    @property
+    def matrix(self) -> list[MatrixRow]:
+        """Each listed submission that played, against each: its score against the other."""
+        played = [row for row in self.rows if row.record.games]
+        pairs = self.ratings.pairs if self.ratings else {}
+        return [
+            MatrixRow(row, [pairs.get((row.submission.pk, other.submission.pk)) for other in played])
+            for row in played
+        ]
+
+    def of(self, submission_id: int) -> RatingRow | None:
+        return next((row for row in self.rows if row.submission.pk == submission_id), None)
+
+
+def game_title(game: str) -> str:
+    """"Chess", …; "All games" for ALL_GAMES; a game the table does not name, by its slug."""
+    return "All games" if game == ALL_GAMES else GAMES.get(game, game)
+
+
+def rated_games() -> list[str]:
+    """The games of the rating pages: the arena's, and any other a finished match names."""
+    return list(dict.fromkeys([*GAMES, *games_played()]))
+
+
+def board(game: str) -> RatingBoard:
+    """The ratings of one game (a slug of rated_games()) or of all (ALL_GAMES)."""
+    title = game_title(game)
+    results = tuple(finished_results(None if game == ALL_GAMES else game))
+    anchor = baseline_of_policy(ANCHOR_POLICY)
+    entrants = head_to_head_entrants()
+    if anchor is None:
+        return RatingBoard(game, title, None, ANCHOR_RATING, None, [])
+    ratings = _fitted(results, anchor.pk, tuple(entrant.pk for entrant in entrants), game)
+    submissions = submissions_by_id([entry.player for entry in ratings.players])
+    rows = [RatingRow(submissions[entry.player], entry) for entry in ratings.players if entry.player in submissions]
+    return RatingBoard(game, title, anchor, ratings.anchor_rating, ratings, rows)
+
+
+@functools.lru_cache(maxsize=FITS_KEPT)
+def _fitted(results: tuple, anchor_id: int, entrant_ids: tuple, seed: str) -> Ratings:
+    # The bootstrap is seeded by the game: the same matches always give the same page.
+    return rate(results, anchor=anchor_id, players=entrant_ids, seed=seed)
+
+
+def overall_ratings() -> dict[int, PlayerRating]:
+    """Each rated submission's rating over all games, by submission id (for the overall
+    leaderboard's column); empty before the first finished match."""
+    anchor = baseline_of_policy(ANCHOR_POLICY)
+    results = tuple(finished_results())
+    if anchor is None or not results:
+        return {}
+    ratings = _fitted(results, anchor.pk, (), ALL_GAMES)
+    return {entry.player: entry for entry in ratings.rated}
+
+
+def page_url(game: str) -> str:
+    if game == ALL_GAMES:
+        return reverse("leaderboard:ratings")
+    return reverse("leaderboard:ratings-game", args=[game])
+
+
+def method_url() -> str:
+    return reverse("leaderboard:ratings-method")

@@ -1,0 +1,33 @@
+"""Reads of head-to-head matches for the ratings (leaderboard.boards.ratings): only
+finished matches with a result count, and none of a submission the operators hid
+(arena.moderation: hidden rows drop out of every rating)."""
+
+from __future__ import annotations
+
+from arena.models import Match, Moderated, Submission
+
+
+def finished_results(game: str | None = None) -> list[tuple[int, int, float]]:
+    """(first seat's submission id, second's, first's score) of every finished match of
+    `game` (of every game when None), oldest first."""
+    matches = Match.objects.filter(status=Match.FINISHED, result__isnull=False)
+    if game is not None:
+        matches = matches.filter(game=game)
+    matches = matches.exclude(first__moderation=Moderated.HIDDEN).exclude(second__moderation=Moderated.HIDDEN)
+    return [tuple(row) for row in matches.order_by("id").values_list("first_id", "second_id", "result")]
+
+
+def games_played() -> list[str]:
+    """The games with at least one finished match, by slug."""
+    finished = Match.objects.filter(status=Match.FINISHED, result__isnull=False)
+    return sorted(set(finished.values_list("game", flat=True)))
+
+
+def baseline_of_policy(policy: str) -> Submission | None:
+    return Submission.objects.filter(kind=Submission.KIND_BASELINE, policy=policy).first()
+
+
+def head_to_head_entrants() -> list[Submission]:
+    """The submissions that opted in to head-to-head play, but hidden ones: listed on the
+    rating pages before their first finished match."""
+    return list(Submission.objects.filter(head_to_head=True).exclude(moderation=Moderated.HIDDEN).order_by("id"))
