@@ -14,6 +14,7 @@ leaderboard.match_payloads (what the match page and its JSON show).
 from __future__ import annotations
 
 import asyncio
+import random
 
 from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -33,6 +34,7 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         self.last_sent = -1
         self.ended = False
         self.sent_start = False
+        self.heard_at = 0.0
         self.lock = asyncio.Lock()
         self.poller = None
         if not await sync_to_async(match_exists)(self.match_id):
@@ -56,15 +58,21 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         return  # one-way
 
     async def match_move(self, event):
+        self.heard_at = asyncio.get_running_loop().time()
         await self.catch_up()
 
     async def match_ended(self, event):
+        self.heard_at = asyncio.get_running_loop().time()
         await self.catch_up()
 
     async def _poll(self):
+        """Read only after ARENA_LIVE_POLL_SECONDS without an announcement (one was lost)."""
+        loop = asyncio.get_running_loop()
         while not self.ended:
-            await asyncio.sleep(settings.ARENA_LIVE_POLL_SECONDS)
-            await self.catch_up()
+            interval = settings.ARENA_LIVE_POLL_SECONDS
+            await asyncio.sleep(interval * random.uniform(0.75, 1.25))  # viewers spread out
+            if loop.time() - self.heard_at >= interval:
+                await self.catch_up()
 
     async def catch_up(self):
         async with self.lock:

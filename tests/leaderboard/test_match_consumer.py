@@ -62,3 +62,16 @@ async def test_an_unknown_match_is_refused():
     communicator = WebsocketCommunicator(application, "/ws/matches/987654/")
     connected, code = await communicator.connect()
     assert not connected and code == 4404
+
+
+async def test_a_move_reaches_a_viewer_by_its_announcement_without_waiting_for_the_poll(settings):
+    settings.ARENA_LIVE_POLL_SECONDS = 60.0
+    match_id = await sync_to_async(_running_match)()
+    communicator = WebsocketCommunicator(application, f"/ws/matches/{match_id}/")
+    connected, _ = await communicator.connect()
+    assert connected
+    await sync_to_async(_move)(match_id, 0)
+    start = await communicator.receive_json_from(timeout=3)
+    move = await communicator.receive_json_from(timeout=3)
+    assert start["type"] == "match" and move["move"]["index"] == 0
+    await communicator.disconnect()
