@@ -87,6 +87,41 @@ def picture_costs(task_id: str, episodes: int, options: dict) -> tuple[float, fl
     return 1000 * fresh / steps, 1000 * digest_only / steps, 1000 * cached / steps
 
 
+def image_row_costs(rows: int = 2000, batch: int = 8) -> tuple[float, float]:
+    """CPU milliseconds per picture row of a step batch (a BALROG text run stores one
+    world picture per step), in batches of `batch`: through the ORM (images.ensure_row,
+    a bulk_create per picture, as the step writer did) and through the step writer's
+    prepared statement (one executemany per batch); rolled back after each."""
+    import hashlib
+
+    from django.db import connections, transaction
+    from django.utils import timezone
+
+    from arena import images
+    from arena.models import Episode
+    from arena.services.steps import _StepSQL
+
+    refs = [images.ImageRef(hashlib.sha256(str(n).encode()).hexdigest(), 256, 256, 5000) for n in range(rows)]
+    connection = connections[Episode.objects.db]
+    sql = _StepSQL.for_connection(connection)
+    costs = []
+    for prepared in (False, True):
+        started = time.process_time()
+        for first in range(0, rows, batch):
+            with transaction.atomic():
+                chunk = sorted(refs[first:first + batch], key=lambda ref: ref.sha256)
+                if prepared:
+                    now = timezone.now()
+                    with connection.cursor() as cursor:
+                        cursor.executemany(sql.image_insert, [sql.image_params(ref, now) for ref in chunk])
+                else:
+                    for ref in chunk:
+                        images.ensure_row(ref)
+                transaction.set_rollback(True)
+        costs.append(1000 * (time.process_time() - started) / rows)
+    return costs[0], costs[1]
+
+
 def full_runner(task_id: str, episodes: int, options: dict, in_flight: int) -> tuple[int, float, float]:
     from arena.services.runs import RunSpec, run_create
     from arena.services.submissions import baseline_submission
@@ -128,13 +163,17 @@ def main() -> None:
             print(
                 f"  arena runner : {run_steps:7d} steps in {run_wall:7.2f} s = {run_rate:8.0f} steps/s, "
                 f"CPU {1000 * run_cpu / run_steps:6.3f} ms/step  (ratio to raw {run_rate / raw_rate:.3f}, "
-                f"{args.in_flight} episodes in flight)"
+                f"{args.in_flight} episodes in flight; by CPU per step "
+                f"{(raw_cpu / raw_steps) / (run_cpu / run_steps):.3f})"
             )
             pictures = picture_costs(task_id, min(args.episodes, 3), options)
             if pictures:
                 print(f"  world picture: {pictures[0]:6.3f} ms/step drawn and encoded afresh, {pictures[1]:6.3f} ms/step "
                       f"drawn each step (a picture seen again keeps its encoding), {pictures[2]:6.3f} ms/step as the "
                       f"task gives it (a state seen again is not drawn): ratio {pictures[1] / pictures[2]:.2f}")
+    orm, prepared = image_row_costs()
+    print(f"picture rows of a step batch (8 a batch): {orm:6.3f} ms CPU per row through the ORM (bulk_create each), "
+          f"{prepared:6.3f} ms through the step writer's prepared statement: ratio {orm / prepared:.2f}")
     print("target: the runner keeps up with the environment (ratio near 1 for slow environments)")
 
 
