@@ -18,6 +18,7 @@ followed (the client reports a 3xx).
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import ssl
 import time
@@ -27,6 +28,15 @@ import httpx
 # A model's answer headers are a few hundred bytes; a peer sending more is refused.
 MAX_HEADER_BYTES = 64 * 1024
 READ_CHUNK = 64 * 1024
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_ip_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def _timeouts(request: httpx.Request) -> dict:
@@ -74,11 +84,9 @@ class LeanHTTP11Transport(httpx.AsyncBaseTransport):
         url = request.url
         if url.scheme not in ("http", "https"):
             raise httpx.UnsupportedProtocol(f"{url.scheme!r} is not http or https", request=request)
-        try:
-            ipaddress.ip_address(url.host)
-        except ValueError:
+        if not _is_ip_literal(url.host):
             # Only the guard resolves names: a name here would be connected to unchecked.
-            raise httpx.ConnectError(f"{url.host} is not a checked address", request=request) from None
+            raise httpx.ConnectError(f"{url.host} is not a checked address", request=request)
         timeouts = _timeouts(request)
         sni = request.extensions.get("sni_hostname") or url.host
         key = (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80), sni)

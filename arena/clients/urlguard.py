@@ -176,7 +176,9 @@ def address_problem(ip: IPAddress, allow_loopback: bool = False) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1024)
 def _parse_ip(text: str) -> IPAddress | None:
+    # The same endpoint hosts and addresses are parsed at every model call.
     try:
         return ipaddress.ip_address(text)
     except ValueError:
