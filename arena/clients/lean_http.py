@@ -27,6 +27,7 @@ import httpx
 
 # A model's answer headers are a few hundred bytes; a peer sending more is refused.
 MAX_HEADER_BYTES = 64 * 1024
+MAX_TRAILER_LINES = 100
 READ_CHUNK = 64 * 1024
 
 
@@ -284,13 +285,20 @@ class _ResponseStream(httpx.AsyncByteStream):
                 except ValueError:
                     raise httpx.RemoteProtocolError("Malformed chunk size", request=self._request) from None
                 if size == 0:
-                    while (await self._read(reader.readuntil(b"\r\n"))) != b"\r\n":
-                        pass  # trailers
+                    for _ in range(MAX_TRAILER_LINES):
+                        if (await self._read(reader.readuntil(b"\r\n"))) == b"\r\n":
+                            break
+                    else:
+                        raise httpx.RemoteProtocolError("Too many trailer lines", request=self._request)
                     break
-                chunk = await self._read(reader.readexactly(size + 2))
-                if chunk[-2:] != b"\r\n":
+                # A chunk is read in pieces, never whole: a hostile size ("ffffffffff")
+                # must not make the worker buffer it before the caller's size cap sees it.
+                while size:
+                    piece = await self._read(reader.readexactly(min(size, READ_CHUNK)))
+                    size -= len(piece)
+                    yield piece
+                if (await self._read(reader.readexactly(2))) != b"\r\n":
                     raise httpx.RemoteProtocolError("Malformed chunked body", request=self._request)
-                yield chunk[:-2]
         elif self._remaining is not None:
             while self._remaining:
                 chunk = await self._read(reader.read(min(self._remaining, READ_CHUNK)))

@@ -135,3 +135,39 @@ async def test_errors_are_httpx_errors():
     async with httpx.AsyncClient(transport=LeanHTTP11Transport()) as client:
         with pytest.raises(httpx.ConnectError):
             await post(client, port)
+
+
+@pytest.mark.asyncio
+async def test_a_huge_declared_chunk_arrives_in_pieces_so_the_callers_cap_can_stop_it():
+    """A hostile endpoint declares a chunk of ~1 TB and streams it: the transport hands it
+    on piece by piece (never buffering the chunk whole), so the client's response-size
+    cap sees the bytes as they come and ends the call."""
+    async def endless_chunk(writer):
+        writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffff\r\n")
+        try:
+            for _ in range(64):
+                writer.write(b"x" * 65536)
+                await writer.drain()
+        except ConnectionError:
+            pass
+        return "close"
+
+    async with RawServer([endless_chunk]) as server, httpx.AsyncClient(transport=LeanHTTP11Transport()) as client:
+        async with client.stream("POST", f"http://127.0.0.1:{server.port}/", content=b"x",
+                                 timeout=httpx.Timeout(5.0)) as response:
+            received, largest = 0, 0
+            async for piece in response.aiter_raw():
+                received += len(piece)
+                largest = max(largest, len(piece))
+                if received >= 1024 * 1024:
+                    break
+    assert received >= 1024 * 1024 and largest <= 64 * 1024
+
+
+@pytest.mark.asyncio
+async def test_endless_trailers_are_a_protocol_error():
+    trailers = b"".join(b"X-T%d: 1\r\n" % i for i in range(200))
+    reply = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n" + trailers + b"\r\n"
+    async with RawServer([reply]) as server, httpx.AsyncClient(transport=LeanHTTP11Transport()) as client:
+        with pytest.raises(httpx.RemoteProtocolError, match="trailer"):
+            await post(client, server.port)
