@@ -47,33 +47,79 @@ def raw_loop(task_id: str, episodes: int, options: dict) -> tuple[int, float, fl
     return steps, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def picture_costs(task_id: str, episodes: int, options: dict) -> tuple[float, float] | None:
-    """CPU milliseconds per step of the replay's world picture, drawn and encoded afresh
-    (encode_png) and as the task gives it (its episode keeps the encoding of a picture
-    seen before), on the same random games; None for tasks without pictures."""
+def picture_costs(task_id: str, episodes: int, options: dict) -> tuple[float, float, float] | None:
+    """CPU milliseconds per step of the replay's world picture on the same random games:
+    drawn and encoded afresh (encode_png), drawn every step with the encoding of a
+    picture seen before kept (the task's state key switched off), and as the task gives
+    it (a state seen before is not even drawn, for games that name their state); None
+    for tasks without pictures."""
     from envs.core import RandomLegalPolicy
     from envs.registry import make
     from envs.render import encode_png
 
-    fresh = cached = 0.0
+    fresh = digest_only = cached = 0.0
     steps = 0
     for seed in range(episodes):
-        task = make(task_id, None, **options)
+        task, without_state = make(task_id, None, **options), make(task_id, None, **options)
+        without_state.picture_state = lambda: None
         policy = RandomLegalPolicy(seed)
         task.reset(seed)
+        without_state.reset(seed)
         if task.viewer_png() is None:
             return None
+        without_state.viewer_png()
         while not task.done:
-            task.step(policy.act(task))
+            action = policy.act(task)
+            task.step(action)
+            without_state.step(action)
             steps += 1
             started = time.process_time()
             encode_png(task.world_picture())
             fresh += time.process_time() - started
             started = time.process_time()
+            without_state.viewer_png()
+            digest_only += time.process_time() - started
+            started = time.process_time()
             task.viewer_png()
             cached += time.process_time() - started
         task.close()
-    return 1000 * fresh / steps, 1000 * cached / steps
+        without_state.close()
+    return 1000 * fresh / steps, 1000 * digest_only / steps, 1000 * cached / steps
+
+
+def image_row_costs(rows: int = 2000, batch: int = 8) -> tuple[float, float]:
+    """CPU milliseconds per picture row of a step batch (a BALROG text run stores one
+    world picture per step), in batches of `batch`: through the ORM (images.ensure_row,
+    a bulk_create per picture, as the step writer did) and through the step writer's
+    prepared statement (one executemany per batch); rolled back after each."""
+    import hashlib
+
+    from django.db import connections, transaction
+    from django.utils import timezone
+
+    from arena import images
+    from arena.models import Episode
+    from arena.services.steps import _StepSQL
+
+    refs = [images.ImageRef(hashlib.sha256(str(n).encode()).hexdigest(), 256, 256, 5000) for n in range(rows)]
+    connection = connections[Episode.objects.db]
+    sql = _StepSQL.for_connection(connection)
+    costs = []
+    for prepared in (False, True):
+        started = time.process_time()
+        for first in range(0, rows, batch):
+            with transaction.atomic():
+                chunk = sorted(refs[first:first + batch], key=lambda ref: ref.sha256)
+                if prepared:
+                    now = timezone.now()
+                    with connection.cursor() as cursor:
+                        cursor.executemany(sql.image_insert, [sql.image_params(ref, now) for ref in chunk])
+                else:
+                    for ref in chunk:
+                        images.ensure_row(ref)
+                transaction.set_rollback(True)
+        costs.append(1000 * (time.process_time() - started) / rows)
+    return costs[0], costs[1]
 
 
 def full_runner(task_id: str, episodes: int, options: dict, in_flight: int) -> tuple[int, float, float]:
@@ -117,12 +163,17 @@ def main() -> None:
             print(
                 f"  arena runner : {run_steps:7d} steps in {run_wall:7.2f} s = {run_rate:8.0f} steps/s, "
                 f"CPU {1000 * run_cpu / run_steps:6.3f} ms/step  (ratio to raw {run_rate / raw_rate:.3f}, "
-                f"{args.in_flight} episodes in flight)"
+                f"{args.in_flight} episodes in flight; by CPU per step "
+                f"{(raw_cpu / raw_steps) / (run_cpu / run_steps):.3f})"
             )
             pictures = picture_costs(task_id, min(args.episodes, 3), options)
             if pictures:
-                print(f"  world picture: {pictures[0]:6.3f} ms/step encoded afresh, {pictures[1]:6.3f} ms/step as the "
-                      f"task gives it (a picture seen again keeps its encoding): ratio {pictures[0] / pictures[1]:.2f}")
+                print(f"  world picture: {pictures[0]:6.3f} ms/step drawn and encoded afresh, {pictures[1]:6.3f} ms/step "
+                      f"drawn each step (a picture seen again keeps its encoding), {pictures[2]:6.3f} ms/step as the "
+                      f"task gives it (a state seen again is not drawn): ratio {pictures[1] / pictures[2]:.2f}")
+    orm, prepared = image_row_costs()
+    print(f"picture rows of a step batch (8 a batch): {orm:6.3f} ms CPU per row through the ORM (bulk_create each), "
+          f"{prepared:6.3f} ms through the step writer's prepared statement: ratio {orm / prepared:.2f}")
     print("target: the runner keeps up with the environment (ratio near 1 for slow environments)")
 
 

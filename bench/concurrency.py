@@ -92,6 +92,36 @@ def _zero_latency_baseline(args) -> tuple[int, float]:
     return Step.objects.filter(episode__run=run).count(), time.process_time() - cpu_started
 
 
+def _httpcore_model_steps(args, base_url: str) -> tuple[int, float]:
+    """The worker's CPU for the same games against the same fake model, the URL guard's
+    connections made by httpx's own transport (httpcore on anyio) instead of the lean
+    HTTP/1.1 transport (arena.clients.lean_http): the transport's share of a step."""
+    import httpx
+
+    from arena.clients import urlguard
+    from arena.services.runs import RunSpec
+    from arena.services.submissions import submission_create
+    from arena.models import Step
+    from arena.play.worker import Worker
+
+    submission = submission_create(
+        owner=None,
+        fields={"name": "bench-httpcore", "base_url": base_url, "model": "fake", "max_tokens": 16,
+                "max_concurrent_requests": args.in_flight},
+        api_key="",
+        runs=[RunSpec(task=args.task, format=args.format, num_episodes=args.episodes)],
+    )
+    lean, urlguard.LeanHTTP11Transport = urlguard.LeanHTTP11Transport, httpx.AsyncHTTPTransport
+    try:
+        worker = Worker(concurrency=args.in_flight, name="bench-httpcore")
+        started, cpu_started = time.perf_counter(), time.process_time()
+        asyncio.run(worker.serve(until_idle=True))
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    finally:
+        urlguard.LeanHTTP11Transport = lean
+    return Step.objects.filter(episode__run__submission=submission).count(), cpu, elapsed
+
+
 def _start_profiles() -> tuple:
     """cProfile the event loop's thread and the database thread (a profiler sees only
     the thread that enabled it)."""
@@ -123,6 +153,8 @@ def main() -> None:
     parser.add_argument("--task", default="lmact/gridworld")
     parser.add_argument("--format", default="ascii")
     parser.add_argument("--profile", metavar="FILE", help="write a cProfile of the worker's run to FILE (pstats format)")
+    parser.add_argument("--without-httpcore-row", action="store_true",
+                        help="skip the same games played through httpx's own transport")
     args = parser.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="arena-bench-")
@@ -168,6 +200,7 @@ def main() -> None:
             _stop_profiles(profilers, args.profile)
         steps = Step.objects.filter(episode__run__submission=submission).count()
         baseline_steps, baseline_cpu = _zero_latency_baseline(args)
+        httpcore = None if args.without_httpcore_row else _httpcore_model_steps(args, base_url)
     finally:
         stop.set()
         requests = ports.get(timeout=30)
@@ -177,7 +210,7 @@ def main() -> None:
     rate = steps / elapsed
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{args.episodes} episodes of {args.task} ({args.format}), {args.in_flight} in flight, model latency {args.latency * 1000:.0f} ms")
-    print(f"steps stored       : {steps} ({requests} model requests) in {elapsed:.2f} s")
+    print(f"steps stored       : {steps} in {elapsed:.2f} s ({requests} model requests in all rows)")
     print(f"achieved           : {rate:.1f} steps/s")
     print(f"worker CPU         : {cpu:.2f} s = {1000 * cpu / max(1, steps):.2f} ms per step ({cpu / elapsed:.0%} of one core)")
     print(f"ideal              : {ideal:.1f} steps/s")
@@ -186,6 +219,12 @@ def main() -> None:
     print(f"zero-latency agent : {baseline_ms:.2f} ms CPU per step (random baseline, same task and in-flight count, same run)")
     print(f"model-call path    : {model_ms - baseline_ms:.2f} ms CPU per step (model step minus baseline step; "
           f"model step / baseline step = {model_ms / baseline_ms:.2f}); target: model step <= 1.5 ms")
+    if httpcore:
+        httpcore_steps, httpcore_cpu, httpcore_elapsed = httpcore
+        httpcore_ms = 1000 * httpcore_cpu / max(1, httpcore_steps)
+        print(f"httpx's transport  : {httpcore_ms:.2f} ms CPU per model step, ratio to ideal "
+              f"{httpcore_steps / httpcore_elapsed / ideal:.3f} (the same games, connections by httpcore instead of "
+              f"the lean HTTP/1.1 transport; lean / httpcore CPU = {model_ms / httpcore_ms:.2f})")
     print("wall ratios are pessimistic on a shared machine (other processes take the cores); CPU per step is not")
     print(f"peak memory (RSS)  : {peak_mib:.0f} MiB (the worker process; the fake model runs in another)")
 

@@ -254,7 +254,12 @@ class EndpointGate:
             self.pause_reason = reason
 
     def _read_rate_limits(self, now: float, headers: Mapping[str, str]) -> None:
+        # Most answers carry none of these headers: look each name up only if the
+        # answer has it (a lookup in httpx's headers scans them all).
+        present = {str(name).lower() for name in headers.keys()}
         for remaining_header, what, reset_header, limit_header in _REMAINING_HEADERS:
+            if remaining_header not in present:
+                continue
             remaining = _count(headers.get(remaining_header))
             if remaining is None:
                 continue

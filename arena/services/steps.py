@@ -14,12 +14,12 @@ import logging
 from django.db import connections, transaction
 from django.utils import timezone
 
-from arena import images, steptext
+from arena import steptext
 from arena.live.publish import publish_step_on_commit
 from arena.clients.http import excerpt
 from arena.dbretry import retry_on_conflict
 from arena.images import ImageRef
-from arena.models import Episode, Run, Step
+from arena.models import Episode, Run, Step, StoredImage
 
 logger = logging.getLogger(__name__)
 
@@ -129,9 +129,12 @@ def _store(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
     with transaction.atomic():
         images_shown = {ref.sha256: ref for _, _, record in batch
                         for ref in (record.observation_image, record.viewer_frame) if ref is not None}
-        for sha in sorted(images_shown):
-            images.ensure_row(images_shown[sha])
         with connection.cursor() as cursor:
+            # One prepared statement for the batch's pictures (images.ensure_row's
+            # INSERT that does nothing when the row exists), in hash order.
+            if images_shown:
+                cursor.executemany(sql.image_insert, [sql.image_params(images_shown[sha], now)
+                                                      for sha in sorted(images_shown)])
             for position in in_lock_order:
                 episode_id, worker, record = batch[position]
                 cursor.execute(sql.heartbeat, sql.heartbeat_params(now, record.index, episode_id, worker))
@@ -218,6 +221,11 @@ class _StepSQL:
             f"{quote('cache_write_tokens_in')} = {quote('cache_write_tokens_in')} + %s "
             f"WHERE {quote('id')} = %s"
         )
+        self.image_fields = list(StoredImage._meta.concrete_fields)
+        self.image_insert = (
+            f"INSERT INTO {quote(StoredImage._meta.db_table)} ({', '.join(quote(f.column) for f in self.image_fields)}) "
+            f"VALUES ({', '.join(['%s'] * len(self.image_fields))}) ON CONFLICT ({quote('sha256')}) DO NOTHING"
+        )
         self.step_fields = [f for f in Step._meta.concrete_fields if not f.primary_key]
         columns = ", ".join(quote(f.column) for f in self.step_fields)
         placeholders = ", ".join(["%s"] * len(self.step_fields))
@@ -236,6 +244,11 @@ class _StepSQL:
     def heartbeat_params(self, now, index: int, episode_id: int, worker: str) -> list:
         prepared_now = self.heartbeat_at.get_db_prep_value(now, self.connection)
         return [prepared_now, index + 1, episode_id, worker, Episode.RUNNING]
+
+    def image_params(self, ref: ImageRef, now) -> list:
+        values = {"sha256": ref.sha256, "width": ref.width, "height": ref.height, "size_bytes": ref.size_bytes,
+                  "created_at": now}
+        return [f.get_db_prep_save(values[f.attname], self.connection) for f in self.image_fields]
 
     def insert_params(self, episode_id: int, now, fields: dict) -> list:
         values = {**fields, "episode_id": episode_id, "created_at": now}

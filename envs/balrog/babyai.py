@@ -153,6 +153,21 @@ class BabyAITask(BalrogTask):
         """minigrid's picture of the whole level, the agent's 7×7 view highlighted."""
         return Image.fromarray(self._level.get_full_render(highlight=True, tile_size=WORLD_TILE_PIXELS))
 
+    def picture_state(self) -> tuple:
+        """What minigrid's full render depends on: every cell's encoding (minigrid's
+        tile cache draws a cell by its encoding alone: kind, colour, door state), the
+        agent's place and heading (they fix the highlighted view, through the cells'
+        see-behind, which the encodings fix too) and what it carries (the view's own
+        cell). Naming it costs about a hundredth of drawing the level."""
+        level = self._level
+        return (
+            tuple(cell.encode() if cell is not None else None for cell in level.grid.grid),
+            level.grid.width,
+            tuple(level.agent_pos),
+            level.agent_dir,
+            level.carrying.encode() if level.carrying is not None else None,
+        )
+
     def progress_percent(self) -> float:
         return 100.0 if self._accomplished else 0.0
 

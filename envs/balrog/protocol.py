@@ -99,6 +99,9 @@ class BalrogTask(Task):
         # that turns back and forth, bumps into a wall or waits sees the same picture
         # again, and encoding it costs more than drawing it (see `viewer_png`).
         self._encoded_pictures: dict[bytes, bytes] = {}
+        # The same pictures by the game state that fixes them (`picture_state`), for
+        # games whose drawing costs more than naming that state (minigrid's).
+        self._pictures_by_state: dict = {}
 
     def configure(self, **options) -> None:
         super().configure(**options)
@@ -136,12 +139,30 @@ class BalrogTask(Task):
         watching the replay; None for games without one (TextWorld)."""
         return None
 
+    def picture_state(self):
+        """A hashable value that fixes every pixel of `world_picture` now, for games
+        that can name it for less than drawing the picture costs; None: draw it."""
+        return None
+
     def viewer_png(self) -> bytes | None:
         """The world's picture beside a text run's observations: the agent read the
         text and never sees it. An image run's observation is already the picture, so
         it gets none."""
         if not self.observation_is_text():
             return None
+        state = self.picture_state()
+        if state is not None:
+            png = self._pictures_by_state.get(state)
+            if png is not None:
+                return png
+        png = self._encoded_viewer_picture()
+        if state is not None and png is not None:
+            if len(self._pictures_by_state) >= ENCODED_PICTURES_KEPT:
+                self._pictures_by_state.clear()
+            self._pictures_by_state[state] = png
+        return png
+
+    def _encoded_viewer_picture(self) -> bytes | None:
         picture = self.world_picture()
         if picture is None:
             return None

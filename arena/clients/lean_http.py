@@ -1,0 +1,322 @@
+"""A lean HTTP/1.1 transport for model calls, behind the URL guard.
+
+httpx's default transport (httpcore on anyio, h11 for the protocol) costs the worker
+more CPU per model call than the rest of a step together: every read and write goes
+through anyio's cancel scopes, h11's event machinery and httpcore's pool bookkeeping.
+A model call is one POST with a body in memory and one JSON answer: this transport
+speaks just that much HTTP/1.1 on asyncio streams (keep-alive, Content-Length or
+chunked bodies, TLS), with the same timeouts and the same httpx errors.
+
+It sits *under* arena.clients.urlguard.GuardedTransport, which resolves and checks the
+host and hands it requests whose URL names the checked IP literal: this transport
+refuses any other URL (it never resolves a name), so every connection it opens is to a
+validated address. TLS keeps the original host name for SNI and the certificate check
+(the ``sni_hostname`` extension, as httpcore reads it). Redirects are answered, never
+followed (the client reports a 3xx).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import ipaddress
+import ssl
+import time
+
+import httpx
+
+# A model's answer headers are a few hundred bytes; a peer sending more is refused.
+MAX_HEADER_BYTES = 64 * 1024
+MAX_TRAILER_LINES = 100
+READ_CHUNK = 64 * 1024
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_ip_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _timeouts(request: httpx.Request) -> dict:
+    return request.extensions.get("timeout") or {}
+
+
+class _PeerGone(httpx.RemoteProtocolError):
+    """The connection was closed or reset before any byte of an answer arrived."""
+
+
+class _Connection:
+    __slots__ = ("reader", "writer", "idle_since")
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        self.reader = reader
+        self.writer = writer
+        self.idle_since = 0.0
+
+    def close(self) -> None:
+        self.writer.close()
+
+    def reusable(self, expiry: float) -> bool:
+        return (not self.reader.at_eof() and not self.writer.is_closing()
+                and time.monotonic() - self.idle_since < expiry)
+
+
+class LeanHTTP11Transport(httpx.AsyncBaseTransport):
+    """HTTP/1.1 to IP-literal URLs only, with a keep-alive pool per (address, port, TLS
+    name). `limits` and `verify` as httpx.AsyncHTTPTransport takes them; nothing else
+    of httpx's transport options is used by the arena's clients."""
+
+    def __init__(self, *, verify: ssl.SSLContext | bool = True, limits: httpx.Limits | None = None, **_ignored):
+        if isinstance(verify, ssl.SSLContext):
+            self._ssl = verify
+        else:
+            self._ssl = httpx.create_ssl_context(verify=verify)
+        limits = limits or httpx.Limits()
+        self._slots = asyncio.Semaphore(limits.max_connections) if limits.max_connections else None
+        self._keep = limits.max_keepalive_connections if limits.max_keepalive_connections is not None else 1 << 30
+        self._expiry = limits.keepalive_expiry if limits.keepalive_expiry is not None else float("inf")
+        self._idle: dict[tuple, list[_Connection]] = {}
+        self._closed = False
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        url = request.url
+        if url.scheme not in ("http", "https"):
+            raise httpx.UnsupportedProtocol(f"{url.scheme!r} is not http or https", request=request)
+        if not _is_ip_literal(url.host):
+            # Only the guard resolves names: a name here would be connected to unchecked.
+            raise httpx.ConnectError(f"{url.host} is not a checked address", request=request)
+        timeouts = _timeouts(request)
+        sni = request.extensions.get("sni_hostname") or url.host
+        key = (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80), sni)
+        body = b"".join([part async for part in request.stream])
+        head = self._head(request, body)
+        if self._slots is not None:
+            try:
+                async with asyncio.timeout(timeouts.get("pool")):
+                    await self._slots.acquire()
+            except TimeoutError:
+                raise httpx.PoolTimeout("No connection slot became free in time", request=request) from None
+        connection = None
+        try:
+            connection = self._pooled(key)
+            try:
+                if connection is None:
+                    connection = await self._connect(request, key, timeouts)
+                    answer = await self._exchange(connection, head, body, request, timeouts)
+                else:
+                    try:
+                        answer = await self._exchange(connection, head, body, request, timeouts)
+                    except _PeerGone:
+                        # The peer closed the idle connection as it was taken and answered
+                        # nothing: the request is sent once more on a fresh connection.
+                        connection.close()
+                        connection = await self._connect(request, key, timeouts)
+                        answer = await self._exchange(connection, head, body, request, timeouts)
+            except BaseException:
+                if connection is not None:
+                    connection.close()
+                raise
+        except BaseException:
+            if self._slots is not None:
+                self._slots.release()
+            raise
+        status, reason, headers, version = answer
+        stream = _ResponseStream(self, key, connection, request, status, headers, version, timeouts)
+        return httpx.Response(status, headers=headers, stream=stream,
+                              extensions={"http_version": version, "reason_phrase": reason})
+
+    # -- connections -----------------------------------------------------------------------
+    def _pooled(self, key: tuple) -> _Connection | None:
+        idle = self._idle.get(key)
+        while idle:
+            connection = idle.pop()
+            if connection.reusable(self._expiry):
+                return connection
+            connection.close()
+        return None
+
+    def _give_back(self, key: tuple, connection: _Connection | None) -> None:
+        if connection is not None:
+            idle = self._idle.setdefault(key, [])
+            if self._closed or len(idle) >= self._keep:
+                connection.close()
+            else:
+                connection.idle_since = time.monotonic()
+                idle.append(connection)
+        if self._slots is not None:
+            self._slots.release()
+
+    async def _connect(self, request: httpx.Request, key: tuple, timeouts: dict) -> _Connection:
+        scheme, host, port, sni = key
+        tls = {"ssl": self._ssl, "server_hostname": sni} if scheme == "https" else {}
+        try:
+            async with asyncio.timeout(timeouts.get("connect")):
+                reader, writer = await asyncio.open_connection(host, port, limit=MAX_HEADER_BYTES, **tls)
+        except TimeoutError:
+            raise httpx.ConnectTimeout(f"Timed out connecting to {host}:{port}", request=request) from None
+        except (OSError, ssl.SSLError) as exc:
+            raise httpx.ConnectError(str(exc) or type(exc).__name__, request=request) from None
+        return _Connection(reader, writer)
+
+    # -- one exchange ----------------------------------------------------------------------
+    @staticmethod
+    def _head(request: httpx.Request, body: bytes) -> bytes:
+        url = request.url
+        target = url.raw_path or b"/"
+        lines = [request.method.encode("ascii") + b" " + target + b" HTTP/1.1"]
+        names = set()
+        for name, value in request.headers.raw:
+            names.add(name.lower())
+            lines.append(name + b": " + value)
+        if b"host" not in names:
+            lines.append(b"Host: " + url.netloc)
+        if b"content-length" not in names and b"transfer-encoding" not in names and (body or request.method in (
+                "POST", "PUT", "PATCH")):
+            lines.append(b"Content-Length: " + str(len(body)).encode("ascii"))
+        return b"\r\n".join(lines) + b"\r\n\r\n"
+
+    async def _exchange(self, connection: _Connection, head: bytes, body: bytes, request, timeouts: dict):
+        try:
+            connection.writer.write(head + body if len(body) < 65536 else head)
+            if len(body) >= 65536:
+                connection.writer.write(body)
+            async with asyncio.timeout(timeouts.get("write")):
+                await connection.writer.drain()
+        except TimeoutError:
+            raise httpx.WriteTimeout("Timed out sending the request", request=request) from None
+        except OSError as exc:
+            raise _PeerGone(f"Could not send the request: {exc or type(exc).__name__}", request=request) from None
+        while True:
+            status, reason, headers, version = await self._read_head(connection, request, timeouts)
+            if not 100 <= status < 200 or status == 101:
+                return status, reason, headers, version
+
+    async def _read_head(self, connection: _Connection, request, timeouts: dict):
+        try:
+            async with asyncio.timeout(timeouts.get("read")):
+                raw = await connection.reader.readuntil(b"\r\n\r\n")
+        except TimeoutError:
+            raise httpx.ReadTimeout("Timed out waiting for the response", request=request) from None
+        except asyncio.IncompleteReadError as exc:
+            if not exc.partial:
+                raise _PeerGone("Server disconnected without sending a response.", request=request) from None
+            raise httpx.RemoteProtocolError("Server closed the connection in the response headers",
+                                            request=request) from None
+        except asyncio.LimitOverrunError:
+            raise httpx.RemoteProtocolError("The response headers are too large", request=request) from None
+        except OSError as exc:
+            raise _PeerGone(f"The connection failed before the answer: {exc or type(exc).__name__}",
+                            request=request) from None
+        lines = raw[:-4].split(b"\r\n")
+        parts = lines[0].split(b" ", 2)
+        if len(parts) < 2 or not parts[0].startswith(b"HTTP/1.") or not parts[1].isdigit() or len(parts[1]) != 3:
+            raise httpx.RemoteProtocolError(f"Not an HTTP/1.x status line: {lines[0][:80]!r}", request=request)
+        headers = []
+        for line in lines[1:]:
+            name, colon, value = line.partition(b":")
+            if not colon or not name or name != name.strip():
+                raise httpx.RemoteProtocolError(f"Malformed header line {line[:80]!r}", request=request)
+            headers.append((name, value.strip()))
+        return int(parts[1]), parts[2] if len(parts) > 2 else b"", headers, parts[0]
+
+    async def aclose(self) -> None:
+        self._closed = True
+        idle, self._idle = self._idle, {}
+        for connections in idle.values():
+            for connection in connections:
+                connection.close()
+
+
+class _ResponseStream(httpx.AsyncByteStream):
+    """The response body as it arrives: Content-Length, chunked or until the connection
+    closes; the connection goes back to the pool when the body was read whole and both
+    sides keep it alive."""
+
+    def __init__(self, transport: LeanHTTP11Transport, key, connection: _Connection, request, status: int,
+                 headers: list, version: bytes, timeouts: dict):
+        self._transport = transport
+        self._key = key
+        self._connection: _Connection | None = connection
+        self._request = request
+        self._read_timeout = timeouts.get("read")
+        fields = {}
+        for name, value in headers:
+            fields[name.lower()] = value.lower()
+        self._keep_alive = version == b"HTTP/1.1" and b"close" not in fields.get(b"connection", b"")
+        self._chunked = b"chunked" in fields.get(b"transfer-encoding", b"")
+        length = fields.get(b"content-length")
+        if request.method == "HEAD" or status in (204, 304):
+            self._remaining: int | None = 0
+        elif self._chunked:
+            self._remaining = None
+        elif length is not None:
+            if not length.isdigit():
+                raise httpx.RemoteProtocolError(f"Bad Content-Length {length[:40]!r}", request=request)
+            self._remaining = int(length)
+        else:
+            self._remaining = None
+            self._keep_alive = False  # the body ends when the connection does
+        self._done = False
+
+    async def _read(self, call):
+        try:
+            async with asyncio.timeout(self._read_timeout):
+                return await call
+        except TimeoutError:
+            raise httpx.ReadTimeout("Timed out reading the response", request=self._request) from None
+        except asyncio.IncompleteReadError:
+            raise httpx.RemoteProtocolError("Server closed the connection in the response body",
+                                            request=self._request) from None
+        except (asyncio.LimitOverrunError, ValueError):
+            raise httpx.RemoteProtocolError("Malformed chunked body", request=self._request) from None
+        except OSError as exc:
+            raise httpx.ReadError(str(exc) or type(exc).__name__, request=self._request) from None
+
+    async def __aiter__(self):
+        reader = self._connection.reader
+        if self._chunked:
+            while True:
+                size_line = await self._read(reader.readuntil(b"\r\n"))
+                try:
+                    size = int(size_line.split(b";", 1)[0].strip(), 16)
+                except ValueError:
+                    raise httpx.RemoteProtocolError("Malformed chunk size", request=self._request) from None
+                if size == 0:
+                    for _ in range(MAX_TRAILER_LINES):
+                        if (await self._read(reader.readuntil(b"\r\n"))) == b"\r\n":
+                            break
+                    else:
+                        raise httpx.RemoteProtocolError("Too many trailer lines", request=self._request)
+                    break
+                # A chunk is read in pieces, never whole: a hostile size ("ffffffffff")
+                # must not make the worker buffer it before the caller's size cap sees it.
+                while size:
+                    piece = await self._read(reader.readexactly(min(size, READ_CHUNK)))
+                    size -= len(piece)
+                    yield piece
+                if (await self._read(reader.readexactly(2))) != b"\r\n":
+                    raise httpx.RemoteProtocolError("Malformed chunked body", request=self._request)
+        elif self._remaining is not None:
+            while self._remaining:
+                chunk = await self._read(reader.read(min(self._remaining, READ_CHUNK)))
+                if not chunk:
+                    raise httpx.RemoteProtocolError("Server closed the connection in the response body",
+                                                    request=self._request)
+                self._remaining -= len(chunk)
+                yield chunk
+        else:
+            while chunk := await self._read(reader.read(READ_CHUNK)):
+                yield chunk
+        self._done = True
+
+    async def aclose(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is None:
+            return
+        if not (self._done and self._keep_alive):
+            connection.close()
+            connection = None
+        self._transport._give_back(self._key, connection)
