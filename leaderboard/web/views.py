@@ -38,6 +38,7 @@ from leaderboard.selectors.runs import (
     STRATEGY_FILTERS,
     Filters,
     best_scores_by_task,
+    front_page_runs,
     has_model_runs,
     leaderboard_by_suite,
     leaderboard_rows,
@@ -69,7 +70,9 @@ def index(request):
     tab = request.GET.get("tab", "llm")
     ignored = [] if tab in overall.TABS else [f"unknown tab {tab!r}"]
     tab = tab if tab in overall.TABS else "llm"
-    board = overall.board(tab, filters.strategy)
+    # One read of the runs for both boards (each read them all before).
+    task_runs, tab_runs = front_page_runs(filters, tab)
+    board = overall.board(tab, filters.strategy, runs=tab_runs)
     query = {"tab": tab, **({"strategy": filters.strategy} if filters.strategy else {})}
     # One column per suite unless the visitor asked for one per task.
     per_task = request.GET.get("columns") == "tasks"
@@ -78,7 +81,7 @@ def index(request):
         request,
         "leaderboard/index.html",
         {
-            "suites": leaderboard_by_suite(filters, top=FRONT_PAGE_TASK_ROWS), "overall": board, "tabs": overall.TABS, "tab": tab,
+            "suites": leaderboard_by_suite(filters, top=FRONT_PAGE_TASK_ROWS, runs=task_runs), "overall": board, "tabs": overall.TABS, "tab": tab,
             "ignored": ignored, "download_query": urlencode(query),
             "tab_links": [(key, label, urlencode({**page_query, "tab": key})) for key, label in overall.TABS.items()],
             "per_task": per_task, "per_task_query": urlencode({**query, "columns": "tasks"}),
