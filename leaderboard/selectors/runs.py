@@ -284,9 +284,22 @@ class ScalingPoint:
 def scaling_points(task_id: str, fmt: str) -> tuple[dict[str, list[ScalingPoint]], dict[str, Run]]:
     """Model runs of one task/format grouped into curves over the number of
     demonstrations (one curve per model and prompt setting), and the baseline runs."""
+    return _scaling_points(scored_runs(task_id).filter(variant__format=fmt).order_by("created_at", "id"))
+
+
+def scaling_points_by_format(task_id: str) -> dict[str, tuple[dict[str, list[ScalingPoint]], dict[str, Run]]]:
+    """`scaling_points` of each format the task's runs played, from one read of them
+    (the task page draws one pair of charts per format)."""
+    by_format: dict[str, list[Run]] = {}
+    for run in scored_runs(task_id).order_by("created_at", "id"):
+        by_format.setdefault(run.variant.get("format"), []).append(run)
+    return {fmt: _scaling_points(runs) for fmt, runs in by_format.items()}
+
+
+def _scaling_points(runs) -> tuple[dict[str, list[ScalingPoint]], dict[str, Run]]:
     curves: dict[str, list[ScalingPoint]] = {}
     baselines: dict[str, Run] = {}
-    for run in scored_runs(task_id).filter(variant__format=fmt).order_by("created_at"):
+    for run in runs:
         if run.submission.is_baseline:
             baselines[run.submission.policy] = run
             continue
@@ -329,15 +342,22 @@ def best_scores_by_task(suite: str) -> list[tuple[type, list[tuple[str, Run]], d
 
 def replay_rows(task_id: str, fmt: str) -> list[tuple[str, list[float], list[int]]]:
     """LMAct Figs. A8–A13: mean replay accuracy per step, one row per model."""
-    rows = []
-    runs = scored_runs(task_id).filter(variant__format=fmt, experiment__kind="replay").order_by("created_at")
+    return replay_rows_by_format(task_id).get(fmt, [])
+
+
+def replay_rows_by_format(task_id: str) -> dict[str, list[tuple[str, list[float], list[int]]]]:
+    """`replay_rows` of each format of the task, from one read of its replay runs."""
+    by_format: dict[str, list] = {}
+    runs = scored_runs(task_id).filter(experiment__kind="replay").order_by("created_at", "id")
     for run in runs:
         entry = run.metric_sums.get("replay_accuracy")
         if not entry:
             continue
         curve = [s / n for s, n in zip(entry["curve_sum"], entry["curve_n"])]
-        rows.append((run.submission.model or run.submission.name, curve, entry["curve_n"]))
-    return rows
+        by_format.setdefault(run.variant.get("format"), []).append(
+            (run.submission.model or run.submission.name, curve, entry["curve_n"])
+        )
+    return by_format
 
 
 @dataclasses.dataclass

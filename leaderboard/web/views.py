@@ -44,8 +44,9 @@ from leaderboard.selectors.runs import (
     leaderboard_rows,
     metric_value,
     rate_breakdown_rows,
-    replay_rows,
+    replay_rows_by_format,
     scaling_points,
+    scaling_points_by_format,
 )
 from leaderboard.boards.neighbours import mark_rows
 from leaderboard.serializers import EpisodeSerializer, RunSerializer
@@ -153,10 +154,14 @@ def task_detail(request, suite, name):
     charts, replays = [], []
     # Scores against the number of demonstrations (LMAct §3.2), and the replay-control
     # experiment (LMAct App. C.2), for the suites that have them.
+    # The task's runs read once for every format's charts (once per format before).
+    points = scaling_points_by_format(task_id) if descriptor.demonstrations else {}
+    replays_by_format = replay_rows_by_format(task_id) if descriptor.demonstrations and descriptor.experiments else {}
     for fmt in cls.formats if descriptor.demonstrations else ():
-        figures = scaling_figures(task_id, fmt, scaling_markers(reported, fmt, descriptor.primary_metric))
+        markers = scaling_markers(reported, fmt, descriptor.primary_metric)
+        figures = scaling_figures(task_id, fmt, markers, points=points.get(fmt, ({}, {})))
         charts.append({"format": fmt, "score_id": f"fig-score-{fmt}", "illegal_id": f"fig-illegal-{fmt}", **figures})
-        replay = replay_rows(task_id, fmt) if descriptor.experiments else []
+        replay = replays_by_format.get(fmt, [])
         if replay:
             replays.append(
                 {"id": f"fig-replay-{fmt}", "figure": replay_heatmap(replay, f"Replaying one demonstration · {fmt}")}

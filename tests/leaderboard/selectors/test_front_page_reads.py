@@ -70,3 +70,32 @@ def test_the_boards_of_the_runs_read_once_are_the_boards_of_their_own_queries(ru
             ]
             assert task_board.ranked_total == sum(1 for row in full if row.rank is not None)
             assert all(len(row.metrics) == len(suite_of(row.run.task).metrics) for row in task_board.rows)
+
+
+def test_the_task_pages_charts_read_once_are_each_formats_own(baseline, make_model_submission):
+    """The task page reads a task's runs once for the charts of all its formats
+    (scaling_points_by_format, replay_rows_by_format): each format's share is what the
+    per-format reads give."""
+    from arena.models import Experiment
+    from arena.services.submissions import experiment_create
+    from leaderboard.selectors.runs import replay_rows, replay_rows_by_format, scaling_points, scaling_points_by_format
+
+    task = "lmact/gridworld"
+    _finished(new_run(baseline("random"), task=task, fmt="ascii"), [0.0, 1.0])
+    _finished(new_run(baseline("expert"), task=task, fmt="coords"), [1.0, 1.0])
+    for number, fmt in enumerate(["ascii", "coords", "ascii"]):
+        model = make_model_submission(name=f"Model {number}", model=f"m-{number}")
+        for kind in (Experiment.SWEEP, Experiment.REPLAY):
+            experiment = experiment_create(model, kind=kind, task=task, format=fmt, num_episodes=2, max_demonstrations=2)
+            for run in experiment.runs.all():
+                _finished(run, [0.1 * number, 0.5])
+                Run.objects.filter(pk=run.pk).update(
+                    metric_sums={"replay_accuracy": {"curve_sum": [2.0, 1.0 + number], "curve_n": [2, 2]}}
+                )
+    points, replays = scaling_points_by_format(task), replay_rows_by_format(task)
+    assert set(points) == {"ascii", "coords"} and set(replays) == {"ascii", "coords"}
+    for fmt in ("ascii", "coords", "rgb"):
+        assert points.get(fmt, ({}, {})) == scaling_points(task, fmt)
+        assert replays.get(fmt, []) == replay_rows(task, fmt)
+    # Two models played ascii, each a sweep and a replay (a curve of its own), and a baseline.
+    assert len(points["ascii"][0]) == 4 and set(points["ascii"][1]) == {"random"} and len(replays["ascii"]) == 2
