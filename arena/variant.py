@@ -8,7 +8,21 @@ and the one way of describing a variant in words.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
+
+
+# The fields `Variant.from_dict` converts, and to what.
+_NORMALISED = {
+    "num_demonstrations": int, "history_window": int, "show_legal_actions": bool, "chain_of_thought": bool,
+    "answer_markers": bool, "keep_reasoning": bool, "self_correction": bool, "replay_control": bool,
+    "temperature": float, "max_tokens": int, "lenient_parsing": bool,
+}
+
+
+@functools.cache
+def _field_names(cls) -> frozenset[str]:
+    return frozenset(field.name for field in dataclasses.fields(cls))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,25 +55,18 @@ class Variant:
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "Variant":
         data = data or {}
-        known = {field.name for field in dataclasses.fields(cls)}
+        known = _field_names(cls)
         values = {name: value for name, value in data.items() if name in known and value is not None}
-        variant = cls(**values)
-        # Older rows and hand-made JSON may hold numbers as strings or floats.
-        return dataclasses.replace(
-            variant,
-            options=dict(variant.options or {}),
-            num_demonstrations=int(variant.num_demonstrations),
-            history_window=max(1, int(variant.history_window)),
-            show_legal_actions=bool(variant.show_legal_actions),
-            chain_of_thought=bool(variant.chain_of_thought),
-            answer_markers=bool(variant.answer_markers),
-            keep_reasoning=bool(variant.keep_reasoning),
-            self_correction=bool(variant.self_correction),
-            replay_control=bool(variant.replay_control),
-            temperature=None if variant.temperature is None else float(variant.temperature),
-            max_tokens=None if variant.max_tokens is None else int(variant.max_tokens),
-            lenient_parsing=bool(variant.lenient_parsing),
-        )
+        # Older rows and hand-made JSON may hold numbers as strings or floats. Normalised
+        # before the one construction (a board reads a thousand runs' variants).
+        if "options" in values:
+            values["options"] = dict(values["options"] or {})
+        for name, kind in _NORMALISED.items():
+            if name in values:
+                values[name] = kind(values[name])
+        if "history_window" in values:
+            values["history_window"] = max(1, values["history_window"])
+        return cls(**values)
 
     @classmethod
     def of(cls, run) -> "Variant":

@@ -147,6 +147,25 @@ class Site:
         self.process.wait(timeout=30)
 
 
+def server_cpu_seconds(launcher_pid: int) -> float:
+    """CPU time (user + system) used so far by the launcher and its web processes, from
+    /proc: what the server spent, whatever else the machine ran meanwhile."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        # After the command: state, ppid, …; utime and stime are fields 14 and 15 of stat.
+        if int(entry) == launcher_pid or int(fields[1]) == launcher_pid:
+            total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
 def warm_up(base_url: str, processes: int) -> None:
     """Until every process has started and rendered each page once: a short load of a
     few clients, repeated until its requests answer without errors."""
@@ -180,7 +199,9 @@ def main() -> None:
             site = Site(env, processes, cache, Path(var) / f"web-{len(results)}.log")
             try:
                 warm_up(site.base_url, processes)
+                cpu_before = server_cpu_seconds(site.process.pid)
                 result = closed_loop(site.base_url, PATHS, clients=args.clients, seconds=args.seconds)
+                result.server_cpu_ms = 1000 * (server_cpu_seconds(site.process.pid) - cpu_before) / max(1, result.requests)
                 if (processes, cache) == setups[-1]:
                     stale = staleness(env, site.base_url, late_episode)
             finally:
@@ -203,13 +224,14 @@ def report(args, results) -> None:
     print(f"load average before the report: {', '.join(f'{x:.2f}' for x in os.getloadavg())} "
           f"on {os.cpu_count()} cores")
     print(f"target: p95 < {TARGET_P95_MS:.0f} ms")
-    print(f"{'setup':34} {'req/s':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'errors':>7}  {'p95 target':>10}  ratio")
+    print("server CPU/req: the web processes' CPU time over the load divided by the requests answered (load-independent)")
+    print(f"{'setup':34} {'req/s':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'errors':>7} {'CPU/req ms':>10}  {'p95 target':>10}  ratio")
     baseline = results[0][2].rate
     for processes, cache, result in results:
         setup = f"{processes} process{'es' if processes > 1 else ''}, page cache {'on' if cache else 'off'}"
         met = "met" if result.requests and result.p95_ms < TARGET_P95_MS and not result.errors else "missed"
         print(f"{setup:34} {result.rate:8.1f} {result.p50_ms:8.1f} {result.p95_ms:8.1f} {result.p99_ms:8.1f} "
-              f"{result.errors:7d}  {met:>10}  " + (f"×{result.rate / baseline:.1f} req/s" if baseline else "—"))
+              f"{result.errors:7d} {result.server_cpu_ms:10.3f}  {met:>10}  " + (f"×{result.rate / baseline:.1f} req/s" if baseline else "—"))
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@ class Result:
     p50_ms: float
     p95_ms: float
     p99_ms: float
+    # Set by bench/http_load.py: the server's CPU time per answered request.
+    server_cpu_ms: float = 0.0
 
     @property
     def rate(self) -> float:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from functools import cache
+from functools import cache, lru_cache
 from importlib import metadata
 
 from envs.suite import Suite
@@ -74,10 +74,7 @@ class Stamp:
 
     @classmethod
     def parse(cls, value: str) -> "Stamp":
-        head, _, digest = (value or "").partition("+")
-        if head.startswith("v") and head[1:].isdigit() and digest:
-            return cls(value, int(head[1:]), digest)
-        return cls(value or BEFORE_VERSIONING, None, "")
+        return _parsed(cls, value)
 
     @property
     def imported(self) -> bool:
@@ -90,6 +87,16 @@ class Stamp:
         if self.protocol is None:
             return "unknown (played before versioning)"
         return f"{suite.title} suite v{self.protocol} (engines {self.digest})"
+
+
+@lru_cache(maxsize=4096)
+def _parsed(cls: type[Stamp], value: str) -> Stamp:
+    # Boards ask for the standing of every run behind them, several times over, and
+    # the stored values are few: each is parsed once (a Stamp is immutable).
+    head, _, digest = (value or "").partition("+")
+    if head.startswith("v") and head[1:].isdigit() and digest:
+        return cls(value, int(head[1:]), digest)
+    return cls(value or BEFORE_VERSIONING, None, "")
 
 
 @dataclasses.dataclass(frozen=True)

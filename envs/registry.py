@@ -78,16 +78,21 @@ def all_suites() -> dict[str, Suite]:
 
 
 def get_suite(suite_id: str) -> Suite:
+    # Looked up in place, not in a copy: the boards ask for every run's suite, thousands
+    # of times per page.
+    if not _loaded:
+        _load_suites()
     try:
-        return all_suites()[suite_id]
+        return _SUITES[suite_id]
     except KeyError:
         raise KeyError(f"unknown suite {suite_id!r}") from None
 
 
 def get_task_class(task_id: str) -> type[Task]:
-    tasks = all_tasks()
+    if not _loaded:
+        _load_suites()
     try:
-        return tasks[task_id]
+        return _TASKS[task_id]
     except KeyError:
         raise KeyError(f"unknown task {task_id!r}") from None
 

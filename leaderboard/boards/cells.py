@@ -14,8 +14,9 @@ of BALROG's page, a game of TextAtari's. Each reads the runs' folded aggregates
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
+from functools import lru_cache
 
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 
 from arena.metrics import summary
 from arena.models import Run
@@ -107,4 +108,11 @@ def episodes_url(suite: Suite, runs: list[Run]) -> str:
     if len(runs) == 1:
         return runs[0].get_absolute_url()
     ids = ",".join(str(run.pk) for run in sorted(runs, key=lambda run: run.pk))
-    return f"{reverse('leaderboard:suite-episodes', args=[suite.id])}?runs={ids}"
+    return f"{_suite_episodes_path(suite.id, get_script_prefix())}?runs={ids}"
+
+
+@lru_cache(maxsize=64)
+def _suite_episodes_path(suite_id: str, script_prefix: str) -> str:
+    # Reversed once per suite (and prefix) rather than for each of a board's hundreds of
+    # cells; the address depends on nothing else.
+    return reverse("leaderboard:suite-episodes", args=[suite_id])

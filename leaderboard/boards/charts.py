@@ -69,11 +69,12 @@ def _by_name(properties: dict) -> dict:
     return {key: _by_name(value) if isinstance(value, dict) else value for key, value in sorted(properties.items())}
 
 
-def scaling_figures(task_id: str, fmt: str, reported=()) -> dict[str, str]:
+def scaling_figures(task_id: str, fmt: str, reported=(), points=None) -> dict[str, str]:
     """Score vs demonstrations and illegal-action % vs demonstrations, as Plotly
     figures. `reported`: traces of paper figures (leaderboard.reported.display) drawn on
-    the score chart, apart from the measured curves."""
-    curves, baselines = scaling_points(task_id, fmt)
+    the score chart, apart from the measured curves. `points`: the format's
+    `scaling_points`, when the caller has read them already."""
+    curves, baselines = scaling_points(task_id, fmt) if points is None else points
     score: list[dict] = []
     illegal: list[dict] = []
     xs: list[float] = []

@@ -5,11 +5,12 @@ current v4"), per overall row the runs behind its figures that are not current."
 from __future__ import annotations
 
 import dataclasses
+from functools import lru_cache
 
 from arena.selectors import same_runs_key
 from arena.models import Run
 from envs import harness
-from envs.registry import suite_of
+from envs.registry import get_suite, suite_of
 
 
 def run_standing(run: Run) -> harness.Standing | None:
@@ -19,7 +20,15 @@ def run_standing(run: Run) -> harness.Standing | None:
         suite = suite_of(run.task)
     except KeyError:
         return None
-    return harness.standing(run.harness_version, suite)
+    return _standing(run.harness_version, suite.id, harness.current_version(suite))
+
+
+@lru_cache(maxsize=1024)
+def _standing(stored: str, suite_id: str, current: str) -> harness.Standing:
+    # A board asks for the standing of each run behind it several times (the row's
+    # mark, the superseded runs, the downloads); the answer depends only on these
+    # three strings, and a Standing is immutable.
+    return harness.standing(stored, get_suite(suite_id))
 
 
 def run_json(run: Run) -> dict:

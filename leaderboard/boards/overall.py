@@ -296,15 +296,18 @@ def _mark_ties(ranked: list[Row]) -> None:
             )
 
 
-def board(tab: str = "llm", strategy: str = "") -> Board:
+def board(tab: str = "llm", strategy: str = "", runs: list[Run] | None = None) -> Board:
     """The overall leaderboard of one tab ("llm" or "vlm"), for the model runs of one
-    strategy filter (leaderboard.selectors.runs.STRATEGY_FILTERS; "" for all)."""
+    strategy filter (leaderboard.selectors.runs.STRATEGY_FILTERS; "" for all): of
+    `runs` when given (read under that filter, by id, as the front page reads them
+    once for both of its boards)."""
     if tab not in TABS:
         raise ValueError(f"unknown tab {tab!r}")
     suites = [suite for suite in all_suites().values() if suite.overall is not None]
     columns = [column for suite in suites for column in suite_columns(suite)]
     shared = [suite for suite in suites if suite.overall.shared_scale]
-    runs = scored_runs_by_id(Filters(mode=tab, strategy=strategy))
+    if runs is None:
+        runs = scored_runs_by_id(Filters(mode=tab, strategy=strategy))
     by_submission: dict[int, list[Run]] = {}
     for run in without_superseded(runs):
         by_submission.setdefault(run.submission_id, []).append(run)

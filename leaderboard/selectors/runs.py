@@ -10,7 +10,7 @@ from arena.clients.errors import describe
 from arena.metrics import summary
 from django.shortcuts import get_object_or_404
 
-from arena.models import Run
+from arena.models import Run, Submission
 from arena.moderation import ranked
 from envs.core import IMAGE_FORMATS
 from envs.registry import all_suites, suite_of, tasks_of
@@ -162,11 +162,15 @@ SUBMISSION_SECRETS_AND_PROBE = (
 )
 
 
-def scored_runs(task_id: str | None = None, filters: Filters | None = None):
-    """Runs with finished episodes (their submission joined), of one task or all, under
-    the leaderboard filters; unevaluated, so a caller narrows it further here."""
+def scored_runs(task_id: str | None = None, filters: Filters | None = None, *, join_submission: bool = True):
+    """Runs with finished episodes (their submission joined unless `join_submission` is
+    False), of one task or all, under the leaderboard filters; unevaluated, so a caller
+    narrows it further here."""
     # Rows the operators hid (arena.moderation) are in no ranking, CSV or rating.
-    runs = ranked(Run.objects.select_related("submission").defer(*SUBMISSION_SECRETS_AND_PROBE).filter(episodes_done__gt=0))
+    runs = Run.objects.filter(episodes_done__gt=0)
+    if join_submission:
+        runs = runs.select_related("submission").defer(*SUBMISSION_SECRETS_AND_PROBE)
+    runs = ranked(runs)
     if task_id:
         runs = runs.filter(task=task_id)
     if filters is not None:
@@ -184,10 +188,13 @@ def leaderboard_rows(task_id: str, filters: Filters | None = None) -> list[Leade
     return ranked_rows(suite_of(task_id), list(scored_runs(task_id, filters)))
 
 
-def ranked_rows(suite: Suite, runs: list[Run]) -> list[LeaderboardRow]:
+def ranked_rows(suite: Suite, runs: list[Run], *, primary_only: bool = False) -> list[LeaderboardRow]:
     """`runs` (of one task) as leaderboard rows, ranked as `leaderboard_rows` says; each
-    run's metrics are computed once, the primary one ranking it."""
-    valued = [(run, [metric_value(run, metric) for metric in suite.metrics]) for run in runs]
+    run's metrics are computed once, the primary one ranking it. With `primary_only`,
+    the rows hold the primary metric alone (`with_all_metrics` adds the others to the
+    rows a page keeps)."""
+    metrics = suite.metrics[:1] if primary_only else suite.metrics
+    valued = [(run, [metric_value(run, metric) for metric in metrics]) for run in runs]
     valued.sort(key=lambda item: rank_key_of(item[0], item[1][0]))
     rows, rank = [], 0
     for run, metrics in valued:
@@ -196,6 +203,13 @@ def ranked_rows(suite: Suite, runs: list[Run]) -> list[LeaderboardRow]:
         else:
             rank += 1
             rows.append(LeaderboardRow(rank=rank, run=run, metrics=metrics))
+    return rows
+
+
+def with_all_metrics(suite: Suite, rows: list[LeaderboardRow]) -> list[LeaderboardRow]:
+    """Rows of `ranked_rows(..., primary_only=True)` given the suite's other metrics."""
+    for row in rows:
+        row.metrics = row.metrics[:1] + [metric_value(row.run, metric) for metric in suite.metrics[1:]]
     return rows
 
 
@@ -235,24 +249,26 @@ def task_board(cls, rows: list[LeaderboardRow], top: int | None) -> TaskBoard:
     return TaskBoard(task=cls, rows=rows, ranked_total=ranked_total)
 
 
-def leaderboard_by_suite(filters: Filters | None = None, top: int | None = None) -> list[SuiteBoard]:
+def leaderboard_by_suite(
+    filters: Filters | None = None, top: int | None = None, runs: list[Run] | None = None
+) -> list[SuiteBoard]:
     """Every task's leaderboard, grouped by suite in the suites' order: the runs read in
-    one query, ranked per task as `leaderboard_rows` ranks them; with `top`, each task
-    keeps its first `top` ranked rows and its baselines (the front page's cut, made here
-    so the page renders only what it shows)."""
+    one query (or `runs`, read under `filters` already), ranked per task as
+    `leaderboard_rows` ranks them; with `top`, each task keeps its first `top` ranked
+    rows and its baselines (the front page's cut, made here so the page renders only
+    what it shows, and only the kept rows get the metrics that do not rank)."""
     by_task: dict[str, list[Run]] = {}
-    for run in scored_runs(filters=filters):
+    for run in scored_runs_by_id(filters) if runs is None else runs:
         by_task.setdefault(run.task, []).append(run)
-    return [
-        SuiteBoard(
-            suite=suite,
-            tasks=[
-                task_board(cls, ranked_rows(suite, by_task[task_id]) if task_id in by_task else [], top)
-                for task_id, cls in tasks_of(suite.id).items()
-            ],
-        )
-        for suite in all_suites().values()
-    ]
+    boards = []
+    for suite in all_suites().values():
+        tasks = []
+        for task_id, cls in tasks_of(suite.id).items():
+            board = task_board(cls, ranked_rows(suite, by_task.get(task_id, []), primary_only=True), top)
+            with_all_metrics(suite, board.rows)
+            tasks.append(board)
+        boards.append(SuiteBoard(suite=suite, tasks=tasks))
+    return boards
 
 
 @dataclasses.dataclass
@@ -268,9 +284,22 @@ class ScalingPoint:
 def scaling_points(task_id: str, fmt: str) -> tuple[dict[str, list[ScalingPoint]], dict[str, Run]]:
     """Model runs of one task/format grouped into curves over the number of
     demonstrations (one curve per model and prompt setting), and the baseline runs."""
+    return _scaling_points(scored_runs(task_id).filter(variant__format=fmt).order_by("created_at", "id"))
+
+
+def scaling_points_by_format(task_id: str) -> dict[str, tuple[dict[str, list[ScalingPoint]], dict[str, Run]]]:
+    """`scaling_points` of each format the task's runs played, from one read of them
+    (the task page draws one pair of charts per format)."""
+    by_format: dict[str, list[Run]] = {}
+    for run in scored_runs(task_id).order_by("created_at", "id"):
+        by_format.setdefault(run.variant.get("format"), []).append(run)
+    return {fmt: _scaling_points(runs) for fmt, runs in by_format.items()}
+
+
+def _scaling_points(runs) -> tuple[dict[str, list[ScalingPoint]], dict[str, Run]]:
     curves: dict[str, list[ScalingPoint]] = {}
     baselines: dict[str, Run] = {}
-    for run in scored_runs(task_id).filter(variant__format=fmt).order_by("created_at"):
+    for run in runs:
         if run.submission.is_baseline:
             baselines[run.submission.policy] = run
             continue
@@ -313,15 +342,22 @@ def best_scores_by_task(suite: str) -> list[tuple[type, list[tuple[str, Run]], d
 
 def replay_rows(task_id: str, fmt: str) -> list[tuple[str, list[float], list[int]]]:
     """LMAct Figs. A8–A13: mean replay accuracy per step, one row per model."""
-    rows = []
-    runs = scored_runs(task_id).filter(variant__format=fmt, experiment__kind="replay").order_by("created_at")
+    return replay_rows_by_format(task_id).get(fmt, [])
+
+
+def replay_rows_by_format(task_id: str) -> dict[str, list[tuple[str, list[float], list[int]]]]:
+    """`replay_rows` of each format of the task, from one read of its replay runs."""
+    by_format: dict[str, list] = {}
+    runs = scored_runs(task_id).filter(experiment__kind="replay").order_by("created_at", "id")
     for run in runs:
         entry = run.metric_sums.get("replay_accuracy")
         if not entry:
             continue
         curve = [s / n for s, n in zip(entry["curve_sum"], entry["curve_n"])]
-        rows.append((run.submission.model or run.submission.name, curve, entry["curve_n"]))
-    return rows
+        by_format.setdefault(run.variant.get("format"), []).append(
+            (run.submission.model or run.submission.name, curve, entry["curve_n"])
+        )
+    return by_format
 
 
 @dataclasses.dataclass
@@ -395,8 +431,38 @@ def runs_of_tasks(task_ids, filters: Filters | None = None, *, order: str = "id"
 
 
 def scored_runs_by_id(filters: Filters | None = None) -> list[Run]:
-    """Every task's runs with finished episodes under the filters, by id."""
-    return list(scored_runs(filters=filters).order_by("id"))
+    """Every task's runs with finished episodes under the filters, by id, each with its
+    submission."""
+    return with_submissions(list(scored_runs(filters=filters, join_submission=False).order_by("id")))
+
+
+def with_submissions(runs: list[Run]) -> list[Run]:
+    """`runs`, each given its submission, read in one query: a few submissions are behind
+    a board's thousand runs, and joining them into every row built a Submission per run
+    (half the cost of reading a board's runs, bench/read_pages.py)."""
+    fields = [name.removeprefix("submission__") for name in SUBMISSION_SECRETS_AND_PROBE]
+    submissions = Submission.objects.defer(*fields).in_bulk({run.submission_id for run in runs})
+    for run in runs:
+        Run.submission.field.set_cached_value(run, submissions[run.submission_id])
+    return runs
+
+
+def with_mode(runs: list[Run], mode: str) -> list[Run]:
+    """`runs` under the observation mode filter of `Filters` ("", "llm" or "vlm"), as
+    `Filters.apply` selects them in the database: for a page that reads the runs of
+    two modes once."""
+    if mode not in ("llm", "vlm"):
+        return list(runs)
+    images = mode == "vlm"
+    return [run for run in runs if (run.variant.get("format") in IMAGE_FORMATS) == images]
+
+
+def front_page_runs(filters: Filters, tab: str) -> tuple[list[Run], list[Run]]:
+    """The runs of the front page's two boards, read once (by id, with submissions): the
+    task leaderboards' under `filters`, and the overall leaderboard's of the tab `tab`
+    ("llm" or "vlm": that observation mode) under the same strategy."""
+    runs = scored_runs_by_id(Filters(strategy=filters.strategy))
+    return with_mode(runs, filters.mode), with_mode(runs, tab)
 
 
 def scored_runs_of_task(task_id: str, filters: Filters | None = None) -> list[Run]:

@@ -38,13 +38,15 @@ from leaderboard.selectors.runs import (
     STRATEGY_FILTERS,
     Filters,
     best_scores_by_task,
+    front_page_runs,
     has_model_runs,
     leaderboard_by_suite,
     leaderboard_rows,
     metric_value,
     rate_breakdown_rows,
-    replay_rows,
+    replay_rows_by_format,
     scaling_points,
+    scaling_points_by_format,
 )
 from leaderboard.boards.neighbours import mark_rows
 from leaderboard.serializers import EpisodeSerializer, RunSerializer
@@ -69,7 +71,9 @@ def index(request):
     tab = request.GET.get("tab", "llm")
     ignored = [] if tab in overall.TABS else [f"unknown tab {tab!r}"]
     tab = tab if tab in overall.TABS else "llm"
-    board = overall.board(tab, filters.strategy)
+    # One read of the runs for both boards (each read them all before).
+    task_runs, tab_runs = front_page_runs(filters, tab)
+    board = overall.board(tab, filters.strategy, runs=tab_runs)
     query = {"tab": tab, **({"strategy": filters.strategy} if filters.strategy else {})}
     # One column per suite unless the visitor asked for one per task.
     per_task = request.GET.get("columns") == "tasks"
@@ -78,7 +82,7 @@ def index(request):
         request,
         "leaderboard/index.html",
         {
-            "suites": leaderboard_by_suite(filters, top=FRONT_PAGE_TASK_ROWS), "overall": board, "tabs": overall.TABS, "tab": tab,
+            "suites": leaderboard_by_suite(filters, top=FRONT_PAGE_TASK_ROWS, runs=task_runs), "overall": board, "tabs": overall.TABS, "tab": tab,
             "ignored": ignored, "download_query": urlencode(query),
             "tab_links": [(key, label, urlencode({**page_query, "tab": key})) for key, label in overall.TABS.items()],
             "per_task": per_task, "per_task_query": urlencode({**query, "columns": "tasks"}),
@@ -150,10 +154,14 @@ def task_detail(request, suite, name):
     charts, replays = [], []
     # Scores against the number of demonstrations (LMAct §3.2), and the replay-control
     # experiment (LMAct App. C.2), for the suites that have them.
+    # The task's runs read once for every format's charts (once per format before).
+    points = scaling_points_by_format(task_id) if descriptor.demonstrations else {}
+    replays_by_format = replay_rows_by_format(task_id) if descriptor.demonstrations and descriptor.experiments else {}
     for fmt in cls.formats if descriptor.demonstrations else ():
-        figures = scaling_figures(task_id, fmt, scaling_markers(reported, fmt, descriptor.primary_metric))
+        markers = scaling_markers(reported, fmt, descriptor.primary_metric)
+        figures = scaling_figures(task_id, fmt, markers, points=points.get(fmt, ({}, {})))
         charts.append({"format": fmt, "score_id": f"fig-score-{fmt}", "illegal_id": f"fig-illegal-{fmt}", **figures})
-        replay = replay_rows(task_id, fmt) if descriptor.experiments else []
+        replay = replays_by_format.get(fmt, [])
         if replay:
             replays.append(
                 {"id": f"fig-replay-{fmt}", "figure": replay_heatmap(replay, f"Replaying one demonstration · {fmt}")}

@@ -1,0 +1,101 @@
+"""The front page reads its runs once for both of its boards (leaderboard.selectors.runs
+.front_page_runs): the sets it hands each board are the ones each board's own query
+selects, and the boards built from them are the boards built from those queries."""
+
+import pytest
+
+from arena.models import Run
+from leaderboard.boards import overall
+from leaderboard.selectors.runs import (
+    Filters,
+    front_page_runs,
+    leaderboard_by_suite,
+    scored_runs_by_id,
+    scored_runs_of_task,
+    ranked_rows,
+)
+from envs.registry import suite_of
+from tests.conftest import new_run
+
+pytestmark = pytest.mark.django_db
+
+FILTERS = [Filters(), Filters(mode="llm"), Filters(mode="vlm"), Filters(strategy="cot"), Filters(mode="vlm", strategy="naive")]
+
+
+def _finished(run, scores):
+    Run.objects.filter(pk=run.pk).update(
+        episodes_done=len(scores), score_sum=sum(scores), score_sq_sum=sum(s * s for s in scores), status="finished"
+    )
+
+
+@pytest.fixture
+def runs_of_both_modes(baseline, make_model_submission):
+    plain, thinking = make_model_submission(name="Plain"), make_model_submission(name="Thinking", chain_of_thought=True)
+    for number, submission in enumerate([baseline("random"), plain, thinking]):
+        for task, fmt in (("balrog/babyai-goto", "text"), ("balrog/babyai-goto", "rgb"), ("lmact/tictactoe", "ascii")):
+            _finished(new_run(submission, task=task, fmt=fmt), [0.1 * number, 0.2])
+    new_run(plain, task="lmact/gridworld")  # no finished episode: on no board
+
+
+def _ids(runs):
+    return [run.pk for run in runs]
+
+
+@pytest.mark.parametrize("filters", FILTERS, ids=str)
+@pytest.mark.parametrize("tab", ["llm", "vlm"])
+def test_the_runs_read_once_are_the_runs_each_board_selects(runs_of_both_modes, filters, tab, django_assert_max_num_queries):
+    with django_assert_max_num_queries(2):  # the runs, then their submissions
+        task_runs, tab_runs = front_page_runs(filters, tab)
+    assert _ids(task_runs) == _ids(scored_runs_by_id(filters))
+    assert _ids(tab_runs) == _ids(scored_runs_by_id(Filters(mode=tab, strategy=filters.strategy)))
+    assert {run.submission.name for run in task_runs} <= {"Random", "Plain", "Thinking"}
+    assert 0 < len(tab_runs) < 9
+
+
+@pytest.mark.parametrize("filters", FILTERS, ids=str)
+def test_the_boards_of_the_runs_read_once_are_the_boards_of_their_own_queries(runs_of_both_modes, filters):
+    task_runs, tab_runs = front_page_runs(filters, "llm")
+    shared = overall.board("llm", filters.strategy, runs=tab_runs)
+    own = overall.board("llm", filters.strategy)
+    assert [(row.submission.pk, row.rank, row.average, [cell.figure for cell in row.cells]) for row in shared.rows] == [
+        (row.submission.pk, row.rank, row.average, [cell.figure for cell in row.cells]) for row in own.rows
+    ]
+    for board in leaderboard_by_suite(filters, top=1, runs=task_runs):
+        for task_board in board.tasks:
+            # The task page's ranking (every metric of every run), cut as the front page cuts it.
+            full = ranked_rows(board.suite, scored_runs_of_task(task_board.task.id, filters))
+            kept = [row for row in full if row.rank is None or row.rank <= 1]
+            assert [(row.run.pk, row.rank, row.metrics) for row in task_board.rows] == [
+                (row.run.pk, row.rank, row.metrics) for row in kept
+            ]
+            assert task_board.ranked_total == sum(1 for row in full if row.rank is not None)
+            assert all(len(row.metrics) == len(suite_of(row.run.task).metrics) for row in task_board.rows)
+
+
+def test_the_task_pages_charts_read_once_are_each_formats_own(baseline, make_model_submission):
+    """The task page reads a task's runs once for the charts of all its formats
+    (scaling_points_by_format, replay_rows_by_format): each format's share is what the
+    per-format reads give."""
+    from arena.models import Experiment
+    from arena.services.submissions import experiment_create
+    from leaderboard.selectors.runs import replay_rows, replay_rows_by_format, scaling_points, scaling_points_by_format
+
+    task = "lmact/gridworld"
+    _finished(new_run(baseline("random"), task=task, fmt="ascii"), [0.0, 1.0])
+    _finished(new_run(baseline("expert"), task=task, fmt="coords"), [1.0, 1.0])
+    for number, fmt in enumerate(["ascii", "coords", "ascii"]):
+        model = make_model_submission(name=f"Model {number}", model=f"m-{number}")
+        for kind in (Experiment.SWEEP, Experiment.REPLAY):
+            experiment = experiment_create(model, kind=kind, task=task, format=fmt, num_episodes=2, max_demonstrations=2)
+            for run in experiment.runs.all():
+                _finished(run, [0.1 * number, 0.5])
+                Run.objects.filter(pk=run.pk).update(
+                    metric_sums={"replay_accuracy": {"curve_sum": [2.0, 1.0 + number], "curve_n": [2, 2]}}
+                )
+    points, replays = scaling_points_by_format(task), replay_rows_by_format(task)
+    assert set(points) == {"ascii", "coords"} and set(replays) == {"ascii", "coords"}
+    for fmt in ("ascii", "coords", "rgb"):
+        assert points.get(fmt, ({}, {})) == scaling_points(task, fmt)
+        assert replays.get(fmt, []) == replay_rows(task, fmt)
+    # Two models played ascii, each a sweep and a replay (a curve of its own), and a baseline.
+    assert len(points["ascii"][0]) == 4 and set(points["ascii"][1]) == {"random"} and len(replays["ascii"]) == 2
