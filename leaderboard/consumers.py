@@ -23,45 +23,25 @@ would hold up each other's live steps for as long as their reads take together.
 
 from __future__ import annotations
 
-import asyncio
-import random
-
 from asgiref.sync import sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django.conf import settings
 
 from arena.live import publish
 from arena.models import Episode
 from leaderboard.selectors.episodes import episode_exists, episode_status
+from leaderboard.live_channel import CatchUpChannel
 from leaderboard.serializers import episode_payload, step_page
 
 BATCH = 200
 
 
-class EpisodeConsumer(AsyncJsonWebsocketConsumer):
-    async def connect(self):
-        self.episode_id = int(self.scope["url_route"]["kwargs"]["episode_id"])
-        self.last_sent = -1
-        self.ended = False
-        self.lock = asyncio.Lock()
-        self.poller = None
-        self.heard_at = 0.0
-        if not await sync_to_async(episode_exists)(self.episode_id):
-            await self.close(code=4404)
-            return
-        publish.listen()
-        self.group = publish.episode_group(self.episode_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.accept()
-        await self.catch_up()
-        if not self.ended:
-            self.poller = asyncio.create_task(self._poll())
+class EpisodeConsumer(CatchUpChannel):
+    id_kwarg = "episode_id"
 
-    async def disconnect(self, code):
-        if self.poller is not None:
-            self.poller.cancel()
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+    def exists(self, object_id: int) -> bool:
+        return episode_exists(object_id)
+
+    def group_for(self, object_id: int) -> str:
+        return publish.episode_group(object_id)
 
     async def dispatch(self, message):
         # Channels closes stale database connections, on the process's one database
@@ -73,12 +53,8 @@ class EpisodeConsumer(AsyncJsonWebsocketConsumer):
         else:
             await super().dispatch(message)
 
-    async def receive_json(self, content, **kwargs):
-        # The channel is one-way; clients have nothing to say.
-        return
-
     async def step_committed(self, event):
-        self.heard_at = asyncio.get_running_loop().time()
+        self.heard()
         index = event["index"]
         async with self.lock:
             if self.ended or index <= self.last_sent:
@@ -91,24 +67,15 @@ class EpisodeConsumer(AsyncJsonWebsocketConsumer):
         await self.catch_up()
 
     async def episode_ended(self, event):
-        self.heard_at = asyncio.get_running_loop().time()
+        self.heard()
         await self.catch_up()
-
-    async def _poll(self):
-        loop = asyncio.get_running_loop()
-        while not self.ended:
-            interval = settings.ARENA_LIVE_POLL_SECONDS
-            # Spread out, so the viewers of one episode do not all read at once.
-            await asyncio.sleep(interval * random.uniform(0.75, 1.25))
-            if loop.time() - self.heard_at >= interval:
-                await self.catch_up()
 
     async def catch_up(self):
         async with self.lock:
             if self.ended:
                 return
             while True:
-                status, page = await sync_to_async(_status_and_steps)(self.episode_id, self.last_sent)
+                status, page = await sync_to_async(_status_and_steps)(self.object_id, self.last_sent)
                 for step in page.results:
                     await self.send_json({"type": "step", "step": step})
                     self.last_sent = step["index"]
@@ -116,7 +83,7 @@ class EpisodeConsumer(AsyncJsonWebsocketConsumer):
                     break
             if status in Episode.TERMINAL:
                 # The status is read before the steps, so every step is already sent.
-                payload = await sync_to_async(episode_payload)(self.episode_id)
+                payload = await sync_to_async(episode_payload)(self.object_id)
                 await self.send_json({"type": "end", "episode": payload})
                 self.ended = True
                 await self.close()
