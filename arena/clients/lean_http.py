@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import ipaddress
+import re
 import ssl
 import time
 
@@ -28,6 +29,9 @@ import httpx
 # A model's answer headers are a few hundred bytes; a peer sending more is refused.
 MAX_HEADER_BYTES = 64 * 1024
 MAX_TRAILER_LINES = 100
+# RFC 9110 §5.6.2: a header name is a token; a value never holds CR, LF or NUL.
+_HEADER_NAME = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_UNSENDABLE_IN_VALUE = re.compile(rb"[\r\n\x00]")
 READ_CHUNK = 64 * 1024
 
 
@@ -169,6 +173,13 @@ class LeanHTTP11Transport(httpx.AsyncBaseTransport):
         lines = [request.method.encode("ascii") + b" " + target + b" HTTP/1.1"]
         names = set()
         for name, value in request.headers.raw:
+            # A value is sent as it is: a line break in it (an API key pasted with one)
+            # would start a header of the endpoint's choosing. Refused, as h11 refuses it,
+            # without quoting the value (it may be the key).
+            if not _HEADER_NAME.fullmatch(name) or _UNSENDABLE_IN_VALUE.search(value):
+                raise httpx.LocalProtocolError(
+                    f"Illegal header value in {name[:40].decode('ascii', 'replace')!r}: it holds a line break or "
+                    "a null character", request=request)
             names.add(name.lower())
             lines.append(name + b": " + value)
         if b"host" not in names:

@@ -171,3 +171,16 @@ async def test_endless_trailers_are_a_protocol_error():
     async with RawServer([reply]) as server, httpx.AsyncClient(transport=LeanHTTP11Transport()) as client:
         with pytest.raises(httpx.RemoteProtocolError, match="trailer"):
             await post(client, server.port)
+
+
+@pytest.mark.asyncio
+async def test_a_header_value_with_a_line_break_is_refused_not_sent():
+    """An API key pasted with a line break would otherwise start a header of its own on
+    the wire; the request is refused before anything is sent, without quoting the value."""
+    async with RawServer([ok(b"never")]) as server, httpx.AsyncClient(transport=LeanHTTP11Transport()) as client:
+        for value in ("Bearer sk-canary\r\nX-Injected: yes", "Bearer sk-canary\nX-Injected: yes", "sk\x00canary"):
+            with pytest.raises(httpx.LocalProtocolError) as refused:
+                await client.post(f"http://127.0.0.1:{server.port}/", content=b"x",
+                                  headers={"Authorization": value}, timeout=httpx.Timeout(2.0))
+            assert "canary" not in str(refused.value)
+    assert server.requests == []
