@@ -120,15 +120,19 @@ def reread_by_step(runs, evaluated: list[int] | None) -> dict:
     return reread
 
 
-def _figures(run, reread: dict) -> dict:
+def _figures(run, reread: dict, same_steps: int) -> dict:
     steps = [s for episode in run.episodes.all() for s in episode.steps.order_by("index")]
     latencies = [s.latency_ms for s in steps if s.latency_ms is not None]
     later = [reread[s.pk] for s in steps if s.index > 0 and s.pk in reread]
+    # The "before" runs stop after `same_steps`; over the same first steps the two phases
+    # compare like with like (a sliding history re-reads more once its window is full).
+    early = [reread[s.pk] for s in steps if 0 < s.index < same_steps and s.pk in reread]
     return {
         "status": run.status, "steps": len(steps),
         "legal": sum(s.legal for s in steps) / len(steps) if steps else None,
         "latency_s": statistics.median(latencies) / 1000 if latencies else None,
         "reread": statistics.mean(later) if later else None,
+        "reread_early": statistics.mean(early) if early else None,
         "prompt": statistics.mean(s.tokens_in for s in steps if s.index > 0 and s.pk in reread) if later else None,
     }
 
@@ -202,7 +206,7 @@ def main() -> None:
             for run in runs:
                 run.refresh_from_db()
             reread = reread_by_step(runs, evaluated_per_call(server, offset) if reads_log else None)
-            results[label] = ({run_label(r): _figures(r, reread) for r in runs}, wall, runs)
+            results[label] = ({run_label(r): _figures(r, reread, args.before_steps) for r in runs}, wall, runs)
             print(f"{label}: played in {wall:.0f} s")
 
     after, after_wall, runs = results["after"]
@@ -210,12 +214,12 @@ def main() -> None:
     print(f"\n{args.server}: whole list in {after_wall / 60:.1f} min (slot affinity on); re-read tokens per step "
           f"over the steps after each episode's first, before (interleaved, {args.before_steps} steps per run) -> after")
     print(f"{'run':<58} {'status':<9} {'steps':>5} {'legal':>6} {'median s':>9} {'prompt/step':>11} "
-          f"{'re-read before -> after':>24}")
+          f"{'re-read before -> after, same steps':>36} {'after, all steps':>16}")
     for name, f in after.items():
         b = before.get(name, {})
         print(f"{name:<58} {f['status']:<9} {f['steps']:>5} {_fmt(f['legal'], '.0%'):>6} "
               f"{_fmt(f['latency_s'], '.1f'):>9} {_fmt(f['prompt'], ',.0f'):>11} "
-              f"{_fmt(b.get('reread'), ',.0f'):>11} -> {_fmt(f['reread'], ',.0f'):<9}")
+              f"{_fmt(b.get('reread'), ',.0f'):>23} -> {_fmt(f['reread_early'], ',.0f'):<9} {_fmt(f['reread'], ',.0f'):>16}")
     finished = sum(f["status"] == Run.FINISHED for f in after.values())
     failed = [r for r in runs if r.status == Run.FAILED]
     rowless = [r.task for r in runs if not any(row.run.pk == r.pk for row in leaderboard_rows(r.task))]
