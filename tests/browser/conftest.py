@@ -76,7 +76,8 @@ def site():
         ),
     ]
     base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 30
+    # A loaded 2-core machine can take a while to import Django twice over.
+    deadline = time.time() + 90
     while time.time() < deadline:
         try:
             if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
@@ -84,6 +85,8 @@ def site():
         except httpx.HTTPError:
             time.sleep(0.2)
     else:
+        # Stopped first: reading a live process's stderr would wait for it to end.
+        stop_all(processes)
         pytest.fail("the site did not start: " + processes[0].stderr.read().decode()[-2000:])
     try:
         yield Site(url=base, env=env)
