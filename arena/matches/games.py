@@ -21,6 +21,7 @@ import chess
 from pettingzoo.classic import chess_v6, connect_four_v3, tictactoe_v3
 from pettingzoo.classic.chess import chess_utils
 
+from arena.matches.catalogue import GAME_TITLES
 from envs.lmact import chess as lmact_chess
 from envs.lmact import tictactoe as lmact_tictactoe
 # Stored on every match (Match.harness_version): the room's protocol and the rules' package.
@@ -127,7 +128,8 @@ class ChessGame(TwoPlayerGame):
     """Chess: LMAct's annotated ASCII board and SAN answers (envs.lmact.chess); the
     opening is one of LMAct's named openings (the lichess chess-openings list, CC0)."""
 
-    slug, title = "chess", "Chess"
+    slug = "chess"
+    title = GAME_TITLES[slug]
     seat_names = ("White", "Black")
     max_plies = 200
     renderer = "chess"
@@ -173,7 +175,8 @@ class TicTacToeGame(TwoPlayerGame):
     """Tic-tac-toe: LMAct's annotated grid and cell names (a1 … c3, envs.lmact.tictactoe).
     PettingZoo numbers its cells down the columns; the names are LMAct's, by row."""
 
-    slug, title = "tictactoe", "Tic-tac-toe"
+    slug = "tictactoe"
+    title = GAME_TITLES[slug]
     seat_names = ("X", "O")
     opening_plies = 1
 
@@ -206,7 +209,8 @@ class ConnectFourGame(TwoPlayerGame):
     """Connect Four: six rows of seven, X for the first player, O for the second, '.'
     empty, columns numbered 1–7 under the board; an answer is a column number."""
 
-    slug, title = "connect_four", "Connect Four"
+    slug = "connect_four"
+    title = GAME_TITLES[slug]
     seat_names = ("X", "O")
     opening_plies = 2
     ROWS, COLUMNS = 6, 7

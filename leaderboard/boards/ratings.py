@@ -19,13 +19,14 @@ import functools
 
 from django.urls import reverse
 
+from arena.matches.catalogue import GAME_TITLES
 from arena.matches.ratings import ANCHOR_RATING, PlayerRating, Ratings, Record, rate
 from arena.models import Submission
 from leaderboard.selectors.matches import baseline_of_policy, finished_results, games_played, head_to_head_entrants
 from leaderboard.selectors.submissions import submissions_by_id
 
 # The two-player games of head-to-head play, by slug, as Match.game names them.
-GAMES = {"chess": "Chess", "tictactoe": "Tic-tac-toe", "connect_four": "Connect Four"}
+GAMES = GAME_TITLES  # slug -> title, from the head-to-head catalogue
 ALL_GAMES = "all"  # the overall rating's key in URLs, the API and the downloads
 ANCHOR_POLICY = "random"
 ANCHOR_TITLE = "the random player"

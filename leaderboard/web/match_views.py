@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.http import JsonResponse
 from django.shortcuts import render
 
-from arena.matches.games import GAMES
+from arena.matches.catalogue import GAME_TITLES
 from arena.matches.seats import MAX_ATTEMPTS
 from leaderboard.match_payloads import match_payload, moves_after
 from leaderboard.selectors.match_replays import match_or_404, recent_matches
@@ -17,16 +17,16 @@ def _score_text(result) -> str:
 
 
 def match_list(request):
-    game = request.GET.get("game") if request.GET.get("game") in GAMES else None
+    game = request.GET.get("game") if request.GET.get("game") in GAME_TITLES else None
     try:
         submission_id = int(request.GET.get("submission", "")) or None
     except ValueError:
         submission_id = None
     matches = recent_matches(game=game, submission_id=submission_id)
-    rows = [{"match": m, "score": _score_text(m.result), "title": GAMES[m.game].title if m.game in GAMES else m.game}
+    rows = [{"match": m, "score": _score_text(m.result), "title": GAME_TITLES.get(m.game, m.game)}
             for m in matches]
     return render(request, "leaderboard/matches.html", {
-        "rows": rows, "game": game, "games": [(slug, cls.title) for slug, cls in GAMES.items()],
+        "rows": rows, "game": game, "games": list(GAME_TITLES.items()),
     })
 
 

@@ -68,3 +68,12 @@ def test_the_prompt_is_lmacts_zero_shot_layout():
     assert SEPARATOR + "Observation:\n" + observation in text
     assert ", ".join(legal) in text
     assert text.endswith(answer_instruction(demonstrations=False, show_legal=True, chain_of_thought=True, listable=True))
+
+
+def test_the_catalogue_names_every_game_the_arena_plays():
+    """The read side names the games from arena.matches.catalogue without loading their
+    engines; it must list exactly the games that can be played, in the same order."""
+    from arena.matches.catalogue import GAME_TITLES
+
+    assert list(GAME_TITLES) == list(GAMES)
+    assert all(GAMES[slug].title == title for slug, title in GAME_TITLES.items())
