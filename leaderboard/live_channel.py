@@ -6,6 +6,7 @@ to find its object and group, and what a catch-up read sends (docs/design.md §3
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import random
 
@@ -16,20 +17,23 @@ from django.conf import settings
 from arena.live import publish
 
 
-class CatchUpChannel(AsyncJsonWebsocketConsumer):
+class CatchUpChannel(AsyncJsonWebsocketConsumer, abc.ABC):
     #: The URL route's keyword naming the object ("episode_id", "match_id").
     id_kwarg = ""
 
+    @abc.abstractmethod
     def exists(self, object_id: int) -> bool:
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def group_for(self, object_id: int) -> str:
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     async def catch_up(self) -> None:
         """Send what is stored after the last thing sent; end the channel once the object
         has ended. Callers do not hold `self.lock`: it is taken inside."""
-        raise NotImplementedError
+        ...
 
     async def connect(self):
         self.object_id = int(self.scope["url_route"]["kwargs"][self.id_kwarg])

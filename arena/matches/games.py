@@ -13,6 +13,7 @@ pair start from the same position, one with each submission in seat 0.
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import random
 from importlib.metadata import version
@@ -36,7 +37,7 @@ class Ending:
     reason: str
 
 
-class TwoPlayerGame:
+class TwoPlayerGame(abc.ABC):
     """One game in progress on a PettingZoo AEC environment."""
 
     slug = ""
@@ -56,27 +57,33 @@ class TwoPlayerGame:
         self.opening_name = ""
 
     # -- what subclasses provide ---------------------------------------------------
+    @abc.abstractmethod
     def _make_env(self):
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def _move_text(self, action: int) -> str:
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def observation(self, seat: int) -> str:
         """The board as the model in `seat` is shown it."""
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def position_text(self) -> str:
         """The position after the latest move, as stored with it (FEN for chess)."""
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def _opening_actions(self, seed: int):
         """The opening's action indices, each read after the previous one is played."""
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def answer_hint(self) -> str:
         """What a legal answer looks like, for the feedback after an illegal one."""
-        raise NotImplementedError
+        ...
 
     def draw_reason(self) -> str:
         return "draw"
