@@ -3,8 +3,7 @@ send them: the same dicts everywhere, so the replay and the live view draw alike
 
 from __future__ import annotations
 
-from arena.matches.games import GAMES
-from arena.matches.seats import MAX_ATTEMPTS
+from arena.matches.catalogue import GAME_SPECS, MAX_ATTEMPTS
 from leaderboard.selectors.match_replays import match_moves_after
 
 # Completions and prompts are shown whole up to this many characters.
@@ -26,7 +25,7 @@ def _seat(submission, side: str) -> dict:
 
 
 def match_payload(match) -> dict:
-    game = GAMES.get(match.game)
+    game = GAME_SPECS.get(match.game)
     sides = game.seat_names if game else ("first", "second")
     return {
         "id": match.pk,

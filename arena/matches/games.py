@@ -22,7 +22,7 @@ import chess
 from pettingzoo.classic import chess_v6, connect_four_v3, tictactoe_v3
 from pettingzoo.classic.chess import chess_utils
 
-from arena.matches.catalogue import GAME_TITLES
+from arena.matches.catalogue import GAME_SPECS
 from envs.lmact import chess as lmact_chess
 from envs.lmact import tictactoe as lmact_tictactoe
 # Stored on every match (Match.harness_version): the room's protocol and the rules' package.
@@ -136,10 +136,8 @@ class ChessGame(TwoPlayerGame):
     opening is one of LMAct's named openings (the lichess chess-openings list, CC0)."""
 
     slug = "chess"
-    title = GAME_TITLES[slug]
-    seat_names = ("White", "Black")
+    title, seat_names, renderer = GAME_SPECS[slug].title, GAME_SPECS[slug].seat_names, GAME_SPECS[slug].renderer
     max_plies = 200
-    renderer = "chess"
 
     def _make_env(self):
         return chess_v6.env()
@@ -183,8 +181,7 @@ class TicTacToeGame(TwoPlayerGame):
     PettingZoo numbers its cells down the columns; the names are LMAct's, by row."""
 
     slug = "tictactoe"
-    title = GAME_TITLES[slug]
-    seat_names = ("X", "O")
+    title, seat_names, renderer = GAME_SPECS[slug].title, GAME_SPECS[slug].seat_names, GAME_SPECS[slug].renderer
     opening_plies = 1
 
     def _make_env(self):
@@ -217,8 +214,7 @@ class ConnectFourGame(TwoPlayerGame):
     empty, columns numbered 1–7 under the board; an answer is a column number."""
 
     slug = "connect_four"
-    title = GAME_TITLES[slug]
-    seat_names = ("X", "O")
+    title, seat_names, renderer = GAME_SPECS[slug].title, GAME_SPECS[slug].seat_names, GAME_SPECS[slug].renderer
     opening_plies = 2
     ROWS, COLUMNS = 6, 7
 

@@ -30,10 +30,9 @@ from arena.strategies.shape import MessageShape, adapt
 from envs.core import Observation
 from envs.lmact.stockfish import Stockfish
 
+from arena.matches.catalogue import MAX_ATTEMPTS
 from arena.matches.games import ChessGame, TwoPlayerGame
 
-# Answers a seat may give for one move: the first and two more after feedback.
-MAX_ATTEMPTS = 3
 FEEDBACK_QUOTE_CHARS = 40
 STOCKFISH_POLICY = "stockfish-level-0"
 RANDOM_POLICY = "random"

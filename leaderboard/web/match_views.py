@@ -6,8 +6,7 @@ from __future__ import annotations
 from django.http import JsonResponse
 from django.shortcuts import render
 
-from arena.matches.catalogue import GAME_TITLES
-from arena.matches.seats import MAX_ATTEMPTS
+from arena.matches.catalogue import GAME_TITLES, MAX_ATTEMPTS
 from leaderboard.match_payloads import match_payload, moves_after
 from leaderboard.selectors.match_replays import match_or_404, recent_matches
 

@@ -72,8 +72,28 @@ def test_the_prompt_is_lmacts_zero_shot_layout():
 
 def test_the_catalogue_names_every_game_the_arena_plays():
     """The read side names the games from arena.matches.catalogue without loading their
-    engines; it must list exactly the games that can be played, in the same order."""
-    from arena.matches.catalogue import GAME_TITLES
+    engines; it must list exactly the games that can be played, in the same order, with
+    the seats and board the games themselves use."""
+    from arena.matches.catalogue import GAME_SPECS, GAME_TITLES
 
-    assert list(GAME_TITLES) == list(GAMES)
-    assert all(GAMES[slug].title == title for slug, title in GAME_TITLES.items())
+    assert list(GAME_TITLES) == list(GAME_SPECS) == list(GAMES)
+    for slug, spec in GAME_SPECS.items():
+        game = GAMES[slug]
+        assert (game.title, game.seat_names, game.renderer) == (spec.title, spec.seat_names, spec.renderer)
+
+
+def test_the_web_processes_do_not_load_the_game_engines():
+    """The match pages, their live channel and the rating pages read the catalogue: a web
+    process serving them never imports PettingZoo or Stockfish's wrapper."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, django; django.setup(); import config.asgi; "
+        "from django.urls import get_resolver; get_resolver().url_patterns; "
+        "import leaderboard.web.match_views, leaderboard.match_payloads, leaderboard.match_consumer; "
+        "print(sorted(m for m in ('pettingzoo', 'arena.matches.games', 'envs.lmact.stockfish') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                          env={**__import__("os").environ, "DJANGO_SETTINGS_MODULE": "config.settings"})
+    assert done.stdout.strip().splitlines()[-1] == "[]"
