@@ -23,12 +23,10 @@ would hold up each other's live steps for as long as their reads take together.
 
 from __future__ import annotations
 
-from asgiref.sync import sync_to_async
-
 from arena.live import publish
 from arena.models import Episode
 from leaderboard.selectors.episodes import episode_exists, episode_status
-from leaderboard.live_channel import CatchUpChannel
+from leaderboard.live_channel import CatchUpChannel, StoredAfter
 from leaderboard.serializers import episode_payload, step_page
 
 BATCH = 200
@@ -36,6 +34,7 @@ BATCH = 200
 
 class EpisodeConsumer(CatchUpChannel):
     id_kwarg = "episode_id"
+    item_type = "step"
 
     def exists(self, object_id: int) -> bool:
         return episode_exists(object_id)
@@ -70,25 +69,10 @@ class EpisodeConsumer(CatchUpChannel):
         self.heard()
         await self.catch_up()
 
-    async def catch_up(self):
-        async with self.lock:
-            if self.ended:
-                return
-            while True:
-                status, page = await sync_to_async(_status_and_steps)(self.object_id, self.last_sent)
-                for step in page.results:
-                    await self.send_json({"type": "step", "step": step})
-                    self.last_sent = step["index"]
-                if not page.more:
-                    break
-            if status in Episode.TERMINAL:
-                # The status is read before the steps, so every step is already sent.
-                payload = await sync_to_async(episode_payload)(self.object_id)
-                await self.send_json({"type": "end", "episode": payload})
-                self.ended = True
-                await self.close()
+    def stored_after(self, object_id: int, last_sent: int) -> StoredAfter:
+        ended = episode_status(object_id) in Episode.TERMINAL
+        page = step_page(object_id, last_sent, max_steps=BATCH)
+        return StoredAfter(ended, page.results, page.more)
 
-
-def _status_and_steps(episode_id: int, after_index: int):
-    status = episode_status(episode_id)
-    return status, step_page(episode_id, after_index, max_steps=BATCH)
+    def end_message(self, object_id: int) -> dict:
+        return {"type": "end", "episode": episode_payload(object_id)}

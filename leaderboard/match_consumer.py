@@ -17,7 +17,7 @@ from asgiref.sync import sync_to_async
 
 from arena.live import publish
 from arena.models import Match
-from leaderboard.live_channel import CatchUpChannel
+from leaderboard.live_channel import CatchUpChannel, StoredAfter
 from leaderboard.match_payloads import match_payload, moves_after
 from leaderboard.selectors.match_replays import match_exists, match_or_404, match_status
 
@@ -26,6 +26,7 @@ BATCH = 200
 
 class MatchConsumer(CatchUpChannel):
     id_kwarg = "match_id"
+    item_type = "move"
     sent_start = False
 
     def exists(self, object_id: int) -> bool:
@@ -42,32 +43,19 @@ class MatchConsumer(CatchUpChannel):
         self.heard()
         await self.catch_up()
 
-    async def catch_up(self):
-        async with self.lock:
-            if self.ended:
-                return
-            while True:
-                status, moves = await sync_to_async(_status_and_moves)(self.object_id, self.last_sent)
-                if moves and not self.sent_start:
-                    # The opening is stored before the first move: the viewer gets it now.
-                    self.sent_start = True
-                    await self.send_json({"type": "match", "match": await sync_to_async(_match_payload)(self.object_id)})
-                for move in moves:
-                    await self.send_json({"type": "move", "move": move})
-                    self.last_sent = move["index"]
-                if len(moves) < BATCH:
-                    break
-            if status in Match.TERMINAL:
-                # The status was read before the moves, so every move is already sent.
-                payload = await sync_to_async(_match_payload)(self.object_id)
-                await self.send_json({"type": "end", "match": payload})
-                self.ended = True
-                await self.close()
+    async def before_items(self, items: list[dict]) -> None:
+        if items and not self.sent_start:
+            # The opening is stored before the first move: the viewer gets it now.
+            self.sent_start = True
+            await self.send_json({"type": "match", "match": await sync_to_async(_match_payload)(self.object_id)})
 
+    def stored_after(self, object_id: int, last_sent: int) -> StoredAfter:
+        ended = match_status(object_id) in Match.TERMINAL
+        moves = moves_after(object_id, last_sent, limit=BATCH)
+        return StoredAfter(ended, moves, len(moves) == BATCH)
 
-def _status_and_moves(match_id: int, after_index: int):
-    status = match_status(match_id)
-    return status, moves_after(match_id, after_index, limit=BATCH)
+    def end_message(self, object_id: int) -> dict:
+        return {"type": "end", "match": _match_payload(object_id)}
 
 
 def _match_payload(match_id: int) -> dict:

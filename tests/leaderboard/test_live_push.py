@@ -52,13 +52,13 @@ def _started_episode():
 def database_reads(monkeypatch):
     """How often consumers have read steps from the database."""
     reads = []
-    real = consumers._status_and_steps
+    real = consumers.EpisodeConsumer.stored_after
 
-    def counted(episode_id, after_index):
+    def counted(self, episode_id, after_index):
         reads.append(after_index)
-        return real(episode_id, after_index)
+        return real(self, episode_id, after_index)
 
-    monkeypatch.setattr(consumers, "_status_and_steps", counted)
+    monkeypatch.setattr(consumers.EpisodeConsumer, "stored_after", counted)
     return reads
 
 
