@@ -52,18 +52,26 @@ def anchors(game: str) -> list[Submission]:
     return [baseline_submission(policy, ANCHOR_NAMES[policy]) for policy in policies]
 
 
-def _tokens_spent(submission: Submission) -> int:
-    """Tokens a submission's seats have used in all its matches."""
+def _tokens_spent(submission: Submission) -> tuple[int, int]:
+    """Tokens in and out a submission's seats have used in all its matches."""
     spent = MatchMove.objects.filter(
         Q(match__first=submission, seat=0) | Q(match__second=submission, seat=1)
     ).aggregate(tokens_in=Sum("tokens_in"), tokens_out=Sum("tokens_out"))
-    return (spent["tokens_in"] or 0) + (spent["tokens_out"] or 0)
+    return spent["tokens_in"] or 0, spent["tokens_out"] or 0
 
 
 def within_budget(submission: Submission) -> bool:
-    """A model keeps playing until its matches have spent its per-run token budget."""
-    budget = submission.budget_tokens_per_run
-    return budget is None or _tokens_spent(submission) < budget
+    """A model keeps playing until its matches have spent its per-run budget: tokens, or
+    USD at its prices. Moves do not record prompt-cache hits, so the cost counts every
+    input token at the full input price (it can only stop a model early, never late)."""
+    tokens_budget, usd_budget = submission.budget_tokens_per_run, submission.budget_usd_per_run
+    if tokens_budget is None and usd_budget is None:
+        return True
+    tokens_in, tokens_out = _tokens_spent(submission)
+    if tokens_budget is not None and tokens_in + tokens_out >= tokens_budget:
+        return False
+    cost = submission.cost_usd(tokens_in, tokens_out)
+    return usd_budget is None or cost is None or cost < float(usd_budget)
 
 
 def opted_in_models() -> list[Submission]:

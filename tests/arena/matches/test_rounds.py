@@ -144,3 +144,20 @@ def test_a_model_past_its_token_budget_is_not_scheduled(four_models):
     hidden.save(update_fields=["moderation"])
     third_round = schedule_round("tictactoe", per_player=5)
     assert all(hidden.pk not in (m.first_id, m.second_id) for m in third_round)
+
+
+def test_a_model_past_its_cost_budget_is_not_scheduled(four_models):
+    """The cost budget per run (USD at the submission's prices) holds for matches too."""
+    from decimal import Decimal
+
+    spender, thrifty = four_models["first"], four_models["last"]
+    for submission, budget in ((spender, Decimal("0.0001")), (thrifty, Decimal("1000"))):
+        submission.price_input_per_mtok, submission.price_output_per_mtok = Decimal("2"), Decimal("8")
+        submission.budget_usd_per_run = budget
+        submission.save(update_fields=["price_input_per_mtok", "price_output_per_mtok", "budget_usd_per_run"])
+    first_round = schedule_round("tictactoe", per_player=5)
+    assert any(spender.pk in (m.first_id, m.second_id) for m in first_round)
+    _play_all()
+    second_round = schedule_round("tictactoe", per_player=5)
+    players = {pk for m in second_round for pk in (m.first_id, m.second_id)}
+    assert spender.pk not in players and thrifty.pk in players
