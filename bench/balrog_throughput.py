@@ -122,6 +122,56 @@ def image_row_costs(rows: int = 2000, batch: int = 8) -> tuple[float, float]:
     return costs[0], costs[1]
 
 
+def step_write_costs(task_id: str, steps: int = 1500, batch: int = 4) -> tuple[float, float]:
+    """CPU milliseconds per step of the step writer's transactions (arena.services.steps.
+    steps_record: heartbeat, step row, commit, live announcement) for the steps of
+    random games of `task_id`, `batch` episodes' steps a batch (about what a worker
+    with 8 episodes in flight commits at once), each variant into episodes of its own:
+    every value through its field's get_db_prep_save, against values of the field's
+    own plain types passed as they are (the step writer now)."""
+    from arena.models import Episode
+    from arena.play.agents import Decision
+    from arena.play.runner import step_record_of
+    from arena.services.episodes import episode_claim
+    from arena.services.runs import RunSpec, run_create
+    from arena.services.steps import _StepSQL, steps_record
+    from arena.services.submissions import baseline_submission
+    from envs.core import RandomLegalPolicy
+    from envs.registry import get_task_class, make
+
+    fmt = get_task_class(task_id).formats[0]
+    records, seed = [], 0
+    while len(records) < steps:
+        task, policy = make(task_id, fmt), RandomLegalPolicy(seed)
+        observation = task.reset(seed)
+        while not task.done and len(records) < steps:
+            action = policy.act(task)
+            result = task.step(action)
+            decision = Decision(parsed_action=action)
+            records.append(step_record_of(len(records), observation, None, [], decision, result, result.legal))
+            observation = result.observation
+        seed += 1
+        task.close()
+    costs = []
+    fast = _StepSQL.insert_params
+    for through_fields in (True, False):
+        run = run_create(baseline_submission("random", "Random legal actions"),
+                         RunSpec(task=task_id, format=fmt, num_episodes=batch, first_seed=10_000))
+        episodes = list(Episode.objects.filter(run=run).order_by("index").values_list("pk", flat=True))
+        for episode_id in episodes:
+            episode_claim(episode_id, "bench")
+        _StepSQL.insert_params = _StepSQL.insert_params_through_fields if through_fields else fast
+        try:
+            started = time.process_time()
+            for first in range(0, steps, batch):
+                steps_record([(episodes[n % batch], "bench", record)
+                              for n, record in enumerate(records[first:first + batch], start=first)])
+            costs.append(1000 * (time.process_time() - started) / steps)
+        finally:
+            _StepSQL.insert_params = fast
+    return costs[0], costs[1]
+
+
 def full_runner(task_id: str, episodes: int, options: dict, in_flight: int) -> tuple[int, float, float]:
     from arena.services.runs import RunSpec, run_create
     from arena.services.submissions import baseline_submission
@@ -166,6 +216,9 @@ def main() -> None:
                 f"{args.in_flight} episodes in flight; by CPU per step "
                 f"{(raw_cpu / raw_steps) / (run_cpu / run_steps):.3f})"
             )
+            through_fields, plain = step_write_costs(task_id)
+            print(f"  step rows    : {through_fields:6.3f} ms CPU/step every value through its field, {plain:6.3f} ms "
+                  f"with plain values passed as they are: ratio {through_fields / plain:.2f}")
             pictures = picture_costs(task_id, min(args.episodes, 3), options)
             if pictures:
                 print(f"  world picture: {pictures[0]:6.3f} ms/step drawn and encoded afresh, {pictures[1]:6.3f} ms/step "
