@@ -87,6 +87,35 @@ def picture_costs(task_id: str, episodes: int, options: dict) -> tuple[float, fl
     return 1000 * fresh / steps, 1000 * digest_only / steps, 1000 * cached / steps
 
 
+def babyai_draw_costs(task_id: str, episodes: int) -> tuple[float, float] | None:
+    """CPU milliseconds per picture of BabyAI's world picture on random games: minigrid's
+    get_full_render against envs.balrog.babyai.full_render (the same pixels, minigrid's
+    tiles placed without numpy per cell); None for other tasks."""
+    if "babyai" not in task_id:
+        return None
+    from envs.balrog.babyai import WORLD_TILE_PIXELS, full_render
+    from envs.core import RandomLegalPolicy
+    from envs.registry import make
+
+    minigrid = ours = 0.0
+    pictures = 0
+    for seed in range(episodes):
+        task, policy = make(task_id, None), RandomLegalPolicy(seed)
+        task.reset(seed)
+        while not task.done:
+            task.step(policy.act(task))
+            level = task._level
+            started = time.process_time()
+            level.get_full_render(highlight=True, tile_size=WORLD_TILE_PIXELS)
+            minigrid += time.process_time() - started
+            started = time.process_time()
+            full_render(level, WORLD_TILE_PIXELS)
+            ours += time.process_time() - started
+            pictures += 1
+        task.close()
+    return 1000 * minigrid / pictures, 1000 * ours / pictures
+
+
 def image_row_costs(rows: int = 2000, batch: int = 8) -> tuple[float, float]:
     """CPU milliseconds per picture row of a step batch (a BALROG text run stores one
     world picture per step), in batches of `batch`: through the ORM (images.ensure_row,
@@ -219,6 +248,10 @@ def main() -> None:
             through_fields, plain = step_write_costs(task_id)
             print(f"  step rows    : {through_fields:6.3f} ms CPU/step every value through its field, {plain:6.3f} ms "
                   f"with plain values passed as they are: ratio {through_fields / plain:.2f}")
+            draws = babyai_draw_costs(task_id, min(args.episodes, 10))
+            if draws:
+                print(f"  level drawn  : {draws[0]:6.3f} ms CPU a picture by minigrid's get_full_render, {draws[1]:6.3f} ms "
+                      f"by full_render (same pixels): ratio {draws[0] / draws[1]:.2f}")
             pictures = picture_costs(task_id, min(args.episodes, 3), options)
             if pictures:
                 print(f"  world picture: {pictures[0]:6.3f} ms/step drawn and encoded afresh, {pictures[1]:6.3f} ms/step "
