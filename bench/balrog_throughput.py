@@ -225,6 +225,8 @@ def main() -> None:
     parser.add_argument("--crafter-steps", type=int, default=500, help="Crafter's step limit setting for the bench")
     parser.add_argument("--in-flight", type=int, default=8)
     parser.add_argument("--task", action="append", help="only these tasks (repeatable)")
+    parser.add_argument("--split", action="store_true",
+                        help="play the runner's games once more, timing each thread and part (bench/runner_split.py)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         setup_django(tmp)
@@ -245,6 +247,24 @@ def main() -> None:
                 f"{args.in_flight} episodes in flight; by CPU per step "
                 f"{(raw_cpu / raw_steps) / (run_cpu / run_steps):.3f})"
             )
+            # The same games once more: what a worker that has been playing for a while
+            # pays. The first run also pays the process's one-time costs (minigrid
+            # draws each kind of tile once for its cache; imports; the database
+            # thread's connection), a large share of a short run's few hundred steps.
+            again_steps, again_wall, again_cpu = full_runner(task_id, args.episodes, options, args.in_flight)
+            raw_again_steps, raw_again_wall, raw_again_cpu = raw_loop(task_id, args.episodes, options)
+            print(
+                f"  runner again : {again_steps:7d} steps in {again_wall:7.2f} s = {again_steps / again_wall:8.0f} steps/s, "
+                f"CPU {1000 * again_cpu / again_steps:6.3f} ms/step  (one-time costs paid; against the raw loop run again, "
+                f"{1000 * raw_again_cpu / raw_again_steps:.3f} ms/step: ratio "
+                f"{(again_steps / again_wall) / (raw_again_steps / raw_again_wall):.3f}, by CPU per step "
+                f"{(raw_again_cpu / raw_again_steps) / (again_cpu / again_steps):.3f})"
+            )
+            if args.split:
+                from bench.runner_split import cpu_split
+
+                _, split = cpu_split(task_id, args.episodes, options, args.in_flight, full_runner)
+                print("  CPU ms/step  : " + ", ".join(f"{label} {ms:.3f}" for label, ms in split.items()))
             through_fields, plain = step_write_costs(task_id)
             print(f"  step rows    : {through_fields:6.3f} ms CPU/step every value through its field, {plain:6.3f} ms "
                   f"with plain values passed as they are: ratio {through_fields / plain:.2f}")
