@@ -3,9 +3,10 @@
 For each task, the same seeds are played twice by the random baseline (an agent with no
 latency): once by calling the task directly (the raw wrapper loop), once by a real
 Worker (queue, claim, runner, step rows committed to SQLite, live publish, aggregates).
-Printed: steps/s and CPU milliseconds per step of both, and their ratio.
+Printed: steps/s and CPU milliseconds per step of both, and their ratio; then the runner
+again with the process's one-time costs paid (bench/README.md), and the rows of the fixes.
 
-    .venv/bin/python bench/balrog_throughput.py [--episodes 20] [--crafter-steps 500]
+    .venv/bin/python bench/balrog_throughput.py [--episodes 20] [--crafter-steps 500] [--split]
 """
 
 import argparse
@@ -227,7 +228,12 @@ def main() -> None:
     parser.add_argument("--task", action="append", help="only these tasks (repeatable)")
     parser.add_argument("--split", action="store_true",
                         help="play the runner's games once more, timing each thread and part (bench/runner_split.py)")
+    parser.add_argument("--switch-interval", type=float,
+                        help="sys.setswitchinterval for the whole bench (Python's default is 0.005 s): how long the "
+                             "database thread may wait for the GIL the event loop holds, at each SQLite call")
     args = parser.parse_args()
+    if args.switch_interval:
+        sys.setswitchinterval(args.switch_interval)
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         setup_django(tmp)
         for task_id in args.task or TASKS:
