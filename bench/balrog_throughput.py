@@ -31,13 +31,13 @@ def _options(task_id: str, crafter_steps: int) -> dict:
     return {"max_steps": crafter_steps} if "max_steps" in settings else {}
 
 
-def raw_loop(task_id: str, episodes: int, options: dict) -> tuple[int, float, float]:
+def raw_loop(task_id: str, episodes: int, options: dict, first_seed: int = 0) -> tuple[int, float, float]:
     from envs.core import RandomLegalPolicy
     from envs.registry import make
 
     steps = 0
     wall, cpu = time.perf_counter(), time.process_time()
-    for seed in range(episodes):
+    for seed in range(first_seed, first_seed + episodes):
         task = make(task_id, None, **options)
         policy = RandomLegalPolicy(seed)
         task.reset(seed)
@@ -202,7 +202,7 @@ def step_write_costs(task_id: str, steps: int = 1500, batch: int = 4) -> tuple[f
     return costs[0], costs[1]
 
 
-def full_runner(task_id: str, episodes: int, options: dict, in_flight: int) -> tuple[int, float, float]:
+def full_runner(task_id: str, episodes: int, options: dict, in_flight: int, first_seed: int = 0) -> tuple[int, float, float]:
     from arena.services.runs import RunSpec, run_create
     from arena.services.submissions import baseline_submission
     from arena.models import Step
@@ -211,7 +211,7 @@ def full_runner(task_id: str, episodes: int, options: dict, in_flight: int) -> t
 
     fmt = get_task_class(task_id).formats[0]
     submission = baseline_submission("random", "Random legal actions")
-    spec = RunSpec(task=task_id, format=fmt, num_episodes=episodes, options=options)
+    spec = RunSpec(task=task_id, format=fmt, num_episodes=episodes, options=options, first_seed=first_seed)
     run = run_create(submission, spec)
     worker = Worker(concurrency=in_flight, name=f"bench-{task_id}")
     wall, cpu = time.perf_counter(), time.process_time()
@@ -253,12 +253,15 @@ def main() -> None:
                 f"{args.in_flight} episodes in flight; by CPU per step "
                 f"{(raw_cpu / raw_steps) / (run_cpu / run_steps):.3f})"
             )
-            # The same games once more: what a worker that has been playing for a while
-            # pays. The first run also pays the process's one-time costs (minigrid
-            # draws each kind of tile once for its cache; imports; the database
-            # thread's connection), a large share of a short run's few hundred steps.
-            again_steps, again_wall, again_cpu = full_runner(task_id, args.episodes, options, args.in_flight)
-            raw_again_steps, raw_again_wall, raw_again_cpu = raw_loop(task_id, args.episodes, options)
+            # As many games again, on the next seeds (new pictures, new files): what a
+            # worker that has been playing for a while pays. The first run also pays the
+            # process's one-time costs (minigrid draws each kind of tile once for its
+            # cache; imports; the database thread's connection), a large share of a
+            # short run's few hundred steps.
+            again_steps, again_wall, again_cpu = full_runner(
+                task_id, args.episodes, options, args.in_flight, first_seed=args.episodes)
+            raw_again_steps, raw_again_wall, raw_again_cpu = raw_loop(
+                task_id, args.episodes, options, first_seed=args.episodes)
             print(
                 f"  runner again : {again_steps:7d} steps in {again_wall:7.2f} s = {again_steps / again_wall:8.0f} steps/s, "
                 f"CPU {1000 * again_cpu / again_steps:6.3f} ms/step  (one-time costs paid; against the raw loop run again, "
@@ -269,7 +272,8 @@ def main() -> None:
             if args.split:
                 from bench.runner_split import cpu_split
 
-                _, split = cpu_split(task_id, args.episodes, options, args.in_flight, full_runner)
+                _, split = cpu_split(task_id, args.episodes, options, args.in_flight, full_runner,
+                                     first_seed=2 * args.episodes)
                 print("  CPU ms/step  : " + ", ".join(f"{label} {ms:.3f}" for label, ms in split.items()))
             through_fields, plain = step_write_costs(task_id)
             print(f"  step rows    : {through_fields:6.3f} ms CPU/step every value through its field, {plain:6.3f} ms "
