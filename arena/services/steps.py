@@ -273,8 +273,8 @@ class _StepSQL:
 # The Python types a field of each kind stores unchanged (get_db_prep_save returns the
 # value itself: no conversion, no adaptation on SQLite or PostgreSQL). Anything else —
 # an int given to a FloatField, a bool to an IntegerField, JSON, datetimes, a lazy
-# string — goes through the field. Half a step's write time was spent asking the
-# fields about values they return as they are.
+# string — goes through the field. Asking the fields about values they return as they
+# are was a third of the step writer's time under cProfile (a tenth of its CPU without).
 _PLAIN_TYPES = {
     "BooleanField": (bool,),
     "IntegerField": (int,), "BigIntegerField": (int,), "SmallIntegerField": (int,),
