@@ -3,9 +3,10 @@
 For each task, the same seeds are played twice by the random baseline (an agent with no
 latency): once by calling the task directly (the raw wrapper loop), once by a real
 Worker (queue, claim, runner, step rows committed to SQLite, live publish, aggregates).
-Printed: steps/s and CPU milliseconds per step of both, and their ratio.
+Printed: steps/s and CPU milliseconds per step of both, and their ratio; then the runner
+again with the process's one-time costs paid (bench/README.md), and the rows of the fixes.
 
-    .venv/bin/python bench/balrog_throughput.py [--episodes 20] [--crafter-steps 500]
+    .venv/bin/python bench/balrog_throughput.py [--episodes 20] [--crafter-steps 500] [--split]
 """
 
 import argparse
@@ -30,13 +31,13 @@ def _options(task_id: str, crafter_steps: int) -> dict:
     return {"max_steps": crafter_steps} if "max_steps" in settings else {}
 
 
-def raw_loop(task_id: str, episodes: int, options: dict) -> tuple[int, float, float]:
+def raw_loop(task_id: str, episodes: int, options: dict, first_seed: int = 0) -> tuple[int, float, float]:
     from envs.core import RandomLegalPolicy
     from envs.registry import make
 
     steps = 0
     wall, cpu = time.perf_counter(), time.process_time()
-    for seed in range(episodes):
+    for seed in range(first_seed, first_seed + episodes):
         task = make(task_id, None, **options)
         policy = RandomLegalPolicy(seed)
         task.reset(seed)
@@ -87,6 +88,35 @@ def picture_costs(task_id: str, episodes: int, options: dict) -> tuple[float, fl
     return 1000 * fresh / steps, 1000 * digest_only / steps, 1000 * cached / steps
 
 
+def babyai_draw_costs(task_id: str, episodes: int) -> tuple[float, float] | None:
+    """CPU milliseconds per picture of BabyAI's world picture on random games: minigrid's
+    get_full_render against envs.balrog.babyai.full_render (the same pixels, minigrid's
+    tiles placed without numpy per cell); None for other tasks."""
+    if "babyai" not in task_id:
+        return None
+    from envs.balrog.babyai import WORLD_TILE_PIXELS, full_render
+    from envs.core import RandomLegalPolicy
+    from envs.registry import make
+
+    minigrid = ours = 0.0
+    pictures = 0
+    for seed in range(episodes):
+        task, policy = make(task_id, None), RandomLegalPolicy(seed)
+        task.reset(seed)
+        while not task.done:
+            task.step(policy.act(task))
+            level = task._level
+            started = time.process_time()
+            level.get_full_render(highlight=True, tile_size=WORLD_TILE_PIXELS)
+            minigrid += time.process_time() - started
+            started = time.process_time()
+            full_render(level, WORLD_TILE_PIXELS)
+            ours += time.process_time() - started
+            pictures += 1
+        task.close()
+    return 1000 * minigrid / pictures, 1000 * ours / pictures
+
+
 def image_row_costs(rows: int = 2000, batch: int = 8) -> tuple[float, float]:
     """CPU milliseconds per picture row of a step batch (a BALROG text run stores one
     world picture per step), in batches of `batch`: through the ORM (images.ensure_row,
@@ -122,7 +152,57 @@ def image_row_costs(rows: int = 2000, batch: int = 8) -> tuple[float, float]:
     return costs[0], costs[1]
 
 
-def full_runner(task_id: str, episodes: int, options: dict, in_flight: int) -> tuple[int, float, float]:
+def step_write_costs(task_id: str, steps: int = 1500, batch: int = 4) -> tuple[float, float]:
+    """CPU milliseconds per step of the step writer's transactions (arena.services.steps.
+    steps_record: heartbeat, step row, commit, live announcement) for the steps of
+    random games of `task_id`, `batch` episodes' steps a batch (about what a worker
+    with 8 episodes in flight commits at once), each variant into episodes of its own:
+    every value through its field's get_db_prep_save, against values of the field's
+    own plain types passed as they are (the step writer now)."""
+    from arena.models import Episode
+    from arena.play.agents import Decision
+    from arena.play.runner import step_record_of
+    from arena.services.episodes import episode_claim
+    from arena.services.runs import RunSpec, run_create
+    from arena.services.steps import _StepSQL, steps_record
+    from arena.services.submissions import baseline_submission
+    from envs.core import RandomLegalPolicy
+    from envs.registry import get_task_class, make
+
+    fmt = get_task_class(task_id).formats[0]
+    records, seed = [], 0
+    while len(records) < steps:
+        task, policy = make(task_id, fmt), RandomLegalPolicy(seed)
+        observation = task.reset(seed)
+        while not task.done and len(records) < steps:
+            action = policy.act(task)
+            result = task.step(action)
+            decision = Decision(parsed_action=action)
+            records.append(step_record_of(len(records), observation, None, [], decision, result, result.legal))
+            observation = result.observation
+        seed += 1
+        task.close()
+    costs = []
+    fast = _StepSQL.insert_params
+    for through_fields in (True, False):
+        run = run_create(baseline_submission("random", "Random legal actions"),
+                         RunSpec(task=task_id, format=fmt, num_episodes=batch, first_seed=10_000))
+        episodes = list(Episode.objects.filter(run=run).order_by("index").values_list("pk", flat=True))
+        for episode_id in episodes:
+            episode_claim(episode_id, "bench")
+        _StepSQL.insert_params = _StepSQL.insert_params_through_fields if through_fields else fast
+        try:
+            started = time.process_time()
+            for first in range(0, steps, batch):
+                steps_record([(episodes[n % batch], "bench", record)
+                              for n, record in enumerate(records[first:first + batch], start=first)])
+            costs.append(1000 * (time.process_time() - started) / steps)
+        finally:
+            _StepSQL.insert_params = fast
+    return costs[0], costs[1]
+
+
+def full_runner(task_id: str, episodes: int, options: dict, in_flight: int, first_seed: int = 0) -> tuple[int, float, float]:
     from arena.services.runs import RunSpec, run_create
     from arena.services.submissions import baseline_submission
     from arena.models import Step
@@ -131,7 +211,7 @@ def full_runner(task_id: str, episodes: int, options: dict, in_flight: int) -> t
 
     fmt = get_task_class(task_id).formats[0]
     submission = baseline_submission("random", "Random legal actions")
-    spec = RunSpec(task=task_id, format=fmt, num_episodes=episodes, options=options)
+    spec = RunSpec(task=task_id, format=fmt, num_episodes=episodes, options=options, first_seed=first_seed)
     run = run_create(submission, spec)
     worker = Worker(concurrency=in_flight, name=f"bench-{task_id}")
     wall, cpu = time.perf_counter(), time.process_time()
@@ -146,7 +226,14 @@ def main() -> None:
     parser.add_argument("--crafter-steps", type=int, default=500, help="Crafter's step limit setting for the bench")
     parser.add_argument("--in-flight", type=int, default=8)
     parser.add_argument("--task", action="append", help="only these tasks (repeatable)")
+    parser.add_argument("--split", action="store_true",
+                        help="play the runner's games once more, timing each thread and part (bench/runner_split.py)")
+    parser.add_argument("--switch-interval", type=float,
+                        help="sys.setswitchinterval for the whole bench (Python's default is 0.005 s): how long the "
+                             "database thread may wait for the GIL the event loop holds, at each SQLite call")
     args = parser.parse_args()
+    if args.switch_interval:
+        sys.setswitchinterval(args.switch_interval)
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         setup_django(tmp)
         for task_id in args.task or TASKS:
@@ -166,6 +253,35 @@ def main() -> None:
                 f"{args.in_flight} episodes in flight; by CPU per step "
                 f"{(raw_cpu / raw_steps) / (run_cpu / run_steps):.3f})"
             )
+            # As many games again, on the next seeds (new pictures, new files): what a
+            # worker that has been playing for a while pays. The first run also pays the
+            # process's one-time costs (minigrid draws each kind of tile once for its
+            # cache; imports; the database thread's connection), a large share of a
+            # short run's few hundred steps.
+            again_steps, again_wall, again_cpu = full_runner(
+                task_id, args.episodes, options, args.in_flight, first_seed=args.episodes)
+            raw_again_steps, raw_again_wall, raw_again_cpu = raw_loop(
+                task_id, args.episodes, options, first_seed=args.episodes)
+            print(
+                f"  runner again : {again_steps:7d} steps in {again_wall:7.2f} s = {again_steps / again_wall:8.0f} steps/s, "
+                f"CPU {1000 * again_cpu / again_steps:6.3f} ms/step  (one-time costs paid; against the raw loop run again, "
+                f"{1000 * raw_again_cpu / raw_again_steps:.3f} ms/step: ratio "
+                f"{(again_steps / again_wall) / (raw_again_steps / raw_again_wall):.3f}, by CPU per step "
+                f"{(raw_again_cpu / raw_again_steps) / (again_cpu / again_steps):.3f})"
+            )
+            if args.split:
+                from bench.runner_split import cpu_split
+
+                _, split = cpu_split(task_id, args.episodes, options, args.in_flight, full_runner,
+                                     first_seed=2 * args.episodes)
+                print("  CPU ms/step  : " + ", ".join(f"{label} {ms:.3f}" for label, ms in split.items()))
+            through_fields, plain = step_write_costs(task_id)
+            print(f"  step rows    : {through_fields:6.3f} ms CPU/step every value through its field, {plain:6.3f} ms "
+                  f"with plain values passed as they are: ratio {through_fields / plain:.2f}")
+            draws = babyai_draw_costs(task_id, min(args.episodes, 10))
+            if draws:
+                print(f"  level drawn  : {draws[0]:6.3f} ms CPU a picture by minigrid's get_full_render, {draws[1]:6.3f} ms "
+                      f"by full_render (same pixels): ratio {draws[0] / draws[1]:.2f}")
             pictures = picture_costs(task_id, min(args.episodes, 3), options)
             if pictures:
                 print(f"  world picture: {pictures[0]:6.3f} ms/step drawn and encoded afresh, {pictures[1]:6.3f} ms/step "

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import numpy as np
 from minigrid.core.actions import Actions
 from minigrid.utils.baby_ai_bot import BabyAIBot, DisappearedBoxError
 from PIL import Image
@@ -151,7 +152,7 @@ class BabyAITask(BalrogTask):
 
     def world_picture(self) -> Image.Image:
         """minigrid's picture of the whole level, the agent's 7×7 view highlighted."""
-        return Image.fromarray(self._level.get_full_render(highlight=True, tile_size=WORLD_TILE_PIXELS))
+        return Image.fromarray(full_render(self._level, WORLD_TILE_PIXELS))
 
     def picture_state(self) -> tuple:
         """What minigrid's full render depends on: every cell's encoding (minigrid's
@@ -207,6 +208,50 @@ class BabyAITask(BalrogTask):
         except (DisappearedBoxError, AssertionError):
             self._bot = None
             self._bot_advice = None
+
+
+def full_render(level, tile_size: int) -> np.ndarray:
+    """The pixels of minigrid's `get_full_render(highlight=True, tile_size)`, drawn by
+    minigrid's own tiles (`Grid.render_tile` and its cache) put where minigrid's
+    `Grid.render` puts them, with the highlighted cells worked out as minigrid does
+    from the level's own visibility mask (`gen_obs_grid`). minigrid spends most of a
+    picture on numpy calls made for one cell at a time (an `array_equal` per cell, the
+    view's coordinates as arrays): here they are plain integers, at about half the cost
+    (bench/balrog_throughput.py; tests/envs/balrog/test_world_pictures.py holds the
+    pixels equal through every kind of mission)."""
+    _, vis_mask = level.gen_obs_grid()
+    visible = vis_mask.tolist()
+    size = level.agent_view_size
+    forward_x, forward_y = (int(v) for v in level.dir_vec)
+    right_x, right_y = (int(v) for v in level.right_vec)
+    agent_x, agent_y = (int(v) for v in level.agent_pos)
+    # The world coordinates of the view's far left corner (minigrid's `top_left`).
+    top_x = agent_x + forward_x * (size - 1) - right_x * (size // 2)
+    top_y = agent_y + forward_y * (size - 1) - right_y * (size // 2)
+    grid = level.grid
+    width, height = grid.width, grid.height
+    highlighted = set()
+    for vis_j in range(size):
+        for vis_i in range(size):
+            if visible[vis_i][vis_j]:
+                x = top_x - forward_x * vis_j + right_x * vis_i
+                y = top_y - forward_y * vis_j + right_y * vis_i
+                if 0 <= x < level.width and 0 <= y < level.height:
+                    highlighted.add((x, y))
+    render_tile = type(grid).render_tile
+    cells = grid.grid
+    picture = np.zeros(shape=(height * tile_size, width * tile_size, 3), dtype=np.uint8)
+    for j in range(height):
+        top = j * tile_size
+        for i in range(width):
+            left = i * tile_size
+            picture[top:top + tile_size, left:left + tile_size, :] = render_tile(
+                cells[j * width + i],
+                agent_dir=level.agent_dir if (i == agent_x and j == agent_y) else None,
+                highlight=(i, j) in highlighted,
+                tile_size=tile_size,
+            )
+    return picture
 
 
 # What each mission kind's level holds and asks, for its description (BALROG App. A).

@@ -95,3 +95,36 @@ def test_the_map_is_cut_to_the_part_seen_with_a_cell_around_it():
     glyphs[0, 0] = BLANK_GLYPH + 1  # a cell on the edge: no margin beyond the map
     assert level_part(glyphs).shape == (9, 41)
     assert level_part(np.full((21, 79), BLANK_GLYPH)).shape == (21, 79)
+
+
+@pytest.mark.parametrize(
+    "task_id",
+    ["balrog/babyai-goto", "balrog/babyai-pickup", "balrog/babyai-open", "balrog/babyai-putnext",
+     "balrog/babyai-pick-up-seq-go-to"],
+)
+def test_babyai_picture_has_minigrids_own_pixels(task_id):
+    """envs.balrog.babyai.full_render draws exactly minigrid's get_full_render(highlight=
+    True): random and expert play, through turns, walls, pick-ups, drops, opened doors
+    and carried objects, each state compared pixel for pixel."""
+    from envs.balrog.babyai import WORLD_TILE_PIXELS, full_render
+    from envs.core import RandomLegalPolicy
+
+    compared, carried = 0, 0
+    for seed in range(4):
+        for expert in (False, True):
+            task = make(task_id, "text")
+            task.reset(seed)
+            policy = RandomLegalPolicy(seed)
+            while True:
+                level = task._level
+                expected = level.get_full_render(highlight=True, tile_size=WORLD_TILE_PIXELS)
+                assert np.array_equal(full_render(level, WORLD_TILE_PIXELS), expected)
+                compared += 1
+                carried += level.carrying is not None
+                if task.done:
+                    break
+                task.step(task.expert_action() if expert and task._bot is not None else policy.act(task))
+            task.close()
+    assert compared > 100
+    if task_id != "balrog/babyai-goto":
+        assert carried, "some states have the agent carrying an object"
