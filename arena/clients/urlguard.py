@@ -324,6 +324,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         self._max_addresses = max_addresses
         self._inner: dict[tuple[str, str, int], httpx.AsyncBaseTransport] = {}
         self._pinned_urls: dict[tuple[httpx.URL, IPAddress], httpx.URL] = {}
+        self._last_pinned: tuple[httpx.URL, IPAddress, httpx.URL] | None = None
 
     def _transport_for(self, key: tuple[str, str, int]) -> httpx.AsyncBaseTransport:
         inner = self._inner.get(key)
@@ -377,6 +378,11 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         """`url` with its host replaced by the checked address; the same model is called
         at the same URL step after step, and building it costs more than the rest of the
         request."""
+        last = self._last_pinned
+        # The client hands over the same URL object at every call: comparing identities
+        # spares hashing it (httpx.URL hashes its whole text).
+        if last is not None and last[0] is url and last[1] == ip:
+            return last[2]
         pinned_urls = self._pinned_urls
         key = (url, ip)
         pinned = pinned_urls.get(key)
@@ -384,6 +390,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
             if len(pinned_urls) >= 1024:
                 pinned_urls.clear()
             pinned = pinned_urls[key] = url.copy_with(host=str(ip))
+        self._last_pinned = (url, ip, pinned)
         return pinned
 
     async def aclose(self) -> None:
