@@ -12,6 +12,7 @@ of the event loop's thread and of the database thread (see bench/README.md).
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import multiprocessing
 import os
@@ -92,13 +93,9 @@ def _zero_latency_baseline(args) -> tuple[int, float]:
     return Step.objects.filter(episode__run=run).count(), time.process_time() - cpu_started
 
 
-def _httpcore_model_steps(args, base_url: str) -> tuple[int, float]:
-    """The worker's CPU for the same games against the same fake model, the URL guard's
-    connections made by httpx's own transport (httpcore on anyio) instead of the lean
-    HTTP/1.1 transport (arena.clients.lean_http): the transport's share of a step."""
-    import httpx
-
-    from arena.clients import urlguard
+def _model_steps_with(args, base_url: str, name: str, switch) -> tuple[int, float, float]:
+    """The worker's CPU for the same games against the same fake model with one of the
+    fixes switched off by `switch` (a context manager): that fix's share of a step."""
     from arena.services.runs import RunSpec
     from arena.services.submissions import submission_create
     from arena.models import Step
@@ -106,20 +103,82 @@ def _httpcore_model_steps(args, base_url: str) -> tuple[int, float]:
 
     submission = submission_create(
         owner=None,
-        fields={"name": "bench-httpcore", "base_url": base_url, "model": "fake", "max_tokens": 16,
+        fields={"name": name, "base_url": base_url, "model": "fake", "max_tokens": 16,
                 "max_concurrent_requests": args.in_flight},
         api_key="",
         runs=[RunSpec(task=args.task, format=args.format, num_episodes=args.episodes)],
     )
-    lean, urlguard.LeanHTTP11Transport = urlguard.LeanHTTP11Transport, httpx.AsyncHTTPTransport
-    try:
-        worker = Worker(concurrency=args.in_flight, name="bench-httpcore")
+    with switch():
+        worker = Worker(concurrency=args.in_flight, name=name)
         started, cpu_started = time.perf_counter(), time.process_time()
         asyncio.run(worker.serve(until_idle=True))
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    return Step.objects.filter(episode__run__submission=submission).count(), cpu, elapsed
+
+
+@contextlib.contextmanager
+def _httpcore_transport():
+    """The URL guard's connections made by httpx's own transport (httpcore on anyio)
+    instead of the lean HTTP/1.1 transport (arena.clients.lean_http)."""
+    import httpx
+
+    from arena.clients import urlguard
+
+    lean, urlguard.LeanHTTP11Transport = urlguard.LeanHTTP11Transport, httpx.AsyncHTTPTransport
+    try:
+        yield
     finally:
         urlguard.LeanHTTP11Transport = lean
-    return Step.objects.filter(episode__run__submission=submission).count(), cpu, elapsed
+
+
+@contextlib.contextmanager
+def _through_async_client():
+    """Requests sent as before: through httpx.AsyncClient's per-request machinery
+    (build_request, auth and redirect flows, its cookie jar read only when an answer
+    sets a cookie, the body read through Response.aiter_bytes) over the same guarded
+    lean transport, instead of straight to the transport (HTTPModelClient._request)."""
+    import httpx
+
+    from arena.clients.http import HTTPModelClient
+
+    class CookiesWhenSet(httpx.Cookies):
+        def extract_cookies(self, response):
+            if "set-cookie" in response.headers or "set-cookie2" in response.headers:
+                super().extract_cookies(response)
+
+    async def request(self, payload):
+        http = self.__dict__.get("_bench_async_client")
+        if http is None:
+            http = self._bench_async_client = httpx.AsyncClient(
+                transport=self._transport, headers=self._headers, timeout=httpx.Timeout(self.timeout_seconds),
+                follow_redirects=False, trust_env=False)
+            http._cookies = CookiesWhenSet()
+        built = http.build_request("POST", self._parsed_url(), content=payload,
+                                   headers=self._attempt_headers(payload), timeout=httpx.Timeout(self.timeout_seconds))
+        return await http.send(built, stream=True)
+
+    async def read_capped(self, response):
+        chunks, size = [], 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > self.max_response_bytes:
+                raise RuntimeError("the fake model's answer is never this large")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    direct = HTTPModelClient._request, HTTPModelClient._read_capped
+    HTTPModelClient._request, HTTPModelClient._read_capped = request, read_capped
+    try:
+        yield
+    finally:
+        HTTPModelClient._request, HTTPModelClient._read_capped = direct
+
+
+# (name, what is switched off, switch): each row plays the same games once more.
+SWITCH_OFF_ROWS = [
+    ("httpx-client", "requests through httpx.AsyncClient (build_request, send, aiter_bytes)", _through_async_client),
+    ("httpcore", "connections by httpx's own transport (httpcore) instead of the lean HTTP/1.1 one", _httpcore_transport),
+]
 
 
 def _start_profiles() -> tuple:
@@ -155,6 +214,8 @@ def main() -> None:
     parser.add_argument("--profile", metavar="FILE", help="write a cProfile of the worker's run to FILE (pstats format)")
     parser.add_argument("--without-httpcore-row", action="store_true",
                         help="skip the same games played through httpx's own transport")
+    parser.add_argument("--without-fix-rows", action="store_true",
+                        help="skip every row that plays the same games with a fix switched off")
     args = parser.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="arena-bench-")
@@ -200,7 +261,9 @@ def main() -> None:
             _stop_profiles(profilers, args.profile)
         steps = Step.objects.filter(episode__run__submission=submission).count()
         baseline_steps, baseline_cpu = _zero_latency_baseline(args)
-        httpcore = None if args.without_httpcore_row else _httpcore_model_steps(args, base_url)
+        rows = [(name, what, _model_steps_with(args, base_url, f"bench-{name}", switch))
+                for name, what, switch in SWITCH_OFF_ROWS
+                if not args.without_fix_rows and not (name == "httpcore" and args.without_httpcore_row)]
     finally:
         stop.set()
         requests = ports.get(timeout=30)
@@ -219,12 +282,11 @@ def main() -> None:
     print(f"zero-latency agent : {baseline_ms:.2f} ms CPU per step (random baseline, same task and in-flight count, same run)")
     print(f"model-call path    : {model_ms - baseline_ms:.2f} ms CPU per step (model step minus baseline step; "
           f"model step / baseline step = {model_ms / baseline_ms:.2f}); target: model step <= 1.5 ms")
-    if httpcore:
-        httpcore_steps, httpcore_cpu, httpcore_elapsed = httpcore
-        httpcore_ms = 1000 * httpcore_cpu / max(1, httpcore_steps)
-        print(f"httpx's transport  : {httpcore_ms:.2f} ms CPU per model step, ratio to ideal "
-              f"{httpcore_steps / httpcore_elapsed / ideal:.3f} (the same games, connections by httpcore instead of "
-              f"the lean HTTP/1.1 transport; lean / httpcore CPU = {model_ms / httpcore_ms:.2f})")
+    for name, what, (row_steps, row_cpu, row_elapsed) in rows:
+        row_ms = 1000 * row_cpu / max(1, row_steps)
+        print(f"without fix {name:<13}: {row_ms:.2f} ms CPU per model step, ratio to ideal "
+              f"{row_steps / row_elapsed / ideal:.3f} ({what}); with the fix / without = {model_ms / row_ms:.2f}, "
+              f"saves {row_ms - model_ms:.2f} ms per step")
     print("wall ratios are pessimistic on a shared machine (other processes take the cores); CPU per step is not")
     print(f"peak memory (RSS)  : {peak_mib:.0f} MiB (the worker process; the fake model runs in another)")
 

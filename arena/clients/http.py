@@ -270,18 +270,6 @@ def check_base_url(base_url: str, secrets: Iterable[str | None] = (), what: str 
 # --- the client ------------------------------------------------------------------------
 
 
-class CookiesWhenSet(httpx.Cookies):
-    """httpx's cookie jar (an endpoint's cookies are kept and sent back, as before) that
-    reads an answer for cookies only when it sets one: without a Set-Cookie header the
-    standard library's jar sets nothing, and building its request and response shims
-    cost about a tenth of the worker's CPU per model call."""
-
-    def extract_cookies(self, response: httpx.Response) -> None:
-        headers = response.headers
-        if "set-cookie" in headers or "set-cookie2" in headers:
-            super().extract_cookies(response)
-
-
 class HTTPModelClient(abc.ABC):
     """A POST-JSON-get-JSON client with retries; subclasses speak one provider's format.
 
@@ -345,15 +333,21 @@ class HTTPModelClient(abc.ABC):
             "User-Agent": "the-arena/1",
         }
         all_headers.update(headers or {})
-        self._http = httpx.AsyncClient(
-            transport=transport,
-            headers=all_headers,
-            timeout=httpx.Timeout(timeout_seconds),
-            follow_redirects=False,  # every hop must be checked; see arena.clients.urlguard
-            trust_env=False,  # environment proxies would bypass the guard
-        )
-        # httpx's setter would copy the jar into a plain httpx.Cookies.
-        self._http._cookies = CookiesWhenSet()
+        # Requests go straight to the transport (see `_request`): httpx.AsyncClient's
+        # per-request machinery (auth and redirect flows, event hooks, cookie merging,
+        # stream wrappers) cost a model call more CPU than the transport itself. What of
+        # it the arena relies on is done here: the same headers in the same order, the
+        # endpoint's cookies kept and sent back, redirects answered and never followed
+        # (every hop must be checked; see arena.clients.urlguard), no environment
+        # proxies (they would bypass the guard).
+        self._transport = transport
+        # httpx.AsyncClient's defaults updated with the arena's: only its
+        # "Connection: keep-alive" is left of them, first, as it always was sent.
+        self._headers = httpx.Headers({"Connection": "keep-alive"})
+        self._headers.update(all_headers)
+        self._merged_headers: tuple[tuple, tuple[httpx.Headers, bool]] | None = None  # see _request_headers
+        self.cookies = httpx.Cookies()
+        self._closed = False
 
     def __repr__(self) -> str:  # no secret here, ever
         model = getattr(self, "model", None)
@@ -371,7 +365,9 @@ class HTTPModelClient(abc.ABC):
     # --- lifecycle ---------------------------------------------------------------------
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        if not self._closed:
+            self._closed = True
+            await self._transport.aclose()
 
     async def __aenter__(self):
         return self
@@ -501,10 +497,8 @@ class HTTPModelClient(abc.ABC):
         status: int | None = None
         try:
             async with asyncio.timeout(self.total_timeout_seconds):
-                async with self._http.stream(
-                    "POST", self._parsed_url(), content=payload, headers=self._attempt_headers(payload),
-                    timeout=httpx.Timeout(self.timeout_seconds),
-                ) as response:
+                response = await self._request(payload)
+                try:
                     status = response.status_code
                     self._observe(status, response.headers)
                     if 300 <= status < 400:
@@ -518,6 +512,8 @@ class HTTPModelClient(abc.ABC):
                             kind=ErrorKind.BAD_REQUEST,
                         )
                     body = await self._read_capped(response)
+                finally:
+                    await response.aclose()
         except AttemptFailed:
             raise
         except UnsafeURL as exc:
@@ -562,6 +558,64 @@ class HTTPModelClient(abc.ABC):
             raise self._status_failure(status, response.headers, body)
         return self._parse(body, status)
 
+    async def _request(self, payload: bytes) -> httpx.Response:
+        """POST `payload` through the transport: the request httpx.AsyncClient would
+        build (its headers, then this attempt's, the cookie jar's ``Cookie``, then
+        ``Host`` first and ``Content-Length`` last), its cookies kept, a redirect's
+        ``Location`` read as httpx reads it (a malformed one is a protocol error) and
+        never followed. The caller closes the response."""
+        if self._closed:
+            raise RuntimeError("Cannot send a request, as the client has been closed.")
+        seconds = self.timeout_seconds
+        extensions = {"timeout": {"connect": seconds, "read": seconds, "write": seconds, "pool": seconds}}
+        url = self._parsed_url()
+        headers, plain = self._request_headers(self._attempt_headers(payload))
+        if plain and payload and not self.cookies:
+            # What httpx.Request adds to such headers, put in place at once: Host first,
+            # Content-Length last (see httpx.Request._prepare), the body already read.
+            request = httpx.Request(
+                "POST", url, headers=[(b"Host", url.netloc), *headers.raw, (b"Content-Length", b"%d" % len(payload))],
+                stream=httpx.ByteStream(payload), extensions=extensions,
+            )
+            request.read()
+        else:
+            request = httpx.Request("POST", url, content=payload, headers=headers,
+                                    cookies=self.cookies if self.cookies else None, extensions=extensions)
+        response = await self._transport.handle_async_request(request)
+        response.request = request
+        try:
+            headers = response.headers
+            # Without a Set-Cookie header the standard library's jar sets nothing, and
+            # building its request and response shims costs more than the rest here.
+            if "set-cookie" in headers or "set-cookie2" in headers:
+                self.cookies.extract_cookies(response)
+            if response.has_redirect_location:
+                try:
+                    httpx.URL(headers["location"])
+                except httpx.InvalidURL as exc:
+                    raise httpx.RemoteProtocolError(
+                        f"Invalid URL in location header: {exc}.", request=request
+                    ) from None
+        except BaseException:
+            await response.aclose()
+            raise
+        return response
+
+    def _request_headers(self, attempt_headers: Mapping[str, str]) -> tuple[httpx.Headers, bool]:
+        """The client's headers updated with this attempt's, as httpx merges them (an
+        attempt header replaces the client's and goes after them), and whether they
+        leave Host, Content-Length, Transfer-Encoding and Cookie to the request (then
+        `_request` adds them itself). The same attempt headers at every call (most
+        providers) are merged once."""
+        key = tuple(attempt_headers.items())
+        merged = self._merged_headers
+        if merged is None or merged[0] != key:
+            headers = httpx.Headers(self._headers)
+            headers.update(attempt_headers)
+            plain = not any(name in headers for name in ("host", "content-length", "transfer-encoding", "cookie"))
+            merged = self._merged_headers = (key, (headers, plain))
+        return merged[1]
+
     def _parsed_url(self) -> httpx.URL:
         """`self.url` parsed once, not at every call (parsing costs more than the rest
         of building the request)."""
@@ -585,7 +639,11 @@ class HTTPModelClient(abc.ABC):
             raise AttemptFailed(too_big, retryable=False, status=response.status_code, kind=ErrorKind.BAD_ANSWER)
         chunks: list[bytes] = []
         size = 0
-        async for chunk in response.aiter_bytes():
+        # A body without Content-Encoding is the transport's bytes as they are: read
+        # from its stream, not through httpx's decoder and chunker layers (the asked-for
+        # identity encoding is the normal case; anything else is decoded by httpx).
+        body = response.stream if "content-encoding" not in response.headers else response.aiter_bytes()
+        async for chunk in body:
             size += len(chunk)
             if size > cap:
                 raise AttemptFailed(too_big, retryable=False, status=response.status_code, kind=ErrorKind.BAD_ANSWER)

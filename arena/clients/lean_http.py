@@ -33,6 +33,10 @@ MAX_TRAILER_LINES = 100
 _HEADER_NAME = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _UNSENDABLE_IN_VALUE = re.compile(rb"[\r\n\x00]")
 READ_CHUNK = 64 * 1024
+# Header lines a transport found sendable are not checked again: a model's client sends
+# the same few at every call (the body's length aside), and checking each against the
+# patterns above cost more than writing it. Bounded: forgotten all at once when full.
+MAX_SENDABLE_REMEMBERED = 256
 
 
 @functools.lru_cache(maxsize=1024)
@@ -84,6 +88,8 @@ class LeanHTTP11Transport(httpx.AsyncBaseTransport):
         self._expiry = limits.keepalive_expiry if limits.keepalive_expiry is not None else float("inf")
         self._idle: dict[tuple, list[_Connection]] = {}
         self._closed = False
+        # Kept by this transport (its client's headers), not shared between clients.
+        self._sendable: set[tuple[bytes, bytes]] = set()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         url = request.url
@@ -98,11 +104,14 @@ class LeanHTTP11Transport(httpx.AsyncBaseTransport):
         body = b"".join([part async for part in request.stream])
         head = self._head(request, body)
         if self._slots is not None:
-            try:
-                async with asyncio.timeout(timeouts.get("pool")):
-                    await self._slots.acquire()
-            except TimeoutError:
-                raise httpx.PoolTimeout("No connection slot became free in time", request=request) from None
+            if self._slots.locked():
+                try:
+                    async with asyncio.timeout(timeouts.get("pool")):
+                        await self._slots.acquire()
+                except TimeoutError:
+                    raise httpx.PoolTimeout("No connection slot became free in time", request=request) from None
+            else:  # a free slot is taken at once: no wait to bound
+                await self._slots.acquire()
         connection = None
         try:
             connection = self._pooled(key)
@@ -166,13 +175,18 @@ class LeanHTTP11Transport(httpx.AsyncBaseTransport):
         return _Connection(reader, writer)
 
     # -- one exchange ----------------------------------------------------------------------
-    @staticmethod
-    def _head(request: httpx.Request, body: bytes) -> bytes:
+    def _head(self, request: httpx.Request, body: bytes) -> bytes:
         url = request.url
         target = url.raw_path or b"/"
         lines = [request.method.encode("ascii") + b" " + target + b" HTTP/1.1"]
         names = set()
-        for name, value in request.headers.raw:
+        sendable = self._sendable
+        for header in request.headers.raw:
+            name, value = header
+            if header in sendable:  # checked at an earlier call
+                names.add(name.lower())
+                lines.append(name + b": " + value)
+                continue
             # A value is sent as it is: a line break in it (an API key pasted with one)
             # would start a header of the endpoint's choosing. Refused, as h11 refuses it,
             # without quoting the value (it may be the key).
@@ -180,6 +194,9 @@ class LeanHTTP11Transport(httpx.AsyncBaseTransport):
                 raise httpx.LocalProtocolError(
                     f"Illegal header value in {name[:40].decode('ascii', 'replace')!r}: it holds a line break or "
                     "a null character", request=request)
+            if len(sendable) >= MAX_SENDABLE_REMEMBERED:
+                sendable.clear()
+            sendable.add(header)
             names.add(name.lower())
             lines.append(name + b": " + value)
         if b"host" not in names:
@@ -194,8 +211,12 @@ class LeanHTTP11Transport(httpx.AsyncBaseTransport):
             connection.writer.write(head + body if len(body) < 65536 else head)
             if len(body) >= 65536:
                 connection.writer.write(body)
-            async with asyncio.timeout(timeouts.get("write")):
-                await connection.writer.drain()
+            writer = connection.writer
+            if writer.transport.get_write_buffer_size():
+                async with asyncio.timeout(timeouts.get("write")):
+                    await writer.drain()
+            else:  # all sent already: drain only reports a lost connection, it never waits
+                await writer.drain()
         except TimeoutError:
             raise httpx.WriteTimeout("Timed out sending the request", request=request) from None
         except OSError as exc:

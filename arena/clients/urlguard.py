@@ -288,6 +288,10 @@ def shared_ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
+# (URL, checked address) -> the URL naming that address; see GuardedTransport._pinned_url.
+_PINNED_URLS: dict[tuple[httpx.URL, IPAddress], httpx.URL] = {}
+
+
 class GuardedTransport(httpx.AsyncBaseTransport):
     """An httpx transport that only connects to addresses `address_problem` allows.
 
@@ -323,7 +327,6 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         self._kwargs = transport_kwargs
         self._max_addresses = max_addresses
         self._inner: dict[tuple[str, str, int], httpx.AsyncBaseTransport] = {}
-        self._pinned_urls: dict[tuple[httpx.URL, IPAddress], httpx.URL] = {}
 
     def _transport_for(self, key: tuple[str, str, int]) -> httpx.AsyncBaseTransport:
         inner = self._inner.get(key)
@@ -373,17 +376,18 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         assert last_error is not None
         raise last_error
 
-    def _pinned_url(self, url: httpx.URL, ip: IPAddress) -> httpx.URL:
+    @staticmethod
+    def _pinned_url(url: httpx.URL, ip: IPAddress) -> httpx.URL:
         """`url` with its host replaced by the checked address; the same model is called
         at the same URL step after step, and building it costs more than the rest of the
-        request."""
-        pinned_urls = self._pinned_urls
+        request. Shared by every transport: an episode's client has its own, and each
+        would otherwise build it again."""
         key = (url, ip)
-        pinned = pinned_urls.get(key)
+        pinned = _PINNED_URLS.get(key)
         if pinned is None:
-            if len(pinned_urls) >= 1024:
-                pinned_urls.clear()
-            pinned = pinned_urls[key] = url.copy_with(host=str(ip))
+            if len(_PINNED_URLS) >= 1024:
+                _PINNED_URLS.clear()
+            pinned = _PINNED_URLS[key] = url.copy_with(host=str(ip))
         return pinned
 
     async def aclose(self) -> None:

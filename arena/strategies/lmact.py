@@ -270,6 +270,8 @@ class LMActStrategy:
         self._tail_tokens = tokens.TextTokenMemo()
         # Per step of the evaluation trajectory: its converted content and estimated tokens.
         self._steps: list[tuple[list[dict], int]] = []
+        # (steps dropped, steps merged, their merged content): see `_trajectory`.
+        self._merged_trajectory: tuple[int, int, list[dict]] | None = None
         self._provider = run.submission.provider
 
     def begin(self, task, observation, images: ImageStore) -> tuple[list, list[int]]:
@@ -356,21 +358,36 @@ class LMActStrategy:
         tail_tokens = sum(self._tail_tokens(p["text"]) for p in tail_parts)
         sizes = [size for _, size in self._steps]
         dropped = oldest_to_drop(self._prefix_tokens + tail_tokens + 20, sizes, budget)
-        trajectory: list[dict] = []
-        if dropped:
-            trajectory.append({"type": "text", "text": SEPARATOR})
-            trajectory.extend(self._converter.convert([omitted_steps_part(dropped)]))
-        for content, _ in self._steps[dropped:]:
-            trajectory.extend(content)
         estimate = self._prefix_tokens + tail_tokens + sum(sizes[dropped:])
         # A plain string unless an image goes with it: servers such as llama-cpp-python's
         # (and chat templates that add strings to the content) refuse content parts.
-        content = as_message_content(self._prefix_content + merge_text(trajectory + tail))
+        content = as_message_content(self._prefix_content + merge_text(self._trajectory(dropped) + tail))
         messages = [{"role": "user", "content": content}]
         # The frozen prefix (preamble and demonstrations) in characters, where a provider
         # caches only what is marked (Anthropic's cache_control).
         frozen = sum(len(part.get("text", "")) for part in self._prefix_content)
         return Prompt(messages, estimate, dropped, frozen_chars=frozen)
+
+    def _trajectory(self, dropped: int) -> list[dict]:
+        """The trajectory's content from step `dropped` on (after a note saying how many
+        were left out), neighbouring text merged. The merge of the previous call is
+        extended by the steps added since, while the same steps are dropped: the same
+        parts as merging them all again (merge_text only joins neighbours), without
+        re-joining the whole trajectory at every step."""
+        cached = self._merged_trajectory
+        if cached is not None and cached[0] == dropped and cached[1] <= len(self._steps):
+            merged, start = cached[2], cached[1]
+        else:
+            merged, start = [], dropped
+            if dropped:
+                merged.append({"type": "text", "text": SEPARATOR})
+                merged.extend(self._converter.convert([omitted_steps_part(dropped)]))
+        merged = list(merged)  # the cached list stays as it is (merge_text copies the parts it joins)
+        for content, _ in self._steps[start:]:
+            merged.extend(content)
+        merged = merge_text(merged)
+        self._merged_trajectory = (dropped, len(self._steps), merged)
+        return merged
 
     def parse(self, completion: str) -> tuple[str | None, str]:
         return parse_action(completion, self._legal), parse_reasoning(completion)
