@@ -7,7 +7,7 @@ sweep), so they survive the young collections, reach the oldest generation and m
 every full collection walk them all, with Django's and every module's objects besides.
 With CPython's default thresholds, 200 clients on cached pages made a process run 5-10
 full collections in 8 s, each pausing every request in it for 100-500 ms, and the
-collector took about a third of the process's CPU (bench/http_load.py, the rows with and
+collector took over a quarter of the process's CPU (bench/http_load.py, the rows with and
 without ARENA_WEB_GC_TUNED). So, before the first request:
 
 - everything loaded so far (Django, the project's modules, the page cache) is moved out
