@@ -8,8 +8,14 @@ connections each sending its next request as soon as the last one answered, for
 `--seconds`, alternating the front page and the leaderboard API:
 
     1 process, page cache off  — how the site was served before (one Daphne)
+    1 process, page cache on, GC default
     1 process, page cache on
+    N processes, page cache on, GC default
     N processes, page cache on — what `make serve` starts (N: --processes, default one per core)
+
+"GC default": the web processes keep CPython's garbage collector thresholds and freeze
+nothing (ARENA_WEB_GC_TUNED=0), as they did before arena.web.web_process tuned them; the
+other rows run as `make serve` does.
 
 Prints requests/s, p50/p95/p99 latency and errors of each beside the target (p95 under
 200 ms with 200 clients) and the ratio to the first. The load generator (wrk when
@@ -125,8 +131,8 @@ class Site:
     """The launcher on a free loopback port, stopped with SIGTERM. Its output (the web
     processes' access log) goes to a file: an unread pipe would fill up and stall them."""
 
-    def __init__(self, env: dict, processes: int, cache: bool, log: Path):
-        env = {**env, "ARENA_PAGE_CACHE": "1" if cache else "0"}
+    def __init__(self, env: dict, processes: int, cache: bool, gc_tuned: bool, log: Path):
+        env = {**env, "ARENA_PAGE_CACHE": "1" if cache else "0", "ARENA_WEB_GC_TUNED": "1" if gc_tuned else "0"}
         with log.open("w") as output:
             self.process = subprocess.Popen(
                 [sys.executable, "manage.py", "arena_web", "--port", "0", "--processes", str(processes)],
@@ -193,21 +199,22 @@ def main() -> None:
     try:
         finished, late_episode = seed(env, args.episodes_per_run, args.submissions)
         print(f"seeded: {finished} finished episodes", flush=True)
-        setups = [(1, False), (1, True), (args.processes, True)]
+        setups = [(1, False, True), (1, True, False), (1, True, True),
+                  (args.processes, True, False), (args.processes, True, True)]
         results = []
-        for processes, cache in setups:
-            site = Site(env, processes, cache, Path(var) / f"web-{len(results)}.log")
+        for processes, cache, gc_tuned in setups:
+            site = Site(env, processes, cache, gc_tuned, Path(var) / f"web-{len(results)}.log")
             try:
                 warm_up(site.base_url, processes)
                 cpu_before = server_cpu_seconds(site.process.pid)
                 result = closed_loop(site.base_url, PATHS, clients=args.clients, seconds=args.seconds)
                 result.server_cpu_ms = 1000 * (server_cpu_seconds(site.process.pid) - cpu_before) / max(1, result.requests)
-                if (processes, cache) == setups[-1]:
+                if (processes, cache, gc_tuned) == setups[-1]:
                     stale = staleness(env, site.base_url, late_episode)
             finally:
                 site.stop()
-            results.append((processes, cache, result))
-            print(f"  measured {processes} process(es), cache {'on' if cache else 'off'}", flush=True)
+            results.append((processes, cache, gc_tuned, result))
+            print(f"  measured {_setup(processes, cache, gc_tuned)}", flush=True)
     finally:
         shutil.rmtree(var, ignore_errors=True)
     report(args, results)
@@ -216,21 +223,28 @@ def main() -> None:
           f"0.5 s by default, plus a rendering)")
 
 
+def _setup(processes: int, cache: bool, gc_tuned: bool) -> str:
+    return (f"{processes} process{'es' if processes > 1 else ''}, page cache {'on' if cache else 'off'}"
+            + ("" if gc_tuned else ", GC default"))
+
+
 def report(args, results) -> None:
     print()
     print(f"{args.clients} concurrent clients for {args.seconds:g} s each, closed loop on loopback, "
-          f"paths {', '.join(PATHS)} alternately; load generator: {results[0][2].generator}")
+          f"paths {', '.join(PATHS)} alternately; load generator: {results[0][3].generator}")
     print("The load generator competes for the same cores as the server: figures are pessimistic.")
     print(f"load average before the report: {', '.join(f'{x:.2f}' for x in os.getloadavg())} "
           f"on {os.cpu_count()} cores")
     print(f"target: p95 < {TARGET_P95_MS:.0f} ms")
     print("server CPU/req: the web processes' CPU time over the load divided by the requests answered (load-independent)")
-    print(f"{'setup':34} {'req/s':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'errors':>7} {'CPU/req ms':>10}  {'p95 target':>10}  ratio")
-    baseline = results[0][2].rate
-    for processes, cache, result in results:
-        setup = f"{processes} process{'es' if processes > 1 else ''}, page cache {'on' if cache else 'off'}"
+    print("GC default: CPython's collector thresholds, nothing frozen (ARENA_WEB_GC_TUNED=0); "
+          "the other rows as `make serve` runs")
+    print(f"{'setup':46} {'req/s':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'errors':>7} {'CPU/req ms':>10}  {'p95 target':>10}  ratio")
+    baseline = results[0][3].rate
+    for processes, cache, gc_tuned, result in results:
+        setup = _setup(processes, cache, gc_tuned)
         met = "met" if result.requests and result.p95_ms < TARGET_P95_MS and not result.errors else "missed"
-        print(f"{setup:34} {result.rate:8.1f} {result.p50_ms:8.1f} {result.p95_ms:8.1f} {result.p99_ms:8.1f} "
+        print(f"{setup:46} {result.rate:8.1f} {result.p50_ms:8.1f} {result.p95_ms:8.1f} {result.p99_ms:8.1f} "
               f"{result.errors:7d} {result.server_cpu_ms:10.3f}  {met:>10}  " + (f"×{result.rate / baseline:.1f} req/s" if baseline else "—"))
 
 

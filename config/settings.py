@@ -223,6 +223,9 @@ ARENA_LIVE_SIGNAL_DIR = env_str("ARENA_LIVE_SIGNAL_DIR", str(VAR_DIR / "live"))
 # Daphne processes `manage.py arena_web` starts (arena.web.launcher): one per core this
 # process may run on unless set.
 ARENA_WEB_PROCESSES = env_int("ARENA_WEB_PROCESSES", len(os.sched_getaffinity(0)), minimum=1, maximum=256)
+# Each web process freezes what it loaded at start-up and runs the cyclic garbage
+# collector less often (arena.web.web_process); off: CPython's defaults, for comparison.
+ARENA_WEB_GC_TUNED = env_bool("ARENA_WEB_GC_TUNED", True)
 ARENA_MODEL_TIMEOUT_SECONDS = env_float("ARENA_MODEL_TIMEOUT_SECONDS", 120.0, minimum=0.1)
 ARENA_MODEL_MAX_RETRIES = env_int("ARENA_MODEL_MAX_RETRIES", 4, minimum=0, maximum=10)
 ARENA_MODEL_BACKOFF_SECONDS = env_float("ARENA_MODEL_BACKOFF_SECONDS", 1.0, minimum=0.0)

@@ -3,13 +3,14 @@
 One Daphne process answers HTTP in one thread of Python: about a core's worth of
 requests. The launcher binds the address once per process, each socket with
 SO_REUSEPORT, and starts N Daphnes, each accepting on its own inherited socket
-(`daphne --fd`), so every process serves HTTP and websockets alike. Why one socket each
-rather than one shared: on a shared socket every process wakes for each connection and
-the quickest grabs a batch, so under 200 keep-alive clients one process held most of
-them (p99 11 s with 2 processes against 0.3 s with 1, bench/http_load.py); with
-SO_REUSEPORT the kernel spreads new connections evenly over the sockets. A child's socket
-stays open in the launcher while the child is restarted, so connections sent to it wait
-in its backlog instead of being refused.
+(`daphne --fd`, through arena.web.web_process), so every process serves HTTP and
+websockets alike. Why one socket each rather than one shared: on a shared socket every
+process wakes for each connection and the quickest grabs a batch, so under 200
+keep-alive clients one process held most of them (p99 11 s with 2 processes against
+0.3 s with 1, bench/http_load.py); with SO_REUSEPORT the kernel spreads new
+connections evenly over the sockets. A child's socket stays open in the launcher while
+the child is restarted, so connections sent to it wait in its backlog instead of being
+refused.
 
 It restarts a child that dies (waiting longer after each quick crash), and on SIGINT or
 SIGTERM stops them all: SIGTERM, then SIGKILL for any still there after a grace period.
@@ -30,6 +31,8 @@ from dataclasses import dataclass, field
 
 
 APPLICATION = "config.asgi:application"
+# Daphne's command line, with the garbage collector set for serving (see that module).
+WEB_PROCESS = "arena.web.web_process"
 GRACE_SECONDS = 10.0
 # A child that lived less than this crashed on start: wait longer before the next try.
 QUICK_EXIT_SECONDS = 10.0
@@ -92,7 +95,7 @@ class Launcher:
         self.stopping = False
 
     def command(self, child: Child) -> list[str]:
-        return [sys.executable, "-m", "daphne", "--fd", str(child.sock.fileno()),
+        return [sys.executable, "-m", WEB_PROCESS, "--fd", str(child.sock.fileno()),
                 *self.daphne_options, self.application]
 
     def start(self, child: Child) -> None:

@@ -1,0 +1,60 @@
+"""A web process (arena.web.web_process) sets the garbage collector for serving once
+Daphne's command line has loaded the application, unless ARENA_WEB_GC_TUNED is off.
+
+Each case runs the real command line in a child process (the collector is process-wide),
+with Daphne's serving loop replaced by a report of the collector's state at the moment
+the server would start serving."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from arena.web.launcher import APPLICATION, WEB_PROCESS
+from arena.web.web_process import THRESHOLDS
+from tests.support.worker_process import ROOT, Arena
+
+STATE_AT_SERVING = f"""
+import gc, json, sys
+import daphne.server
+import {WEB_PROCESS} as web_process
+
+def report(server):
+    print(json.dumps({{
+        "thresholds": gc.get_threshold(),
+        "frozen": gc.get_freeze_count(),
+        "application_loaded": "config.asgi" in sys.modules,
+    }}))
+
+daphne.server.Server.run = report
+web_process.WebProcessCommandLine().run(["--port", "0", {APPLICATION!r}])
+"""
+
+
+def state_at_serving(**settings: str) -> dict:
+    arena = Arena(**settings)
+    try:
+        done = subprocess.run([sys.executable, "-c", STATE_AT_SERVING], cwd=ROOT, env=arena.env,
+                              capture_output=True, text=True, timeout=180)
+    finally:
+        arena.close()
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("setting", ["1", None])
+def test_the_application_is_loaded_then_frozen_and_collections_made_rarer(setting):
+    settings = {} if setting is None else {"ARENA_WEB_GC_TUNED": setting}  # on by default
+    state = state_at_serving(**settings)
+    assert state["application_loaded"]
+    assert tuple(state["thresholds"]) == THRESHOLDS
+    # Django and the project's modules: tens of thousands of objects at least.
+    assert state["frozen"] > 10_000
+
+
+def test_with_the_setting_off_the_collector_keeps_cpythons_defaults():
+    state = state_at_serving(ARENA_WEB_GC_TUNED="0")
+    assert state["application_loaded"]
+    assert tuple(state["thresholds"]) == (700, 10, 10)
+    assert state["frozen"] == 0
