@@ -5,6 +5,7 @@ current v4"), per overall row the runs behind its figures that are not current."
 from __future__ import annotations
 
 import dataclasses
+import functools
 from functools import lru_cache
 
 from arena.selectors import same_runs_key
@@ -52,12 +53,14 @@ class RowHarness:
     # Runs read from another harness's logs (labelled "imported" where they are shown).
     imported: int = 0
 
-    @property
+    @functools.cached_property
     def notes(self) -> list[str]:
-        """Each distinct note of the older runs, with how many runs it covers."""
+        """Each distinct note of the older runs, with how many runs it covers (worked
+        out once: a row's mark and summary each ask for it)."""
         counts: dict[str, int] = {}
         for _, standing in self.older:
-            counts[standing.note] = counts.get(standing.note, 0) + 1
+            note = standing.note
+            counts[note] = counts.get(note, 0) + 1
         return [f"{count} run{'s' if count != 1 else ''} {note}" for note, count in counts.items()]
 
     @property
@@ -108,16 +111,21 @@ def without_superseded(runs) -> list[Run]:
     episodes, its older runs leave the pooled and best-run figures (their own rows on
     the task leaderboards stay, marked)."""
     runs = list(runs)
+    standings = [run_standing(run) for run in runs]
+    old = {run.submission_id for run, standing in zip(runs, standings) if standing is not None and not standing.is_current}
+    if not old:
+        return runs  # nothing older than its suite's harness: nothing superseded
+    # Only the submissions with older runs can have one superseded (a key is a JSON dump).
     replaced = set()
-    for run in runs:
-        standing = run_standing(run)
-        if standing is not None and standing.is_current and run.episodes_done:
+    for run, standing in zip(runs, standings):
+        if run.submission_id in old and standing is not None and standing.is_current and run.episodes_done:
             replaced.add((run.submission_id, same_runs_key(run)))
+    if not replaced:
+        return runs
     kept = []
-    for run in runs:
-        standing = run_standing(run)
-        old = standing is not None and not standing.is_current
-        if old and (run.submission_id, same_runs_key(run)) in replaced:
+    for run, standing in zip(runs, standings):
+        is_old = standing is not None and not standing.is_current
+        if is_old and (run.submission_id, same_runs_key(run)) in replaced:
             continue
         kept.append(run)
     return kept
