@@ -17,11 +17,16 @@ from envs.registry import get_suite, suite_of
 def run_standing(run: Run) -> harness.Standing | None:
     """The run's harness against its suite's current one (None for a task no longer in
     the catalogue)."""
+    return standing_of(run.task, run.harness_version)
+
+
+def standing_of(task: str, stored: str) -> harness.Standing | None:
+    """`run_standing` of a run of `task` that stored the harness version `stored`."""
     try:
-        suite = suite_of(run.task)
+        suite = suite_of(task)
     except KeyError:
         return None
-    return _standing(run.harness_version, suite.id, harness.current_version(suite))
+    return _standing(stored, suite.id, harness.current_version(suite))
 
 
 @lru_cache(maxsize=1024)

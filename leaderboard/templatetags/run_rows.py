@@ -23,7 +23,9 @@ from django.urls import get_script_prefix, reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import capfirst, slugify
 
-from leaderboard.boards.harness import run_standing
+from envs.harness import current_version
+from envs.registry import suite_of
+from leaderboard.boards.harness import standing_of
 from leaderboard.templatetags.arena_format import compact, metric, percent, task_url, usd, variant_label
 
 register = template.Library()
@@ -82,7 +84,17 @@ def moderation_mark(item) -> SafeString:
 def harness_mark(run) -> SafeString:
     """The run's harness version, or the note saying it is not its suite's current one
     (leaderboard.boards.harness); a newline after it, as the include wrote it."""
-    standing = run_standing(run)
+    try:
+        suite = suite_of(run.task)
+    except KeyError:
+        return mark_safe("\n")
+    return _harness_mark(run.task, run.harness_version, current_version(suite))
+
+
+@lru_cache(maxsize=1024)
+def _harness_mark(task: str, stored: str, current: str) -> SafeString:
+    # The mark depends on these three strings only, and a table's runs share a few.
+    standing = standing_of(task, stored)
     if not standing:
         return mark_safe("\n")
     if standing.is_current:
