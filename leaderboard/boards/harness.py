@@ -116,7 +116,14 @@ def without_superseded(runs) -> list[Run]:
     episodes, its older runs leave the pooled and best-run figures (their own rows on
     the task leaderboards stay, marked)."""
     runs = list(runs)
-    standings = [run_standing(run) for run in runs]
+    # A board's thousand runs hold a few (task, stored version) pairs: each looked up once.
+    known: dict[tuple[str, str], harness.Standing | None] = {}
+    standings = []
+    for run in runs:
+        key = (run.task, run.harness_version)
+        if key not in known:
+            known[key] = standing_of(*key)
+        standings.append(known[key])
     old = {run.submission_id for run, standing in zip(runs, standings) if standing is not None and not standing.is_current}
     if not old:
         return runs  # nothing older than its suite's harness: nothing superseded
