@@ -23,7 +23,7 @@ from django.urls import get_script_prefix, reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import capfirst, slugify
 
-from envs.harness import current_version
+from envs import harness
 from envs.registry import suite_of
 from leaderboard.boards.harness import standing_of
 from leaderboard.templatetags.arena_format import compact, metric, percent, task_url, usd, variant_label
@@ -88,7 +88,7 @@ def harness_mark(run) -> SafeString:
         suite = suite_of(run.task)
     except KeyError:
         return mark_safe("\n")
-    return _harness_mark(run.task, run.harness_version, current_version(suite))
+    return _harness_mark(run.task, run.harness_version, harness.current_version(suite))
 
 
 @lru_cache(maxsize=1024)
