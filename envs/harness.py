@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from importlib import metadata
 
 from envs.suite import Suite
@@ -117,7 +117,7 @@ class Standing:
         here, so playing them again is no update of theirs)."""
         return not self.is_current and not self.played.imported
 
-    @property
+    @cached_property
     def note(self) -> str:
         """One sentence for the row: "played under BALROG suite v3; current v4"."""
         played, current, title = self.played, self.current, self.suite.title

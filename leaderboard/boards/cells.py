@@ -106,9 +106,22 @@ def cell_figure(runs: list[Run], suite: Suite) -> tuple[Figure, list[Run]]:
 def episodes_url(suite: Suite, runs: list[Run]) -> str:
     """The episodes behind a figure: the run's page, or a list of the runs' episodes."""
     if len(runs) == 1:
-        return runs[0].get_absolute_url()
+        head, tail = _run_path(get_script_prefix())
+        return f"{head}{runs[0].pk}{tail}"
     ids = ",".join(str(run.pk) for run in sorted(runs, key=lambda run: run.pk))
     return f"{_suite_episodes_path(suite.id, get_script_prefix())}?runs={ids}"
+
+
+# A primary key no run has, to reverse the run page's address once.
+_PLACEHOLDER_PK = 987654321987
+
+
+@lru_cache(maxsize=8)
+def _run_path(script_prefix: str) -> tuple[str, str]:
+    # Run.get_absolute_url reversed once (per prefix) and split around the pk: a board
+    # has hundreds of one-run cells.
+    head, _, tail = reverse("leaderboard:run", args=[_PLACEHOLDER_PK]).partition(str(_PLACEHOLDER_PK))
+    return head, tail
 
 
 @lru_cache(maxsize=64)

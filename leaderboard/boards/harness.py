@@ -5,6 +5,7 @@ current v4"), per overall row the runs behind its figures that are not current."
 from __future__ import annotations
 
 import dataclasses
+import functools
 from functools import lru_cache
 
 from arena.selectors import same_runs_key
@@ -16,11 +17,16 @@ from envs.registry import get_suite, suite_of
 def run_standing(run: Run) -> harness.Standing | None:
     """The run's harness against its suite's current one (None for a task no longer in
     the catalogue)."""
+    return standing_of(run.task, run.harness_version)
+
+
+def standing_of(task: str, stored: str) -> harness.Standing | None:
+    """`run_standing` of a run of `task` that stored the harness version `stored`."""
     try:
-        suite = suite_of(run.task)
+        suite = suite_of(task)
     except KeyError:
         return None
-    return _standing(run.harness_version, suite.id, harness.current_version(suite))
+    return _standing(stored, suite.id, harness.current_version(suite))
 
 
 @lru_cache(maxsize=1024)
@@ -52,12 +58,14 @@ class RowHarness:
     # Runs read from another harness's logs (labelled "imported" where they are shown).
     imported: int = 0
 
-    @property
+    @functools.cached_property
     def notes(self) -> list[str]:
-        """Each distinct note of the older runs, with how many runs it covers."""
+        """Each distinct note of the older runs, with how many runs it covers (worked
+        out once: a row's mark and summary each ask for it)."""
         counts: dict[str, int] = {}
         for _, standing in self.older:
-            counts[standing.note] = counts.get(standing.note, 0) + 1
+            note = standing.note
+            counts[note] = counts.get(note, 0) + 1
         return [f"{count} run{'s' if count != 1 else ''} {note}" for note, count in counts.items()]
 
     @property
@@ -108,16 +116,28 @@ def without_superseded(runs) -> list[Run]:
     episodes, its older runs leave the pooled and best-run figures (their own rows on
     the task leaderboards stay, marked)."""
     runs = list(runs)
+    # A board's thousand runs hold a few (task, stored version) pairs: each looked up once.
+    known: dict[tuple[str, str], harness.Standing | None] = {}
+    standings = []
+    for run in runs:
+        key = (run.task, run.harness_version)
+        if key not in known:
+            known[key] = standing_of(*key)
+        standings.append(known[key])
+    old = {run.submission_id for run, standing in zip(runs, standings) if standing is not None and not standing.is_current}
+    if not old:
+        return runs  # nothing older than its suite's harness: nothing superseded
+    # Only the submissions with older runs can have one superseded (a key is a JSON dump).
     replaced = set()
-    for run in runs:
-        standing = run_standing(run)
-        if standing is not None and standing.is_current and run.episodes_done:
+    for run, standing in zip(runs, standings):
+        if run.submission_id in old and standing is not None and standing.is_current and run.episodes_done:
             replaced.add((run.submission_id, same_runs_key(run)))
+    if not replaced:
+        return runs
     kept = []
-    for run in runs:
-        standing = run_standing(run)
-        old = standing is not None and not standing.is_current
-        if old and (run.submission_id, same_runs_key(run)) in replaced:
+    for run, standing in zip(runs, standings):
+        is_old = standing is not None and not standing.is_current
+        if is_old and (run.submission_id, same_runs_key(run)) in replaced:
             continue
         kept.append(run)
     return kept

@@ -200,49 +200,60 @@ def column_key(suite: Suite, run: Run) -> str | None:
     return suite.overall.column_of(run.task, run.options)
 
 
-def _suite_cells(suite: Suite, columns: list[Column], runs: list[Run]) -> list[Cell]:
-    by_column = grouped(runs, lambda run: column_key(suite, run))
+def _suite_cells(suite: Suite, columns: list[Column], runs: list[Run], keys: dict[int, str | None]) -> list[Cell]:
+    """The row's cells of one suite's `columns` from its `runs`, placed by `keys` (each
+    run's column_key, by run id)."""
+    by_column = grouped(runs, lambda run: keys[run.id])
     cells = []
     for column in columns:
         if column.summary:
             continue
         figure, behind = cell_figure(by_column.get(column.key, []), suite)
         cells.append(Cell(column, figure, behind, episodes_url(suite, behind) if behind else ""))
-    summary = next((column for column in columns if column.summary), None)
-    if summary is not None:
-        cells.append(_summary_cell(summary, suite, cells, runs))
     return cells
 
 
-def suite_figure(suite: Suite, cells: list[Cell], runs: list[Run]) -> tuple[Figure, bool]:
+def suite_figure(suite: Suite, cells: list[Cell], runs: list[Run], keys: dict[int, str | None] | None = None) -> tuple[Figure, bool]:
     """The suite's own figure for a row and whether it is complete: the mean over its
     tasks (MEAN_OVER_TASKS) or over its columns, with the √(Σ SE²)/n rule; complete
-    only when every column has a figure (BALROG's average needs all six environments)."""
+    only when every column has a figure (BALROG's average needs all six environments).
+    `keys`: the runs' column keys by run id, when already known."""
     played = [cell for cell in cells if not cell.column.summary and cell.figure.episodes]
     complete = bool(played) and len(played) == sum(1 for cell in cells if not cell.column.summary)
     if suite.overall.cell == MEAN_OVER_TASKS:
-        counted = [run for run in runs if column_key(suite, run) is not None]
+        key_of = (lambda run: keys[run.id]) if keys is not None else (lambda run: column_key(suite, run))
+        counted = [run for run in runs if key_of(run) is not None]
         return mean_over_tasks(counted, suite), complete
     return mean_of(cell.figure for cell in played), complete
 
 
-def _summary_cell(column: Column, suite: Suite, cells: list[Cell], runs: list[Run]) -> Cell:
-    figure, complete = suite_figure(suite, cells, runs)
+def _summary_cell(column: Column, cells: list[Cell], figure: Figure, complete: bool) -> Cell:
     played = [run for cell in cells for run in cell.runs]
     if not complete:
         return Cell(column, NO_EPISODES, played, "", partial=bool(played))
     return Cell(column, figure, played, "")
 
 
-def _row(submission: Submission, runs: list[Run], columns: list[Column], shared: list[Suite]) -> Row:
+def _row(
+    submission: Submission, runs: list[Run], by_suite: dict[str, list[Run]], columns: dict[str, list[Column]],
+    shared: list[Suite], keys: dict[int, str | None],
+) -> Row:
+    """A submission's row from its `runs` (`by_suite`: the same, by suite id) over the
+    board's `columns` (by suite id, in the board's order)."""
     cells: list[Cell] = []
     shared_figures, shared_played = [], 0
-    for suite in {column.suite.id: column.suite for column in columns}.values():
-        suite_runs = [run for run in runs if run.task.startswith(f"{suite.id}/")]
-        suite_cells = _suite_cells(suite, [c for c in columns if c.suite.id == suite.id], suite_runs)
+    for suite_columns in columns.values():
+        suite = suite_columns[0].suite
+        suite_runs = by_suite.get(suite.id, [])
+        suite_cells = _suite_cells(suite, suite_columns, suite_runs, keys)
+        summary = next((column for column in suite_columns if column.summary), None)
+        if summary is not None or suite.overall.shared_scale:
+            # The suite's own figure, once for its summary cell and the average.
+            figure, complete = suite_figure(suite, suite_cells, suite_runs, keys)
+        if summary is not None:
+            suite_cells.append(_summary_cell(summary, suite_cells, figure, complete))
         cells += suite_cells
         if suite.overall.shared_scale:
-            figure, complete = suite_figure(suite, suite_cells, suite_runs)
             shared_played += figure.mean is not None
             if complete:
                 shared_figures.append(figure)
@@ -308,10 +319,24 @@ def board(tab: str = "llm", strategy: str = "", runs: list[Run] | None = None) -
     shared = [suite for suite in suites if suite.overall.shared_scale]
     if runs is None:
         runs = scored_runs_by_id(Filters(mode=tab, strategy=strategy))
+    by_column: dict[str, list[Column]] = {}
+    for column in columns:
+        by_column.setdefault(column.suite.id, []).append(column)
+    # Each run's suite and column worked out once (the cells, the suite's figure and the
+    # average each asked for them before).
     by_submission: dict[int, list[Run]] = {}
+    by_suite: dict[int, dict[str, list[Run]]] = {}
+    keys: dict[int, str | None] = {}
     for run in without_superseded(runs):
+        suite_id = run.task.split("/", 1)[0]
         by_submission.setdefault(run.submission_id, []).append(run)
-    rows = [_row(group[0].submission, group, columns, shared) for group in by_submission.values()]
+        if suite_id in by_column:
+            by_suite.setdefault(run.submission_id, {}).setdefault(suite_id, []).append(run)
+            keys[run.id] = column_key(by_column[suite_id][0].suite, run)
+    rows = [
+        _row(group[0].submission, group, by_suite.get(submission_id, {}), by_column, shared, keys)
+        for submission_id, group in by_submission.items()
+    ]
     ratings = overall_ratings()
     for row in rows:
         row.rating = ratings.get(row.submission.pk)

@@ -1,5 +1,5 @@
-"""The rows of a task leaderboard's table (templates/leaderboard/_run_table.html), written
-in Python: the front page shows up to ten ranked rows and the baselines of each of some
+"""The rows of a task leaderboard's table (templates/leaderboard/_run_table.html), and the
+front page's task sections around them (`task_sections`), written in Python: the front page shows up to ten ranked rows and the baselines of each of some
 sixty tasks, and the template language spent about 0.3 ms per row on them, most of the
 page's cost (bench/read_pages.py). The markup is the template's, byte for byte
 (tests/leaderboard/web/test_run_rows.py holds the template it replaced and compares),
@@ -13,15 +13,20 @@ them; the test renders the replaced template with those includes, so the two agr
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from django import template
-from django.urls import reverse
+from django.template.loader import get_template
+from django.urls import get_script_prefix, reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import capfirst, slugify
 
-from leaderboard.boards.harness import run_standing
-from leaderboard.templatetags.arena_format import compact, metric, percent, usd, variant_label
+from envs import harness
+from envs.registry import suite_of
+from leaderboard.boards.harness import standing_of
+from leaderboard.templatetags.arena_format import compact, metric, percent, task_url, usd, variant_label
 
 register = template.Library()
 
@@ -30,17 +35,38 @@ CUT_OFF_TITLE = "steps whose answer reached the token limit, not counted as ille
 _PLACEHOLDER_PK = 987654321987
 
 
+# The characters html.escape replaces.
+_ESCAPED = re.compile("[&<>\"']")
+
+
 def escape(value) -> str:
     """What the template wrote for a value that is not marked safe (django.utils.html
-    .escape without its lazy-string wrapper, which cost more than the escaping)."""
-    return html.escape(str(value))
+    .escape without its lazy-string wrapper, which cost more than the escaping); most
+    values (numbers, figures, statuses) hold none of the characters it replaces, and
+    are returned after one search instead of five replacements."""
+    text = value if type(value) is str else str(value)
+    return html.escape(text) if _ESCAPED.search(text) else text
+
+
+@lru_cache(maxsize=64)
+def _status_slug(status: str) -> str:
+    # slugify normalises Unicode and runs two expressions; a table has a few statuses.
+    return slugify(status)
 
 
 def address_of(view: str) -> Callable[[int], str]:
     """The address of `view`'s page (a route taking one integer pk) for any pk, from one
-    `reverse`: reversing per row was a tenth of the table's cost."""
-    head, _, tail = reverse(view, args=[_PLACEHOLDER_PK]).partition(str(_PLACEHOLDER_PK))
+    `reverse` per script prefix: reversing per row was a tenth of the table's cost, and
+    per table still a tenth of the front page's sixty tables' cost."""
+    head, tail = _address_parts(view, get_script_prefix())
     return lambda pk: f"{head}{pk}{tail}"
+
+
+@lru_cache(maxsize=32)
+def _address_parts(view: str, script_prefix: str) -> tuple[str, str]:
+    # The address depends on nothing else (reverse puts the prefix in front).
+    head, _, tail = reverse(view, args=[_PLACEHOLDER_PK]).partition(str(_PLACEHOLDER_PK))
+    return head, tail
 
 
 def moderation_mark(item) -> SafeString:
@@ -58,7 +84,17 @@ def moderation_mark(item) -> SafeString:
 def harness_mark(run) -> SafeString:
     """The run's harness version, or the note saying it is not its suite's current one
     (leaderboard.boards.harness); a newline after it, as the include wrote it."""
-    standing = run_standing(run)
+    try:
+        suite = suite_of(run.task)
+    except KeyError:
+        return mark_safe("\n")
+    return _harness_mark(run.task, run.harness_version, harness.current_version(suite))
+
+
+@lru_cache(maxsize=1024)
+def _harness_mark(task: str, stored: str, current: str) -> SafeString:
+    # The mark depends on these three strings only, and a table's runs share a few.
+    standing = standing_of(task, stored)
     if not standing:
         return mark_safe("\n")
     if standing.is_current:
@@ -102,7 +138,7 @@ def _metric_cells(row, run_url: str) -> str:
 
 def _status_cell(run) -> str:
     status = escape(run.status)
-    cell = f'<td><span class="badge status-{escape(slugify(run.status))}">{status}</span>'
+    cell = f'<td><span class="badge status-{escape(_status_slug(run.status))}">{status}</span>'
     shipped = run.shipped_figures
     if shipped:
         source, generated = escape(shipped.get("file", "")), escape(str(shipped.get("generated", ""))[:10])
@@ -122,9 +158,10 @@ def run_row(row, run_url: Callable[[int], str], submission_url: Callable[[int], 
         name_cell += moderation_mark(submission)
     if run.moderation:
         name_cell += moderation_mark(run)
-    episodes = f"{escape(run.episodes_done)}"
+    # The run's counts are integer columns: nothing in them to escape.
+    episodes = f"{run.episodes_done}"
     if run.episodes_failed:
-        episodes += f' <span class="muted">(+{escape(run.episodes_failed)} failed)</span>'
+        episodes += f' <span class="muted">(+{run.episodes_failed} failed)</span>'
     illegal = escape(percent(run.illegal_rate))
     if run.cut_off_total:
         illegal += f'<br><span class="muted cut-off" title="{CUT_OFF_TITLE}">{escape(percent(run.cut_off_rate))} cut off</span>'
@@ -152,3 +189,95 @@ def run_rows(rows) -> SafeString:
     """Every row of `rows` (leaderboard.selectors.runs.LeaderboardRow), in order."""
     run_url, submission_url = address_of("leaderboard:run"), address_of("leaderboard:submission")
     return mark_safe("".join(run_row(row, run_url, submission_url) for row in rows))
+
+
+# The front page's task leaderboards (templates/leaderboard/index.html), written here as
+# the rows are: the template language spent about a quarter of a millisecond on each of
+# the sixty tasks' sections besides their rows (bench/read_pages.py). The markup is
+# index.html's loop over the suites with _run_table.html included, byte for byte
+# (tests/leaderboard/web/test_run_rows.py holds the loop it replaced and compares).
+
+
+def _text(value) -> str:
+    """A value as the template writes it: escaped unless marked safe."""
+    if hasattr(value, "__html__"):
+        return value.__html__()
+    return escape(value)
+
+
+def run_table(rows, columns) -> str:
+    """leaderboard/_run_table.html as the front page includes it (no reported rows)."""
+    heads = "".join(
+        f'<th class="num" title="{_text(column.description)}">{_text(column.label)}'
+        + (f' <span class="muted">(mean ± s.e., {_text(column.direction)})</span>' if index == 0 else "")
+        + "</th>"
+        for index, column in enumerate(columns)
+    )
+    if rows:
+        body = run_rows(rows)
+    else:
+        body = (
+            f'\n    <tr><td colspan="{len(columns) + 9}" class="muted">No finished episodes yet.</td></tr>\n  '
+        )
+    return (
+        '\n\n\n<div class="table-wrap"><table class="table leaderboard">\n  <thead>\n    <tr>\n'
+        '      <th class="num">Rank</th><th>Submission</th><th>Model</th><th>Variant</th>\n'
+        f"      {heads}\n"
+        '      <th class="num">Episodes</th>\n'
+        '      <th class="num">Illegal actions</th><th class="num">Tokens in / out</th><th class="num">Cost</th>'
+        "<th>Status</th>\n"
+        "    </tr>\n  </thead>\n  <tbody>\n  "
+        f"{body}\n  </tbody>\n  \n</table></div>\n"
+    )
+
+
+@lru_cache(maxsize=256)
+def _task_slug(task_id: str) -> str:
+    return slugify(task_id)
+
+
+@lru_cache(maxsize=512)
+def _task_address(task_id: str, script_prefix: str) -> str:
+    # The task page's address (task_url), escaped: it depends on the catalogue and the
+    # prefix only, and the page links each task twice.
+    return _text(task_url(task_id))
+
+
+def _task_section(entry, columns, filter_query: str, shown_rows: int) -> str:
+    task = entry.task
+    url = _task_address(task.id, get_script_prefix())
+    title, task_id = _text(task.title), _text(task.id)
+    more = ""
+    if entry.ranked_cut:
+        query = f"?{_text(filter_query)}" if filter_query else ""
+        more = (
+            f'<p class="more-rows"><a href="{url}{query}">All {_text(entry.ranked_total)} ranked runs of {title} →</a> '
+            f'<span class="muted">the top {_text(shown_rows)} and the baselines are shown here</span></p>'
+        )
+    return (
+        f'\n  <section class="task-section" id="{_text(_task_slug(task.id))}">\n'
+        f'    <h4><a href="{url}">{title}</a> <span class="muted">{task_id}</span></h4>\n'
+        f"    {run_table(entry.rows, columns)}\n"
+        f"    {more}\n"
+        "  </section>\n  "
+    )
+
+
+@register.simple_tag
+def task_sections(suites, filter_query: str, shown_rows: int) -> SafeString:
+    """Every suite's section of the front page (leaderboard.selectors.runs.SuiteBoard):
+    its title, ranking rule and each task's leaderboard, with the link to the task's
+    page under the same filters (`filter_query`) when it has more than `shown_rows`."""
+    ranking_rule = get_template("leaderboard/_ranking_rule.html")
+    parts = []
+    for board in suites:
+        suite = board.suite
+        parts.append(
+            f'\n<section class="suite-section" id="suite-{_text(suite.id)}">\n'
+            f'  <h3>{_text(suite.title)} <span class="muted">{_text(suite.id)}</span></h3>\n'
+            f"  <p>{_text(suite.description)}</p>\n"
+            f"  {ranking_rule.render({'suite': suite})}\n  "
+        )
+        parts.extend(_task_section(entry, suite.metrics, filter_query, shown_rows) for entry in board.tasks)
+        parts.append("\n</section>\n")
+    return mark_safe("".join(parts))

@@ -13,6 +13,9 @@ from leaderboard.selectors.runs import (
     scored_runs_by_id,
     scored_runs_of_task,
     ranked_rows,
+    LEAN_DEFERRED,
+    lean_runs,
+    scored_runs,
 )
 from envs.registry import suite_of
 from tests.conftest import new_run
@@ -99,3 +102,43 @@ def test_the_task_pages_charts_read_once_are_each_formats_own(baseline, make_mod
         assert replays.get(fmt, []) == replay_rows(task, fmt)
     # Two models played ascii, each a sweep and a replay (a curve of its own), and a baseline.
     assert len(points["ascii"][0]) == 4 and set(points["ascii"][1]) == {"random"} and len(replays["ascii"]) == 2
+
+
+def test_the_lean_runs_are_the_orms_runs_field_for_field(runs_of_both_modes, django_assert_num_queries):
+    """lean_runs builds the instances without Model.__init__ and decodes the JSON fields
+    itself (orjson, json where the two could differ): every field equals the ORM's,
+    integers past 64 bits included; the deferred ones are read when asked for."""
+    first, second = Run.objects.filter(episodes_done__gt=0).order_by("id")[:2]
+    Run.objects.filter(pk=first.pk).update(
+        metric_sums={"steps": {"n": 2, "sum": 1e-310, "sumsq": 2**70, "min": -(2**63) - 1}},
+        shipped_figures={"file": "figures/a.json", "generated": "2026-01-02"},
+    )
+    Run.objects.filter(pk=second.pk).update(metric_sums={"identified": {"n": 3, "sum": 0.1 + 0.2, "sumsq": -0.0}})
+    fields = [field.attname for field in Run._meta.concrete_fields]
+    read = [name for name in fields if name not in LEAN_DEFERRED]
+    assert set(LEAN_DEFERRED) < set(fields)
+    with django_assert_num_queries(1):
+        lean = lean_runs(scored_runs().order_by("id"))
+        lean_values = [[getattr(run, name) for name in read] for run in lean]
+    orm = scored_runs().order_by("id")
+    assert len(lean) == 9
+    # By text: -0.0 and 0.0 are equal numbers.
+    assert repr(lean_values) == repr([[getattr(run, name) for name in read] for run in orm])
+    # The deferred fields are read when asked for, one query each, as .defer() reads them.
+    with django_assert_num_queries(len(LEAN_DEFERRED)):
+        assert [getattr(lean[0], name) for name in LEAN_DEFERRED] == [getattr(orm[0], name) for name in LEAN_DEFERRED]
+    assert all(not run._state.adding and run._state.db == "default" for run in lean)
+    assert lean[0].metric_sums["steps"]["sumsq"] == 2**70 and lean[0].shipped_figures["file"] == "figures/a.json"
+
+
+@pytest.mark.parametrize("text", [
+    '{"a": {"n": 3, "sum": 0.30000000000000004, "sumsq": -0.0}}', '{"big": 18446744073709551616}',
+    '{"low": -9223372036854775809}', '{"long": 0.12345678901234567890123}', "[1e400]", "[NaN, -Infinity]",
+    '{"a": 1, "a": 2}', '"\\ud800"', "not json", "{}", "null",
+])
+def test_the_lean_decoding_is_the_json_fields_own(text):
+    from django.db import connection
+    from leaderboard.selectors.runs import _decoded
+
+    orm = Run._meta.get_field("metric_sums").from_db_value(text, None, connection)
+    assert repr(_decoded(text)) == repr(orm)

@@ -9,8 +9,8 @@ from django.template import engines
 from arena.models import Run, Submission
 from envs.registry import suite_of
 from leaderboard.boards.neighbours import NeighbourMark
-from leaderboard.selectors.runs import leaderboard_rows
-from leaderboard.templatetags.run_rows import run_rows
+from leaderboard.selectors.runs import Filters, leaderboard_by_suite, leaderboard_rows
+from leaderboard.templatetags.run_rows import run_rows, task_sections
 from tests.conftest import new_run
 
 pytestmark = pytest.mark.django_db
@@ -77,6 +77,42 @@ def test_the_rows_written_in_python_are_the_templates_rows_byte_for_byte(rows_of
                  "Plain &lt;model&gt;", "Flagged &amp; Co", "&quot;review&quot;", "—"):
         assert part in written, part
     assert len(suite_of(TASK).metrics) > 1
+
+
+# templates/leaderboard/index.html's loop over the suites' task leaderboards as the
+# template language wrote it before leaderboard.templatetags.run_rows.task_sections.
+TEMPLATE_SECTIONS = """{% load arena_format %}{% for board in suites %}
+<section class="suite-section" id="suite-{{ board.suite.id }}">
+  <h3>{{ board.suite.title }} <span class="muted">{{ board.suite.id }}</span></h3>
+  <p>{{ board.suite.description }}</p>
+  {% include "leaderboard/_ranking_rule.html" with suite=board.suite %}
+  {% for entry in board.tasks %}
+  <section class="task-section" id="{{ entry.task.id|slugify }}">
+    <h4><a href="{{ entry.task|task_url }}">{{ entry.task.title }}</a> <span class="muted">{{ entry.task.id }}</span></h4>
+    {% include "leaderboard/_run_table.html" with rows=entry.rows columns=board.suite.metrics %}
+    {% if entry.ranked_cut %}<p class="more-rows"><a href="{{ entry.task|task_url }}{% if task_filter_query %}?{{ task_filter_query }}{% endif %}">All {{ entry.ranked_total }} ranked runs of {{ entry.task.title }} →</a> <span class="muted">the top {{ front_page_rows }} and the baselines are shown here</span></p>{% endif %}
+  </section>
+  {% endfor %}
+</section>
+{% endfor %}"""
+
+
+@pytest.mark.parametrize("filter_query", ["", "mode=llm&strategy=cot"])
+def test_the_task_sections_written_in_python_are_the_templates_byte_for_byte(rows_of_every_kind, make_model_submission, filter_query):
+    second = make_model_submission(name="Second")
+    _finished(new_run(second, task="lmact/tictactoe", fmt="ascii"))
+    _finished(new_run(second, task=TASK, fmt="text", first_seed=200))
+    suites = leaderboard_by_suite(Filters(), top=1)
+    entries = [entry for board in suites for entry in board.tasks]
+    # A cut table, a table of one row and tasks without rows are all in the markup compared.
+    assert any(entry.ranked_cut for entry in entries) and any(not entry.rows for entry in entries)
+    assert any(entry.rows and not entry.ranked_cut for entry in entries)
+    context = {"suites": suites, "task_filter_query": filter_query, "front_page_rows": 1}
+    written = task_sections(suites, filter_query, 1)
+    assert written == engines["django"].from_string(TEMPLATE_SECTIONS).render(context)
+    assert "No finished episodes yet." in written and "ranked runs of" in written
+    if filter_query:
+        assert "?mode=llm&amp;strategy=cot" in written
 
 
 def test_a_task_without_rows_says_so(client):
