@@ -15,6 +15,11 @@ request handler (after two warm-up requests) and prints p50/p95 in milliseconds:
 
     the front page, a task page, /api/leaderboard/?task=…, /api/leaderboard/overall/
 
+The child that asks sets the garbage collector as a web process does before its first
+request (arena.web.web_process: start-up's objects frozen, young collections every
+20,000 new objects), since that is what serves the pages; `--gc default` keeps CPython's
+defaults instead.
+
 With `--baseline REV` the same database is read by the code of git revision REV too
 (extracted with `git archive` into a temporary folder), in the same run, taking turns
 with this tree (`--rounds`), and the ratio baseline / this tree is printed beside each
@@ -134,7 +139,16 @@ import django
 django.setup()
 from django.test import Client
 
-pages, count = json.loads(sys.argv[1]), int(sys.argv[2])
+pages, count, serving_gc = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "serving"
+if serving_gc:
+    # The collector as a web process sets it before its first request (a tree from
+    # before arena.web.web_process has none: CPython's defaults).
+    try:
+        from arena.web.web_process import prepare_for_serving
+    except ImportError:
+        pass
+    else:
+        prepare_for_serving()
 client = Client()
 result = {}
 for name, path in pages:
@@ -178,6 +192,9 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=40, help="requests per page, after two warm-up requests")
     parser.add_argument("--baseline", help="a git revision whose code reads the same database, for the ratio")
     parser.add_argument("--rounds", type=int, default=2, help="turns the trees take, each a share of the requests")
+    parser.add_argument("--gc", choices=("serving", "default"), default="serving",
+                        help="the garbage collector as a web process sets it before serving (arena.web.web_process, "
+                             "ARENA_WEB_GC_TUNED), or CPython's defaults")
     args = parser.parse_args()
 
     scratch = Path(tempfile.mkdtemp(prefix="arena-read-pages-"))
@@ -198,7 +215,7 @@ def main() -> None:
         for round_number in range(args.rounds):
             for label, tree in trees:
                 started = time.perf_counter()
-                measured = child(tree, env, MEASURE, json.dumps(PAGES), str(-(-args.requests // args.rounds)))
+                measured = child(tree, env, MEASURE, json.dumps(PAGES), str(-(-args.requests // args.rounds)), args.gc)
                 for name, samples in measured.items():
                     times[label].setdefault(name, []).extend(samples)
                 print(f"  round {round_number + 1}: {label} in {time.perf_counter() - started:.0f} s", flush=True)
@@ -217,7 +234,7 @@ def percentiles(samples: list[float]) -> dict:
 def report(args, built: dict, results: dict) -> None:
     print()
     requests = next(iter(next(iter(results.values())).values()))["n"]
-    print(f"one client, page cache off, {requests} requests per page in {args.rounds} rounds, "
+    print(f"one client, page cache off, garbage collector: {args.gc}, {requests} requests per page in {args.rounds} rounds, "
           f"{built['episodes']:,} finished episodes in {built['runs']:,} runs; target p95 < {TARGET_P95_MS:.0f} ms")
     print(f"load average: {', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     print("wall p50/p95 ms, and the CPU time of the request (p50 ms): wall-clock grows with the machine's load, CPU does not")
