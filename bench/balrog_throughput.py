@@ -10,6 +10,7 @@ Printed: steps/s and CPU milliseconds per step of both, and their ratio.
 
 import argparse
 import asyncio
+import os
 import sys
 import tempfile
 import time
@@ -30,12 +31,13 @@ def _options(task_id: str, crafter_steps: int) -> dict:
     return {"max_steps": crafter_steps} if "max_steps" in settings else {}
 
 
-def raw_loop(task_id: str, episodes: int, options: dict) -> tuple[int, float, float]:
+def raw_loop(task_id: str, episodes: int, options: dict) -> tuple[int, float, float, float]:
+    """Steps, wall seconds, CPU seconds and the kernel's share of them (system time)."""
     from envs.core import RandomLegalPolicy
     from envs.registry import make
 
     steps = 0
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu, system = time.perf_counter(), time.process_time(), os.times().system
     for seed in range(episodes):
         task = make(task_id, None, **options)
         policy = RandomLegalPolicy(seed)
@@ -44,20 +46,21 @@ def raw_loop(task_id: str, episodes: int, options: dict) -> tuple[int, float, fl
             task.step(policy.act(task))
             steps += 1
         task.close()
-    return steps, time.perf_counter() - wall, time.process_time() - cpu
+    return steps, time.perf_counter() - wall, time.process_time() - cpu, os.times().system - system
 
 
-def picture_costs(task_id: str, episodes: int, options: dict) -> tuple[float, float, float] | None:
+def picture_costs(task_id: str, episodes: int, options: dict) -> tuple[float, float, float, float] | None:
     """CPU milliseconds per step of the replay's world picture on the same random games:
-    drawn and encoded afresh (encode_png), drawn every step with the encoding of a
-    picture seen before kept (the task's state key switched off), and as the task gives
-    it (a state seen before is not even drawn, for games that name their state); None
-    for tasks without pictures."""
+    drawn and encoded afresh by PIL at zlib level 6 (encode_png, the replay's encoder
+    before), drawn and encoded afresh by the replay's encoder (encode_viewer_png), drawn
+    every step with the encoding of a picture seen before kept (the task's state key
+    switched off), and as the task gives it (a state seen before is not even drawn, for
+    games that name their state); None for tasks without pictures."""
     from envs.core import RandomLegalPolicy
     from envs.registry import make
-    from envs.render import encode_png
+    from envs.render import encode_png, encode_viewer_png
 
-    fresh = digest_only = cached = 0.0
+    before = fresh = digest_only = cached = 0.0
     steps = 0
     for seed in range(episodes):
         task, without_state = make(task_id, None, **options), make(task_id, None, **options)
@@ -75,6 +78,9 @@ def picture_costs(task_id: str, episodes: int, options: dict) -> tuple[float, fl
             steps += 1
             started = time.process_time()
             encode_png(task.world_picture())
+            before += time.process_time() - started
+            started = time.process_time()
+            encode_viewer_png(task.world_pixels())
             fresh += time.process_time() - started
             started = time.process_time()
             without_state.viewer_png()
@@ -84,7 +90,7 @@ def picture_costs(task_id: str, episodes: int, options: dict) -> tuple[float, fl
             cached += time.process_time() - started
         task.close()
         without_state.close()
-    return 1000 * fresh / steps, 1000 * digest_only / steps, 1000 * cached / steps
+    return tuple(1000 * cost / steps for cost in (before, fresh, digest_only, cached))
 
 
 def image_row_costs(rows: int = 2000, batch: int = 8) -> tuple[float, float]:
@@ -122,7 +128,8 @@ def image_row_costs(rows: int = 2000, batch: int = 8) -> tuple[float, float]:
     return costs[0], costs[1]
 
 
-def full_runner(task_id: str, episodes: int, options: dict, in_flight: int) -> tuple[int, float, float]:
+def full_runner(task_id: str, episodes: int, options: dict, in_flight: int) -> tuple[int, float, float, float]:
+    """Steps, wall seconds, CPU seconds and system seconds of a Worker playing the run."""
     from arena.services.runs import RunSpec, run_create
     from arena.services.submissions import baseline_submission
     from arena.models import Step
@@ -134,10 +141,10 @@ def full_runner(task_id: str, episodes: int, options: dict, in_flight: int) -> t
     spec = RunSpec(task=task_id, format=fmt, num_episodes=episodes, options=options)
     run = run_create(submission, spec)
     worker = Worker(concurrency=in_flight, name=f"bench-{task_id}")
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu, system = time.perf_counter(), time.process_time(), os.times().system
     asyncio.run(worker.serve(until_idle=True))
-    elapsed, cpu_used = time.perf_counter() - wall, time.process_time() - cpu
-    return Step.objects.filter(episode__run=run).count(), elapsed, cpu_used
+    elapsed, cpu_used, system_used = time.perf_counter() - wall, time.process_time() - cpu, os.times().system - system
+    return Step.objects.filter(episode__run=run).count(), elapsed, cpu_used, system_used
 
 
 def main() -> None:
@@ -147,30 +154,44 @@ def main() -> None:
     parser.add_argument("--in-flight", type=int, default=8)
     parser.add_argument("--task", action="append", help="only these tasks (repeatable)")
     args = parser.parse_args()
+    tasks = args.task or TASKS
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         setup_django(tmp)
-        for task_id in args.task or TASKS:
+        # Every raw loop before the first Worker: a worker sets the process's allocator
+        # thresholds (arena.play.memory), and the raw loop is measured as BALROG's
+        # evaluator runs, with glibc's own.
+        raws = {task_id: raw_loop(task_id, args.episodes, _options(task_id, args.crafter_steps)) for task_id in tasks}
+        for task_id in tasks:
             options = _options(task_id, args.crafter_steps)
-            raw_steps, raw_wall, raw_cpu = raw_loop(task_id, args.episodes, options)
-            run_steps, run_wall, run_cpu = full_runner(task_id, args.episodes, options, args.in_flight)
+            raw_steps, raw_wall, raw_cpu, raw_sys = raws[task_id]
+            run_steps, run_wall, run_cpu, run_sys = full_runner(task_id, args.episodes, options, args.in_flight)
             raw_rate, run_rate = raw_steps / raw_wall, run_steps / run_wall
             label = f"{task_id} {options or ''}".strip()
             print(f"{label}: {args.episodes} episodes, random agent (zero model latency)")
             print(
                 f"  raw env loop : {raw_steps:7d} steps in {raw_wall:7.2f} s = {raw_rate:8.0f} steps/s, "
-                f"CPU {1000 * raw_cpu / raw_steps:6.3f} ms/step"
+                f"CPU {1000 * raw_cpu / raw_steps:6.3f} ms/step (system {1000 * raw_sys / raw_steps:.3f})"
             )
             print(
                 f"  arena runner : {run_steps:7d} steps in {run_wall:7.2f} s = {run_rate:8.0f} steps/s, "
-                f"CPU {1000 * run_cpu / run_steps:6.3f} ms/step  (ratio to raw {run_rate / raw_rate:.3f}, "
-                f"{args.in_flight} episodes in flight; by CPU per step "
+                f"CPU {1000 * run_cpu / run_steps:6.3f} ms/step (system {1000 * run_sys / run_steps:.3f})  "
+                f"(ratio to raw {run_rate / raw_rate:.3f}, {args.in_flight} episodes in flight; by CPU per step "
                 f"{(raw_cpu / raw_steps) / (run_cpu / run_steps):.3f})"
+            )
+            again_steps, _, again_cpu, again_sys = raw_loop(task_id, args.episodes, options)
+            print(
+                f"  allocator    : raw env loop {1000 * raw_cpu / raw_steps:6.3f} ms/step CPU (system "
+                f"{1000 * raw_sys / raw_steps:.3f}) with glibc's thresholds, {1000 * again_cpu / again_steps:6.3f} "
+                f"(system {1000 * again_sys / again_steps:.3f}) with the worker's (arena.play.memory): ratio "
+                f"{(raw_cpu / raw_steps) / (again_cpu / again_steps):.2f}"
             )
             pictures = picture_costs(task_id, min(args.episodes, 3), options)
             if pictures:
-                print(f"  world picture: {pictures[0]:6.3f} ms/step drawn and encoded afresh, {pictures[1]:6.3f} ms/step "
-                      f"drawn each step (a picture seen again keeps its encoding), {pictures[2]:6.3f} ms/step as the "
-                      f"task gives it (a state seen again is not drawn): ratio {pictures[1] / pictures[2]:.2f}")
+                print(f"  world picture: {pictures[0]:6.3f} ms/step drawn and encoded by PIL at level 6 (before), "
+                      f"{pictures[1]:6.3f} ms/step drawn and encoded by the replay's encoder: ratio "
+                      f"{pictures[0] / pictures[1]:.2f}; {pictures[2]:6.3f} ms/step drawn each step (a picture seen "
+                      f"again keeps its encoding), {pictures[3]:6.3f} ms/step as the task gives it (a state seen "
+                      f"again is not drawn): ratio {pictures[2] / pictures[3]:.2f}")
     orm, prepared = image_row_costs()
     print(f"picture rows of a step batch (8 a batch): {orm:6.3f} ms CPU per row through the ORM (bulk_create each), "
           f"{prepared:6.3f} ms through the step writer's prepared statement: ratio {orm / prepared:.2f}")

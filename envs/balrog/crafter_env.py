@@ -213,6 +213,14 @@ class CrafterTask(BalrogTask):
         """The frame crafter drew for this step (its local view and inventory)."""
         return None if self._frame is None else Image.fromarray(self._frame)
 
+    def world_pixels(self):
+        # The frame as crafter drew it, without a PIL image in between.
+        return self._frame
+
+    # The light changes at every step (and the night's noise with it), so a picture
+    # seen again is rare: looking for one cost more than encoding it.
+    pictures_repeat = False
+
     def _unlocked(self) -> set[str]:
         return {name for name, count in self._env._player.achievements.items() if count > 0}
 
