@@ -93,6 +93,34 @@ def picture_costs(task_id: str, episodes: int, options: dict) -> tuple[float, fl
     return tuple(1000 * cost / steps for cost in (before, fresh, digest_only, cached))
 
 
+def policy_hop_costs(task_id: str, options: dict, calls: int = 2000) -> tuple[float, float]:
+    """CPU milliseconds per choice of the random baseline on a blocking task, 8 choices
+    at once as 8 episodes in flight ask: handed to asyncio's default executor and back
+    (as BaselineAgent.decide did for every blocking task) and made on the event loop (a
+    policy that acts instantly)."""
+    from envs.core import RandomLegalPolicy
+    from envs.registry import make
+
+    task = make(task_id, None, **options)
+    task.reset(0)
+    policy = RandomLegalPolicy(0)
+
+    async def choose(off_loop: bool) -> None:
+        for _ in range(calls // 8):
+            if off_loop:
+                await asyncio.gather(*(asyncio.to_thread(policy.act, task) for _ in range(8)))
+            else:
+                await asyncio.gather(*(asyncio.sleep(0, policy.act(task)) for _ in range(8)))
+
+    costs = []
+    for off_loop in (True, False):
+        started = time.process_time()
+        asyncio.run(choose(off_loop))
+        costs.append(1000 * (time.process_time() - started) / calls)
+    task.close()
+    return costs[0], costs[1]
+
+
 def image_row_costs(rows: int = 2000, batch: int = 8) -> tuple[float, float]:
     """CPU milliseconds per picture row of a step batch (a BALROG text run stores one
     world picture per step), in batches of `batch`: through the ORM (images.ensure_row,
@@ -157,6 +185,8 @@ def main() -> None:
     tasks = args.task or TASKS
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         setup_django(tmp)
+        from envs.registry import get_task_class
+
         # Every raw loop before the first Worker: a worker sets the process's allocator
         # thresholds (arena.play.memory), and the raw loop is measured as BALROG's
         # evaluator runs, with glibc's own.
@@ -185,6 +215,10 @@ def main() -> None:
                 f"(system {1000 * again_sys / again_steps:.3f}) with the worker's (arena.play.memory): ratio "
                 f"{(raw_cpu / raw_steps) / (again_cpu / again_steps):.2f}"
             )
+            if get_task_class(task_id).blocking:
+                threaded, on_loop = policy_hop_costs(task_id, options)
+                print(f"  baseline hop : {threaded:6.3f} ms CPU per random choice handed to a thread and back, "
+                      f"{on_loop:6.3f} ms made on the event loop: ratio {threaded / on_loop:.1f}")
             pictures = picture_costs(task_id, min(args.episodes, 3), options)
             if pictures:
                 print(f"  world picture: {pictures[0]:6.3f} ms/step drawn and encoded by PIL at level 6 (before), "

@@ -392,6 +392,10 @@ class Policy(abc.ABC):
 
     name: ClassVar[str]
     title: ClassVar[str]  # shown on the leaderboard
+    # True for a policy whose choice costs no more than listing the legal actions: the
+    # worker asks it on its event loop even for a `blocking` task, where handing the
+    # choice to a thread and back would cost more than the choice.
+    acts_instantly: ClassVar[bool] = False
 
     @abc.abstractmethod
     def act(self, task: Task) -> str: ...
@@ -410,6 +414,7 @@ class RandomLegalPolicy(Policy):
 
     name = "random"
     title = "Random legal actions"
+    acts_instantly = True
 
     def __init__(self, seed: int):
         self._rng = random.Random(f"random-policy:{seed}")
