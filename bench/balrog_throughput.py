@@ -93,6 +93,26 @@ def picture_costs(task_id: str, episodes: int, options: dict) -> tuple[float, fl
     return tuple(1000 * cost / steps for cost in (before, fresh, digest_only, cached))
 
 
+def single_drawing_costs(task_id: str, episodes: int, options: dict) -> tuple[float, float]:
+    """CPU milliseconds per step of the raw loop on Crafter with crafter drawing a frame
+    inside its step as well (as before) and without (SeededCrafterEnv._obs takes only
+    the night's random numbers), on the same seeds."""
+    import crafter
+
+    from envs.balrog.crafter_env import SeededCrafterEnv
+
+    single = SeededCrafterEnv._obs
+    costs = []
+    for drawn_in_step in (True, False):
+        SeededCrafterEnv._obs = crafter.Env._obs if drawn_in_step else single
+        try:
+            steps, _, cpu, _ = raw_loop(task_id, episodes, options)
+        finally:
+            SeededCrafterEnv._obs = single
+        costs.append(1000 * cpu / steps)
+    return costs[0], costs[1]
+
+
 def policy_hop_costs(task_id: str, options: dict, calls: int = 2000) -> tuple[float, float]:
     """CPU milliseconds per choice of the random baseline on a blocking task, 8 choices
     at once as 8 episodes in flight ask: handed to asyncio's default executor and back
@@ -215,6 +235,11 @@ def main() -> None:
                 f"(system {1000 * again_sys / again_steps:.3f}) with the worker's (arena.play.memory): ratio "
                 f"{(raw_cpu / raw_steps) / (again_cpu / again_steps):.2f}"
             )
+            if task_id.startswith("balrog/crafter"):
+                drawn_twice, drawn_once = single_drawing_costs(task_id, min(args.episodes, 3), options)
+                print(f"  crafter step : raw env loop {drawn_twice:6.3f} ms CPU/step with crafter drawing a frame in "
+                      f"its step too, {drawn_once:6.3f} without (the night's random numbers taken): ratio "
+                      f"{drawn_twice / drawn_once:.2f}")
             if get_task_class(task_id).blocking:
                 threaded, on_loop = policy_hop_costs(task_id, options)
                 print(f"  baseline hop : {threaded:6.3f} ms CPU per random choice handed to a thread and back, "
