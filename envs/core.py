@@ -155,6 +155,10 @@ class Task(abc.ABC):
     # True for tasks whose step or expert does real work (an engine search, a physics
     # rollout): the arena then runs them off its event loop so other episodes go on.
     blocking: ClassVar[bool] = False
+    # True for blocking tasks whose step computes in the interpreter (crafter's world and
+    # drawing) rather than waiting on another process (an engine, an interpreter): the
+    # worker runs them on as many threads as it has cores (arena.play.simulators).
+    cpu_bound: ClassVar[bool] = False
     # True for tasks that draw a picture for the replay viewer at every step
     # (`viewer_png`); a replay of theirs without one says the pictures are unavailable.
     viewer_frames: ClassVar[bool] = False

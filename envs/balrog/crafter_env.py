@@ -150,6 +150,8 @@ class CrafterTask(BalrogTask):
     score_range = (-0.9, float(len(ACHIEVEMENTS)))
     baselines = {"random": RandomLegalPolicy}
     blocking = True
+    # crafter's world and drawing are Python and numpy: they compute, never wait.
+    cpu_bound = True
     viewer_frames = True
     # BALROG's released config (eval.num_episodes.crafter: 10) and App. B's 10 seeds.
     paper_episodes = 10
