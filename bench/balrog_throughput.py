@@ -4,13 +4,14 @@ For each task, the same seeds are played twice by the random baseline (an agent 
 latency): once by calling the task directly (the raw wrapper loop), once by a real
 Worker (queue, claim, runner, step rows committed to SQLite, live publish, aggregates).
 Printed: steps/s and CPU milliseconds per step of both, and their ratio; then the runner
-again with the process's one-time costs paid (bench/README.md), and the rows of the fixes.
+again on the next seeds (bench/README.md), and the rows of the fixes.
 
     .venv/bin/python bench/balrog_throughput.py [--episodes 20] [--crafter-steps 500] [--split]
 """
 
 import argparse
 import asyncio
+import os
 import sys
 import tempfile
 import time
@@ -31,12 +32,13 @@ def _options(task_id: str, crafter_steps: int) -> dict:
     return {"max_steps": crafter_steps} if "max_steps" in settings else {}
 
 
-def raw_loop(task_id: str, episodes: int, options: dict, first_seed: int = 0) -> tuple[int, float, float]:
+def raw_loop(task_id: str, episodes: int, options: dict, first_seed: int = 0) -> tuple[int, float, float, float]:
+    """Steps, wall seconds, CPU seconds and the kernel's share of them (system time)."""
     from envs.core import RandomLegalPolicy
     from envs.registry import make
 
     steps = 0
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu, system = time.perf_counter(), time.process_time(), os.times().system
     for seed in range(first_seed, first_seed + episodes):
         task = make(task_id, None, **options)
         policy = RandomLegalPolicy(seed)
@@ -45,20 +47,21 @@ def raw_loop(task_id: str, episodes: int, options: dict, first_seed: int = 0) ->
             task.step(policy.act(task))
             steps += 1
         task.close()
-    return steps, time.perf_counter() - wall, time.process_time() - cpu
+    return steps, time.perf_counter() - wall, time.process_time() - cpu, os.times().system - system
 
 
-def picture_costs(task_id: str, episodes: int, options: dict) -> tuple[float, float, float] | None:
+def picture_costs(task_id: str, episodes: int, options: dict) -> tuple[float, float, float, float] | None:
     """CPU milliseconds per step of the replay's world picture on the same random games:
-    drawn and encoded afresh (encode_png), drawn every step with the encoding of a
-    picture seen before kept (the task's state key switched off), and as the task gives
-    it (a state seen before is not even drawn, for games that name their state); None
-    for tasks without pictures."""
+    drawn and encoded afresh by PIL at zlib level 6 (encode_png, the replay's encoder
+    before), drawn and encoded afresh by the replay's encoder (encode_viewer_png), drawn
+    every step with the encoding of a picture seen before kept (the task's state key
+    switched off), and as the task gives it (a state seen before is not even drawn, for
+    games that name their state); None for tasks without pictures."""
     from envs.core import RandomLegalPolicy
     from envs.registry import make
-    from envs.render import encode_png
+    from envs.render import encode_png, encode_viewer_png
 
-    fresh = digest_only = cached = 0.0
+    before = fresh = digest_only = cached = 0.0
     steps = 0
     for seed in range(episodes):
         task, without_state = make(task_id, None, **options), make(task_id, None, **options)
@@ -76,6 +79,9 @@ def picture_costs(task_id: str, episodes: int, options: dict) -> tuple[float, fl
             steps += 1
             started = time.process_time()
             encode_png(task.world_picture())
+            before += time.process_time() - started
+            started = time.process_time()
+            encode_viewer_png(task.world_pixels())
             fresh += time.process_time() - started
             started = time.process_time()
             without_state.viewer_png()
@@ -85,36 +91,55 @@ def picture_costs(task_id: str, episodes: int, options: dict) -> tuple[float, fl
             cached += time.process_time() - started
         task.close()
         without_state.close()
-    return 1000 * fresh / steps, 1000 * digest_only / steps, 1000 * cached / steps
+    return tuple(1000 * cost / steps for cost in (before, fresh, digest_only, cached))
 
 
-def babyai_draw_costs(task_id: str, episodes: int) -> tuple[float, float] | None:
-    """CPU milliseconds per picture of BabyAI's world picture on random games: minigrid's
-    get_full_render against envs.balrog.babyai.full_render (the same pixels, minigrid's
-    tiles placed without numpy per cell); None for other tasks."""
-    if "babyai" not in task_id:
-        return None
-    from envs.balrog.babyai import WORLD_TILE_PIXELS, full_render
+def single_drawing_costs(task_id: str, episodes: int, options: dict) -> tuple[float, float]:
+    """CPU milliseconds per step of the raw loop on Crafter with crafter drawing a frame
+    inside its step as well (as before) and without (SeededCrafterEnv._obs takes only
+    the night's random numbers), on the same seeds."""
+    import crafter
+
+    from envs.balrog.crafter_env import SeededCrafterEnv
+
+    single = SeededCrafterEnv._obs
+    costs = []
+    for drawn_in_step in (True, False):
+        SeededCrafterEnv._obs = crafter.Env._obs if drawn_in_step else single
+        try:
+            steps, _, cpu, _ = raw_loop(task_id, episodes, options)
+        finally:
+            SeededCrafterEnv._obs = single
+        costs.append(1000 * cpu / steps)
+    return costs[0], costs[1]
+
+
+def policy_hop_costs(task_id: str, options: dict, calls: int = 2000) -> tuple[float, float]:
+    """CPU milliseconds per choice of the random baseline on a blocking task, 8 choices
+    at once as 8 episodes in flight ask: handed to asyncio's default executor and back
+    (as BaselineAgent.decide did for every blocking task) and made on the event loop (a
+    policy that acts instantly)."""
     from envs.core import RandomLegalPolicy
     from envs.registry import make
 
-    minigrid = ours = 0.0
-    pictures = 0
-    for seed in range(episodes):
-        task, policy = make(task_id, None), RandomLegalPolicy(seed)
-        task.reset(seed)
-        while not task.done:
-            task.step(policy.act(task))
-            level = task._level
-            started = time.process_time()
-            level.get_full_render(highlight=True, tile_size=WORLD_TILE_PIXELS)
-            minigrid += time.process_time() - started
-            started = time.process_time()
-            full_render(level, WORLD_TILE_PIXELS)
-            ours += time.process_time() - started
-            pictures += 1
-        task.close()
-    return 1000 * minigrid / pictures, 1000 * ours / pictures
+    task = make(task_id, None, **options)
+    task.reset(0)
+    policy = RandomLegalPolicy(0)
+
+    async def choose(off_loop: bool) -> None:
+        for _ in range(calls // 8):
+            if off_loop:
+                await asyncio.gather(*(asyncio.to_thread(policy.act, task) for _ in range(8)))
+            else:
+                await asyncio.gather(*(asyncio.sleep(0, policy.act(task)) for _ in range(8)))
+
+    costs = []
+    for off_loop in (True, False):
+        started = time.process_time()
+        asyncio.run(choose(off_loop))
+        costs.append(1000 * (time.process_time() - started) / calls)
+    task.close()
+    return costs[0], costs[1]
 
 
 def image_row_costs(rows: int = 2000, batch: int = 8) -> tuple[float, float]:
@@ -150,6 +175,35 @@ def image_row_costs(rows: int = 2000, batch: int = 8) -> tuple[float, float]:
                 transaction.set_rollback(True)
         costs.append(1000 * (time.process_time() - started) / rows)
     return costs[0], costs[1]
+
+
+def babyai_draw_costs(task_id: str, episodes: int) -> tuple[float, float] | None:
+    """CPU milliseconds per picture of BabyAI's world picture on random games: minigrid's
+    get_full_render against envs.balrog.babyai.full_render (the same pixels, minigrid's
+    tiles placed without numpy per cell); None for other tasks."""
+    if "babyai" not in task_id:
+        return None
+    from envs.balrog.babyai import WORLD_TILE_PIXELS, full_render
+    from envs.core import RandomLegalPolicy
+    from envs.registry import make
+
+    minigrid = ours = 0.0
+    pictures = 0
+    for seed in range(episodes):
+        task, policy = make(task_id, None), RandomLegalPolicy(seed)
+        task.reset(seed)
+        while not task.done:
+            task.step(policy.act(task))
+            level = task._level
+            started = time.process_time()
+            level.get_full_render(highlight=True, tile_size=WORLD_TILE_PIXELS)
+            minigrid += time.process_time() - started
+            started = time.process_time()
+            full_render(level, WORLD_TILE_PIXELS)
+            ours += time.process_time() - started
+            pictures += 1
+        task.close()
+    return 1000 * minigrid / pictures, 1000 * ours / pictures
 
 
 def step_write_costs(task_id: str, steps: int = 1500, batch: int = 4) -> tuple[float, float]:
@@ -202,7 +256,9 @@ def step_write_costs(task_id: str, steps: int = 1500, batch: int = 4) -> tuple[f
     return costs[0], costs[1]
 
 
-def full_runner(task_id: str, episodes: int, options: dict, in_flight: int, first_seed: int = 0) -> tuple[int, float, float]:
+def full_runner(task_id: str, episodes: int, options: dict, in_flight: int,
+                first_seed: int = 0) -> tuple[int, float, float, float]:
+    """Steps, wall seconds, CPU seconds and system seconds of a Worker playing the run."""
     from arena.services.runs import RunSpec, run_create
     from arena.services.submissions import baseline_submission
     from arena.models import Step
@@ -214,10 +270,10 @@ def full_runner(task_id: str, episodes: int, options: dict, in_flight: int, firs
     spec = RunSpec(task=task_id, format=fmt, num_episodes=episodes, options=options, first_seed=first_seed)
     run = run_create(submission, spec)
     worker = Worker(concurrency=in_flight, name=f"bench-{task_id}")
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu, system = time.perf_counter(), time.process_time(), os.times().system
     asyncio.run(worker.serve(until_idle=True))
-    elapsed, cpu_used = time.perf_counter() - wall, time.process_time() - cpu
-    return Step.objects.filter(episode__run=run).count(), elapsed, cpu_used
+    elapsed, cpu_used, system_used = time.perf_counter() - wall, time.process_time() - cpu, os.times().system - system
+    return Step.objects.filter(episode__run=run).count(), elapsed, cpu_used, system_used
 
 
 def main() -> None:
@@ -234,37 +290,46 @@ def main() -> None:
     args = parser.parse_args()
     if args.switch_interval:
         sys.setswitchinterval(args.switch_interval)
+    tasks = args.task or TASKS
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         setup_django(tmp)
-        for task_id in args.task or TASKS:
+        from envs.registry import get_task_class
+
+        # Every raw loop before the first Worker: a worker sets the process's allocator
+        # thresholds (arena.play.memory), and the raw loop is measured as BALROG's
+        # evaluator runs, with glibc's own.
+        raws = {task_id: raw_loop(task_id, args.episodes, _options(task_id, args.crafter_steps)) for task_id in tasks}
+        raws_again = {task_id: raw_loop(task_id, args.episodes, _options(task_id, args.crafter_steps),
+                                        first_seed=args.episodes) for task_id in tasks}
+        for task_id in tasks:
             options = _options(task_id, args.crafter_steps)
-            raw_steps, raw_wall, raw_cpu = raw_loop(task_id, args.episodes, options)
-            run_steps, run_wall, run_cpu = full_runner(task_id, args.episodes, options, args.in_flight)
+            raw_steps, raw_wall, raw_cpu, raw_sys = raws[task_id]
+            # One episode first, not counted: what a worker pays once (every suite
+            # imported when it starts, the first connections), not at every step.
+            full_runner(task_id, 1, options, args.in_flight)
+            run_steps, run_wall, run_cpu, run_sys = full_runner(task_id, args.episodes, options, args.in_flight)
             raw_rate, run_rate = raw_steps / raw_wall, run_steps / run_wall
             label = f"{task_id} {options or ''}".strip()
             print(f"{label}: {args.episodes} episodes, random agent (zero model latency)")
             print(
                 f"  raw env loop : {raw_steps:7d} steps in {raw_wall:7.2f} s = {raw_rate:8.0f} steps/s, "
-                f"CPU {1000 * raw_cpu / raw_steps:6.3f} ms/step"
+                f"CPU {1000 * raw_cpu / raw_steps:6.3f} ms/step (system {1000 * raw_sys / raw_steps:.3f})"
             )
             print(
                 f"  arena runner : {run_steps:7d} steps in {run_wall:7.2f} s = {run_rate:8.0f} steps/s, "
-                f"CPU {1000 * run_cpu / run_steps:6.3f} ms/step  (ratio to raw {run_rate / raw_rate:.3f}, "
-                f"{args.in_flight} episodes in flight; by CPU per step "
+                f"CPU {1000 * run_cpu / run_steps:6.3f} ms/step (system {1000 * run_sys / run_steps:.3f})  "
+                f"(ratio to raw {run_rate / raw_rate:.3f}, {args.in_flight} episodes in flight; by CPU per step "
                 f"{(raw_cpu / raw_steps) / (run_cpu / run_steps):.3f})"
             )
             # As many games again, on the next seeds (new pictures, new files): what a
-            # worker that has been playing for a while pays. The first run also pays the
-            # process's one-time costs (minigrid draws each kind of tile once for its
-            # cache; imports; the database thread's connection), a large share of a
-            # short run's few hundred steps.
-            again_steps, again_wall, again_cpu = full_runner(
+            # worker that has been playing for a while pays beside the raw loop on the
+            # same seeds.
+            again_steps, again_wall, again_cpu, _ = full_runner(
                 task_id, args.episodes, options, args.in_flight, first_seed=args.episodes)
-            raw_again_steps, raw_again_wall, raw_again_cpu = raw_loop(
-                task_id, args.episodes, options, first_seed=args.episodes)
+            raw_again_steps, raw_again_wall, raw_again_cpu, _ = raws_again[task_id]
             print(
                 f"  runner again : {again_steps:7d} steps in {again_wall:7.2f} s = {again_steps / again_wall:8.0f} steps/s, "
-                f"CPU {1000 * again_cpu / again_steps:6.3f} ms/step  (one-time costs paid; against the raw loop run again, "
+                f"CPU {1000 * again_cpu / again_steps:6.3f} ms/step  (the next seeds; against the raw loop on them, "
                 f"{1000 * raw_again_cpu / raw_again_steps:.3f} ms/step: ratio "
                 f"{(again_steps / again_wall) / (raw_again_steps / raw_again_wall):.3f}, by CPU per step "
                 f"{(raw_again_cpu / raw_again_steps) / (again_cpu / again_steps):.3f})"
@@ -282,11 +347,45 @@ def main() -> None:
             if draws:
                 print(f"  level drawn  : {draws[0]:6.3f} ms CPU a picture by minigrid's get_full_render, {draws[1]:6.3f} ms "
                       f"by full_render (same pixels): ratio {draws[0] / draws[1]:.2f}")
+            task_class = get_task_class(task_id)
+            if task_class.cpu_bound:
+                task_class.cpu_bound = False
+                try:
+                    default_steps, default_wall, default_cpu, default_sys = full_runner(
+                        task_id, args.episodes, options, args.in_flight
+                    )
+                finally:
+                    task_class.cpu_bound = True
+                print(
+                    f"  executor     : arena runner {default_steps / default_wall:6.0f} steps/s, CPU "
+                    f"{1000 * default_cpu / default_steps:6.3f} ms/step (system {1000 * default_sys / default_steps:.3f}) "
+                    f"stepping in asyncio's default executor, {run_rate:6.0f} steps/s, "
+                    f"{1000 * run_cpu / run_steps:6.3f} (system {1000 * run_sys / run_steps:.3f}) on one thread a core "
+                    f"(arena.play.simulators): ratio by CPU {(default_cpu / default_steps) / (run_cpu / run_steps):.2f}"
+                )
+            again_steps, _, again_cpu, again_sys = raw_loop(task_id, args.episodes, options)
+            print(
+                f"  allocator    : raw env loop {1000 * raw_cpu / raw_steps:6.3f} ms/step CPU (system "
+                f"{1000 * raw_sys / raw_steps:.3f}) with glibc's thresholds, {1000 * again_cpu / again_steps:6.3f} "
+                f"(system {1000 * again_sys / again_steps:.3f}) with the worker's (arena.play.memory): ratio "
+                f"{(raw_cpu / raw_steps) / (again_cpu / again_steps):.2f}"
+            )
+            if task_id.startswith("balrog/crafter"):
+                drawn_twice, drawn_once = single_drawing_costs(task_id, min(args.episodes, 3), options)
+                print(f"  crafter step : raw env loop {drawn_twice:6.3f} ms CPU/step with crafter drawing a frame in "
+                      f"its step too, {drawn_once:6.3f} without (the night's random numbers taken): ratio "
+                      f"{drawn_twice / drawn_once:.2f}")
+            if get_task_class(task_id).blocking:
+                threaded, on_loop = policy_hop_costs(task_id, options)
+                print(f"  baseline hop : {threaded:6.3f} ms CPU per random choice handed to a thread and back, "
+                      f"{on_loop:6.3f} ms made on the event loop: ratio {threaded / on_loop:.1f}")
             pictures = picture_costs(task_id, min(args.episodes, 3), options)
             if pictures:
-                print(f"  world picture: {pictures[0]:6.3f} ms/step drawn and encoded afresh, {pictures[1]:6.3f} ms/step "
-                      f"drawn each step (a picture seen again keeps its encoding), {pictures[2]:6.3f} ms/step as the "
-                      f"task gives it (a state seen again is not drawn): ratio {pictures[1] / pictures[2]:.2f}")
+                print(f"  world picture: {pictures[0]:6.3f} ms/step drawn and encoded by PIL at level 6 (before), "
+                      f"{pictures[1]:6.3f} ms/step drawn and encoded by the replay's encoder: ratio "
+                      f"{pictures[0] / pictures[1]:.2f}; {pictures[2]:6.3f} ms/step drawn each step (a picture seen "
+                      f"again keeps its encoding), {pictures[3]:6.3f} ms/step as the task gives it (a state seen "
+                      f"again is not drawn): ratio {pictures[2] / pictures[3]:.2f}")
     orm, prepared = image_row_costs()
     print(f"picture rows of a step batch (8 a batch): {orm:6.3f} ms CPU per row through the ORM (bulk_create each), "
           f"{prepared:6.3f} ms through the step writer's prepared statement: ratio {orm / prepared:.2f}")

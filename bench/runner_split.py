@@ -57,7 +57,7 @@ def cpu_split(task_id: str, episodes: int, options: dict, in_flight: int, full_r
             stack.enter_context(_timed(owner, name, label, spent))
         db_started = dbthread._executor.submit(time.thread_time).result()
         loop_started, process_started = time.thread_time(), time.process_time()
-        played, _, _ = full_runner(task_id, episodes, options, in_flight, first_seed=first_seed)
+        played, *_ = full_runner(task_id, episodes, options, in_flight, first_seed=first_seed)
         loop = time.thread_time() - loop_started
         process = time.process_time() - process_started
         database = dbthread._executor.submit(time.thread_time).result() - db_started

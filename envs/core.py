@@ -155,6 +155,10 @@ class Task(abc.ABC):
     # True for tasks whose step or expert does real work (an engine search, a physics
     # rollout): the arena then runs them off its event loop so other episodes go on.
     blocking: ClassVar[bool] = False
+    # True for blocking tasks whose step computes in the interpreter (crafter's world and
+    # drawing) rather than waiting on another process (an engine, an interpreter): the
+    # worker runs them on as many threads as it has cores (arena.play.simulators).
+    cpu_bound: ClassVar[bool] = False
     # True for tasks that draw a picture for the replay viewer at every step
     # (`viewer_png`); a replay of theirs without one says the pictures are unavailable.
     viewer_frames: ClassVar[bool] = False
@@ -392,6 +396,10 @@ class Policy(abc.ABC):
 
     name: ClassVar[str]
     title: ClassVar[str]  # shown on the leaderboard
+    # True for a policy whose choice costs no more than listing the legal actions: the
+    # worker asks it on its event loop even for a `blocking` task, where handing the
+    # choice to a thread and back would cost more than the choice.
+    acts_instantly: ClassVar[bool] = False
 
     @abc.abstractmethod
     def act(self, task: Task) -> str: ...
@@ -410,6 +418,7 @@ class RandomLegalPolicy(Policy):
 
     name = "random"
     title = "Random legal actions"
+    acts_instantly = True
 
     def __init__(self, seed: int):
         self._rng = random.Random(f"random-policy:{seed}")

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import functools
 import io
+import struct
+import zlib
 
+import numpy as np
 from PIL import Image, ImageDraw
 
 RGB = tuple[int, int, int]
@@ -148,3 +151,38 @@ def encode_png(image: Image.Image) -> bytes:
     buffer = io.BytesIO()
     image.convert("RGB").save(buffer, format="PNG", compress_level=6)
     return buffer.getvalue()
+
+
+# zlib's fastest level: a replay picture is written at every step of a text run and read
+# only by a person watching, so encoding time counts for more than the few per cent of
+# size level 6 saves (Crafter's 256×256 frames: 32 kB against 30 kB).
+VIEWER_PNG_LEVEL = 1
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def encode_viewer_png(pixels: np.ndarray) -> bytes:
+    """PNG bytes of an RGB picture (height × width × 3 uint8) for the replay viewer:
+    the same pixels as `encode_png` gives, decoded, for a quarter of its CPU time.
+
+    Every row is stored unfiltered and the rows deflated at VIEWER_PNG_LEVEL; PIL's
+    encoder tries five filters on every row and deflates at level 6, which costs about
+    4 ms a Crafter frame against 1 ms here. Deterministic like `encode_png` (equal pixels
+    give equal bytes, no metadata), but not byte-equal to it. zlib releases the GIL while
+    it deflates, so the steps of other episodes go on meanwhile."""
+    if pixels.dtype != np.uint8 or pixels.ndim != 3 or pixels.shape[2] != 3:
+        raise ValueError(f"an RGB picture is height × width × 3 bytes; got {pixels.dtype} {pixels.shape}")
+    height, width, _ = pixels.shape
+    # Each row is its filter byte (0: none) and its pixels.
+    rows = np.zeros((height, 1 + 3 * width), np.uint8)
+    rows[:, 1:] = pixels.reshape(height, 3 * width)
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB, deflate, no interlace
+    return (
+        _PNG_SIGNATURE
+        + _png_chunk(b"IHDR", header)
+        + _png_chunk(b"IDAT", zlib.compress(rows, VIEWER_PNG_LEVEL))
+        + _png_chunk(b"IEND", b"")
+    )

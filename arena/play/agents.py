@@ -176,7 +176,10 @@ class BaselineAgent:
         return None
 
     async def decide(self, task: Task, index: int, prompt_added: list) -> Decision:
-        if task.blocking:  # e.g. a Stockfish search or a planning expert
+        # Off the loop for a blocking task (a Stockfish search, a planning expert), unless
+        # the policy's choice is cheaper than the hop (a random choice among the legal
+        # actions, which the runner has listed on the loop already).
+        if task.blocking and not self.policy.acts_instantly:
             return Decision(parsed_action=await asyncio.to_thread(self.policy.act, task))
         return Decision(parsed_action=self.policy.act(task))
 

@@ -29,6 +29,7 @@ from arena.services.steps import LeaseLost, StepNotStored, StepRecord
 from arena.live import publish
 from arena.services import snapshots
 from arena.play.dbthread import db
+from arena.play.simulators import computing
 from arena.endpoint_privacy import hide_endpoint
 from arena.play.stepwriter import StepWriter
 from arena.play.agents import Agent, Decision, EndpointFailed, make_agent
@@ -214,6 +215,8 @@ class _Playthrough:
     async def _off_loop(self, function, *args):
         # Engine searches and physics rollouts leave the loop free for other episodes.
         if self.task.blocking:
+            if self.task.cpu_bound:  # no more threads than cores (arena.play.simulators)
+                return await computing(function, *args)
             return await asyncio.to_thread(function, *args)
         return function(*args)
 

@@ -112,6 +112,20 @@ class SeededCrafterEnv(crafter.Env):
         in_a_fixed_order = sorted(objs, key=lambda obj: (int(obj.pos[0]), int(obj.pos[1])))
         super()._balance_chunk(chunk, in_a_fixed_order)
 
+    def _obs(self):
+        """No frame from `reset` and `step`: the task draws the one it shows
+        (CrafterTask._observation), and crafter's own drawing here was never looked at.
+
+        The drawing has one effect on the game: below half light crafter's renderer
+        (LocalView._noise) takes as many numbers from the world's random generator as
+        its local view has pixels, and those numbers decide where creatures spawn and how
+        they move. The same numbers are taken here, so the game goes on as if the frame
+        had been drawn, for about half the cost of a step."""
+        if self._world.daylight < 0.5:
+            unit = self._size // self._view
+            self._world.random.uniform(32, 127, tuple(self._local_view._grid * unit))
+        return None
+
 
 def achievement_title(achievement: str) -> str:
     """crafter's "make_wood_pickaxe" as the prompt names it: "Make Wood Pickaxe"."""
@@ -136,6 +150,8 @@ class CrafterTask(BalrogTask):
     score_range = (-0.9, float(len(ACHIEVEMENTS)))
     baselines = {"random": RandomLegalPolicy}
     blocking = True
+    # crafter's world and drawing are Python and numpy: they compute, never wait.
+    cpu_bound = True
     viewer_frames = True
     # BALROG's released config (eval.num_episodes.crafter: 10) and App. B's 10 seeds.
     paper_episodes = 10
@@ -182,26 +198,28 @@ class CrafterTask(BalrogTask):
         self._env.reset()
         # BALROG's wrapper plays one noop right after crafter's reset and shows the
         # observation that follows it: the first view is one world tick in.
-        frame, _reward, _dead, _info = self._env.step(ACTION_INDEX["Noop"])
-        return self._observation(frame)
+        self._env.step(ACTION_INDEX["Noop"])
+        return self._observation()
 
     def _play(self, action: str) -> Outcome:
         before = self._unlocked()
-        frame, reward, dead, _info = self._env.step(ACTION_INDEX[action])
+        _no_frame, reward, dead, _info = self._env.step(ACTION_INDEX[action])
         newly_unlocked = sorted(self._unlocked() - before)
         return Outcome(
-            observation=self._observation(frame),
+            observation=self._observation(),
             reward=float(reward),
             terminated=bool(dead),
             end_reason="died" if dead else None,
             info={"unlocked": newly_unlocked},
         )
 
-    def _observation(self, frame) -> Observation:
+    def _observation(self) -> Observation:
         # BALROG's wrapper draws the frame a second time for its image, and at night
         # crafter's drawing adds noise drawn from the world's own random generator: the
         # second drawing moves the world's randomness on, so creatures spawn and move as
         # in BALROG only if it is drawn here too (the first night differs otherwise).
+        # Crafter's first drawing, inside its step, only takes its numbers
+        # (SeededCrafterEnv._obs).
         frame = self._env.render()
         self._frame = frame
         text = crafter_text.surroundings_text(self._env)
@@ -212,6 +230,14 @@ class CrafterTask(BalrogTask):
     def world_picture(self) -> Image.Image | None:
         """The frame crafter drew for this step (its local view and inventory)."""
         return None if self._frame is None else Image.fromarray(self._frame)
+
+    def world_pixels(self):
+        # The frame as crafter drew it, without a PIL image in between.
+        return self._frame
+
+    # The light changes at every step (and the night's noise with it), so a picture
+    # seen again is rare: looking for one cost more than encoding it.
+    pictures_repeat = False
 
     def _unlocked(self) -> set[str]:
         return {name for name, count in self._env._player.achievements.items() if count > 0}

@@ -24,8 +24,10 @@ import dataclasses
 import hashlib
 from typing import ClassVar
 
+import numpy as np
+
 from envs.core import Observation, StepResult, Task
-from envs.render import encode_png
+from envs.render import encode_viewer_png
 
 # Encoded pictures one episode keeps for a picture seen again (a few kB each).
 ENCODED_PICTURES_KEPT = 512
@@ -139,6 +141,17 @@ class BalrogTask(Task):
         watching the replay; None for games without one (TextWorld)."""
         return None
 
+    def world_pixels(self):
+        """`world_picture` as RGB pixels (height × width × 3 bytes), None for games
+        without one; a game that draws into an array gives that array."""
+        picture = self.world_picture()
+        return None if picture is None else np.asarray(picture.convert("RGB"))
+
+    # Whether the same picture comes back within an episode (an agent turning back and
+    # forth, bumping into a wall, waiting); a game whose every picture differs skips the
+    # digest that finds them.
+    pictures_repeat: ClassVar[bool] = True
+
     def picture_state(self):
         """A hashable value that fixes every pixel of `world_picture` now, for games
         that can name it for less than drawing the picture costs; None: draw it."""
@@ -163,17 +176,18 @@ class BalrogTask(Task):
         return png
 
     def _encoded_viewer_picture(self) -> bytes | None:
-        picture = self.world_picture()
-        if picture is None:
+        pixels = self.world_pixels()
+        if pixels is None:
             return None
-        key = hashlib.blake2b(picture.tobytes(), digest_size=16).digest() + picture.mode.encode() + bytes(
-            f"{picture.size}", "ascii"
-        )
+        if not self.pictures_repeat:
+            return encode_viewer_png(pixels)
+        pixels = np.ascontiguousarray(pixels)
+        key = hashlib.blake2b(pixels.data, digest_size=16).digest() + bytes(f"{pixels.shape}", "ascii")
         png = self._encoded_pictures.get(key)
         if png is None:
             if len(self._encoded_pictures) >= ENCODED_PICTURES_KEPT:
                 self._encoded_pictures.clear()
-            png = self._encoded_pictures[key] = encode_png(picture)
+            png = self._encoded_pictures[key] = encode_viewer_png(pixels)
         return png
 
     def is_valid(self, candidate: str) -> bool:

@@ -1,15 +1,26 @@
 """BALROG's world pictures are encoded once per distinct picture in an episode: a picture
-seen again gives the very bytes a fresh encoding gives, and is not encoded again."""
+seen again gives the very bytes a fresh encoding gives, and is not encoded again.
+
+A fresh encoding is the replay's encoder (envs.render.encode_viewer_png) of the picture's
+pixels; tests/envs/test_viewer_png.py holds its pixels to those of encode_png, with which
+these pictures were encoded before."""
+
+import numpy as np
 
 from envs.registry import make
-from envs.render import encode_png
+from envs.render import encode_viewer_png
+
+
+def encode_png(picture) -> bytes:
+    """A fresh encoding of a PIL picture, as the replay stores it."""
+    return encode_viewer_png(np.asarray(picture.convert("RGB")))
 
 
 def test_a_picture_seen_again_is_not_encoded_again(monkeypatch):
     import envs.balrog.protocol as protocol
 
     encoded = []
-    monkeypatch.setattr(protocol, "encode_png", lambda picture: encoded.append(1) or encode_png(picture))
+    monkeypatch.setattr(protocol, "encode_viewer_png", lambda pixels: encoded.append(1) or encode_viewer_png(pixels))
     task = make("balrog/babyai-goto", "text")
     task.reset(3)
     pictures = [task.viewer_png()]
