@@ -70,7 +70,13 @@ def main() -> None:
         from bench.balrog_throughput import _options, raw_loop
 
         context = multiprocessing.get_context("spawn")
-        for task_id in args.task or TASKS:
+        tasks = args.task or TASKS
+        # Every raw loop before the first Worker: a worker sets the process's allocator
+        # thresholds (arena.play.memory); the raw loop runs with glibc's own, as
+        # BALROG's evaluator does.
+        raws = {task_id: raw_loop(task_id, args.episodes, _options(task_id, args.crafter_steps))[:3]
+                for task_id in tasks}
+        for task_id in tasks:
             options = _options(task_id, args.crafter_steps)
             ports, stop = context.Queue(), context.Event()
             server = context.Process(target=_serve_fake_model, args=(0.0, ports, stop, TASKS[task_id]), daemon=True)
@@ -85,7 +91,7 @@ def main() -> None:
                 )
                 random_agent = baseline_submission("random", "Random legal actions")
                 print(f"{task_id} {options or ''}: {args.episodes} episodes, {args.in_flight} in flight, one worker process")
-                _row("raw env loop (random actions)", *raw_loop(task_id, args.episodes, options))
+                _row("raw env loop (random actions)", *raws[task_id])
                 _row("arena, random baseline agent", *_play(random_agent, task_id, args.episodes, options, args.in_flight))
                 _row(f"arena, instant model ({TASKS[task_id]!r})", *_play(model, task_id, args.episodes, options,
                                                                          args.in_flight))
