@@ -53,15 +53,19 @@ def _cell(row, column_id):
     return next(cell for cell in row.cells if cell.column.id == column_id)
 
 
-@pytest.fixture
-def complete(db):
-    """A model that played all six BALROG environments and AdventureGame, and TextAtari's Pong."""
-    model = _model("Complete", price_input_per_mtok=1, price_output_per_mtok=2)
+def play_balrog_adventure_and_pong(model):
+    """Runs of all six BALROG environments, AdventureGame and TextAtari's Pong for `model`."""
     for index, (task, options) in enumerate(BALROG_ALL_SIX):
         _run(model, task, [10.0 * index, 10.0 * index + 20], metric="progress", options=options)
     _run(model, "adventure/basic-easy", [100.0, 0.0, 100.0, 100.0], metric="quality")
     _run(model, "textatari/pong", [0.5, 0.7], metric="normalised_score")
     return model
+
+
+@pytest.fixture
+def complete(db):
+    """A model that played all six BALROG environments and AdventureGame, and TextAtari's Pong."""
+    return play_balrog_adventure_and_pong(_model("Complete", price_input_per_mtok=1, price_output_per_mtok=2))
 
 
 def _board(client, query=""):

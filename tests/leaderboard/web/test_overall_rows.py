@@ -11,7 +11,7 @@ from arena.matches.ratings.table import PlayerRating, Record
 from arena.models import Run
 from leaderboard.boards import overall
 from leaderboard.templatetags.overall_rows import overall_compact_rows
-from tests.leaderboard.boards.test_overall_leaderboard import BALROG_ALL_SIX, _model, _run
+from tests.leaderboard.boards.test_overall_leaderboard import BALROG_ALL_SIX, _model, _run, play_balrog_adventure_and_pong
 
 pytestmark = pytest.mark.django_db
 
@@ -39,11 +39,7 @@ QUERY = "tab=llm&columns=tasks"
 
 @pytest.fixture
 def board_of_every_kind(baseline):
-    complete = _model("Complete <one>", price_input_per_mtok=1, price_output_per_mtok=2)
-    for index, (task, options) in enumerate(BALROG_ALL_SIX):
-        _run(complete, task, [10.0 * index, 10.0 * index + 20], metric="progress", options=options)
-    _run(complete, "adventure/basic-easy", [100.0, 0.0, 100.0, 100.0], metric="quality")
-    _run(complete, "textatari/pong", [0.5, 0.7], metric="normalised_score")
+    complete = play_balrog_adventure_and_pong(_model("Complete <one>", price_input_per_mtok=1, price_output_per_mtok=2))
     _run(complete, "lmact/gridworld", scores=(1.0, 0.0), fmt="ascii")
     twin = _model("Twin & co")
     for index, (task, options) in enumerate(BALROG_ALL_SIX):
