@@ -7,7 +7,6 @@ import dataclasses
 import functools
 import json
 import math
-import re
 
 import orjson
 from arena.clients.errors import describe

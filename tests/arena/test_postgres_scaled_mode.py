@@ -256,3 +256,34 @@ def test_a_step_batch_aborted_by_a_real_deadlock_is_stored_on_a_retry(postgres, 
     assert outcome["results"] == [True, True] and outcome["steps"]
     assert outcome["tokens_spent_in"] == 14, "the retried batch counted its tokens once"
     assert len(outcome["retries"]) == 1 and "(deadlock); running it again" in outcome["retries"][0]
+
+
+# The boards read runs through leaderboard.selectors.runs.lean_runs, which casts the JSON
+# fields to text in SQL and decodes them itself: on PostgreSQL (jsonb) as on SQLite, every
+# field must equal the ORM's and the front page must render.
+LEAN_RUNS_ON_POSTGRES = """
+import django, json
+django.setup()
+from django.test import Client
+from arena.models import Run
+from leaderboard.selectors.runs import LEAN_DEFERRED, lean_runs
+
+orm = {run.pk: run for run in Run.objects.order_by("id")}
+lean = lean_runs(Run.objects.order_by("id"))
+names = [f.attname for f in Run._meta.concrete_fields]
+differing = [(run.pk, name) for run in lean for name in names if getattr(run, name) != getattr(orm[run.pk], name)]
+page = Client().get("/")
+print(json.dumps({"runs": len(lean), "differing": differing[:5], "front_page": page.status_code,
+                  "rows": page.content.count(b"<tr")}))
+"""
+
+
+def test_the_boards_lean_read_of_runs_is_the_orms_on_postgres(postgres, tmp_path):
+    from bench.read_pages import BUILD
+
+    environment = environment_of(postgres.create_database("lean", copy_of="migrated"), tmp_path, ARENA_PAGE_CACHE="0")
+    subprocess.run([sys.executable, "-c", BUILD, "600", "2", "3"], cwd=ROOT, env=environment, check=True,
+                   capture_output=True, timeout=120)
+    figures = json.loads(manage(environment, script=LEAN_RUNS_ON_POSTGRES).strip().splitlines()[-1])
+    assert figures["runs"] == 12 and figures["differing"] == []
+    assert figures["front_page"] == 200 and figures["rows"] > 12
