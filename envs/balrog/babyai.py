@@ -13,8 +13,12 @@ when the mission is accomplished and 0 otherwise (BALROG §3).
 
 The expert is minigrid's `BabyAIBot`. The bot plans on what the agent has seen so far
 and must be told every action actually taken (it is built to advise another player,
-undoing that player's detours), so each episode starts one at reset and tells it every
-executed action, whoever chose it.
+undoing that player's detours). Only the expert baseline reads its advice, and BALROG's
+own evaluator runs no bot, so an episode starts the bot when the expert is first asked:
+from the reset when nothing has been played yet, otherwise by playing the episode's
+actions again on a fresh level of the same seed while telling the bot each one, as if it
+had followed from the reset (a resumed episode replays its stored steps without it).
+From then on it is told every executed action, whoever chose it.
 """
 
 from __future__ import annotations
@@ -23,12 +27,13 @@ from typing import ClassVar
 
 import numpy as np
 from minigrid.core.actions import Actions
+from minigrid.core.constants import OBJECT_TO_IDX
 from minigrid.utils.baby_ai_bot import BabyAIBot, DisappearedBoxError
 from PIL import Image
 
 from envs.balrog import babyai_level
 from envs.balrog.babyai_level import MixedTrainLocalLevel
-from envs.balrog.babyai_text import describe
+from envs.balrog.babyai_text import describe_encoded_view
 from envs.balrog.protocol import OBSERVATION_COMING, BalrogTask, Outcome
 from envs.core import ExpertPolicy, Observation, RandomLegalPolicy
 
@@ -106,8 +111,16 @@ class BabyAITask(BalrogTask):
         self._level = MixedTrainLocalLevel(self.kind)
         self._accomplished = False
         self._start_key = ""
+        self._seed: int | None = None
+        # Every action executed since the reset: what a bot started late is told.
+        self._taken: list[Actions] = []
+        # Whether the bot follows the episode (started by the first `expert_action`).
+        self._bot_follows = False
         self._bot: BabyAIBot | None = None
         self._bot_advice: Actions | None = None
+        # minigrid's encoding of the agent's view now, which its reset and step return:
+        # the description and the world picture's highlight are read from it.
+        self._view = None
 
     # -- the game -------------------------------------------------------------------------
     def rules_text(self) -> str:
@@ -123,28 +136,33 @@ class BabyAITask(BalrogTask):
         )
 
     def _start(self, seed: int) -> Observation:
-        self._level.reset(seed=seed)
+        obs, _ = self._level.reset(seed=seed)
+        self._view = obs["image"]
         # minigrid sets the level's limit at reset, from its rooms and its mission.
         self.max_steps = self._level.max_steps
         self._accomplished = False
         self._start_key = f"{self.kind}|{self._level.mission}|{self._level.hash()}"
-        self._bot = BabyAIBot(self._level)
-        self._bot_advice = self._bot.replan()
+        self._seed = seed
+        self._taken = []
+        self._bot_follows = False
+        self._bot = self._bot_advice = None
         return self._observe()
 
     def _play(self, action: str) -> Outcome:
         taken = MINIGRID_ACTIONS[action]
-        _, reward, terminated, _, _ = self._level.step(taken)
+        obs, reward, terminated, _, _ = self._level.step(taken)
+        self._view = obs["image"]
+        self._taken.append(taken)
         end_reason = None
         if terminated:
             self._accomplished = reward > 0
             end_reason = "mission accomplished" if self._accomplished else "mission failed"
-        else:
+        elif self._bot_follows:
             self._tell_bot(taken)
         return Outcome(observation=self._observe(), reward=float(reward), terminated=terminated, end_reason=end_reason)
 
     def _observe(self) -> Observation:
-        text = "\n".join(describe(self._level))
+        text = "\n".join(describe_encoded_view(self._view, self._level.carrying))
         if self.format == "rgb":
             image = Image.fromarray(self._level.get_pov_render(tile_size=TILE_PIXELS)).convert("RGB")
             return Observation(text=text, image=image)
@@ -152,7 +170,7 @@ class BabyAITask(BalrogTask):
 
     def world_picture(self) -> Image.Image:
         """minigrid's picture of the whole level, the agent's 7×7 view highlighted."""
-        return Image.fromarray(full_render(self._level, WORLD_TILE_PIXELS))
+        return Image.fromarray(full_render(self._level, WORLD_TILE_PIXELS, visible_in_view(self._view)))
 
     def picture_state(self) -> tuple:
         """What minigrid's full render depends on: every cell's encoding (minigrid's
@@ -181,6 +199,8 @@ class BabyAITask(BalrogTask):
 
     # -- the expert -----------------------------------------------------------------------
     def expert_action(self) -> str:
+        if not self._bot_follows:
+            self._start_bot()
         if self._bot is None:
             # The bot gave up earlier in the episode; a new one plans from here, mapping
             # the room again from the current view. A new bot whose plan opens with a
@@ -197,6 +217,29 @@ class BabyAITask(BalrogTask):
             raise RuntimeError(f"{self.id}: minigrid's BabyAI bot has no action left for this state")
         return ACTION_NAMES[self._bot_advice]
 
+    def _start_bot(self) -> None:
+        """Start the bot as if it had followed the episode from its reset (see the module
+        docstring): on the level itself when nothing has been played, otherwise on a
+        fresh level of the same seed that plays the executed actions again, telling the
+        bot each one as `_play` does, and then stands in for the level (in the same
+        state: minigrid's steps draw no random numbers)."""
+        self._bot_follows = True
+        if not self._taken:
+            self._bot = BabyAIBot(self._level)
+            self._bot_advice = self._bot.replan()
+            return
+        level = MixedTrainLocalLevel(self.kind)
+        level.reset(seed=self._seed)
+        self._bot = BabyAIBot(level)
+        self._bot_advice = self._bot.replan()
+        for taken in self._taken:
+            _, _, terminated, _, _ = level.step(taken)
+            if not terminated:
+                self._tell_bot(taken)
+        if _level_state(level) != _level_state(self._level):
+            raise RuntimeError(f"{self.id}: replaying the episode's actions did not give back its state")
+        self._level = level
+
     def _tell_bot(self, taken: Actions) -> None:
         """Tell the bot the action just executed and keep its next advice. The bot gives
         up when another player opened a box (minigrid's boxes vanish when toggled) or
@@ -210,16 +253,38 @@ class BabyAITask(BalrogTask):
             self._bot_advice = None
 
 
-def full_render(level, tile_size: int) -> np.ndarray:
+def _level_state(level) -> tuple:
+    """What tells two levels' states apart: the cells, the agent, what it carries, the
+    step count and the mission."""
+    return (
+        level.grid.encode().tobytes(),
+        tuple(level.agent_pos),
+        level.agent_dir,
+        level.carrying.encode() if level.carrying is not None else None,
+        level.step_count,
+        level.mission,
+    )
+
+
+def visible_in_view(view: np.ndarray) -> np.ndarray:
+    """minigrid's visibility mask of the agent's view (`gen_obs_grid`) from its encoding
+    of that view: the encoding marks exactly the hidden cells "unseen" (index 0; an
+    empty visible cell is "empty", index 1)."""
+    return view[:, :, 0] != OBJECT_TO_IDX["unseen"]
+
+
+def full_render(level, tile_size: int, vis_mask: np.ndarray | None = None) -> np.ndarray:
     """The pixels of minigrid's `get_full_render(highlight=True, tile_size)`, drawn by
     minigrid's own tiles (`Grid.render_tile` and its cache) put where minigrid's
     `Grid.render` puts them, with the highlighted cells worked out as minigrid does
-    from the level's own visibility mask (`gen_obs_grid`). minigrid spends most of a
+    from the level's own visibility mask (`gen_obs_grid`, or `vis_mask` when the
+    caller has it for the level's current state). minigrid spends most of a
     picture on numpy calls made for one cell at a time (an `array_equal` per cell, the
     view's coordinates as arrays): here they are plain integers, at about half the cost
     (bench/balrog_throughput.py; tests/envs/balrog/test_world_pictures.py holds the
     pixels equal through every kind of mission)."""
-    _, vis_mask = level.gen_obs_grid()
+    if vis_mask is None:
+        _, vis_mask = level.gen_obs_grid()
     visible = vis_mask.tolist()
     size = level.agent_view_size
     forward_x, forward_y = (int(v) for v in level.dir_vec)

@@ -19,6 +19,7 @@ its right, and within a column from the farthest to the nearest, as BabyAI-Text 
 from __future__ import annotations
 
 import numpy as np
+from minigrid.core.constants import IDX_TO_COLOR, IDX_TO_OBJECT, OBJECT_TO_IDX
 from minigrid.core.grid import Grid
 from minigrid.core.world_object import WorldObj
 from minigrid.minigrid_env import MiniGridEnv
@@ -90,3 +91,45 @@ def describe(env: MiniGridEnv) -> list[str]:
     """The lines describing what the agent of `env` sees now."""
     view, visible = env.gen_obs_grid()
     return describe_view(view, visible, env.carrying)
+
+
+# minigrid's encoding of a cell (`WorldObj.encode`): the kind's index, the colour's, and
+# a door's state (0 open, 1 closed, 2 locked).
+_UNSEEN, _EMPTY, _WALL = OBJECT_TO_IDX["unseen"], OBJECT_TO_IDX["empty"], OBJECT_TO_IDX["wall"]
+_DOOR_STATES = {0: "open", 1: "closed", 2: "locked"}
+
+
+def _encoded_name(kind: int, colour: int, state: int) -> str:
+    """`object_name` of the object a cell's encoding stands for."""
+    if IDX_TO_OBJECT[kind] == "door":
+        return f"{'an' if state == 0 else 'a'} {_DOOR_STATES[state]} {IDX_TO_COLOR[colour]} door"
+    return f"a {IDX_TO_COLOR[colour]} {IDX_TO_OBJECT[kind]}"
+
+
+def describe_encoded_view(view: np.ndarray, carrying: WorldObj | None) -> list[str]:
+    """`describe_view` read from minigrid's encoding of the agent's view (the "image"
+    its `reset` and `step` return: `gen_obs_grid`'s cells encoded with the hidden ones
+    "unseen"), which holds everything the description names; the same lines, without
+    working out the view a second time."""
+    cells = view.tolist()
+    width, height = len(cells), len(cells[0])
+    agent_x, agent_y = width // 2, height - 1
+    lines = []
+    if carrying is not None:
+        lines.append(f"You carry {object_name(carrying)}")
+    for name, (dx, dy) in (("forward", (0, -1)), ("left", (-1, 0)), ("right", (1, 0))):
+        x, y, distance = agent_x + dx, agent_y + dy, 1
+        while 0 <= x < width and 0 <= y < height:
+            kind = cells[x][y][0]
+            if kind != _UNSEEN and kind != _EMPTY:
+                if kind == _WALL:
+                    lines.append(f"a wall {steps(distance)} {name}")
+                break
+            x, y, distance = x + dx, y + dy, distance + 1
+    for x in range(width):
+        for y in range(height):
+            kind, colour, state = cells[x][y]
+            if (x, y) == (agent_x, agent_y) or kind in (_UNSEEN, _EMPTY, _WALL):
+                continue
+            lines.append(f"{_encoded_name(kind, colour, state)} {relative_place(x - agent_x, agent_y - y)}")
+    return lines
