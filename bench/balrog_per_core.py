@@ -67,7 +67,10 @@ def main() -> None:
         setup_django(tmp)
         from arena.services.runs import RunSpec, run_create
         from arena.services.submissions import baseline_submission, submission_create
+        from bench.babyai_step import babyai_before
         from bench.balrog_throughput import _options, raw_loop
+        from envs.balrog.babyai import BabyAITask
+        from envs.registry import get_task_class
 
         context = multiprocessing.get_context("spawn")
         tasks = args.task or TASKS
@@ -76,6 +79,14 @@ def main() -> None:
         # BALROG's evaluator does.
         raws = {task_id: raw_loop(task_id, args.episodes, _options(task_id, args.crafter_steps))[:3]
                 for task_id in tasks}
+        # BabyAI's steps as they were before the bot followed only the expert's episodes
+        # and the view was read from minigrid's encoding (bench/babyai_step.py).
+        raws_before = {}
+        for task_id in tasks:
+            task_class = get_task_class(task_id)
+            if issubclass(task_class, BabyAITask):
+                with babyai_before(task_class, "bot", "view"):
+                    raws_before[task_id] = raw_loop(task_id, args.episodes, _options(task_id, args.crafter_steps))[:3]
         for task_id in tasks:
             options = _options(task_id, args.crafter_steps)
             ports, stop = context.Queue(), context.Event()
@@ -93,8 +104,18 @@ def main() -> None:
                 print(f"{task_id} {options or ''}: {args.episodes} episodes, {args.in_flight} in flight, one worker process")
                 _row("raw env loop (random actions)", *raws[task_id])
                 _row("arena, random baseline agent", *_play(random_agent, task_id, args.episodes, options, args.in_flight))
-                _row(f"arena, instant model ({TASKS[task_id]!r})", *_play(model, task_id, args.episodes, options,
-                                                                         args.in_flight))
+                instant = _play(model, task_id, args.episodes, options, args.in_flight)
+                _row(f"arena, instant model ({TASKS[task_id]!r})", *instant)
+                if task_id in raws_before:
+                    task_class = get_task_class(task_id)
+                    _row("raw env loop, BabyAI before", *raws_before[task_id])
+                    with babyai_before(task_class, "bot", "view"):
+                        _row("arena, random baseline, before", *_play(random_agent, task_id, args.episodes, options,
+                                                                      args.in_flight))
+                        before = _play(model, task_id, args.episodes, options, args.in_flight)
+                    _row("arena, instant model, before", *before)
+                    print(f"  instant model, CPU per step before / as shipped: "
+                          f"{(before[2] / before[0]) / (instant[2] / instant[0]):.2f}")
             finally:
                 stop.set()
                 ports.get(timeout=30)

@@ -20,6 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.babyai_step import babyai_before, babyai_step_costs  # noqa: E402
 from bench.runner_overhead import setup_django  # noqa: E402
 
 TASKS = ("balrog/babyai-goto", "balrog/babyai-pick-up-seq-go-to", "balrog/crafter", "balrog/textworld-cooking")
@@ -348,6 +349,18 @@ def main() -> None:
                 print(f"  level drawn  : {draws[0]:6.3f} ms CPU a picture by minigrid's get_full_render, {draws[1]:6.3f} ms "
                       f"by full_render (same pixels): ratio {draws[0] / draws[1]:.2f}")
             task_class = get_task_class(task_id)
+            step_costs = babyai_step_costs(task_id, min(args.episodes, 10))
+            if step_costs:
+                shipped = step_costs["as shipped"]
+                print("  babyai step  : raw env loop CPU ms/step " + ", ".join(
+                    f"{label} {ms:.3f} (x{ms / shipped:.2f})" for label, ms in step_costs.items()))
+                with babyai_before(task_class, "bot", "view"):
+                    before_steps, before_wall, before_cpu, _ = full_runner(task_id, args.episodes, options,
+                                                                           args.in_flight)
+                print(f"  babyai fixes : arena runner {1000 * before_cpu / before_steps:6.3f} ms CPU/step "
+                      f"({before_steps / before_wall:6.0f} steps/s) with the bot from every reset and the view "
+                      f"worked out again, {1000 * run_cpu / run_steps:6.3f} ({run_rate:6.0f} steps/s) as shipped: "
+                      f"ratio by CPU {(before_cpu / before_steps) / (run_cpu / run_steps):.2f}")
             if task_class.cpu_bound:
                 task_class.cpu_bound = False
                 try:
