@@ -48,6 +48,8 @@ def cpu_split(task_id: str, episodes: int, options: dict, in_flight: int, full_r
     parts = (
         (task_class, "step", "task step (the raw loop's work)"),
         (runner._ViewerFrames, "at", "world picture (draw, encode, file)"),
+        (task_class, "viewer_png", "  of which drawn and encoded"),
+        (runner, "write_png_bytes", "  of which the file (hash, write)"),
         (steps, "steps_record", "step writer's transactions"),
         (runner, "_claim_and_load", "claim and load (per episode)"),
         (runner, "episode_finish", "finish and aggregates (per episode)"),

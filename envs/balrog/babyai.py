@@ -305,17 +305,28 @@ def full_render(level, tile_size: int, vis_mask: np.ndarray | None = None) -> np
                     highlighted.add((x, y))
     render_tile = type(grid).render_tile
     cells = grid.grid
-    picture = np.zeros(shape=(height * tile_size, width * tile_size, 3), dtype=np.uint8)
+    agent_dir = level.agent_dir
+    # Each cell's tile is minigrid's for its key (`render_tile` caches tiles by the
+    # object's encoding, the agent's heading on it and the highlight): the few distinct
+    # tiles are fetched once and laid out in one numpy gather.
+    tile_of_key: dict = {}
+    tiles = []
+    layout = []
     for j in range(height):
-        top = j * tile_size
         for i in range(width):
-            left = i * tile_size
-            picture[top:top + tile_size, left:left + tile_size, :] = render_tile(
-                cells[j * width + i],
-                agent_dir=level.agent_dir if (i == agent_x and j == agent_y) else None,
-                highlight=(i, j) in highlighted,
-                tile_size=tile_size,
-            )
+            cell = cells[j * width + i]
+            on_agent = i == agent_x and j == agent_y
+            key = (cell.encode() if cell is not None else None, agent_dir if on_agent else None,
+                   (i, j) in highlighted)
+            index = tile_of_key.get(key)
+            if index is None:
+                index = tile_of_key[key] = len(tiles)
+                # minigrid's tiles are floats (its supersampling's mean), cast as
+                # minigrid's own `Grid.render` casts them into its uint8 picture.
+                tiles.append(render_tile(cell, agent_dir=key[1], highlight=key[2], tile_size=tile_size))
+            layout.append(index)
+    placed = np.stack(tiles).astype(np.uint8)[np.array(layout).reshape(height, width)]
+    picture = placed.transpose(0, 2, 1, 3, 4).reshape(height * tile_size, width * tile_size, 3)
     return picture
 
 
