@@ -133,6 +133,9 @@ class ObservationHistoryStrategy:
         self._turns: list[list] = []
         self._images: ImageStore | None = None
         self._converter: ContentConverter | None = None
+        # The token estimates of the texts the latest prompt held: the instructions and
+        # a window of past turns come back at every step, estimated once each.
+        self._token_counts: dict[str, int] = {}
 
     def begin(self, task, observation, images: ImageStore) -> tuple[list, list[int]]:
         self._images = images
@@ -164,10 +167,20 @@ class ObservationHistoryStrategy:
         # BALROG's queue still holds the action taken just before the window.
         orphan = self._turns[-self.history_window - 1][2] if len(self._turns) > self.history_window else None
         current_content = current_turn(current[0], self.convention)
-        fixed = tokens.text_tokens(self._instructions) + _content_tokens(current_content) + 4 * MESSAGE_OVERHEAD_TOKENS
+        known, counts = self._token_counts, {}
+
+        def text_tokens(text: str) -> int:
+            count = known.get(text)
+            if count is None:
+                count = tokens.text_tokens(text)
+            counts[text] = count
+            return count
+
+        fixed = text_tokens(self._instructions) + _content_tokens(current_content) + 4 * MESSAGE_OVERHEAD_TOKENS
         if orphan is not None:
-            fixed += tokens.text_tokens(orphan) + MESSAGE_OVERHEAD_TOKENS
-        sizes = [tokens.text_tokens(u) + tokens.text_tokens(r) + 2 * MESSAGE_OVERHEAD_TOKENS for u, r in past_messages]
+            fixed += text_tokens(orphan) + MESSAGE_OVERHEAD_TOKENS
+        sizes = [text_tokens(u) + text_tokens(r) + 2 * MESSAGE_OVERHEAD_TOKENS for u, r in past_messages]
+        self._token_counts = counts
         dropped = oldest_to_drop(fixed, sizes, budget, keep_last=0)
         messages = [{"role": "user", "content": self._instructions}]
         if orphan is not None and dropped == 0:

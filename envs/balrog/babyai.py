@@ -223,10 +223,10 @@ class BabyAITask(BalrogTask):
         fresh level of the same seed that plays the executed actions again, telling the
         bot each one as `_play` does, and then stands in for the level (in the same
         state: minigrid's steps draw no random numbers)."""
-        self._bot_follows = True
         if not self._taken:
             self._bot = BabyAIBot(self._level)
             self._bot_advice = self._bot.replan()
+            self._bot_follows = True
             return
         level = MixedTrainLocalLevel(self.kind)
         level.reset(seed=self._seed)
@@ -237,8 +237,11 @@ class BabyAITask(BalrogTask):
             if not terminated:
                 self._tell_bot(taken)
         if _level_state(level) != _level_state(self._level):
+            # The episode goes on, on its own level, without the bot.
+            self._bot = self._bot_advice = None
             raise RuntimeError(f"{self.id}: replaying the episode's actions did not give back its state")
         self._level = level
+        self._bot_follows = True
 
     def _tell_bot(self, taken: Actions) -> None:
         """Tell the bot the action just executed and keep its next advice. The bot gives

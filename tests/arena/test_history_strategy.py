@@ -170,3 +170,30 @@ def test_past_the_window_the_action_before_it_opens_the_conversation_as_in_balro
     assert [m["role"] for m in messages[:3]] == ["user", "assistant", "user"]
     assert messages[1]["content"] == steps[3].parsed_action
     assert messages[2]["content"] == "Observation:\nYou are at 4."
+
+
+def test_estimates_kept_from_the_previous_prompt_give_the_prompt_estimated_afresh():
+    # The strategy keeps the token estimates of the texts its latest prompt held; every
+    # prompt, trimmed or not, equals the one built with every text estimated again.
+    for variant in ({}, {"chain_of_thought": True}, {"history_window": 3}):
+        strategy, fresh = _strategy(**variant), _strategy(**variant)
+        task = CountingTask()
+        observation = task.reset(0)
+        strategy.begin(task, observation, Images())
+        fresh.begin(task, observation, Images())
+        kept = 0
+        for index in range(24):
+            added = strategy.prepare(index, observation, None, task.legal_actions())
+            fresh.prepare(index, observation, None, task.legal_actions())
+            kept += len(strategy._token_counts)
+            fresh._token_counts = {}
+            full = fresh.messages(added)
+            budget = ContextBudget(window=full.estimated_tokens // 2 + 200, max_tokens=50)
+            for limit in (None, budget):
+                fresh._token_counts = {}
+                assert strategy.messages(added, limit) == fresh.messages(added, limit)
+            completion = f"I think so.\nACTION: up {index}" if strategy.chain_of_thought else f"up {index}"
+            for side in (strategy, fresh):
+                side.record(completion, side.parse(completion)[0])
+            observation = Observation(text=f"You are at {index + 1}.", context=f"Steps taken: {index + 1}")
+        assert kept > 0

@@ -180,3 +180,15 @@ def test_a_random_episode_starts_no_bot(monkeypatch):
     task.reset(0)
     task.expert_action()
     assert len(started) == 1
+
+
+def test_a_replay_that_does_not_give_back_the_episodes_state_leaves_the_episode_alone():
+    task = make("balrog/babyai-goto", None)
+    task.reset(0)
+    for action in ("turn left", "go forward"):
+        task.step(action)
+    level = task._level
+    task._taken.append(task._taken[-1])  # an action the level never played
+    with pytest.raises(RuntimeError, match="did not give back its state"):
+        task.expert_action()
+    assert task._level is level and task._bot is None and not task._bot_follows
