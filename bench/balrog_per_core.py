@@ -48,6 +48,38 @@ def _play(submission, task_id: str, episodes: int, options: dict, in_flight: int
     return steps, wall, cpu
 
 
+def prompt_costs(task_id: str, action: str, steps: int = 600, rounds: int = 3) -> tuple[float, float]:
+    """CPU milliseconds per prompt of BALROG's history prompt (arena.strategies.history)
+    for `steps` steps of the task playing `action`: the token estimates of the latest
+    prompt's texts kept (as shipped), against every text estimated again at each step."""
+    import types
+
+    from arena.strategies.history import ObservationHistoryStrategy
+    from envs.registry import get_task_class, make
+
+    spent = {True: 0.0, False: 0.0}
+    for _ in range(rounds):
+        for kept in (True, False):
+            run = types.SimpleNamespace(variant={}, task=task_id)
+            strategy = ObservationHistoryStrategy(run, types.SimpleNamespace(seed=0))
+            task, seed = make(task_id, get_task_class(task_id).formats[0]), 0
+            observation = task.reset(seed)
+            strategy.begin(task, observation, None)
+            for index in range(steps):
+                added = strategy.prepare(index, observation, None, task.legal_actions())
+                if not kept:
+                    strategy._token_counts = {}
+                started = time.process_time()
+                strategy.messages(added)
+                spent[kept] += time.process_time() - started
+                strategy.record(action, strategy.parse(action)[0])
+                observation = task.step(action).observation
+                if task.done:
+                    seed += 1
+                    observation = task.reset(seed)
+    return 1000 * spent[False] / (rounds * steps), 1000 * spent[True] / (rounds * steps)
+
+
 def _row(label: str, steps: int, wall: float, cpu: float) -> None:
     print(f"  {label:34s}: {steps:6d} steps, wall {wall:7.2f} s, CPU {cpu:7.2f} s = "
           f"{steps / cpu:6.0f} steps per CPU second ({1000 * cpu / steps:6.2f} ms/step), {steps / wall:6.0f} steps/s wall")
@@ -102,6 +134,9 @@ def main() -> None:
                 )
                 random_agent = baseline_submission("random", "Random legal actions")
                 print(f"{task_id} {options or ''}: {args.episodes} episodes, {args.in_flight} in flight, one worker process")
+                afresh, kept = prompt_costs(task_id, TASKS[task_id])
+                print(f"  BALROG's history prompt: {afresh:.3f} ms CPU a prompt with every text's tokens estimated "
+                      f"again, {kept:.3f} with the latest prompt's estimates kept: ratio {afresh / kept:.2f}")
                 _row("raw env loop (random actions)", *raws[task_id])
                 _row("arena, random baseline agent", *_play(random_agent, task_id, args.episodes, options, args.in_flight))
                 instant = _play(model, task_id, args.episodes, options, args.in_flight)
