@@ -12,7 +12,8 @@ with its leading "You see " removed, one item per line:
 
 The view is minigrid's own (`gen_obs_grid`): 7×7 cells turned so that the agent stands
 at the middle of the bottom row looking up, with the cells hidden behind walls and
-closed doors masked out. Objects are listed column by column from the agent's left to
+closed doors masked out. A task reads it from the encoding minigrid's step already made
+of it (`describe_encoded_view`), which gives the same lines as the view itself. Objects are listed column by column from the agent's left to
 its right, and within a column from the farthest to the nearest, as BabyAI-Text does.
 """
 
