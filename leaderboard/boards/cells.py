@@ -103,13 +103,17 @@ def cell_figure(runs: list[Run], suite: Suite) -> tuple[Figure, list[Run]]:
     return pooled_runs(runs, suite), runs
 
 
-def episodes_url(suite: Suite, runs: list[Run]) -> str:
-    """The episodes behind a figure: the run's page, or a list of the runs' episodes."""
+def episodes_url(suite: Suite, runs: list[Run], script_prefix: str | None = None) -> str:
+    """The episodes behind a figure: the run's page, or a list of the runs' episodes;
+    `script_prefix` the request's (get_script_prefix()), when the caller has it: a board
+    asks for hundreds of these."""
+    if script_prefix is None:
+        script_prefix = get_script_prefix()
     if len(runs) == 1:
-        head, tail = _run_path(get_script_prefix())
-        return f"{head}{runs[0].pk}{tail}"
-    ids = ",".join(str(run.pk) for run in sorted(runs, key=lambda run: run.pk))
-    return f"{_suite_episodes_path(suite.id, get_script_prefix())}?runs={ids}"
+        head, tail = _run_path(script_prefix)
+        return f"{head}{runs[0].id}{tail}"
+    ids = ",".join(str(pk) for pk in sorted(run.id for run in runs))
+    return f"{_suite_episodes_path(suite.id, script_prefix)}?runs={ids}"
 
 
 # A primary key no run has, to reverse the run page's address once.

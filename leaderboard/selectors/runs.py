@@ -47,22 +47,30 @@ def metric_value(run: Run, metric: Metric) -> MetricValue:
     if metric.is_summed_reward:
         mean, stderr, n, missing = run.score_mean, run.score_stderr, run.episodes_done, 0
     else:
-        entry = run.metric_sums.get(metric.episode_metric, {})
+        sums = run.metric_sums
+        entry = sums.get(metric.episode_metric, _NO_SUMS)
         if metric.fold == MEAN_OF_EPISODE_METRIC_OVER:
             # The metric is 0 on the other episodes (envs.suite), so its sums over all
             # episodes are its sums over the selected ones, and those are counted by
             # the sum of the 0/1 condition.
-            selected = int(run.metric_sums.get(metric.over, {}).get("sum", 0))
+            selected = int(sums.get(metric.over, _NO_SUMS).get("sum", 0))
             entry = {"n": selected, "sum": entry.get("sum", 0.0), "sumsq": entry.get("sumsq", 0.0)}
-        folded = summary(entry)
-        mean, stderr, n, missing = folded["mean"], folded["stderr"], folded["n"], folded["missing"]
+        # arena.metrics.summary's mean and standard error, worked out here without its
+        # dictionary: a board asks for some ten thousand values (bench/read_pages.py).
+        n, missing, mean, stderr = entry.get("n", 0), entry.get("missing", 0), None, None
+        if n:
+            mean = entry["sum"] / n
+            if n > 1:
+                variance = max(0.0, (entry["sumsq"] - n * mean * mean) / (n - 1))
+                stderr = math.sqrt(variance / n)
+    scale = metric.scale
     return MetricValue(
-        metric=metric,
-        mean=None if mean is None else mean * metric.scale,
-        stderr=None if stderr is None else stderr * metric.scale,
-        episodes=n,
-        missing=missing,
+        metric, None if mean is None else mean * scale, None if stderr is None else stderr * scale, n, missing,
     )
+
+
+# What metric_value reads for a metric no episode of the run reported.
+_NO_SUMS: dict = {}
 
 
 def rank_key(run: Run, metric: Metric) -> tuple:
@@ -78,7 +86,7 @@ def rank_key_of(run: Run, value: MetricValue) -> tuple:
         by_mean = math.inf
     else:
         by_mean = -value.mean if metric.higher_is_better else value.mean
-    return (value.missing_share, by_mean, -run.episodes_done, run.pk)
+    return (value.missing_share, by_mean, -run.episodes_done, run.id)
 
 
 @dataclasses.dataclass

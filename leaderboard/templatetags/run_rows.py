@@ -118,7 +118,7 @@ def _rank_cell(row) -> str:
             prefix = f'<a class="tie-mark" href="{escape(url)}" title="{explanation} Open the paired comparison.">≈</a> '
         else:
             prefix = f'<span class="tie-mark" title="{explanation}">≈</span> '
-    return f"{prefix}{escape(row.rank)}"
+    return f"{prefix}{row.rank}"  # a rank is an integer: nothing to escape
 
 
 def _metric_cells(row, run_url: str) -> str:
@@ -136,7 +136,7 @@ def _metric_cells(row, run_url: str) -> str:
     return "".join(cells)
 
 
-def _status_cell(run) -> str:
+def _status_cell(run, marks: dict) -> str:
     status = escape(run.status)
     cell = f'<td><span class="badge status-{escape(_status_slug(run.status))}">{status}</span>'
     shipped = run.shipped_figures
@@ -146,14 +146,24 @@ def _status_cell(run) -> str:
             f' <span class="badge shipped-figures" title="figures shipped with the arena ({source}), played by its own '
             f'runner on {generated}; not played on this machine">shipped figures</span>'
         )
-    return cell + harness_mark(run) + "</td>"
+    # A table's runs are of one task and share a few harness versions: each version's
+    # mark is worked out once per table (`marks`, by task and version).
+    key = (run.task, run.harness_version)
+    mark = marks.get(key)
+    if mark is None:
+        mark = marks[key] = harness_mark(run)
+    return cell + mark + "</td>"
 
 
-def run_row(row, run_url: Callable[[int], str], submission_url: Callable[[int], str]) -> str:
+def run_row(
+    row, run_url: Callable[[int], str], submission_url: Callable[[int], str], harness_marks: dict | None = None,
+) -> str:
     """One row (leaderboard.selectors.runs.LeaderboardRow) as the table's <tr>; the
-    addresses of the run and submission pages from `run_url` and `submission_url`."""
-    run, submission = row.run, row.submission
-    name_cell = f'<a href="{escape(submission_url(submission.pk))}">{escape(submission.name)}</a>'
+    addresses of the run and submission pages from `run_url` and `submission_url`;
+    `harness_marks` the marks of the table's rows so far, by task and harness version."""
+    run = row.run
+    submission = run.submission
+    name_cell = f'<a href="{escape(submission_url(submission.id))}">{escape(submission.name)}</a>'
     if submission.moderation:
         name_cell += moderation_mark(submission)
     if run.moderation:
@@ -162,24 +172,26 @@ def run_row(row, run_url: Callable[[int], str], submission_url: Callable[[int], 
     episodes = f"{run.episodes_done}"
     if run.episodes_failed:
         episodes += f' <span class="muted">(+{run.episodes_failed} failed)</span>'
-    illegal = escape(percent(run.illegal_rate))
+    # percent, compact and usd write digits, signs, separators and their units only:
+    # nothing escape would replace (tests/leaderboard/web/test_run_rows.py holds them).
+    illegal = percent(run.illegal_rate)
     if run.cut_off_total:
-        illegal += f'<br><span class="muted cut-off" title="{CUT_OFF_TITLE}">{escape(percent(run.cut_off_rate))} cut off</span>'
-    tokens = f"{escape(compact(run.tokens_spent_in))} / {escape(compact(run.tokens_spent_out))}"
+        illegal += f'<br><span class="muted cut-off" title="{CUT_OFF_TITLE}">{percent(run.cut_off_rate)} cut off</span>'
+    tokens = f"{compact(run.tokens_spent_in)} / {compact(run.tokens_spent_out)}"
     if run.cached_tokens_in:
-        tokens += f'<br><span class="muted">{escape(compact(run.cached_tokens_in))} cached</span>'
+        tokens += f'<br><span class="muted">{compact(run.cached_tokens_in)} cached</span>'
     return (
         f'\n    <tr class="{"baseline-row" if submission.is_baseline else ""}">\n'
         f'      <td class="num">{_rank_cell(row)}</td>\n'
         f"      <td>{name_cell}</td>\n"
         f"      <td>{escape(submission.model or '—')}</td>\n"
         f'      <td class="variant">{escape(variant_label(run))}</td>\n'
-        f"      {_metric_cells(row, run_url(run.pk))}\n"
+        f"      {_metric_cells(row, run_url(run.id))}\n"
         f'      <td class="num">{episodes}</td>\n'
         f'      <td class="num">{illegal}</td>\n'
         f'      <td class="num">{tokens}</td>\n'
-        f'      <td class="num">{escape(usd(run.cost_usd))}</td>\n'
-        f"      {_status_cell(run)}\n"
+        f'      <td class="num">{usd(run.cost_usd)}</td>\n'
+        f"      {_status_cell(run, {} if harness_marks is None else harness_marks)}\n"
         f"    </tr>\n  "
     )
 
@@ -188,7 +200,8 @@ def run_row(row, run_url: Callable[[int], str], submission_url: Callable[[int], 
 def run_rows(rows) -> SafeString:
     """Every row of `rows` (leaderboard.selectors.runs.LeaderboardRow), in order."""
     run_url, submission_url = address_of("leaderboard:run"), address_of("leaderboard:submission")
-    return mark_safe("".join(run_row(row, run_url, submission_url) for row in rows))
+    marks: dict = {}
+    return mark_safe("".join(run_row(row, run_url, submission_url, marks) for row in rows))
 
 
 # The front page's task leaderboards (templates/leaderboard/index.html), written here as
