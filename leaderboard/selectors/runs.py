@@ -18,6 +18,7 @@ from django.shortcuts import get_object_or_404
 
 from arena.models import Run, Submission
 from arena.moderation import ranked
+from arena.variant import Variant
 from envs.core import IMAGE_FORMATS
 from envs.registry import all_suites, suite_of, tasks_of
 from envs.suite import MEAN_OF_EPISODE_METRIC_OVER, Metric, Suite
@@ -462,18 +463,42 @@ def lean_runs(runs) -> list[Run]:
     plain, decoded = _lean_fields()
     texts = {f"{name}__text": Cast(name, TextField()) for name in decoded}
     split, database = len(plain), runs.db
+    variant_at = split + decoded.index("variant")
+    # A board's runs share a few variants (a submission plays every task with one):
+    # each distinct text's Variant is built once and given to its runs, as Variant.of
+    # keeps it on a run (building one per run was a tenth of the overall board).
+    variants: dict[str, Variant | None] = {}
     built = []
     new_run = Run.__new__
     for values in runs.annotate(**texts).values_list(*plain, *texts):
         fields = dict(zip(plain, values))
         for name, text in zip(decoded, values[split:]):
             fields[name] = None if text is None else _decoded(text)
+        variant_text = values[variant_at]
+        if variant_text in variants:
+            variant = variants[variant_text]
+        else:
+            variant = variants[variant_text] = _shared_variant(fields["variant"])
+        if variant is not None:
+            fields["_variant"] = (fields["variant"], variant)
         state = fields["_state"] = ModelState()
         state.adding, state.db = False, database
         run = new_run(Run)
         run.__dict__ = fields
         built.append(run)
     return built
+
+
+def _shared_variant(data) -> Variant | None:
+    """The Variant of a run's decoded variant, shared by the runs whose variant is the
+    same text; None where Variant.from_dict fails on it (such a run fails where it
+    always did, when Variant.of is asked for its variant)."""
+    if not isinstance(data, dict):
+        return None
+    try:
+        return Variant.from_dict(data)
+    except (TypeError, ValueError):
+        return None
 
 
 # Run's fields that no board, table or download of a board reads: the times and the
