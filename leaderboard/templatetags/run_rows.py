@@ -26,7 +26,7 @@ from django.utils.text import capfirst, slugify
 from envs import harness
 from envs.registry import suite_of
 from leaderboard.boards.harness import standing_of
-from leaderboard.templatetags.arena_format import compact, metric, percent, task_url, usd, variant_label
+from leaderboard.templatetags.arena_format import compact, metric, percent, task_url, usd
 
 register = template.Library()
 
@@ -163,6 +163,7 @@ class RowParts:
     def __init__(self):
         self.submissions: dict[int, tuple[str, str, str]] = {}
         self.harness_marks: dict[tuple[str, str], str] = {}
+        self.variants: dict[tuple[int, bool], tuple[object, str]] = {}
 
     def of_submission(self, submission, submission_url: Callable[[int], str]) -> tuple[str, str, str]:
         """The row's class, the start of its name cell and its model cell."""
@@ -177,13 +178,26 @@ class RowParts:
         return parts
 
 
+    def variant_cell(self, run, is_baseline: bool) -> str:
+        """The run's variant_label, escaped: once per Variant (runs read together share
+        them, leaderboard.selectors.runs.lean_runs), the Variant kept with its label so
+        that its id stays its own."""
+        variant = run.settings
+        key = (id(variant), is_baseline)
+        known = self.variants.get(key)
+        if known is None or known[0] is not variant:
+            known = self.variants[key] = (variant, escape(variant.label(baseline=is_baseline)))
+        return known[1]
+
+
 def run_row(row, run_url: Callable[[int], str], submission_url: Callable[[int], str], parts: RowParts | None = None) -> str:
     """One row (leaderboard.selectors.runs.LeaderboardRow) as the table's <tr>; the
     addresses of the run and submission pages from `run_url` and `submission_url`;
     `parts` what the rows written so far with this one have worked out."""
     run = row.run
     parts = RowParts() if parts is None else parts
-    row_class, name_cell, model_cell = parts.of_submission(run.submission, submission_url)
+    submission = run.submission
+    row_class, name_cell, model_cell = parts.of_submission(submission, submission_url)
     if run.moderation:
         name_cell += moderation_mark(run)
     # The run's counts are integer columns: nothing in them to escape.
@@ -203,7 +217,7 @@ def run_row(row, run_url: Callable[[int], str], submission_url: Callable[[int], 
         f'      <td class="num">{_rank_cell(row)}</td>\n'
         f"      <td>{name_cell}</td>\n"
         f"      <td>{model_cell}</td>\n"
-        f'      <td class="variant">{escape(variant_label(run))}</td>\n'
+        f'      <td class="variant">{parts.variant_cell(run, submission.is_baseline)}</td>\n'
         f"      {_metric_cells(row, run_url(run.id))}\n"
         f'      <td class="num">{episodes}</td>\n'
         f'      <td class="num">{illegal}</td>\n'
