@@ -23,7 +23,7 @@ from arena.metrics import summary
 from arena.models import Run
 from envs.balrog.catalog import NO_EPISODES, Figure, average_figure, pooled_figure_of
 from envs.suite import BEST_RUN, MEAN_OF_EPISODE_METRIC_OVER, MEAN_OVER_TASKS, Metric, Suite
-from leaderboard.selectors.runs import metric_value, rank_key
+from leaderboard.selectors.runs import metric_value, rank_key_of
 
 # The mean of several figures' means, with the standard error √(Σ SE²) / n over those
 # that have a figure (BALROG's average over environments, TextAtari's over games).
@@ -127,8 +127,9 @@ def cell_figure(runs: list[Run], suite: Suite) -> tuple[Figure, list[Run]]:
     if not runs:
         return NO_EPISODES, []
     if suite.overall.cell == BEST_RUN:
-        best = min(runs, key=lambda run: rank_key(run, suite.primary_metric))
-        value = metric_value(best, suite.primary_metric)
+        metric = suite.primary_metric
+        # Each run's value worked out once, for its rank and for the figure.
+        best, value = min(((run, metric_value(run, metric)) for run in runs), key=lambda valued: rank_key_of(*valued))
         return Figure(value.mean, value.stderr, value.episodes), [best]
     if suite.overall.cell == MEAN_OVER_TASKS:
         return mean_over_tasks(runs, suite), runs
