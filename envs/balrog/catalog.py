@@ -170,6 +170,12 @@ def pooled_figure(sums: Iterable[dict]) -> Figure:
         n += int(entry.get("n", 0))
         total += float(entry.get("sum", 0.0))
         total_sq += float(entry.get("sumsq", 0.0))
+    return pooled_figure_of(n, total, total_sq)
+
+
+def pooled_figure_of(n: int, total: float, total_sq: float) -> Figure:
+    """`pooled_figure` of sums already added up: `n` episodes, their progress's sum
+    `total` and sum of squares `total_sq`."""
     if n == 0:
         return NO_EPISODES
     mean = total / n

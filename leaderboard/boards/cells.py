@@ -13,6 +13,7 @@ of BALROG's page, a game of TextAtari's. Each reads the runs' folded aggregates
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Iterable
 from functools import lru_cache
 
@@ -20,9 +21,9 @@ from django.urls import get_script_prefix, reverse
 
 from arena.metrics import summary
 from arena.models import Run
-from envs.balrog.catalog import NO_EPISODES, Figure, average_figure, pooled_figure
+from envs.balrog.catalog import NO_EPISODES, Figure, average_figure, pooled_figure_of
 from envs.suite import BEST_RUN, MEAN_OF_EPISODE_METRIC_OVER, MEAN_OVER_TASKS, Metric, Suite
-from leaderboard.selectors.runs import metric_value, rank_key
+from leaderboard.selectors.runs import metric_value, rank_key_of
 
 # The mean of several figures' means, with the standard error √(Σ SE²) / n over those
 # that have a figure (BALROG's average over environments, TextAtari's over games).
@@ -64,14 +65,45 @@ def pooled_runs(runs: list[Run], suite: Suite) -> Figure:
     """The episodes of `runs` pooled on the suite's primary metric, with the suite's
     standard error, on the metric's scale."""
     metric = suite.primary_metric
-    entries = [run_sums(run, metric) for run in runs]
+    n, total, total_sq = _added_sums(runs, metric)
     if suite.overall is not None and suite.overall.population_stderr:
-        figure = pooled_figure(entries)
+        figure = pooled_figure_of(n, total, total_sq)
         if figure.mean is None:
             return NO_EPISODES
         stderr = None if figure.stderr is None else figure.stderr * metric.scale
         return Figure(figure.mean * metric.scale, stderr, figure.episodes)
-    return sample_pooled(entries, metric.scale)
+    # sample_pooled's figure of the same sums (arena.metrics.summary's arithmetic).
+    if not n:
+        return NO_EPISODES
+    mean, stderr = total / n, None
+    if n > 1:
+        variance = max(0.0, (total_sq - n * mean * mean) / (n - 1))
+        stderr = math.sqrt(variance / n) * metric.scale
+    return Figure(mean * metric.scale, stderr, n)
+
+
+def _added_sums(runs: list[Run], metric: Metric) -> tuple[int, float, float]:
+    """The runs' `run_sums` added up in their order (n, sum, sumsq), as sample_pooled and
+    pooled_figure add them, without a dictionary per run: a board pools a thousand."""
+    n, total, total_sq = 0, 0.0, 0.0
+    if metric.is_summed_reward:
+        for run in runs:
+            n += int(run.episodes_done)
+            total += float(run.score_sum)
+            total_sq += float(run.score_sq_sum)
+        return n, total, total_sq
+    name, over = metric.episode_metric, metric.over if metric.fold == MEAN_OF_EPISODE_METRIC_OVER else None
+    for run in runs:
+        sums = run.metric_sums
+        entry = sums.get(name, _NO_SUMS)
+        n += int(entry.get("n", 0) if over is None else int(sums.get(over, _NO_SUMS).get("sum", 0)))
+        total += float(entry.get("sum", 0.0))
+        total_sq += float(entry.get("sumsq", 0.0))
+    return n, total, total_sq
+
+
+# What _added_sums reads for a metric no episode of a run reported.
+_NO_SUMS: dict = {}
 
 
 def grouped(runs: Iterable[Run], key: Callable[[Run], Hashable]) -> dict:
@@ -95,21 +127,26 @@ def cell_figure(runs: list[Run], suite: Suite) -> tuple[Figure, list[Run]]:
     if not runs:
         return NO_EPISODES, []
     if suite.overall.cell == BEST_RUN:
-        best = min(runs, key=lambda run: rank_key(run, suite.primary_metric))
-        value = metric_value(best, suite.primary_metric)
+        metric = suite.primary_metric
+        # Each run's value worked out once, for its rank and for the figure.
+        best, value = min(((run, metric_value(run, metric)) for run in runs), key=lambda valued: rank_key_of(*valued))
         return Figure(value.mean, value.stderr, value.episodes), [best]
     if suite.overall.cell == MEAN_OVER_TASKS:
         return mean_over_tasks(runs, suite), runs
     return pooled_runs(runs, suite), runs
 
 
-def episodes_url(suite: Suite, runs: list[Run]) -> str:
-    """The episodes behind a figure: the run's page, or a list of the runs' episodes."""
+def episodes_url(suite: Suite, runs: list[Run], script_prefix: str | None = None) -> str:
+    """The episodes behind a figure: the run's page, or a list of the runs' episodes;
+    `script_prefix` the request's (get_script_prefix()), when the caller has it: a board
+    asks for hundreds of these."""
+    if script_prefix is None:
+        script_prefix = get_script_prefix()
     if len(runs) == 1:
-        head, tail = _run_path(get_script_prefix())
-        return f"{head}{runs[0].pk}{tail}"
-    ids = ",".join(str(run.pk) for run in sorted(runs, key=lambda run: run.pk))
-    return f"{_suite_episodes_path(suite.id, get_script_prefix())}?runs={ids}"
+        head, tail = _run_path(script_prefix)
+        return f"{head}{runs[0].id}{tail}"
+    ids = ",".join(str(pk) for pk in sorted(run.id for run in runs))
+    return f"{_suite_episodes_path(suite.id, script_prefix)}?runs={ids}"
 
 
 # A primary key no run has, to reverse the run page's address once.

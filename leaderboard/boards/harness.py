@@ -79,12 +79,18 @@ class RowHarness:
         return " · ".join(parts) or "all runs under the current harness"
 
 
-def row_harness(runs) -> RowHarness:
-    """The harness summary of the runs behind a row (each counted once)."""
+def row_harness(runs, standings: dict | None = None) -> RowHarness:
+    """The harness summary of the runs behind a row (each counted once); `standings`
+    the standings looked up so far, by task and stored version, when a board's rows
+    share them (each row has a run of most tasks)."""
     unique = {run.pk: run for run in runs}
     older, imported = [], 0
     for run in unique.values():
-        standing = run_standing(run)
+        if standings is None:
+            standing = run_standing(run)
+        else:
+            key = (run.task, run.harness_version)
+            standing = standings[key] if key in standings else standings.setdefault(key, standing_of(*key))
         if standing is None or standing.is_current:
             continue
         if standing.played.imported:
@@ -105,9 +111,9 @@ def runs_behind(row) -> list[Run]:
     return runs
 
 
-def overall_row_harness(row) -> RowHarness:
+def overall_row_harness(row, standings: dict | None = None) -> RowHarness:
     """`row_harness` of any leaderboard row (`runs_behind`)."""
-    return row_harness(runs_behind(row))
+    return row_harness(runs_behind(row), standings)
 
 
 def without_superseded(runs) -> list[Run]:

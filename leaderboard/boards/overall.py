@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 
 from arena.models import Run, Submission
 from envs.balrog.catalog import NO_EPISODES, Figure
@@ -200,16 +200,18 @@ def column_key(suite: Suite, run: Run) -> str | None:
     return suite.overall.column_of(run.task, run.options)
 
 
-def _suite_cells(suite: Suite, columns: list[Column], runs: list[Run], keys: dict[int, str | None]) -> list[Cell]:
+def _suite_cells(
+    suite: Suite, columns: list[Column], runs: list[Run], keys: dict[int, str | None], script_prefix: str,
+) -> list[Cell]:
     """The row's cells of one suite's `columns` from its `runs`, placed by `keys` (each
-    run's column_key, by run id)."""
+    run's column_key, by run id); `script_prefix` the request's, for the cells' links."""
     by_column = grouped(runs, lambda run: keys[run.id])
     cells = []
     for column in columns:
         if column.summary:
             continue
         figure, behind = cell_figure(by_column.get(column.key, []), suite)
-        cells.append(Cell(column, figure, behind, episodes_url(suite, behind) if behind else ""))
+        cells.append(Cell(column, figure, behind, episodes_url(suite, behind, script_prefix) if behind else ""))
     return cells
 
 
@@ -236,7 +238,7 @@ def _summary_cell(column: Column, cells: list[Cell], figure: Figure, complete: b
 
 def _row(
     submission: Submission, runs: list[Run], by_suite: dict[str, list[Run]], columns: dict[str, list[Column]],
-    shared: list[Suite], keys: dict[int, str | None],
+    shared: list[Suite], keys: dict[int, str | None], script_prefix: str,
 ) -> Row:
     """A submission's row from its `runs` (`by_suite`: the same, by suite id) over the
     board's `columns` (by suite id, in the board's order)."""
@@ -245,7 +247,7 @@ def _row(
     for suite_columns in columns.values():
         suite = suite_columns[0].suite
         suite_runs = by_suite.get(suite.id, [])
-        suite_cells = _suite_cells(suite, suite_columns, suite_runs, keys)
+        suite_cells = _suite_cells(suite, suite_columns, suite_runs, keys, script_prefix)
         summary = next((column for column in suite_columns if column.summary), None)
         if summary is not None or suite.overall.shared_scale:
             # The suite's own figure, once for its summary cell and the average.
@@ -333,8 +335,9 @@ def board(tab: str = "llm", strategy: str = "", runs: list[Run] | None = None) -
         if suite_id in by_column:
             by_suite.setdefault(run.submission_id, {}).setdefault(suite_id, []).append(run)
             keys[run.id] = column_key(by_column[suite_id][0].suite, run)
+    script_prefix = get_script_prefix()
     rows = [
-        _row(group[0].submission, group, by_suite.get(submission_id, {}), by_column, shared, keys)
+        _row(group[0].submission, group, by_suite.get(submission_id, {}), by_column, shared, keys, script_prefix)
         for submission_id, group in by_submission.items()
     ]
     ratings = overall_ratings()

@@ -18,6 +18,7 @@ from django.shortcuts import get_object_or_404
 
 from arena.models import Run, Submission
 from arena.moderation import ranked
+from arena.variant import Variant
 from envs.core import IMAGE_FORMATS
 from envs.registry import all_suites, suite_of, tasks_of
 from envs.suite import MEAN_OF_EPISODE_METRIC_OVER, Metric, Suite
@@ -47,22 +48,30 @@ def metric_value(run: Run, metric: Metric) -> MetricValue:
     if metric.is_summed_reward:
         mean, stderr, n, missing = run.score_mean, run.score_stderr, run.episodes_done, 0
     else:
-        entry = run.metric_sums.get(metric.episode_metric, {})
+        sums = run.metric_sums
+        entry = sums.get(metric.episode_metric, _NO_SUMS)
         if metric.fold == MEAN_OF_EPISODE_METRIC_OVER:
             # The metric is 0 on the other episodes (envs.suite), so its sums over all
             # episodes are its sums over the selected ones, and those are counted by
             # the sum of the 0/1 condition.
-            selected = int(run.metric_sums.get(metric.over, {}).get("sum", 0))
+            selected = int(sums.get(metric.over, _NO_SUMS).get("sum", 0))
             entry = {"n": selected, "sum": entry.get("sum", 0.0), "sumsq": entry.get("sumsq", 0.0)}
-        folded = summary(entry)
-        mean, stderr, n, missing = folded["mean"], folded["stderr"], folded["n"], folded["missing"]
+        # arena.metrics.summary's mean and standard error, worked out here without its
+        # dictionary: a board asks for some ten thousand values (bench/read_pages.py).
+        n, missing, mean, stderr = entry.get("n", 0), entry.get("missing", 0), None, None
+        if n:
+            mean = entry["sum"] / n
+            if n > 1:
+                variance = max(0.0, (entry["sumsq"] - n * mean * mean) / (n - 1))
+                stderr = math.sqrt(variance / n)
+    scale = metric.scale
     return MetricValue(
-        metric=metric,
-        mean=None if mean is None else mean * metric.scale,
-        stderr=None if stderr is None else stderr * metric.scale,
-        episodes=n,
-        missing=missing,
+        metric, None if mean is None else mean * scale, None if stderr is None else stderr * scale, n, missing,
     )
+
+
+# What metric_value reads for a metric no episode of the run reported.
+_NO_SUMS: dict = {}
 
 
 def rank_key(run: Run, metric: Metric) -> tuple:
@@ -78,7 +87,7 @@ def rank_key_of(run: Run, value: MetricValue) -> tuple:
         by_mean = math.inf
     else:
         by_mean = -value.mean if metric.higher_is_better else value.mean
-    return (value.missing_share, by_mean, -run.episodes_done, run.pk)
+    return (value.missing_share, by_mean, -run.episodes_done, run.id)
 
 
 @dataclasses.dataclass
@@ -454,18 +463,42 @@ def lean_runs(runs) -> list[Run]:
     plain, decoded = _lean_fields()
     texts = {f"{name}__text": Cast(name, TextField()) for name in decoded}
     split, database = len(plain), runs.db
+    variant_at = split + decoded.index("variant")
+    # A board's runs share a few variants (a submission plays every task with one):
+    # each distinct text's Variant is built once and given to its runs, as Variant.of
+    # keeps it on a run (building one per run was a tenth of the overall board).
+    variants: dict[str, Variant | None] = {}
     built = []
     new_run = Run.__new__
     for values in runs.annotate(**texts).values_list(*plain, *texts):
         fields = dict(zip(plain, values))
         for name, text in zip(decoded, values[split:]):
             fields[name] = None if text is None else _decoded(text)
+        variant_text = values[variant_at]
+        if variant_text in variants:
+            variant = variants[variant_text]
+        else:
+            variant = variants[variant_text] = _shared_variant(fields["variant"])
+        if variant is not None:
+            fields["_variant"] = (fields["variant"], variant)
         state = fields["_state"] = ModelState()
         state.adding, state.db = False, database
         run = new_run(Run)
         run.__dict__ = fields
         built.append(run)
     return built
+
+
+def _shared_variant(data) -> Variant | None:
+    """The Variant of a run's decoded variant, shared by the runs whose variant is the
+    same text; None where Variant.from_dict fails on it (such a run fails where it
+    always did, when Variant.of is asked for its variant)."""
+    if not isinstance(data, dict):
+        return None
+    try:
+        return Variant.from_dict(data)
+    except (TypeError, ValueError):
+        return None
 
 
 # Run's fields that no board, table or download of a board reads: the times and the

@@ -30,9 +30,10 @@ def _text(value) -> str:
     return escape(value)
 
 
-def row_harness_mark(row) -> str:
-    """leaderboard/_row_harness_mark.html as included (with its closing newline)."""
-    harness = overall_row_harness(row)
+def row_harness_mark(row, standings: dict | None = None) -> str:
+    """leaderboard/_row_harness_mark.html as included (with its closing newline);
+    `standings` shared with the board's other rows (leaderboard.boards.harness.row_harness)."""
+    harness = overall_row_harness(row, standings)
     if not harness.older:
         return "\n"
     notes = harness.notes
@@ -102,9 +103,9 @@ def _suite_cell(entry, per_task_query: str) -> str:
     )
 
 
-def compact_row(row, average_digits, per_task_query: str, ratings_url: str | None) -> str:
+def compact_row(row, average_digits, per_task_query: str, ratings_url: str | None, standings: dict | None = None) -> str:
     """One row (leaderboard.boards.overall.Row) of the compact table; `ratings_url` None
-    when the board has no rating column."""
+    when the board has no rating column; `standings` shared with the board's other rows."""
     submission = row.submission
     rating = f"{_rating_cell(row, ratings_url)}" if ratings_url is not None else ""
     cells = "".join(_suite_cell(entry, per_task_query) for entry in row.suite_cells)
@@ -112,7 +113,7 @@ def compact_row(row, average_digits, per_task_query: str, ratings_url: str | Non
         f'\n    <tr class="{"baseline-row" if submission.is_baseline else ""}" data-submission="{_text(submission.pk)}">\n'
         f'      <td class="num" data-sort="{_text("" if row.rank is None else row.rank)}">{_rank_cell(row)}</td>\n'
         f'      <td data-sort="{_text(submission.name)}"><a class="model-page" href="{_text(submission.get_absolute_url())}">'
-        f"{_text(submission.name)}</a>{row_harness_mark(row)}</td>\n"
+        f"{_text(submission.name)}</a>{row_harness_mark(row, standings)}</td>\n"
         f'      <td data-sort="{_text(submission.model)}">{_text(submission.model or "—")}</td>\n'
         f'      <td class="num" data-sort="{_text(unrounded(row.average.mean))}">{_average_cell(row, average_digits)}</td>\n'
         f"      {rating}\n"
@@ -127,4 +128,7 @@ def overall_compact_rows(board, average_digits, per_task_query: str) -> SafeStri
     """Every row of the overall board `board` (leaderboard.boards.overall.Board) in the
     compact table, in order."""
     ratings_url = _text(reverse("leaderboard:ratings")) if board.has_ratings else None
-    return mark_safe("".join(compact_row(row, average_digits, per_task_query, ratings_url) for row in board.rows))
+    standings: dict = {}  # the runs' harness standings, by task and version, for every row
+    return mark_safe("".join(
+        compact_row(row, average_digits, per_task_query, ratings_url, standings) for row in board.rows
+    ))

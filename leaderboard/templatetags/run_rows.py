@@ -26,7 +26,7 @@ from django.utils.text import capfirst, slugify
 from envs import harness
 from envs.registry import suite_of
 from leaderboard.boards.harness import standing_of
-from leaderboard.templatetags.arena_format import compact, metric, percent, task_url, usd, variant_label
+from leaderboard.templatetags.arena_format import compact, metric, percent, task_url, usd
 
 register = template.Library()
 
@@ -118,7 +118,7 @@ def _rank_cell(row) -> str:
             prefix = f'<a class="tie-mark" href="{escape(url)}" title="{explanation} Open the paired comparison.">≈</a> '
         else:
             prefix = f'<span class="tie-mark" title="{explanation}">≈</span> '
-    return f"{prefix}{escape(row.rank)}"
+    return f"{prefix}{row.rank}"  # a rank is an integer: nothing to escape
 
 
 def _metric_cells(row, run_url: str) -> str:
@@ -136,7 +136,7 @@ def _metric_cells(row, run_url: str) -> str:
     return "".join(cells)
 
 
-def _status_cell(run) -> str:
+def _status_cell(run, marks: dict) -> str:
     status = escape(run.status)
     cell = f'<td><span class="badge status-{escape(_status_slug(run.status))}">{status}</span>'
     shipped = run.shipped_figures
@@ -146,49 +146,95 @@ def _status_cell(run) -> str:
             f' <span class="badge shipped-figures" title="figures shipped with the arena ({source}), played by its own '
             f'runner on {generated}; not played on this machine">shipped figures</span>'
         )
-    return cell + harness_mark(run) + "</td>"
+    # A table's runs are of one task and share a few harness versions: each version's
+    # mark is worked out once per table (`marks`, by task and version).
+    key = (run.task, run.harness_version)
+    mark = marks.get(key)
+    if mark is None:
+        mark = marks[key] = harness_mark(run)
+    return cell + mark + "</td>"
 
 
-def run_row(row, run_url: Callable[[int], str], submission_url: Callable[[int], str]) -> str:
+class RowParts:
+    """What rows written together share, each worked out once: a submission's cells (the
+    front page shows each submission's run of some sixty tasks) and the harness marks, by
+    task and harness version."""
+
+    def __init__(self):
+        self.submissions: dict[int, tuple[str, str, str]] = {}
+        self.harness_marks: dict[tuple[str, str], str] = {}
+        self.variants: dict[tuple[int, bool], tuple[object, str]] = {}
+
+    def of_submission(self, submission, submission_url: Callable[[int], str]) -> tuple[str, str, str]:
+        """The row's class, the start of its name cell and its model cell."""
+        parts = self.submissions.get(submission.id)
+        if parts is None:
+            name_cell = f'<a href="{escape(submission_url(submission.id))}">{escape(submission.name)}</a>'
+            if submission.moderation:
+                name_cell += moderation_mark(submission)
+            parts = self.submissions[submission.id] = (
+                "baseline-row" if submission.is_baseline else "", name_cell, escape(submission.model or "—"),
+            )
+        return parts
+
+
+    def variant_cell(self, run, is_baseline: bool) -> str:
+        """The run's variant_label, escaped: once per Variant (runs read together share
+        them, leaderboard.selectors.runs.lean_runs), the Variant kept with its label so
+        that its id stays its own."""
+        variant = run.settings
+        key = (id(variant), is_baseline)
+        known = self.variants.get(key)
+        if known is None or known[0] is not variant:
+            known = self.variants[key] = (variant, escape(variant.label(baseline=is_baseline)))
+        return known[1]
+
+
+def run_row(row, run_url: Callable[[int], str], submission_url: Callable[[int], str], parts: RowParts | None = None) -> str:
     """One row (leaderboard.selectors.runs.LeaderboardRow) as the table's <tr>; the
-    addresses of the run and submission pages from `run_url` and `submission_url`."""
-    run, submission = row.run, row.submission
-    name_cell = f'<a href="{escape(submission_url(submission.pk))}">{escape(submission.name)}</a>'
-    if submission.moderation:
-        name_cell += moderation_mark(submission)
+    addresses of the run and submission pages from `run_url` and `submission_url`;
+    `parts` what the rows written so far with this one have worked out."""
+    run = row.run
+    parts = RowParts() if parts is None else parts
+    submission = run.submission
+    row_class, name_cell, model_cell = parts.of_submission(submission, submission_url)
     if run.moderation:
         name_cell += moderation_mark(run)
     # The run's counts are integer columns: nothing in them to escape.
     episodes = f"{run.episodes_done}"
     if run.episodes_failed:
         episodes += f' <span class="muted">(+{run.episodes_failed} failed)</span>'
-    illegal = escape(percent(run.illegal_rate))
+    # percent, compact and usd write digits, signs, separators and their units only:
+    # nothing escape would replace (tests/leaderboard/web/test_run_rows.py holds them).
+    illegal = percent(run.illegal_rate)
     if run.cut_off_total:
-        illegal += f'<br><span class="muted cut-off" title="{CUT_OFF_TITLE}">{escape(percent(run.cut_off_rate))} cut off</span>'
-    tokens = f"{escape(compact(run.tokens_spent_in))} / {escape(compact(run.tokens_spent_out))}"
+        illegal += f'<br><span class="muted cut-off" title="{CUT_OFF_TITLE}">{percent(run.cut_off_rate)} cut off</span>'
+    tokens = f"{compact(run.tokens_spent_in)} / {compact(run.tokens_spent_out)}"
     if run.cached_tokens_in:
-        tokens += f'<br><span class="muted">{escape(compact(run.cached_tokens_in))} cached</span>'
+        tokens += f'<br><span class="muted">{compact(run.cached_tokens_in)} cached</span>'
     return (
-        f'\n    <tr class="{"baseline-row" if submission.is_baseline else ""}">\n'
+        f'\n    <tr class="{row_class}">\n'
         f'      <td class="num">{_rank_cell(row)}</td>\n'
         f"      <td>{name_cell}</td>\n"
-        f"      <td>{escape(submission.model or '—')}</td>\n"
-        f'      <td class="variant">{escape(variant_label(run))}</td>\n'
-        f"      {_metric_cells(row, run_url(run.pk))}\n"
+        f"      <td>{model_cell}</td>\n"
+        f'      <td class="variant">{parts.variant_cell(run, submission.is_baseline)}</td>\n'
+        f"      {_metric_cells(row, run_url(run.id))}\n"
         f'      <td class="num">{episodes}</td>\n'
         f'      <td class="num">{illegal}</td>\n'
         f'      <td class="num">{tokens}</td>\n'
-        f'      <td class="num">{escape(usd(run.cost_usd))}</td>\n'
-        f"      {_status_cell(run)}\n"
+        f'      <td class="num">{usd(run.cost_usd)}</td>\n'
+        f"      {_status_cell(run, parts.harness_marks)}\n"
         f"    </tr>\n  "
     )
 
 
 @register.simple_tag
-def run_rows(rows) -> SafeString:
-    """Every row of `rows` (leaderboard.selectors.runs.LeaderboardRow), in order."""
+def run_rows(rows, parts: RowParts | None = None) -> SafeString:
+    """Every row of `rows` (leaderboard.selectors.runs.LeaderboardRow), in order;
+    `parts` shared with the other tables of the page, when it has several."""
     run_url, submission_url = address_of("leaderboard:run"), address_of("leaderboard:submission")
-    return mark_safe("".join(run_row(row, run_url, submission_url) for row in rows))
+    parts = RowParts() if parts is None else parts
+    return mark_safe("".join(run_row(row, run_url, submission_url, parts) for row in rows))
 
 
 # The front page's task leaderboards (templates/leaderboard/index.html), written here as
@@ -205,8 +251,9 @@ def _text(value) -> str:
     return escape(value)
 
 
-def run_table(rows, columns) -> str:
-    """leaderboard/_run_table.html as the front page includes it (no reported rows)."""
+def run_table(rows, columns, row_parts: RowParts | None = None) -> str:
+    """leaderboard/_run_table.html as the front page includes it (no reported rows);
+    `row_parts` shared with the page's other tables."""
     heads = "".join(
         f'<th class="num" title="{_text(column.description)}">{_text(column.label)}'
         + (f' <span class="muted">(mean ± s.e., {_text(column.direction)})</span>' if index == 0 else "")
@@ -214,7 +261,7 @@ def run_table(rows, columns) -> str:
         for index, column in enumerate(columns)
     )
     if rows:
-        body = run_rows(rows)
+        body = run_rows(rows, row_parts)
     else:
         body = (
             f'\n    <tr><td colspan="{len(columns) + 9}" class="muted">No finished episodes yet.</td></tr>\n  '
@@ -243,7 +290,7 @@ def _task_address(task_id: str, script_prefix: str) -> str:
     return _text(task_url(task_id))
 
 
-def _task_section(entry, columns, filter_query: str, shown_rows: int) -> str:
+def _task_section(entry, columns, filter_query: str, shown_rows: int, row_parts: RowParts) -> str:
     task = entry.task
     url = _task_address(task.id, get_script_prefix())
     title, task_id = _text(task.title), _text(task.id)
@@ -257,7 +304,7 @@ def _task_section(entry, columns, filter_query: str, shown_rows: int) -> str:
     return (
         f'\n  <section class="task-section" id="{_text(_task_slug(task.id))}">\n'
         f'    <h4><a href="{url}">{title}</a> <span class="muted">{task_id}</span></h4>\n'
-        f"    {run_table(entry.rows, columns)}\n"
+        f"    {run_table(entry.rows, columns, row_parts)}\n"
         f"    {more}\n"
         "  </section>\n  "
     )
@@ -269,6 +316,8 @@ def task_sections(suites, filter_query: str, shown_rows: int) -> SafeString:
     its title, ranking rule and each task's leaderboard, with the link to the task's
     page under the same filters (`filter_query`) when it has more than `shown_rows`."""
     ranking_rule = get_template("leaderboard/_ranking_rule.html")
+    # Each submission's cells written once for all the tasks' tables.
+    row_parts = RowParts()
     parts = []
     for board in suites:
         suite = board.suite
@@ -278,6 +327,6 @@ def task_sections(suites, filter_query: str, shown_rows: int) -> SafeString:
             f"  <p>{_text(suite.description)}</p>\n"
             f"  {ranking_rule.render({'suite': suite})}\n  "
         )
-        parts.extend(_task_section(entry, suite.metrics, filter_query, shown_rows) for entry in board.tasks)
+        parts.extend(_task_section(entry, suite.metrics, filter_query, shown_rows, row_parts) for entry in board.tasks)
         parts.append("\n</section>\n")
     return mark_safe("".join(parts))

@@ -142,3 +142,26 @@ def test_the_lean_decoding_is_the_json_fields_own(text):
 
     orm = Run._meta.get_field("metric_sums").from_db_value(text, None, connection)
     assert repr(_decoded(text)) == repr(orm)
+
+
+def test_the_lean_runs_variants_are_each_runs_own(runs_of_both_modes):
+    """lean_runs builds one Variant per distinct variant text and gives it to the runs
+    that share it: each run's Variant.of is the one its own variant builds, and a
+    variant Variant.from_dict refuses still fails when asked for, and only then."""
+    from arena.variant import Variant
+
+    first, second, third = Run.objects.filter(episodes_done__gt=0).order_by("id")[:3]
+    Run.objects.filter(pk=first.pk).update(variant={"format": "text", "num_demonstrations": "many"})
+    Run.objects.filter(pk=third.pk).update(variant=second.variant)  # two runs of one variant
+    lean = lean_runs(scored_runs().order_by("id"))
+    orm = list(scored_runs().order_by("id"))
+    assert [run.variant for run in lean] == [run.variant for run in orm]
+    with pytest.raises(ValueError):
+        Variant.of(lean[0])
+    for run, own in zip(lean[1:], orm[1:]):
+        assert Variant.of(run) == Variant.from_dict(own.variant)
+        assert run.settings.label(baseline=False) == own.settings.label(baseline=False)
+    by_text: dict[str, set[int]] = {}
+    for run in lean[1:]:
+        by_text.setdefault(repr(run.variant), set()).add(id(Variant.of(run)))
+    assert len(by_text) < len(lean) - 1 and all(len(ids) == 1 for ids in by_text.values())

@@ -118,3 +118,20 @@ def test_the_task_sections_written_in_python_are_the_templates_byte_for_byte(row
 def test_a_task_without_rows_says_so(client):
     page = client.get(f"/tasks/{TASK}/").content.decode()
     assert "No finished episodes yet." in page
+
+
+@pytest.mark.parametrize("value", [
+    None, 0, 1, -1, 0.5, 1e-9, 999.95, 1e3, 12_345_678, -12_345_678, 9.99e12, 1e300, float("inf"), float("-inf"), float("nan"),
+])
+def test_the_numbers_a_row_writes_unescaped_hold_nothing_escape_would_replace(value):
+    # run_rows writes percent, compact and usd without escaping them (a row has six):
+    # whatever number they are given, the text is the same escaped or not.
+    from leaderboard.templatetags.arena_format import compact, percent, usd
+    from leaderboard.templatetags.run_rows import escape
+
+    for formatter in (percent, compact, usd):
+        try:
+            text = formatter(value)
+        except (OverflowError, ValueError):
+            continue  # nothing written: the page fails the same way with or without escaping
+        assert escape(text) == text, (formatter.__name__, value, text)
