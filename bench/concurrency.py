@@ -174,8 +174,24 @@ def _through_async_client():
         HTTPModelClient._request, HTTPModelClient._read_capped = direct
 
 
+@contextlib.contextmanager
+def _through_pinned_httpx_request():
+    """The URL guard's requests as httpx objects: the client's httpx.Request, the guard's
+    pinned httpx.Request and the transport's httpx.Response, instead of the guard's
+    direct path (GuardedTransport.send_direct, arena.clients.lean_http.LeanResponse)."""
+    from arena.clients.urlguard import GuardedTransport
+
+    direct = GuardedTransport.sends_direct
+    GuardedTransport.sends_direct = property(lambda self: False)
+    try:
+        yield
+    finally:
+        GuardedTransport.sends_direct = direct
+
+
 # (name, what is switched off, switch): each row plays the same games once more.
 SWITCH_OFF_ROWS = [
+    ("guard-direct", "the guard's requests and answers as httpx.Request/httpx.Response objects", _through_pinned_httpx_request),
     ("httpx-client", "requests through httpx.AsyncClient (build_request, send, aiter_bytes)", _through_async_client),
     ("httpcore", "connections by httpx's own transport (httpcore) instead of the lean HTTP/1.1 one", _httpcore_transport),
 ]
