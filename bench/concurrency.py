@@ -214,8 +214,24 @@ def _announced_to_nobody():
         livesignal.Outbox.post = skipping
 
 
+@contextlib.contextmanager
+def _each_step_committed_at_once():
+    """The runner's overlapped step writes committed as soon as the writer takes them
+    (one transaction for each step that arrives alone), instead of waiting up to
+    GATHER_SECONDS for other episodes' steps (arena.play.stepwriter)."""
+    from arena.play.stepwriter import StepWriter
+
+    gathering = StepWriter.__init__.__defaults__
+    StepWriter.__init__.__defaults__ = (0.0,)
+    try:
+        yield
+    finally:
+        StepWriter.__init__.__defaults__ = gathering
+
+
 # (name, what is switched off, switch): each row plays the same games once more.
 SWITCH_OFF_ROWS = [
+    ("gather", "each overlapped step write committed at once, not gathered with others", _each_step_committed_at_once),
     ("no-listener", "step announcements encoded and flushed with no other process listening", _announced_to_nobody),
     ("guard-direct", "the guard's requests and answers as httpx.Request/httpx.Response objects", _through_pinned_httpx_request),
     ("httpx-client", "requests through httpx.AsyncClient (build_request, send, aiter_bytes)", _through_async_client),
