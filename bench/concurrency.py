@@ -274,6 +274,8 @@ def main() -> None:
                         help="skip the same games played through httpx's own transport")
     parser.add_argument("--without-fix-rows", action="store_true",
                         help="skip every row that plays the same games with a fix switched off")
+    parser.add_argument("--row", action="append", metavar="NAME",
+                        help="play only this fix-off row (repeatable): " + ", ".join(name for name, *_ in SWITCH_OFF_ROWS))
     args = parser.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="arena-bench-")
@@ -321,7 +323,8 @@ def main() -> None:
         baseline_steps, baseline_cpu = _zero_latency_baseline(args)
         rows = [(name, what, _model_steps_with(args, base_url, f"bench-{name}", switch))
                 for name, what, switch in SWITCH_OFF_ROWS
-                if not args.without_fix_rows and not (name == "httpcore" and args.without_httpcore_row)]
+                if not args.without_fix_rows and not (name == "httpcore" and args.without_httpcore_row)
+                and (not args.row or name in args.row)]
     finally:
         stop.set()
         requests = ports.get(timeout=30)
