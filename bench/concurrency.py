@@ -174,8 +174,66 @@ def _through_async_client():
         HTTPModelClient._request, HTTPModelClient._read_capped = direct
 
 
+@contextlib.contextmanager
+def _through_pinned_httpx_request():
+    """The URL guard's requests as httpx objects: the client's httpx.Request, the guard's
+    pinned httpx.Request and the transport's httpx.Response, instead of the guard's
+    direct path (GuardedTransport.send_direct, arena.clients.lean_http.LeanResponse)."""
+    from arena.clients.urlguard import GuardedTransport
+
+    direct = GuardedTransport.sends_direct
+    GuardedTransport.sends_direct = property(lambda self: False)
+    try:
+        yield
+    finally:
+        GuardedTransport.sends_direct = direct
+
+
+@contextlib.contextmanager
+def _announced_to_nobody():
+    """Each step's announcement to other processes encoded and flushed from the event
+    loop even when no other process listens (arena.live.signal.Outbox.post as before)."""
+    from arena.live import signal as livesignal
+
+    def post(self, group, message, loop=None):
+        envelope = livesignal._envelope(group, message)
+        with self._lock:
+            self._pending.append(envelope)
+            if loop is None or not loop.is_running() or loop.is_closed():
+                self._flush_locked(None)
+                return
+            if self._flush_on is loop:
+                return
+            self._flush_on = loop
+        loop.call_soon_threadsafe(self._flush, loop)
+
+    skipping, livesignal.Outbox.post = livesignal.Outbox.post, post
+    try:
+        yield
+    finally:
+        livesignal.Outbox.post = skipping
+
+
+@contextlib.contextmanager
+def _each_step_committed_at_once():
+    """The runner's overlapped step writes committed as soon as the writer takes them
+    (one transaction for each step that arrives alone), instead of waiting up to
+    GATHER_SECONDS for other episodes' steps (arena.play.stepwriter)."""
+    from arena.play.stepwriter import StepWriter
+
+    gathering = StepWriter.__init__.__defaults__
+    StepWriter.__init__.__defaults__ = (0.0,)
+    try:
+        yield
+    finally:
+        StepWriter.__init__.__defaults__ = gathering
+
+
 # (name, what is switched off, switch): each row plays the same games once more.
 SWITCH_OFF_ROWS = [
+    ("gather", "each overlapped step write committed at once, not gathered with others", _each_step_committed_at_once),
+    ("no-listener", "step announcements encoded and flushed with no other process listening", _announced_to_nobody),
+    ("guard-direct", "the guard's requests and answers as httpx.Request/httpx.Response objects", _through_pinned_httpx_request),
     ("httpx-client", "requests through httpx.AsyncClient (build_request, send, aiter_bytes)", _through_async_client),
     ("httpcore", "connections by httpx's own transport (httpcore) instead of the lean HTTP/1.1 one", _httpcore_transport),
 ]
@@ -216,6 +274,8 @@ def main() -> None:
                         help="skip the same games played through httpx's own transport")
     parser.add_argument("--without-fix-rows", action="store_true",
                         help="skip every row that plays the same games with a fix switched off")
+    parser.add_argument("--row", action="append", metavar="NAME",
+                        help="play only this fix-off row (repeatable): " + ", ".join(name for name, *_ in SWITCH_OFF_ROWS))
     args = parser.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="arena-bench-")
@@ -263,7 +323,8 @@ def main() -> None:
         baseline_steps, baseline_cpu = _zero_latency_baseline(args)
         rows = [(name, what, _model_steps_with(args, base_url, f"bench-{name}", switch))
                 for name, what, switch in SWITCH_OFF_ROWS
-                if not args.without_fix_rows and not (name == "httpcore" and args.without_httpcore_row)]
+                if not args.without_fix_rows and not (name == "httpcore" and args.without_httpcore_row)
+                and (not args.row or name in args.row)]
     finally:
         stop.set()
         requests = ports.get(timeout=30)

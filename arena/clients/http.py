@@ -341,6 +341,9 @@ class HTTPModelClient(abc.ABC):
         # (every hop must be checked; see arena.clients.urlguard), no environment
         # proxies (they would bypass the guard).
         self._transport = transport
+        # The guard's direct path (no httpx request and response objects) when the
+        # connections are the lean transport's; any other transport gets httpx.Request.
+        self._direct = bool(getattr(transport, "sends_direct", False))
         # httpx.AsyncClient's defaults updated with the arena's: only its
         # "Connection: keep-alive" is left of them, first, as it always was sent.
         self._headers = httpx.Headers({"Connection": "keep-alive"})
@@ -573,16 +576,32 @@ class HTTPModelClient(abc.ABC):
         if plain and payload and not self.cookies:
             # What httpx.Request adds to such headers, put in place at once: Host first,
             # Content-Length last (see httpx.Request._prepare), the body already read.
-            request = httpx.Request(
-                "POST", url, headers=[(b"Host", url.netloc), *headers.raw, (b"Content-Length", b"%d" % len(payload))],
-                stream=httpx.ByteStream(payload), extensions=extensions,
-            )
+            lines = [(b"Host", url.netloc), *headers.raw, (b"Content-Length", b"%d" % len(payload))]
+            if self._direct:
+                return await self._request_direct(url, lines, payload, extensions)
+            request = httpx.Request("POST", url, headers=lines, stream=httpx.ByteStream(payload), extensions=extensions)
             request.read()
         else:
             request = httpx.Request("POST", url, content=payload, headers=headers,
                                     cookies=self.cookies if self.cookies else None, extensions=extensions)
         response = await self._transport.handle_async_request(request)
         response.request = request
+        return await self._answered(response, request)
+
+    async def _request_direct(self, url: httpx.URL, lines: list, payload: bytes, extensions: dict):
+        """`_request` through the guard's direct path (GuardedTransport.send_direct):
+        the same request on the wire, no httpx.Request or httpx.Response built unless
+        the answer sets a cookie or is encoded (then the ones `_request` builds)."""
+        response = await self._transport.send_direct(url, lines, payload, extensions["timeout"])
+        headers = response.headers
+        if ("set-cookie" in headers or "set-cookie2" in headers or "content-encoding" in headers
+                or response.has_redirect_location):
+            request = httpx.Request("POST", url, headers=lines, stream=httpx.ByteStream(payload), extensions=extensions)
+            return await self._answered(response.as_httpx(request), request)
+        return response
+
+    async def _answered(self, response: httpx.Response, request: httpx.Request) -> httpx.Response:
+        """`response` with its cookies kept and a redirect's Location checked."""
         try:
             headers = response.headers
             # Without a Set-Cookie header the standard library's jar sets nothing, and

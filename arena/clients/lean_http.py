@@ -102,7 +102,35 @@ class LeanHTTP11Transport(httpx.AsyncBaseTransport):
         sni = request.extensions.get("sni_hostname") or url.host
         key = (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80), sni)
         body = b"".join([part async for part in request.stream])
-        head = self._head(request, body)
+        head = self._head(request.method, url.raw_path or b"/", request.headers.raw, url.netloc, body, request)
+        status, reason, headers, version, connection = await self._round_trip(key, head, body, request, timeouts)
+        stream = _ResponseStream(self, key, connection, request, request.method, status, headers, version, timeouts)
+        return httpx.Response(status, headers=headers, stream=stream,
+                              extensions={"http_version": version, "reason_phrase": reason})
+
+    async def send_pinned(self, key: tuple[str, str, int, str], target: bytes, header_lines: list[tuple[bytes, bytes]],
+                          body: bytes, timeouts: dict) -> "LeanResponse":
+        """POST `body` without httpx's request and response objects (the URL guard's
+        direct path, arena.clients.urlguard.GuardedTransport.send_direct): `key` is
+        (scheme, checked IP literal as the pinned URL names it, port, TLS name),
+        `target` the request target, `header_lines` the request's header lines as
+        httpx.Request would hold them (Host first, Content-Length last). The same
+        bytes go on the wire, through the same pool, slots and timeouts, as
+        `handle_async_request` sends for that request; errors carry no request."""
+        scheme, host = key[0], key[1]
+        if scheme not in ("http", "https"):
+            raise httpx.UnsupportedProtocol(f"{scheme!r} is not http or https")
+        if not _is_ip_literal(host):
+            raise httpx.ConnectError(f"{host} is not a checked address")
+        head = self._head("POST", target, header_lines, b"", body, None)
+        status, reason, headers, version, connection = await self._round_trip(key, head, body, None, timeouts)
+        stream = _ResponseStream(self, key, connection, None, "POST", status, headers, version, timeouts)
+        return LeanResponse(status, headers, stream, version, reason)
+
+    async def _round_trip(self, key: tuple, head: bytes, body: bytes, request: httpx.Request | None, timeouts: dict):
+        """(status, reason, headers, version, connection) of the answer to `head` and
+        `body` on a pooled or new connection; the connection's slot is held until its
+        response stream is closed."""
         if self._slots is not None:
             if self._slots.locked():
                 try:
@@ -136,10 +164,7 @@ class LeanHTTP11Transport(httpx.AsyncBaseTransport):
             if self._slots is not None:
                 self._slots.release()
             raise
-        status, reason, headers, version = answer
-        stream = _ResponseStream(self, key, connection, request, status, headers, version, timeouts)
-        return httpx.Response(status, headers=headers, stream=stream,
-                              extensions={"http_version": version, "reason_phrase": reason})
+        return (*answer, connection)
 
     # -- connections -----------------------------------------------------------------------
     def _pooled(self, key: tuple) -> _Connection | None:
@@ -175,13 +200,12 @@ class LeanHTTP11Transport(httpx.AsyncBaseTransport):
         return _Connection(reader, writer)
 
     # -- one exchange ----------------------------------------------------------------------
-    def _head(self, request: httpx.Request, body: bytes) -> bytes:
-        url = request.url
-        target = url.raw_path or b"/"
-        lines = [request.method.encode("ascii") + b" " + target + b" HTTP/1.1"]
+    def _head(self, method: str, target: bytes, header_lines, netloc: bytes, body: bytes,
+              request: httpx.Request | None) -> bytes:
+        lines = [method.encode("ascii") + b" " + target + b" HTTP/1.1"]
         names = set()
         sendable = self._sendable
-        for header in request.headers.raw:
+        for header in header_lines:
             name, value = header
             if header in sendable:  # checked at an earlier call
                 names.add(name.lower())
@@ -200,8 +224,8 @@ class LeanHTTP11Transport(httpx.AsyncBaseTransport):
             names.add(name.lower())
             lines.append(name + b": " + value)
         if b"host" not in names:
-            lines.append(b"Host: " + url.netloc)
-        if b"content-length" not in names and b"transfer-encoding" not in names and (body or request.method in (
+            lines.append(b"Host: " + netloc)
+        if b"content-length" not in names and b"transfer-encoding" not in names and (body or method in (
                 "POST", "PUT", "PATCH")):
             lines.append(b"Content-Length: " + str(len(body)).encode("ascii"))
         return b"\r\n".join(lines) + b"\r\n\r\n"
@@ -267,8 +291,8 @@ class _ResponseStream(httpx.AsyncByteStream):
     closes; the connection goes back to the pool when the body was read whole and both
     sides keep it alive."""
 
-    def __init__(self, transport: LeanHTTP11Transport, key, connection: _Connection, request, status: int,
-                 headers: list, version: bytes, timeouts: dict):
+    def __init__(self, transport: LeanHTTP11Transport, key, connection: _Connection, request, method: str,
+                 status: int, headers: list, version: bytes, timeouts: dict):
         self._transport = transport
         self._key = key
         self._connection: _Connection | None = connection
@@ -280,7 +304,7 @@ class _ResponseStream(httpx.AsyncByteStream):
         self._keep_alive = version == b"HTTP/1.1" and b"close" not in fields.get(b"connection", b"")
         self._chunked = b"chunked" in fields.get(b"transfer-encoding", b"")
         length = fields.get(b"content-length")
-        if request.method == "HEAD" or status in (204, 304):
+        if method == "HEAD" or status in (204, 304):
             self._remaining: int | None = 0
         elif self._chunked:
             self._remaining = None
@@ -352,3 +376,43 @@ class _ResponseStream(httpx.AsyncByteStream):
             connection.close()
             connection = None
         self._transport._give_back(self._key, connection)
+
+
+# The status codes httpx.Response.has_redirect_location names.
+_REDIRECTS = frozenset((301, 302, 303, 307, 308))
+
+
+class LeanResponse:
+    """The answer `LeanHTTP11Transport.send_pinned` gives: what of httpx.Response a model
+    client reads (status, headers as httpx.Headers, the body stream, closing it), without
+    building one. `as_httpx` gives the httpx.Response the transport would have returned,
+    for what needs httpx's own (its cookie jar, its content decoders)."""
+
+    __slots__ = ("status_code", "headers", "stream", "_version", "_reason", "_closed")
+
+    def __init__(self, status: int, headers: list, stream: _ResponseStream, version: bytes, reason: bytes):
+        self.status_code = status
+        self.headers = httpx.Headers(headers)
+        self.stream = stream
+        self._version = version
+        self._reason = reason
+        self._closed = False
+
+    @property
+    def has_redirect_location(self) -> bool:
+        return self.status_code in _REDIRECTS and "Location" in self.headers
+
+    def as_httpx(self, request: httpx.Request) -> httpx.Response:
+        """This answer as the httpx.Response for `request`, reading the same stream
+        (closing either closes it)."""
+        response = httpx.Response(self.status_code, headers=self.headers, stream=self.stream, request=request,
+                                  extensions={"http_version": self._version, "reason_phrase": self._reason})
+        return response
+
+    async def aread(self) -> bytes:
+        return b"".join([chunk async for chunk in self.stream])
+
+    async def aclose(self) -> None:
+        if not self._closed:
+            self._closed = True
+            await self.stream.aclose()

@@ -292,6 +292,13 @@ def shared_ssl_context() -> ssl.SSLContext:
 _PINNED_URLS: dict[tuple[httpx.URL, IPAddress], httpx.URL] = {}
 
 
+@functools.lru_cache(maxsize=1024)
+def _pinned_host(ip: IPAddress) -> str:
+    """The host of a URL pinned to `ip` (GuardedTransport._pinned_url) as httpx
+    spells it, whatever the rest of the URL."""
+    return httpx.URL("http://pinned/").copy_with(host=str(ip)).host
+
+
 class GuardedTransport(httpx.AsyncBaseTransport):
     """An httpx transport that only connects to addresses `address_problem` allows.
 
@@ -334,10 +341,15 @@ class GuardedTransport(httpx.AsyncBaseTransport):
             inner = self._inner[key] = self._factory(**self._kwargs)
         return inner
 
-    async def _checked_addresses(self, request: httpx.Request, host: str, port: int) -> list[IPAddress]:
+    @property
+    def sends_direct(self) -> bool:
+        """Whether `send_direct` can be used: the connections are the lean transport's."""
+        return hasattr(self._factory, "send_pinned")
+
+    async def _checked_addresses(self, connect_timeout: float | None, host: str, port: int,
+                                 request: httpx.Request | None = None) -> list[IPAddress]:
         if _parse_ip(host) is not None:
             return [check_address(host, host, self.allow_loopback)]
-        connect_timeout = (request.extensions.get("timeout") or {}).get("connect")
         try:
             async with asyncio.timeout(connect_timeout):
                 addresses = await self._resolver(host, port)
@@ -352,7 +364,8 @@ class GuardedTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         scheme, host, port = parse_url(request.url)
-        addresses = await self._checked_addresses(request, host, port)
+        connect_timeout = (request.extensions.get("timeout") or {}).get("connect")
+        addresses = await self._checked_addresses(connect_timeout, host, port, request)
         inner = self._transport_for((scheme, host, port))
 
         extensions = dict(request.extensions)
@@ -370,6 +383,32 @@ class GuardedTransport(httpx.AsyncBaseTransport):
             )
             try:
                 return await inner.handle_async_request(pinned)
+            except httpx.ConnectError as exc:
+                # Nothing was sent yet, so trying the next checked address is safe.
+                last_error = exc
+        assert last_error is not None
+        raise last_error
+
+    async def send_direct(self, url: httpx.URL, header_lines: list[tuple[bytes, bytes]], body: bytes,
+                          timeouts: dict):
+        """POST `body` to `url` as `handle_async_request` sends an httpx.Request with
+        those header lines (Host first, Content-Length last), the same checks first
+        (the host resolved once, every address checked, the checked literal pinned, the
+        original name kept for the Host header and TLS), without building the pinned
+        httpx.Request and the httpx.Response: the lean transport's
+        arena.clients.lean_http.LeanResponse comes back (only when `sends_direct`)."""
+        scheme, host, port = parse_url(url)
+        addresses = await self._checked_addresses(timeouts.get("connect"), host, port)
+        inner = self._transport_for((scheme, host, port))
+        named = scheme == "https" and _parse_ip(host) is None
+        target = url.raw_path or b"/"
+        last_error: httpx.ConnectError | None = None
+        for ip in addresses[: self._max_addresses]:
+            pinned_host = _pinned_host(ip)
+            # The pool key the lean transport makes of the pinned request.
+            key = (scheme, pinned_host, port, host if named else pinned_host)
+            try:
+                return await inner.send_pinned(key, target, header_lines, body, timeouts)
             except httpx.ConnectError as exc:
                 # Nothing was sent yet, so trying the next checked address is safe.
                 last_error = exc

@@ -88,9 +88,13 @@ class Outbox:
     def post(self, group: str, message: dict, loop: asyncio.AbstractEventLoop | None = None) -> None:
         """Send `message` to `group` in every other process listening. With a running
         `loop` (a worker's), messages posted together leave together from that loop."""
-        envelope = _envelope(group, message)
         with self._lock:
-            self._pending.append(envelope)
+            if not self._pending and not self._backlog and not self._peer_paths():
+                # No other process listens: the flush would send this to nobody. Not
+                # building it, nor waking the loop for it, is most of what a step's
+                # announcement costs a worker that nobody watches.
+                return
+            self._pending.append(_envelope(group, message))
             if loop is None or not loop.is_running() or loop.is_closed():
                 self._flush_locked(None)
                 return

@@ -221,6 +221,21 @@ class _Playthrough:
         return function(*args)
 
     async def play(self, stored_steps: list[Step], snapshot=None) -> None:
+        try:
+            await self._play(stored_steps, snapshot)
+        except BaseException:
+            await self._settle_pending_write()
+            raise
+
+    async def _settle_pending_write(self) -> None:
+        """The step written last is committed (or refused) before the episode is failed
+        or released: its write was not awaited, and the writer may be gathering."""
+        pending = self.pending_write
+        if pending is not None and not pending.done():
+            self.runner.writer.hurry()
+            await asyncio.wait([pending])
+
+    async def _play(self, stored_steps: list[Step], snapshot=None) -> None:
         self.observation = await self._off_loop(self.task.reset, self.episode.seed)
         await self._begin()
         if snapshot is not None:
@@ -334,6 +349,8 @@ class _Playthrough:
             if self.runner.must_stop(self.episode.pk):
                 await self._flush()  # the step played last is committed before the release
                 self._stop_if_requested()
+            if budgeted and self.pending_write is not None:
+                self.runner.writer.hurry()  # the tokens of the step before count, as they did
             if budgeted and await db(run_budget_reached, self.run.pk):
                 await self._flush()
                 await db(run_budget_exhausted, self.run.pk, self.episode.pk, self.worker)
@@ -361,7 +378,8 @@ class _Playthrough:
             # The write of step k overlaps the model call of step k+1; at most one
             # write is outstanding, so a lost lease still stops play one step later.
             await self._flush()
-            self.pending_write = asyncio.ensure_future(self.runner.writer.write(self.episode.pk, self.worker, record))
+            self.pending_write = asyncio.ensure_future(
+                self.runner.writer.write(self.episode.pk, self.worker, record, may_wait=True))
             agent.observe_result(self.index, self.observation, result.executed_action, result.reward)
             self._advance(result)
             if result.done:
@@ -379,6 +397,8 @@ class _Playthrough:
     async def _flush(self) -> None:
         if self.pending_write is not None:
             pending, self.pending_write = self.pending_write, None
+            if not pending.done():
+                self.runner.writer.hurry()
             await pending
 
     async def _finish(self) -> None:

@@ -162,3 +162,36 @@ async def test_a_busy_web_process_gets_a_whole_burst_when_it_reads_again(setting
     finally:
         busy.close()
         path.unlink()
+
+
+async def test_a_message_no_other_process_listens_for_is_neither_built_nor_flushed(settings, monkeypatch):
+    """A worker nobody watches posts every step's announcement: with no socket in the
+    directory there is nobody to send it to, so it is not encoded and the loop is not
+    woken to flush it; once a process listens, the next one reaches it."""
+    directory = Path(settings.ARENA_LIVE_SIGNAL_DIR)
+    directory.mkdir(parents=True, exist_ok=True)
+    # This process's own socket (its listener) is not another process.
+    assert [str(path) for path in directory.glob("*" + livesignal.SUFFIX)] in ([], [livesignal.listener.path])
+    built = []
+    envelope = livesignal._envelope
+    monkeypatch.setattr(livesignal, "_envelope", lambda group, message: built.append(message) or envelope(group, message))
+    outbox = livesignal.outbox
+    loop = asyncio.get_running_loop()
+    outbox._scanned = None  # listed afresh, as after RESCAN_SECONDS
+    outbox.post("episode-1", {"type": "step.committed", "index": 0}, loop)
+    assert built == [] and outbox._pending == [] and outbox._flush_on is None
+
+    path = directory / "3-late.sock"
+    late = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    late.bind(str(path))
+    late.settimeout(10)
+    try:
+        outbox._scanned = None
+        outbox.post("episode-1", {"type": "step.committed", "index": 1}, loop)
+        assert [message["index"] for message in built] == [1]
+        await asyncio.sleep(0.05)
+        [(group, message)] = json.loads(await asyncio.to_thread(late.recv, 1 << 17))
+        assert (group, message["index"]) == ("episode-1", 1)
+    finally:
+        late.close()
+        path.unlink()

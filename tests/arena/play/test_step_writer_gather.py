@@ -1,0 +1,71 @@
+"""The step writer lets a runner's overlapped writes (the step is needed again only
+after the episode's next model call) wait a little for other episodes' steps, so that
+they share a transaction; a write awaited at once, a runner that hurries, or a full
+batch commits without waiting."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from arena.play import stepwriter
+from arena.play.stepwriter import MAX_BATCH, StepWriter
+
+
+@pytest.fixture
+def batches(monkeypatch):
+    committed: list[list[int]] = []
+
+    def steps_record(batch):
+        committed.append([episode_id for episode_id, _, _ in batch])
+        return [True] * len(batch)
+
+    monkeypatch.setattr(stepwriter.step_writes, "steps_record", steps_record)
+    return committed
+
+
+@pytest.mark.asyncio
+async def test_overlapped_writes_arriving_apart_share_one_transaction(batches):
+    writer = StepWriter(gather_seconds=0.5)
+    started = time.perf_counter()
+    pending = []
+    for episode_id in range(5):
+        pending.append(asyncio.ensure_future(writer.write(episode_id, "w", None, may_wait=True)))
+        await asyncio.sleep(0.01)  # replies come one at a time
+    await asyncio.gather(*pending)
+    assert batches == [[0, 1, 2, 3, 4]]
+    assert time.perf_counter() - started >= 0.5
+
+
+@pytest.mark.asyncio
+async def test_without_gathering_each_write_arriving_apart_is_a_transaction(batches):
+    writer = StepWriter(gather_seconds=0)
+    pending = []
+    for episode_id in range(3):
+        pending.append(asyncio.ensure_future(writer.write(episode_id, "w", None, may_wait=True)))
+        await asyncio.sleep(0.01)
+    await asyncio.gather(*pending)
+    assert batches == [[0], [1], [2]]
+
+
+@pytest.mark.asyncio
+async def test_a_write_awaited_at_once_and_a_hurry_commit_without_waiting(batches):
+    writer = StepWriter(gather_seconds=30)
+    await asyncio.wait_for(writer.write(1, "w", None), 5)  # may_wait=False: as before
+    overlapped = asyncio.ensure_future(writer.write(2, "w", None, may_wait=True))
+    await asyncio.sleep(0.05)
+    assert not overlapped.done()
+    writer.hurry()  # the runner needs its step: what waits goes now
+    await asyncio.wait_for(overlapped, 5)
+    assert batches == [[1], [2]]
+
+
+@pytest.mark.asyncio
+async def test_a_full_batch_does_not_wait(batches):
+    writer = StepWriter(gather_seconds=30)
+    pending = [asyncio.ensure_future(writer.write(episode_id, "w", None, may_wait=True))
+               for episode_id in range(MAX_BATCH)]
+    await asyncio.wait_for(asyncio.gather(*pending), 5)
+    assert batches == [list(range(MAX_BATCH))]
