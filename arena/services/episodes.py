@@ -32,7 +32,7 @@ from arena.clients.base import redact
 from arena.clients.errors import ends_run
 from arena.dbretry import retry_on_conflict
 from arena.metrics import fold as fold_metrics
-from arena.models import Episode, Run, Submission, Worker
+from arena.models import Episode, Run, Step, Submission, Worker
 from arena.variant import Variant
 from arena.services.runs import enqueue_next_in_order, enqueue_on_commit, finish_run_if_complete, plays_in_order
 
@@ -248,6 +248,18 @@ def reflections_for(episode: Episode) -> list[str]:
         return [best] if best else []
     recent = list(earlier.order_by("-index").values_list("reflection", flat=True)[:3])
     return list(reversed(recent))
+
+
+def episode_has_steps(episode_id: int) -> bool:
+    """Whether an earlier attempt stored steps of the episode (a fresh one has none, and
+    is then spared building the query of its steps)."""
+    _, row, _ = _FIRST_STORED_STEP.execute(episode_id=episode_id)
+    return row is not None
+
+
+_FIRST_STORED_STEP = Prepared(
+    lambda episode_id: list(Step.objects.filter(episode_id=episode_id).order_by().values_list("index", flat=True)[:1])
+)
 
 
 def run_budget_exhausted(run_id: int, episode_id: int, worker: str) -> None:

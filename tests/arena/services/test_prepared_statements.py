@@ -11,7 +11,7 @@ from django.utils import timezone as django_timezone
 from arena.models import Episode, Run, Step
 from arena.services import episodes, runs
 from arena.services.aggregates import step_totals, step_totals_through_orm
-from arena.services.episodes import episode_claim, episode_finish
+from arena.services.episodes import episode_claim, episode_finish, episode_has_steps
 from arena.services.prepared import Prepared
 from tests.conftest import new_run
 
@@ -41,6 +41,7 @@ NOW = datetime(2026, 3, 4, 5, 6, 7, 891011, tzinfo=timezone.utc)
 CASES = [
     (episodes._CLAIM_EPISODE, {"episode_id": 12, "worker": "worker-1", "now": NOW}),
     (episodes._RUN_ID_OF_EPISODE, {"episode_id": 12}),
+    (episodes._FIRST_STORED_STEP, {"episode_id": 12}),
     (episodes._START_RUN, {"run_id": 3, "now": NOW}),
     (runs._FINISH_RUN, {"run_id": 3, "now": NOW}),
     (runs._FAIL_RUN, {"run_id": 3, "now": NOW}),
@@ -120,6 +121,7 @@ def test_claim_and_finish_store_what_they_did_through_the_orm(baseline):
         1, 0.5, 0.25, 2, 1)
     assert (run.illegal_fraction_sum, run.illegal_episodes, run.model_calls, run.model_latency_ms) == (0.5, 1, 2, 12.5)
     assert (run.tokens_in, run.tokens_out, run.status) == (21, 5, Run.RUNNING)
+    assert episode_has_steps(first.pk) and not episode_has_steps(second.pk)
     assert episode_claim(second.pk, "w")
     episode_finish(second.pk, "w", score=1, end_reason="episode over")
     run.refresh_from_db()

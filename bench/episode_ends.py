@@ -1,0 +1,102 @@
+"""The worker's CPU at each episode's claim and finish, outside its steps.
+
+`orm_each_call()` switches off arena.services.prepared for the block: every prepared
+statement (the claim's three, the run's aggregates at finish, finish_run_if_complete's
+two, step_totals) is built by the ORM at every call again, as before the fix. The
+benches play the same games with and without it, in the same run.
+
+    .venv/bin/python bench/episode_ends.py [--episodes 30] [--task balrog/babyai-goto]
+"""
+
+import argparse
+import contextlib
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+@contextlib.contextmanager
+def orm_each_call():
+    """Within the block, each prepared statement runs through the ORM as it is written,
+    its result given back in the form `Prepared.execute` gives it."""
+    from arena.services.prepared import Prepared
+
+    def through_orm(self, **values):
+        result = self.statement(**values)
+        if isinstance(result, int):  # an update: the rows it changed
+            return result, None, []
+        if isinstance(result, list):  # one column of rows
+            return len(result), ((result[0],) if result else None), ["value"]
+        return 1, tuple(result.values()), list(result)  # an aggregate
+
+    prepared = Prepared.execute
+    Prepared.execute = through_orm
+    try:
+        yield
+    finally:
+        Prepared.execute = prepared
+
+
+def claim_finish_costs(episodes: int = 200) -> tuple[float, float]:
+    """CPU milliseconds per episode of episode_claim then episode_finish on episodes with
+    no steps (the statements alone), through the ORM at each call and prepared."""
+    from arena.services.episodes import episode_claim, episode_finish
+    from arena.services.runs import RunSpec, run_create
+    from arena.services.submissions import baseline_submission
+
+    costs = []
+    for switched_off in (True, False):
+        run = run_create(baseline_submission("random", "Random legal actions"),
+                         RunSpec(task="balrog/babyai-goto", format="text", num_episodes=episodes + 1))
+        ids = list(run.episodes.order_by("index").values_list("pk", flat=True))
+        context = orm_each_call() if switched_off else contextlib.nullcontext()
+        with context:
+            episode_claim(ids[0], "bench")  # compiled once per connection: not what an episode pays
+            episode_finish(ids[0], "bench", score=0.0, end_reason="bench")
+            started = time.process_time()
+            for episode_id in ids[1:]:
+                episode_claim(episode_id, "bench")
+                episode_finish(episode_id, "bench", score=1.0, end_reason="bench")
+            costs.append(1000 * (time.process_time() - started) / episodes)
+    return costs[0], costs[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--episodes", type=int, default=30)
+    parser.add_argument("--task", default="balrog/babyai-goto")
+    parser.add_argument("--in-flight", type=int, default=8)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        from bench.balrog_throughput import _options, full_runner
+        from bench.runner_overhead import setup_django
+
+        setup_django(tmp)
+        options = _options(args.task, 500)
+        full_runner(args.task, 1, options, args.in_flight)  # start-up, not counted
+        orm, prepared = claim_finish_costs()
+        print(f"claim + finish, no steps: {orm:6.3f} ms CPU per episode built by the ORM at each call, "
+              f"{prepared:6.3f} prepared: ratio {orm / prepared:.2f}")
+        rows = {}
+        # Each pair plays the same seeds, the next pair the next ones.
+        for n, label in enumerate(("ORM each call", "prepared", "prepared again", "ORM each call again")):
+            context = orm_each_call() if label.startswith("ORM") else contextlib.nullcontext()
+            with context:
+                steps, wall, cpu, _ = full_runner(args.task, args.episodes, options, args.in_flight,
+                                                  first_seed=(n // 2) * args.episodes)
+            rows[label] = (steps, wall, cpu)
+            print(f"{args.task} runner, {label:20s}: {steps:6d} steps, {steps / wall:7.0f} steps/s, "
+                  f"CPU {1000 * cpu / steps:6.3f} ms/step, {1000 * cpu / args.episodes:7.2f} ms/episode")
+        orm_cpu = sum(rows[k][2] for k in rows if k.startswith("ORM"))
+        orm_steps = sum(rows[k][0] for k in rows if k.startswith("ORM"))
+        fast_cpu = sum(rows[k][2] for k in rows if k.startswith("prepared"))
+        fast_steps = sum(rows[k][0] for k in rows if k.startswith("prepared"))
+        print(f"ratio by CPU per step (ORM each call / prepared): {(orm_cpu / orm_steps) / (fast_cpu / fast_steps):.3f}")
+
+
+if __name__ == "__main__":
+    main()
