@@ -9,6 +9,7 @@ benches play the same games with and without it, in the same run.
 """
 
 import argparse
+import collections
 import contextlib
 import sys
 import tempfile
@@ -65,6 +66,43 @@ def claim_finish_costs(episodes: int = 200) -> tuple[float, float]:
     return costs[0], costs[1]
 
 
+def runner_episode_ends(task_id: str, episodes: int, options: dict, in_flight: int, full_runner,
+                        first_seed: int = 0) -> dict:
+    """A Worker's CPU with the ORM at each call and prepared, by bench/runner_split.py:
+    per episode, its claim and load and its finish (on the database thread); per step,
+    the database thread and the process. Each way plays the same two sets of seeds, in
+    the order ORM, prepared, prepared, ORM (the machine's load drifts)."""
+    from bench.runner_split import cpu_split
+
+    sums = {way: collections.Counter() for way in ("ORM each call", "prepared")}
+    for n, way in enumerate(("ORM each call", "prepared", "prepared", "ORM each call")):
+        context = orm_each_call() if way.startswith("ORM") else contextlib.nullcontext()
+        with context:
+            played, split = cpu_split(task_id, episodes, options, in_flight, full_runner,
+                                      first_seed=first_seed + (n // 2) * episodes)
+        for label, ms_per_step in split.items():
+            sums[way][label] += ms_per_step * played  # back to milliseconds
+        sums[way]["steps"] += played
+        sums[way]["episodes"] += episodes
+    figures = {}
+    for way, total in sums.items():
+        figures[way] = {
+            "claim and load, ms/episode": total["claim and load (per episode)"] / total["episodes"],
+            "finish, ms/episode": total["finish and aggregates (per episode)"] / total["episodes"],
+            "database thread, ms/step": total["database thread"] / total["steps"],
+            "process, ms/step": total["process"] / total["steps"],
+        }
+    return figures
+
+
+def print_runner_episode_ends(figures: dict, indent: str = "") -> None:
+    for way, values in figures.items():
+        print(f"{indent}{way:14s}: " + ", ".join(f"{label} {value:6.3f}" for label, value in values.items()))
+    orm, prepared = figures["ORM each call"], figures["prepared"]
+    print(f"{indent}ratios (ORM each call / prepared): " + ", ".join(
+        f"{label} {orm[label] / prepared[label]:.2f}" for label in orm))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episodes", type=int, default=30)
@@ -81,22 +119,9 @@ def main() -> None:
         orm, prepared = claim_finish_costs()
         print(f"claim + finish, no steps: {orm:6.3f} ms CPU per episode built by the ORM at each call, "
               f"{prepared:6.3f} prepared: ratio {orm / prepared:.2f}")
-        rows = {}
-        # Each pair plays the same seeds, the next pair the next ones.
-        for n, label in enumerate(("ORM each call", "prepared", "prepared again", "ORM each call again")):
-            context = orm_each_call() if label.startswith("ORM") else contextlib.nullcontext()
-            with context:
-                steps, wall, cpu, _ = full_runner(args.task, args.episodes, options, args.in_flight,
-                                                  first_seed=(n // 2) * args.episodes)
-            rows[label] = (steps, wall, cpu)
-            print(f"{args.task} runner, {label:20s}: {steps:6d} steps, {steps / wall:7.0f} steps/s, "
-                  f"CPU {1000 * cpu / steps:6.3f} ms/step, {1000 * cpu / args.episodes:7.2f} ms/episode")
-        orm_cpu = sum(rows[k][2] for k in rows if k.startswith("ORM"))
-        orm_steps = sum(rows[k][0] for k in rows if k.startswith("ORM"))
-        fast_cpu = sum(rows[k][2] for k in rows if k.startswith("prepared"))
-        fast_steps = sum(rows[k][0] for k in rows if k.startswith("prepared"))
-        print(f"ratio by CPU per step (ORM each call / prepared): {(orm_cpu / orm_steps) / (fast_cpu / fast_steps):.3f}")
-
+        print(f"{args.task}, {args.episodes} episodes a way, {args.in_flight} in flight, random agent:")
+        print_runner_episode_ends(runner_episode_ends(args.task, args.episodes, options, args.in_flight, full_runner),
+                                  indent="  ")
 
 if __name__ == "__main__":
     main()
