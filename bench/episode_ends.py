@@ -26,16 +26,8 @@ def orm_each_call():
     its result given back in the form `Prepared.execute` gives it."""
     from arena.services.prepared import Prepared
 
-    def through_orm(self, **values):
-        result = self.statement(**values)
-        if isinstance(result, int):  # an update: the rows it changed
-            return result, None, []
-        if isinstance(result, list):  # one column of rows
-            return len(result), ((result[0],) if result else None), ["value"]
-        return 1, tuple(result.values()), list(result)  # an aggregate
-
     prepared = Prepared.execute
-    Prepared.execute = through_orm
+    Prepared.execute = Prepared.execute_through_orm
     try:
         yield
     finally:

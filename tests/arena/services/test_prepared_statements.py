@@ -127,3 +127,21 @@ def test_claim_and_finish_store_what_they_did_through_the_orm(baseline):
     run.refresh_from_db()
     assert (run.episodes_done, run.score_sum, run.score_sq_sum, run.status) == (2, 1.5, 1.25, Run.FINISHED)
     assert run.finished_at is not None
+
+
+@pytest.mark.parametrize("kind", ["numpy", "decimal"])
+def test_values_no_stand_in_can_stand_for_go_through_the_orm(baseline, kind):
+    # numpy's float64 is a float that the ORM turns into a plain one on the way.
+    from decimal import Decimal
+
+    import numpy
+
+    of = numpy.float64 if kind == "numpy" else lambda v: Decimal(str(v))
+    run = new_run(baseline("random"), episodes=1)
+    prepared, values = CASES[-2]
+    values = {**values, "run_id": run.pk, "score": of(0.5), "score_sq": of(0.25)}
+    assert prepared.execute(**values) == (1, None, [])
+    # Not compiled with a stand-in for them: the ORM was asked.
+    assert all(("score", type(values["score"])) not in key for key in prepared._compiled)
+    run.refresh_from_db()
+    assert (run.episodes_done, run.score_sum, run.score_sq_sum, run.tokens_in) == (1, 0.5, 0.25, 1200)
