@@ -101,6 +101,7 @@ def main() -> None:
         from arena.services.submissions import baseline_submission, submission_create
         from bench.babyai_step import babyai_before
         from bench.balrog_throughput import _options, raw_loop
+        from bench.episode_ends import orm_each_call
         from envs.balrog.babyai import BabyAITask
         from envs.registry import get_task_class
 
@@ -141,6 +142,13 @@ def main() -> None:
                 _row("arena, random baseline agent", *_play(random_agent, task_id, args.episodes, options, args.in_flight))
                 instant = _play(model, task_id, args.episodes, options, args.in_flight)
                 _row(f"arena, instant model ({TASKS[task_id]!r})", *instant)
+                # Episode ends (bench/episode_ends.py): the claim's and the finish's
+                # statements built by the ORM at each call, as before they were prepared.
+                with orm_each_call():
+                    ends_orm = _play(model, task_id, args.episodes, options, args.in_flight)
+                _row("arena, instant model, ORM each call", *ends_orm)
+                print(f"  instant model, CPU per step with the ORM at each call / as shipped: "
+                      f"{(ends_orm[2] / ends_orm[0]) / (instant[2] / instant[0]):.2f}")
                 if task_id in raws_before:
                     task_class = get_task_class(task_id)
                     _row("raw env loop, BabyAI before", *raws_before[task_id])

@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.babyai_step import babyai_before, babyai_step_costs  # noqa: E402
+from bench.episode_ends import claim_finish_costs, print_runner_episode_ends, runner_episode_ends  # noqa: E402
 from bench.runner_overhead import setup_django  # noqa: E402
 
 TASKS = ("balrog/babyai-goto", "balrog/babyai-pick-up-seq-go-to", "balrog/crafter", "balrog/textworld-cooking")
@@ -362,6 +363,12 @@ def main() -> None:
                       f"({before_steps / before_wall:6.0f} steps/s) with the bot from every reset and the view "
                       f"worked out again, {1000 * run_cpu / run_steps:6.3f} ({run_rate:6.0f} steps/s) as shipped: "
                       f"ratio by CPU {(before_cpu / before_steps) / (run_cpu / run_steps):.2f}")
+            orm_ends, prepared_ends = claim_finish_costs()
+            print(f"  episode ends : claim + finish {orm_ends:6.3f} ms CPU/episode with each statement built by the ORM, "
+                  f"{prepared_ends:6.3f} prepared (arena.services.prepared): ratio {orm_ends / prepared_ends:.2f}; "
+                  f"in a worker (same seeds each way):")
+            print_runner_episode_ends(runner_episode_ends(task_id, args.episodes, options, args.in_flight, full_runner,
+                                                          first_seed=3 * args.episodes), indent="    ")
             if task_class.cpu_bound:
                 task_class.cpu_bound = False
                 try:

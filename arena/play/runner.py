@@ -24,7 +24,10 @@ import logging
 
 from django.conf import settings
 
-from arena.services.episodes import episode_claim, episode_fail, episode_finish, episode_release, episode_set_prefix, reflections_for, run_budget_exhausted
+from arena.services.episodes import (
+    episode_claim, episode_fail, episode_finish, episode_has_steps, episode_release, episode_set_prefix, reflections_for,
+    run_budget_exhausted,
+)
 from arena.services.runs import run_budget_reached
 from arena.services.steps import LeaseLost, StepNotStored, StepRecord
 from arena.live import publish
@@ -522,7 +525,7 @@ def _claim_and_load(episode_id: int, worker: str):
     # the client is given back what came with each earlier answer (_answers_of).
     fields = ("episode", "index", "executed_action", "info", "completion", "parsed_action", "reward",
               "calls", "reasoning_items", "tokens_in", "tokens_out", "cached_tokens_in", "latency_ms")
-    steps = list(episode.steps.order_by("index").only(*fields))
+    steps = list(episode.steps.order_by("index").only(*fields)) if episode_has_steps(episode_id) else []
     snapshot = snapshots.snapshot_latest(episode_id, len(steps)) if steps else None
     return episode, episode.run, episode.run.submission, steps, reflections, snapshot
 

@@ -26,12 +26,13 @@ from arena import images, page_generation
 from arena.live.publish import publish_end_on_commit
 from arena.images import ImageRef
 from arena.endpoint_privacy import hide_endpoint
-from arena.services.aggregates import STEP_TOTAL_FIELDS, apply_step_totals, played_sums, step_totals
+from arena.services.aggregates import STEP_TOTAL_FIELDS, apply_step_totals, played_deltas, played_sums, step_totals
+from arena.services.prepared import Prepared
 from arena.clients.base import redact
 from arena.clients.errors import ends_run
 from arena.dbretry import retry_on_conflict
 from arena.metrics import fold as fold_metrics
-from arena.models import Episode, Run, Submission, Worker
+from arena.models import Episode, Run, Step, Submission, Worker
 from arena.variant import Variant
 from arena.services.runs import enqueue_next_in_order, enqueue_on_commit, finish_run_if_complete, plays_in_order
 
@@ -43,18 +44,29 @@ def episode_claim(episode_id: int, worker: str) -> bool:
     """Take a queued episode for `worker`. False if someone else has it or it is done."""
     now = timezone.now()
     with transaction.atomic():
-        claimed = Episode.objects.filter(pk=episode_id, status=Episode.QUEUED).update(
-            status=Episode.RUNNING,
-            worker=worker,
-            heartbeat_at=now,
-            started_at=now,
-            attempts=F("attempts") + 1,
-        )
+        # Statements the ORM wrote once (arena.services.prepared): building them cost
+        # more CPU than running them.
+        claimed, _, _ = _CLAIM_EPISODE.execute(episode_id=episode_id, worker=worker, now=now)
         if claimed:
-            run_id = Episode.objects.values_list("run_id", flat=True).get(pk=episode_id)
-            if Run.objects.filter(pk=run_id, status=Run.QUEUED).update(status=Run.RUNNING, started_at=now):
+            _, (run_id,), _ = _RUN_ID_OF_EPISODE.execute(episode_id=episode_id)
+            if _START_RUN.execute(run_id=run_id, now=now)[0]:
                 page_generation.bump_on_commit()  # the run's status shows on the public pages
     return bool(claimed)
+
+
+_CLAIM_EPISODE = Prepared(
+    lambda episode_id, worker, now: Episode.objects.filter(pk=episode_id, status=Episode.QUEUED).update(
+        status=Episode.RUNNING, worker=worker, heartbeat_at=now, started_at=now, attempts=F("attempts") + 1,
+    ),
+    fields={"now": Episode._meta.get_field("heartbeat_at")},
+)
+_RUN_ID_OF_EPISODE = Prepared(
+    lambda episode_id: list(Episode.objects.filter(pk=episode_id).order_by().values_list("run_id", flat=True))
+)
+_START_RUN = Prepared(
+    lambda run_id, now: Run.objects.filter(pk=run_id, status=Run.QUEUED).update(status=Run.RUNNING, started_at=now),
+    fields={"now": Run._meta.get_field("started_at")},
+)
 
 
 def episode_set_prefix(
@@ -120,11 +132,9 @@ def episode_finish(
             publish_end_on_commit(episode_id)
             page_generation.bump_on_commit()
             return
-        Run.objects.filter(pk=episode.run_id).update(
-            episodes_done=F("episodes_done") + 1,
-            score_sum=F("score_sum") + score,
-            score_sq_sum=F("score_sq_sum") + score * score,
-            **played_sums(episode, totals, sign=1, always=True),
+        _RUN_EPISODE_DONE.execute(
+            run_id=episode.run_id, score=score, score_sq=score * score,
+            **played_deltas(episode, totals, sign=1, always=True),
         )
         if reflection_in or reflection_out:
             Run.objects.filter(pk=episode.run_id).update(
@@ -141,6 +151,17 @@ def episode_finish(
             enqueue_next_in_order(episode.run_id)
         publish_end_on_commit(episode_id)
         page_generation.bump_on_commit()
+
+
+# The run's aggregates with a finished episode added, as the ORM writes the UPDATE (once).
+_RUN_EPISODE_DONE = Prepared(
+    lambda run_id, score, score_sq, **deltas: Run.objects.filter(pk=run_id).update(
+        episodes_done=F("episodes_done") + 1,
+        score_sum=F("score_sum") + score,
+        score_sq_sum=F("score_sq_sum") + score_sq,
+        **{field: F(field) + delta for field, delta in deltas.items()},
+    )
+)
 
 
 @retry_on_conflict
@@ -227,6 +248,18 @@ def reflections_for(episode: Episode) -> list[str]:
         return [best] if best else []
     recent = list(earlier.order_by("-index").values_list("reflection", flat=True)[:3])
     return list(reversed(recent))
+
+
+def episode_has_steps(episode_id: int) -> bool:
+    """Whether an earlier attempt stored steps of the episode (a fresh one has none, and
+    is then spared building the query of its steps)."""
+    _, row, _ = _FIRST_STORED_STEP.execute(episode_id=episode_id)
+    return row is not None
+
+
+_FIRST_STORED_STEP = Prepared(
+    lambda episode_id: list(Step.objects.filter(episode_id=episode_id).order_by().values_list("index", flat=True)[:1])
+)
 
 
 def run_budget_exhausted(run_id: int, episode_id: int, worker: str) -> None:

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from arena import queue
 from arena.models import Episode, Experiment, Run, Submission
+from arena.services.prepared import Prepared
 from arena.variant import Variant
 from envs.registry import suite_of
 
@@ -170,12 +171,23 @@ def enqueue_next_in_order(run_id: int) -> None:
 
 def finish_run_if_complete(run_id: int) -> None:
     now = timezone.now()
-    Run.objects.filter(
+    # Statements the ORM wrote once (arena.services.prepared), run at every episode's end.
+    _FINISH_RUN.execute(run_id=run_id, now=now)
+    _FAIL_RUN.execute(run_id=run_id, now=now)
+
+
+_FINISH_RUN = Prepared(
+    lambda run_id, now: Run.objects.filter(
         pk=run_id, episodes_done__gt=0, status__in=[Run.QUEUED, Run.RUNNING]
-    ).filter(num_episodes__lte=F("episodes_done") + F("episodes_failed")).update(status=Run.FINISHED, finished_at=now)
-    Run.objects.filter(
+    ).filter(num_episodes__lte=F("episodes_done") + F("episodes_failed")).update(status=Run.FINISHED, finished_at=now),
+    fields={"now": Run._meta.get_field("finished_at")},
+)
+_FAIL_RUN = Prepared(
+    lambda run_id, now: Run.objects.filter(
         pk=run_id, episodes_done=0, status__in=[Run.QUEUED, Run.RUNNING], num_episodes__lte=F("episodes_failed")
-    ).update(status=Run.FAILED, finished_at=now)
+    ).update(status=Run.FAILED, finished_at=now),
+    fields={"now": Run._meta.get_field("finished_at")},
+)
 
 
 def run_budget_reached(run_id: int) -> bool:
