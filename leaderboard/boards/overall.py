@@ -260,7 +260,7 @@ def _row(
             if complete:
                 shared_figures.append(figure)
     all_shared = bool(shared) and len(shared_figures) == len(shared)
-    costs = [run.cost_usd for run in runs]
+    costs = [run.cost_at(submission) for run in runs]  # the runs of `submission`
     return Row(
         submission=submission,
         cells=cells,
