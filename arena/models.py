@@ -171,13 +171,24 @@ class Submission(Moderated):
         asks for)."""
         if self.price_input_per_mtok is None and self.price_output_per_mtok is None:
             return None
-        price_in = float(self.price_input_per_mtok or 0)
-        price_out = float(self.price_output_per_mtok or 0)
+        price_in, price_out, price_cached = self._float_prices()
         cached = min(max(cached_in or 0, 0), tokens_in) if self.price_cached_input_per_mtok is not None else 0
-        price_cached = float(self.price_cached_input_per_mtok or 0)
         written = min(max(cache_written_in or 0, 0), tokens_in - cached)
         return ((tokens_in - cached - written) * price_in + written * price_in * CACHE_WRITE_PRICE_FACTOR
                 + cached * price_cached + tokens_out * price_out) / 1_000_000
+
+    def _float_prices(self) -> tuple[float, float, float]:
+        """The input, output and cached-input prices as floats (0 for none), converted once
+        per set of prices: a board costs a thousand runs of a few submissions."""
+        price_in, price_out, price_cached = (
+            self.price_input_per_mtok, self.price_output_per_mtok, self.price_cached_input_per_mtok,
+        )
+        known = self.__dict__.get("_float_prices_of")
+        if known is None or known[0] is not price_in or known[1] is not price_out or known[2] is not price_cached:
+            known = self.__dict__["_float_prices_of"] = (
+                price_in, price_out, price_cached, (float(price_in or 0), float(price_out or 0), float(price_cached or 0)),
+            )
+        return known[3]
 
     @property
     def reasoning_setting(self) -> ReasoningSetting:
@@ -396,8 +407,14 @@ class Run(Moderated):
 
     @property
     def cost_usd(self) -> float | None:
-        return self.submission.cost_usd(self.tokens_spent_in, self.tokens_spent_out, self.cached_tokens_in,
-                                        self.cache_write_tokens_in)
+        return self.cost_at(self.submission)
+
+    def cost_at(self, submission: Submission) -> float | None:
+        """`cost_usd` at the prices of `submission`, the run's own, given by a caller that
+        holds it: a board costs a thousand runs, and reaching each one's submission
+        through the relation cost more than the pricing."""
+        return submission.cost_usd(self.tokens_spent_in, self.tokens_spent_out, self.cached_tokens_in,
+                                   self.cache_write_tokens_in)
 
     @property
     def cache_hit_rate(self) -> float | None:

@@ -55,6 +55,18 @@ PAGES = (
     ("/api/leaderboard/overall/", "/api/leaderboard/overall/"),
 )
 
+# Pages whose bytes the trees must agree on (with --baseline): the timed ones and the
+# front page under its queries, the suite pages and the downloads of the same rows.
+COMPARED = [path for _, path in PAGES] + [
+    f"/?tab={tab}&columns={columns}&mode={mode}"
+    for tab in ("llm", "vlm", "unknown") for columns in ("", "tasks") for mode in ("", "llm", "vlm")
+] + [
+    "/?strategy=naive", "/?strategy=cot", "/?strategy=reflection",
+    f"/api/leaderboard/?task={TASK_PAGE[0]}/{TASK_PAGE[1]}&format=csv", "/api/leaderboard/overall/?format=csv",
+    "/tasks/balrog/babyai-goto/", "/suites/balrog/", "/suites/balrog/?mode=vlm", "/suites/balrog/?imported=1",
+    "/suites/textatari/", "/suites/lmact/", "/suites/adventure/", "/suites/infogather/",
+]
+
 # Runs in a child process of this tree: the rows, written in bulk.
 BUILD = r'''
 import random, sys, time
@@ -140,6 +152,7 @@ django.setup()
 from django.test import Client
 
 pages, count, serving_gc = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "serving"
+compared = json.loads(sys.argv[4])
 if serving_gc:
     # The collector as a web process sets it before its first request (a tree from
     # before arena.web.web_process has none: CPython's defaults).
@@ -164,7 +177,12 @@ for name, path in pages:
         assert response.status_code == 200
     result[name] = times
     result[name + " cpu"] = cpu
-print(json.dumps(result))
+import hashlib
+digests = {}
+for path in compared:
+    response = client.get(path)
+    digests[path] = f"{response.status_code} {hashlib.sha256(response.content).hexdigest()}"
+print(json.dumps({"times": result, "digests": digests}))
 '''
 
 def child(tree: Path, env: dict, code: str, *arguments: str) -> dict:
@@ -201,6 +219,11 @@ def main() -> None:
     env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL", "ARENA_QUEUE")}
     env.update(DJANGO_SETTINGS_MODULE="config.settings", ARENA_VAR_DIR=str(scratch / "var"), LOG_LEVEL="ERROR",
                ARENA_PAGE_CACHE="0")
+    # One hash seed for every child, so that the trees' pages can be compared byte for
+    # byte even where a page's order depended on it: under 16, code from before BALROG's
+    # paper rows kept the reported set's order (tied rows in a set's order) orders them
+    # as they are ordered now.
+    env.setdefault("PYTHONHASHSEED", "16")
     try:
         subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
         built = child(ROOT, env, BUILD, str(args.episodes), str(args.submissions), str(args.tasks))
@@ -212,17 +235,25 @@ def main() -> None:
         # The trees take turns, a share of the requests each round, so a change in the
         # machine's load falls on both alike.
         times: dict[str, dict[str, list[float]]] = {label: {name: [] for name, _ in PAGES} for label, _ in trees}
+        digests: dict[str, dict[str, str]] = {}
         for round_number in range(args.rounds):
             for label, tree in trees:
                 started = time.perf_counter()
-                measured = child(tree, env, MEASURE, json.dumps(PAGES), str(-(-args.requests // args.rounds)), args.gc)
-                for name, samples in measured.items():
+                measured = child(tree, env, MEASURE, json.dumps(PAGES), str(-(-args.requests // args.rounds)), args.gc,
+                                 json.dumps(COMPARED))
+                for name, samples in measured["times"].items():
                     times[label].setdefault(name, []).extend(samples)
+                digests.setdefault(label, measured["digests"])
                 print(f"  round {round_number + 1}: {label} in {time.perf_counter() - started:.0f} s", flush=True)
         results = {label: {name: percentiles(samples) for name, samples in pages.items()} for label, pages in times.items()}
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     report(args, built, results)
+    if args.baseline:
+        first, second = (digests[label] for label, _ in trees)
+        differing = [path for path in COMPARED if first[path] != second[path]]
+        print(f"\npages byte for byte: {len(COMPARED) - len(differing)} of {len(COMPARED)} the same in both trees"
+              + "".join(f"\n  differs: {path}" for path in differing))
 
 
 def percentiles(samples: list[float]) -> dict:

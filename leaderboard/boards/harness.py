@@ -83,7 +83,7 @@ def row_harness(runs, standings: dict | None = None) -> RowHarness:
     """The harness summary of the runs behind a row (each counted once); `standings`
     the standings looked up so far, by task and stored version, when a board's rows
     share them (each row has a run of most tasks)."""
-    unique = {run.pk: run for run in runs}
+    unique = {run.id: run for run in runs}  # Run's pk; `pk` costs a lookup of its name per run
     older, imported = [], 0
     for run in unique.values():
         if standings is None:

@@ -260,7 +260,7 @@ def _row(
             if complete:
                 shared_figures.append(figure)
     all_shared = bool(shared) and len(shared_figures) == len(shared)
-    costs = [run.cost_usd for run in runs]
+    costs = [run.cost_at(submission) for run in runs]  # the runs of `submission`
     return Row(
         submission=submission,
         cells=cells,
@@ -329,12 +329,22 @@ def board(tab: str = "llm", strategy: str = "", runs: list[Run] | None = None) -
     by_submission: dict[int, list[Run]] = {}
     by_suite: dict[int, dict[str, list[Run]]] = {}
     keys: dict[int, str | None] = {}
+    # A column key depends on the task and the variant alone, and a board's thousand runs
+    # share a few hundred such pairs (lean runs share one decoded variant per variant
+    # text): each pair's key worked out once, by the variant's identity (the variant kept
+    # alive in the entry, so that its id stays its own).
+    placed: dict[tuple[str, int], tuple[object, str | None]] = {}
     for run in without_superseded(runs):
-        suite_id = run.task.split("/", 1)[0]
-        by_submission.setdefault(run.submission_id, []).append(run)
+        task, submission_id = run.task, run.submission_id
+        suite_id = task.split("/", 1)[0]
+        by_submission.setdefault(submission_id, []).append(run)
         if suite_id in by_column:
-            by_suite.setdefault(run.submission_id, {}).setdefault(suite_id, []).append(run)
-            keys[run.id] = column_key(by_column[suite_id][0].suite, run)
+            by_suite.setdefault(submission_id, {}).setdefault(suite_id, []).append(run)
+            variant = run.variant
+            entry = placed.get((task, id(variant)))
+            if entry is None:
+                entry = placed[task, id(variant)] = (variant, column_key(by_column[suite_id][0].suite, run))
+            keys[run.id] = entry[1]
     script_prefix = get_script_prefix()
     rows = [
         _row(group[0].submission, group, by_suite.get(submission_id, {}), by_column, shared, keys, script_prefix)

@@ -22,7 +22,7 @@ from django.urls import reverse
 from arena.matches.catalogue import GAME_TITLES
 from arena.matches.ratings import ANCHOR_RATING, PlayerRating, Ratings, Record, rate
 from arena.models import Submission
-from leaderboard.selectors.matches import baseline_of_policy, finished_results, games_played, head_to_head_entrants
+from leaderboard.selectors.matches import baseline_id_of_policy, baseline_of_policy, finished_results, games_played, head_to_head_entrants
 from leaderboard.selectors.submissions import submissions_by_id
 
 # The two-player games of head-to-head play, by slug, as Match.game names them.
@@ -123,11 +123,14 @@ def _fitted(results: tuple, anchor_id: int, entrant_ids: tuple, seed: str) -> Ra
 def overall_ratings() -> dict[int, PlayerRating]:
     """Each rated submission's rating over all games, by submission id (for the overall
     leaderboard's column); empty before the first finished match."""
-    anchor = baseline_of_policy(ANCHOR_POLICY)
+    # The matches first: without any, the anchor is not read (every front page asks).
     results = tuple(finished_results())
-    if anchor is None or not results:
+    if not results:
         return {}
-    ratings = _fitted(results, anchor.pk, (), ALL_GAMES)
+    anchor_id = baseline_id_of_policy(ANCHOR_POLICY)
+    if anchor_id is None:
+        return {}
+    ratings = _fitted(results, anchor_id, (), ALL_GAMES)
     return {entry.player: entry for entry in ratings.rated}
 
 

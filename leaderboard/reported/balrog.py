@@ -39,7 +39,11 @@ def paper_board(suite: Suite, mode: str) -> PaperBoard | None:
     for column in columns:
         cited = sorted({f.source for f in figures if f.environment == column})
         sources.append(", ".join(cited) if cited else "not in the paper")
-    models = sorted({f.model for f in figures}, key=lambda m: -(by_cell[(m, "average")].value if (m, "average") in by_cell else -1))
+    # Highest average first; models tied on it (those the paper gives no average) keep
+    # the order the reported set lists them in, the paper's, not a set's (which changed
+    # with the process's hash seed).
+    listed = dict.fromkeys(f.model for f in figures)
+    models = sorted(listed, key=lambda m: -(by_cell[(m, "average")].value if (m, "average") in by_cell else -1))
     metric = suite.primary_metric
     rows = [
         PaperRow(

@@ -27,6 +27,11 @@ def baseline_of_policy(policy: str) -> Submission | None:
     return Submission.objects.filter(kind=Submission.KIND_BASELINE, policy=policy).first()
 
 
+def baseline_id_of_policy(policy: str) -> int | None:
+    """The id of `baseline_of_policy`'s submission, without reading the submission."""
+    return Submission.objects.filter(kind=Submission.KIND_BASELINE, policy=policy).values_list("pk", flat=True).first()
+
+
 def head_to_head_entrants() -> list[Submission]:
     """The submissions that opted in to head-to-head play, but hidden ones: listed on the
     rating pages before their first finished match."""

@@ -467,20 +467,25 @@ def lean_runs(runs) -> list[Run]:
     # A board's runs share a few variants (a submission plays every task with one):
     # each distinct text's Variant is built once and given to its runs, as Variant.of
     # keeps it on a run (building one per run was a tenth of the overall board).
-    variants: dict[str, Variant | None] = {}
+    # The decoded variant is shared the same way (decoding each run's text again was a
+    # tenth of the read): lean runs are rows to show, and nothing changes their variant.
+    variants: dict[str, tuple[object, Variant | None]] = {}
+    decoding = list(enumerate(decoded, start=split))
     built = []
     new_run = Run.__new__
     for values in runs.annotate(**texts).values_list(*plain, *texts):
-        fields = dict(zip(plain, values))
-        for name, text in zip(decoded, values[split:]):
-            fields[name] = None if text is None else _decoded(text)
         variant_text = values[variant_at]
-        if variant_text in variants:
-            variant = variants[variant_text]
-        else:
-            variant = variants[variant_text] = _shared_variant(fields["variant"])
+        shared = variants.get(variant_text)
+        if shared is None:
+            data = None if variant_text is None else _decoded(variant_text)
+            shared = variants[variant_text] = (data, _shared_variant(data))
+        data, variant = shared
+        fields = dict(zip(plain, values))
+        for at, name in decoding:
+            text = values[at]
+            fields[name] = data if at == variant_at else None if text is None else _decoded(text)
         if variant is not None:
-            fields["_variant"] = (fields["variant"], variant)
+            fields["_variant"] = (data, variant)
         state = fields["_state"] = ModelState()
         state.adding, state.db = False, database
         run = new_run(Run)

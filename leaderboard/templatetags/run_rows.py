@@ -222,7 +222,7 @@ def run_row(row, run_url: Callable[[int], str], submission_url: Callable[[int], 
         f'      <td class="num">{episodes}</td>\n'
         f'      <td class="num">{illegal}</td>\n'
         f'      <td class="num">{tokens}</td>\n'
-        f'      <td class="num">{usd(run.cost_usd)}</td>\n'
+        f'      <td class="num">{usd(run.cost_at(submission))}</td>\n'
         f"      {_status_cell(run, parts.harness_marks)}\n"
         f"    </tr>\n  "
     )
