@@ -255,6 +255,9 @@ def step_write_costs(task_id: str, steps: int = 1500, batch: int = 4) -> tuple[f
             costs.append(1000 * (time.process_time() - started) / steps)
         finally:
             _StepSQL.insert_params = fast
+            # Claimed and never finished: once their heartbeat went stale, a later row's
+            # worker re-queued these episodes and played them into its own figures.
+            run.delete()
     return costs[0], costs[1]
 
 
