@@ -298,7 +298,6 @@ def main() -> None:
     tasks = args.task or TASKS
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         setup_django(tmp)
-        from envs.core import Task
         from envs.registry import get_task_class
 
         # Every raw loop before the first Worker: a worker sets the process's allocator
@@ -386,24 +385,6 @@ def main() -> None:
                     f"stepping in asyncio's default executor, {run_rate:6.0f} steps/s, "
                     f"{1000 * run_cpu / run_steps:6.3f} (system {1000 * run_sys / run_steps:.3f}) on one thread a core "
                     f"(arena.play.simulators): ratio by CPU {(default_cpu / default_steps) / (run_cpu / run_steps):.2f}"
-                )
-            if task_class.viewer_png_later is not Task.viewer_png_later:
-                handing_out, task_class.viewer_png_later = task_class.viewer_png_later, Task.viewer_png_later
-                try:
-                    inline_steps, inline_wall, inline_cpu, inline_sys = full_runner(
-                        task_id, args.episodes, options, args.in_flight)
-                finally:
-                    task_class.viewer_png_later = handing_out
-                handed_steps, handed_wall, handed_cpu, handed_sys = full_runner(
-                    task_id, args.episodes, options, args.in_flight)
-                print(
-                    f"  pictures     : arena runner {inline_steps / inline_wall:6.0f} steps/s, CPU "
-                    f"{1000 * inline_cpu / inline_steps:6.3f} ms/step (system {1000 * inline_sys / inline_steps:.3f}) "
-                    f"with the replay picture encoded and stored in the step, {handed_steps / handed_wall:6.0f} "
-                    f"steps/s, {1000 * handed_cpu / handed_steps:6.3f} (system {1000 * handed_sys / handed_steps:.3f}) "
-                    f"on the pictures' thread (Task.viewer_png_later): ratio by wall "
-                    f"{(handed_steps / handed_wall) / (inline_steps / inline_wall):.2f}, by CPU "
-                    f"{(inline_cpu / inline_steps) / (handed_cpu / handed_steps):.2f}"
                 )
             again_steps, _, again_cpu, again_sys = raw_loop(task_id, args.episodes, options)
             print(

@@ -1,7 +1,6 @@
 """Where a Worker's CPU goes, per step: the event loop's thread, the database thread and
-the others (the simulators' threads or asyncio's default executor, where blocking tasks
-step, and the pictures' thread), and within them the task's step, the replay's world
-picture, the step writer's transactions, the claim and
+the others (asyncio's default executor, where blocking tasks step), and within them the
+task's step, the replay's world picture, the step writer's transactions, the claim and
 load, and the finish of each episode. Each is timed by its own thread's CPU clock
 (`time.thread_time`) around the call, in the same run of `full_runner` whose figures
 bench/balrog_throughput.py prints with `--split`.
@@ -51,7 +50,6 @@ def cpu_split(task_id: str, episodes: int, options: dict, in_flight: int, full_r
         (runner._ViewerFrames, "at", "world picture (draw, encode, file)"),
         (task_class, "viewer_png", "  of which drawn and encoded"),
         (runner, "write_png_bytes", "  of which the file (hash, write)"),
-        (runner._ViewerFrames, "_stored", "world picture encoded and stored (in `at`, or on the pictures' thread)"),
         (steps, "steps_record", "step writer's transactions"),
         (runner, "_claim_and_load", "claim and load (per episode)"),
         (runner, "episode_finish", "finish and aggregates (per episode)"),

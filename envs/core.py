@@ -361,13 +361,6 @@ class Task(abc.ABC):
         PNG-encoded; never shown to the agent. None: the task has none."""
         return None
 
-    def viewer_png_later(self):
-        """A function of no arguments that returns what `viewer_png()` returns now, and
-        may be called on another thread after the game has moved on (the state it
-        needs taken now), for tasks whose picture costs mostly encoding; None: call
-        `viewer_png` now. A task hands it out at every step of an episode or never."""
-        return None
-
     def progress(self, total_reward: float) -> float:
         """The episode's progress on the suite's 0–100 scale."""
         low, high = self.score_range

@@ -18,7 +18,6 @@ steps, and a resumed episode replays only the steps after the latest snapshot
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import json
 import logging
 
@@ -33,7 +32,7 @@ from arena.services.steps import LeaseLost, StepNotStored, StepRecord
 from arena.live import publish
 from arena.services import snapshots
 from arena.play.dbthread import db
-from arena.play.simulators import computing, encoding
+from arena.play.simulators import computing
 from arena.endpoint_privacy import hide_endpoint
 from arena.play.stepwriter import StepWriter
 from arena.play.agents import Agent, Decision, EndpointFailed, make_agent
@@ -94,46 +93,13 @@ class _ViewerFrames:
         self.task = task
         self.every = settings.ARENA_VIEWER_FRAME_EVERY_STEPS
         self.latest: str | None = None
-        # Whether the task hands out its pictures' encoding (`take`).
-        self.handed_out = False
 
     def at(self, index: int) -> tuple[str | None, ImageRef | None]:
         """The hash of the picture to show at step `index` (the state the agent sees
         then, or the latest sampled before it), and its ImageRef when it is new."""
-        return self._taken(index, self.task.viewer_png)
-
-    def take(self, index: int) -> tuple[str | None, ImageRef | None] | concurrent.futures.Future:
-        """`at(index)`, called where the task steps; for a task that hands out its
-        picture's encoding (Task.viewer_png_later), a Future of it: the encoding and the
-        file are done on the pictures' thread (arena.play.simulators.encoding), beside
-        the next step. That one thread stores each episode's pictures in order, so
-        `latest` is as `at` has it; steps between two samples name it once the pictures
-        before them are stored. A task hands its encoding out at every step of an
-        episode or never, and only a step that is sampled asks for it."""
-        if self.handed_out:
-            if index % self.every:
-                return encoding(self._latest)  # once the pictures taken before are stored
-            return encoding(self._stored, self.task.viewer_png_later())
         if self.latest is not None and index % self.every:
             return self.latest, None
-        later = self.task.viewer_png_later()
-        if later is None:
-            return self.at(index)
-        # The function always gives a picture: from now on a picture was taken, as
-        # `latest` says in `at`, whether or not it is stored yet.
-        self.handed_out = True
-        return encoding(self._stored, later)
-
-    def _latest(self) -> tuple[str | None, None]:
-        return self.latest, None
-
-    def _taken(self, index: int, viewer_png) -> tuple[str | None, ImageRef | None]:
-        if self.latest is not None and index % self.every:
-            return self.latest, None
-        return self._stored(viewer_png)
-
-    def _stored(self, viewer_png) -> tuple[str | None, ImageRef | None]:
-        data = viewer_png()
+        data = self.task.viewer_png()
         if data is None:
             return None, None
         ref = write_png_bytes(data, *png_size(data))
@@ -143,11 +109,7 @@ class _ViewerFrames:
         return ref.sha256, ref
 
     @staticmethod
-    async def attach(record, frame) -> None:
-        """Name the picture `take` gave (waited for if it is still being encoded)."""
-        if isinstance(frame, concurrent.futures.Future):
-            # Usually encoded while the next step ran: then no hop through the loop.
-            frame = frame.result() if frame.done() else await asyncio.wrap_future(frame)
+    def attach(record, frame: tuple[str | None, ImageRef | None]) -> None:
         sha, ref = frame
         if sha is not None:
             record.info["viewer_frame"] = sha
@@ -384,7 +346,7 @@ class _Playthrough:
         """Play until the episode ends; False if the run's budget stopped it first."""
         task, agent = self.task, self.agent
         budgeted = self.run.budget_tokens is not None or self.run.budget_usd is not None
-        frame = await self._off_loop(self.frames.take, self.index)
+        frame = await self._off_loop(self.frames.at, self.index)
         # The task applies its own step limit (envs.core.Task.step): play until it says done.
         while True:
             if self.runner.must_stop(self.episode.pk):
@@ -414,7 +376,7 @@ class _Playthrough:
             record = step_record_of(self.index, self.observation, image, prompt_added, decision, result, legal_answer)
             # A step's error is public: a retried call may have quoted the endpoint's address.
             record.error = hide_endpoint(record.error, self.run.submission.base_url)
-            await self.frames.attach(record, frame)
+            self.frames.attach(record, frame)
             frame = next_frame
             # The write of step k overlaps the model call of step k+1; at most one
             # write is outstanding, so a lost lease still stops play one step later.
@@ -433,7 +395,7 @@ class _Playthrough:
         """The task's step, and the viewer's picture of the state it leads to (taken in
         the same hop off the event loop)."""
         result = self.task.step(action)
-        return result, (None, None) if result.done else self.frames.take(self.index + 1)
+        return result, (None, None) if result.done else self.frames.at(self.index + 1)
 
     async def _flush(self) -> None:
         if self.pending_write is not None:

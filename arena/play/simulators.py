@@ -1,5 +1,4 @@
-"""Threads for the simulators whose steps compute in the interpreter (`Task.cpu_bound`),
-and the thread that encodes and stores their replay pictures.
+"""Threads for the simulators whose steps compute in the interpreter (`Task.cpu_bound`).
 
 A blocking task's step leaves the event loop for a thread, so other episodes go on
 meanwhile. asyncio's default executor has up to four more threads than the machine has
@@ -9,17 +8,11 @@ interpreter's lock instead, and more such threads than cores only take the lock 
 one another: on a 2-core machine six Crafter steps at once spent about a millisecond
 per step more in the kernel handing the lock around than two did. These run on as many
 threads as the process may use cores.
-
-A replay picture's encoding is mostly zlib's deflate, which runs without the
-interpreter's lock: handed to a thread of its own (`encoding`), it runs beside the next
-step's Python instead of in front of it. One thread keeps each episode's pictures in the
-order they were taken (arena.play.runner._ViewerFrames).
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextvars
 import functools
 import os
@@ -34,7 +27,6 @@ def _cores() -> int:
 
 
 _executor = ThreadPoolExecutor(max_workers=_cores(), thread_name_prefix="arena-sim")
-_pictures = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-pictures")
 
 
 async def computing(function, *args):
@@ -43,9 +35,3 @@ async def computing(function, *args):
     loop = asyncio.get_running_loop()
     call = functools.partial(contextvars.copy_context().run, function, *args)
     return await loop.run_in_executor(_executor, call)
-
-
-def encoding(function, *args) -> concurrent.futures.Future:
-    """`function(*args)` on the pictures' thread, after every call handed to it before;
-    callable from any thread."""
-    return _pictures.submit(function, *args)

@@ -9,7 +9,6 @@ divided by 10. Progress is the share of the 22 achievements unlocked (BALROG §3
 
 from __future__ import annotations
 
-import functools
 from typing import ClassVar
 
 import crafter
@@ -18,7 +17,6 @@ from PIL import Image
 from envs.balrog import crafter_text
 from envs.balrog.protocol import HISTORY_COMING, BalrogTask, Outcome
 from envs.core import NoExpert, Observation, RandomLegalPolicy
-from envs.render import encode_viewer_png
 
 # BALROG's action names, in crafter's action order, with crafter's name for each.
 ACTIONS: dict[str, str] = {
@@ -240,13 +238,6 @@ class CrafterTask(BalrogTask):
     # The light changes at every step (and the night's noise with it), so a picture
     # seen again is rare: looking for one cost more than encoding it.
     pictures_repeat = False
-
-    def viewer_png_later(self):
-        """`viewer_png`'s encoding of this step's frame, to be done later: crafter draws
-        a new array at every step and never changes one it has returned."""
-        if self._frame is None or not self.observation_is_text():
-            return None
-        return functools.partial(encode_viewer_png, self._frame)
 
     def _unlocked(self) -> set[str]:
         return {name for name, count in self._env._player.achievements.items() if count > 0}
