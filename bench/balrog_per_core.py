@@ -139,6 +139,11 @@ def main() -> None:
                 print(f"  BALROG's history prompt: {afresh:.3f} ms CPU a prompt with every text's tokens estimated "
                       f"again, {kept:.3f} with the latest prompt's estimates kept: ratio {afresh / kept:.2f}")
                 _row("raw env loop (random actions)", *raws[task_id])
+                # One episode of each agent first, not counted: the first worker row paid
+                # what a process pays once (its first connections, the model client's
+                # first request) and came out up to a fifth dearer than the same row later.
+                _play(random_agent, task_id, 1, options, args.in_flight)
+                _play(model, task_id, 1, options, args.in_flight)
                 _row("arena, random baseline agent", *_play(random_agent, task_id, args.episodes, options, args.in_flight))
                 instant = _play(model, task_id, args.episodes, options, args.in_flight)
                 _row(f"arena, instant model ({TASKS[task_id]!r})", *instant)
