@@ -99,6 +99,30 @@ def test_a_replay_of_megabyte_completions_lists_cut_steps_and_shows_the_step_on_
     assert not errors, errors
 
 
+LONG_PARSED_EPISODE = """
+import json
+from arena.services.submissions import baseline_submission
+from tests.support.huge_steps import huge_steps_episode
+answer = "I think the best move is " + "very " * 2000 + "up"
+print(json.dumps(huge_steps_episode(baseline_submission("random", "Random"), steps=1, size=20_000, parsed_action=answer).id))
+"""
+
+
+def test_a_whole_answer_stored_as_the_parsed_action_is_cut_in_its_cell(site, browser):
+    episode_id = site.django(LONG_PARSED_EPISODE)
+    page, errors = _page(browser)
+
+    page.goto(f"{site.url}/episodes/{episode_id}/")
+
+    parsed = page.locator("#parsed-action")
+    expect(parsed).to_contain_text("I think the best move is very very", timeout=20_000)
+    expect(parsed).to_contain_text("(10,027 characters; the whole answer is under Completion)")
+    # The cut answer keeps the step's other facts on screen: a few lines, not a wall.
+    assert parsed.bounding_box()["height"] < 200, parsed.bounding_box()
+    expect(page.locator("#executed-action")).to_be_in_viewport()
+    assert not errors, errors
+
+
 @pytest.fixture(scope="module")
 def markup_named_model(site):
     return site.django(MARKUP_NAMED_RUN)

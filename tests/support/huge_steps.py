@@ -24,9 +24,12 @@ def huge_text(size: int, label: str) -> str:
     return (label * (body // len(label) + 1))[:body] + END_MARK
 
 
-def huge_steps_episode(submission: Submission, *, steps: int = 3, size: int = 1_000_000) -> Episode:
+def huge_steps_episode(
+    submission: Submission, *, steps: int = 3, size: int = 1_000_000, parsed_action: str = "up"
+) -> Episode:
     """A finished lmact/gridworld episode of `steps` steps, each with a completion of
-    `size` characters (also in its calls), reasoning and a prompt part of the same size."""
+    `size` characters (also in its calls), reasoning and a prompt part of the same size,
+    and `parsed_action` as what was read from each answer."""
     with transaction.atomic():
         run = run_create(
             submission, RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1, first_seed=5)
@@ -38,7 +41,7 @@ def huge_steps_episode(submission: Submission, *, steps: int = 3, size: int = 1_
             Step.objects.create(
                 episode=episode, index=index, observation_text=f"obs {index}",
                 prompt_added=[{"type": "text", "section": "observation", "text": huge_text(size, "prompt ")}],
-                completion=completion, reasoning=huge_text(size, "thinking "), parsed_action="up",
+                completion=completion, reasoning=huge_text(size, "thinking "), parsed_action=parsed_action,
                 executed_action="up", legal=True, reward=0.0, done=index == steps - 1,
                 end_reason="step limit" if index == steps - 1 else "",
                 calls=[{"purpose": "action", "completion": completion, "tokens_in": 10, "tokens_out": 10}],

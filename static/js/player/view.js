@@ -51,6 +51,18 @@
     return d.toLocaleString();
   }
 
+  // A parsed action is one short command; when a model's whole answer lands there
+  // (nothing in it parsed), the cell shows its start and says how long it is, so it
+  // cannot push the other facts off screen. The whole answer is under Completion.
+  var PARSED_SHOWN_CHARS = 120;
+
+  function clippedAction(text) {
+    if (text.length <= PARSED_SHOWN_CHARS) {
+      return text;
+    }
+    return text.slice(0, PARSED_SHOWN_CHARS) + "… (" + text.length.toLocaleString("en") + " characters; the whole answer is under Completion)";
+  }
+
   function isBaseline(episode) {
     return Boolean(episode.submission && episode.submission.is_baseline);
   }
@@ -170,7 +182,7 @@
     if (parsedMissing) {
       setText(ui.parsed, isBaseline(episode) && !step.completion ? "— (baseline policy)" : "— could not parse");
     } else {
-      setText(ui.parsed, parsed);
+      setText(ui.parsed, clippedAction(String(parsed)));
     }
     var executed = step.executed_action;
     setText(ui.executed, executed === null || executed === undefined || executed === "" ? "—" : executed);
