@@ -122,6 +122,9 @@ class BabyAITask(BalrogTask):
         self._bot_follows = False
         self._bot: BabyAIBot | None = None
         self._bot_advice: Actions | None = None
+        # Set when a late bot's replay did not give back the episode's state: the
+        # replay would fail again the same way, so later calls say so at once.
+        self._replay_mismatch = False
         # minigrid's encoding of the agent's view now, which its reset and step return:
         # the description and the world picture's highlight are read from it.
         self._view = None
@@ -150,6 +153,7 @@ class BabyAITask(BalrogTask):
         self._taken = []
         self._bot_follows = False
         self._bot = self._bot_advice = None
+        self._replay_mismatch = False
         return self._observe()
 
     def _play(self, action: str) -> Outcome:
@@ -227,6 +231,8 @@ class BabyAITask(BalrogTask):
         fresh level of the same seed that plays the executed actions again, telling the
         bot each one as `_play` does, and then stands in for the level (in the same
         state: minigrid's steps draw no random numbers)."""
+        if self._replay_mismatch:
+            raise RuntimeError(f"{self.id}: replaying the episode's actions did not give back its state")
         if not self._taken:
             self._bot = BabyAIBot(self._level)
             self._bot_advice = self._bot.replan()
@@ -243,6 +249,7 @@ class BabyAITask(BalrogTask):
         if _level_state(level) != _level_state(self._level):
             # The episode goes on, on its own level, without the bot.
             self._bot = self._bot_advice = None
+            self._replay_mismatch = True
             raise RuntimeError(f"{self.id}: replaying the episode's actions did not give back its state")
         self._level = level
         self._bot_follows = True

@@ -182,7 +182,7 @@ def test_a_random_episode_starts_no_bot(monkeypatch):
     assert len(started) == 1
 
 
-def test_a_replay_that_does_not_give_back_the_episodes_state_leaves_the_episode_alone():
+def test_a_replay_that_does_not_give_back_the_episodes_state_leaves_the_episode_alone(monkeypatch):
     task = make("balrog/babyai-goto", None)
     task.reset(0)
     for action in ("turn left", "go forward"):
@@ -192,3 +192,13 @@ def test_a_replay_that_does_not_give_back_the_episodes_state_leaves_the_episode_
     with pytest.raises(RuntimeError, match="did not give back its state"):
         task.expert_action()
     assert task._level is level and task._bot is None and not task._bot_follows
+    # Asked again, it does not replay the whole episode once more to fail the same way.
+    replayed = []
+    level_class = babyai_module.MixedTrainLocalLevel
+    monkeypatch.setattr(babyai_module, "MixedTrainLocalLevel", lambda kind: replayed.append(kind) or level_class(kind))
+    with pytest.raises(RuntimeError, match="did not give back its state"):
+        task.expert_action()
+    assert replayed == [] and task._level is level
+    # A new episode starts with a clean slate.
+    task.reset(1)
+    assert task.expert_action() in ("turn left", "turn right", "go forward")
