@@ -30,7 +30,7 @@ status is the agent's move for this step and is never retried: if it is not JSON
 JSON nested too deeply to read), not an object, or has no non-empty string "action", `act` returns a ModelReply with
 ``text=""`` and ``error`` saying what was wrong, which the arena records as an illegal
 action (the episode goes on). The action and the reasoning are cleaned and capped like
-every reply (arena.clients.http.normalise_reply). Transport failures and other HTTP
+every reply (arena.clients.replies.normalise_reply). Transport failures and other HTTP
 errors raise ModelCallError, as for the model clients.
 """
 
@@ -48,15 +48,8 @@ import httpx
 
 from arena.clients.base import ModelReply
 from arena.clients.errors import ErrorKind
-from arena.clients.http import (
-    AttemptFailed,
-    HTTPModelClient,
-    JSONTooDeep,
-    check_base_url,
-    error_excerpt,
-    excerpt,
-    parse_json,
-)
+from arena.clients.http import AttemptFailed, HTTPModelClient, check_base_url
+from arena.clients.replies import JSONTooDeep, error_excerpt, excerpt, parse_json
 
 __all__ = [
     "AGENT_PROTOCOL",
@@ -349,5 +342,5 @@ class AgentEndpointClient(HTTPModelClient):
         if not action:
             return invalid("agent reply has an empty \"action\"")
         reasoning = data.get("reasoning")
-        # Cleaned and capped with every other reply (arena.clients.http.normalise_reply).
+        # Cleaned and capped with every other reply (arena.clients.replies.normalise_reply).
         return ModelReply(text=action, reasoning=reasoning if isinstance(reasoning, str) else "", http_status=status)

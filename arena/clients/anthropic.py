@@ -31,16 +31,9 @@ from typing import Any
 
 
 from arena.clients.base import ModelReply
-from arena.clients.http import (
-    ChatCompletionClient,
-    check_base_url,
-    content_parts,
-    error_excerpt,
-    image_url_of,
-    int_or_none,
-    split_data_url,
-    sum_or_none,
-)
+from arena.clients.http import ChatCompletionClient, check_base_url
+from arena.clients.replies import error_excerpt, int_or_none, sum_or_none
+from arena.clients.chat_messages import content_parts, image_url_of, split_data_url
 from arena.clients.reasoning import AnswerMemory, is_cut_off
 
 __all__ = ["ANTHROPIC_VERSION", "DEFAULT_BASE_URL", "AnthropicClient", "to_anthropic_messages"]

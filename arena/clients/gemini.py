@@ -33,18 +33,9 @@ import httpx
 
 from arena.clients.base import ModelReply, parse_retry_after
 from arena.clients.errors import ErrorKind
-from arena.clients.http import (
-    AttemptFailed,
-    ChatCompletionClient,
-    check_base_url,
-    content_parts,
-    error_excerpt,
-    image_url_of,
-    int_or_none,
-    parse_json,
-    split_data_url,
-    sum_or_none,
-)
+from arena.clients.http import AttemptFailed, ChatCompletionClient, check_base_url
+from arena.clients.replies import error_excerpt, int_or_none, parse_json, sum_or_none
+from arena.clients.chat_messages import content_parts, image_url_of, split_data_url
 from arena.clients.reasoning import is_cut_off
 
 __all__ = ["DEFAULT_BASE_URL", "GeminiClient", "to_gemini_contents"]

@@ -20,20 +20,18 @@ A provider client subclasses it, builds the request body, and implements `_parse
 `_unusable`). Optional hooks: `_attempt_headers` (per-attempt headers, e.g. a fresh
 signature), `_status_hint`, `_status_failure`, `_retry_after`.
 
-The module also holds small helpers for reading OpenAI-style chat messages, which the
-non-OpenAI clients convert into their own formats.
+What a reply becomes before it is stored is in `arena.clients.replies`; the readers of
+OpenAI-style chat messages the other providers convert are in
+`arena.clients.chat_messages`.
 """
 
 from __future__ import annotations
 
 import abc
-
 import asyncio
-import json
 import random
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 import httpx
 
@@ -46,10 +44,18 @@ from arena.clients.base import (
     redact,
 )
 from arena.clients.errors import KINDS, ErrorKind, classify_status
+from arena.clients.replies import (
+    MAX_ERROR_CHARS,
+    JSONTooDeep,
+    capped_text,
+    error_excerpt,
+    excerpt,
+    normalise_reply,
+    parse_json,
+)
 from arena.clients.urlguard import GuardedTransport, UnsafeURL, parse_url
 
 DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024
-EXCERPT_CHARS = 300
 
 
 class AttemptFailed(Exception):
@@ -76,184 +82,6 @@ class AttemptFailed(Exception):
         self.retry_after = retry_after
         self.malformed = malformed
         self.kind = kind or (ErrorKind.BAD_ANSWER if malformed else None)
-
-
-# --- text helpers ----------------------------------------------------------------------
-
-
-def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
-    """`text` on one line, cut to `limit` characters."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def error_excerpt(body: bytes) -> str:
-    """The useful part of an error body.
-
-    OpenAI, Anthropic and Gemini all put a human-readable text in ``error.message``;
-    FastAPI-style servers use ``detail``, others a top-level ``message``.
-    """
-    text = body.decode("utf-8", errors="replace")
-    try:
-        data = parse_json(text)
-    except ValueError:
-        return excerpt(text) if text.strip() else "(empty body)"
-    if isinstance(data, dict):
-        error = data.get("error", data.get("detail", data.get("message")))
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return excerpt(error["message"])
-        if isinstance(error, str):
-            return excerpt(error)
-    return excerpt(text)
-
-
-class JSONTooDeep(ValueError):
-    """JSON nested deeper than Python's parser goes (it would raise RecursionError)."""
-
-
-def parse_json(body: bytes | str) -> Any:
-    """`json.loads` for what an endpoint sent: ValueError for anything that is not JSON
-    the arena can read, including JSON nested too deeply (JSONTooDeep)."""
-    try:
-        return json.loads(body)
-    except RecursionError:
-        raise JSONTooDeep("JSON nested too deeply to read") from None
-
-
-# Token counts beyond this are not counts a server could mean: they are dropped like any
-# other nonsense. A step adds up a few of them (a provider's cached and uncached input,
-# self-correction's two calls), and the sum must still fit the step's 32-bit columns.
-MAX_TOKEN_COUNT = 100_000_000
-
-
-def int_or_none(value: Any) -> int | None:
-    """A count the server reported: a non-negative int in range, else None."""
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKEN_COUNT:
-        return value
-    return None
-
-
-def clean_text(text: str) -> str:
-    """Model text as something every database and page can hold: lone surrogates (a
-    JSON "\\ud800" with no partner, which tiny or broken models do emit) and NUL
-    characters are replaced."""
-    if not text:
-        return text
-    cleaned = text.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(text) else text
-    return cleaned.replace("\x00", "\ufffd")
-
-
-def _has_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-# The most characters each text an endpoint returns may keep (a step stores them as they
-# are, and pages and the API serve them): the completion (an agent's action), each
-# call's completion, the reasoning, an error or retry note, a finish reason. 64 Ki
-# characters is far more than any game answer needs and at most 256 KiB of UTF-8.
-MAX_COMPLETION_CHARS = 64 * 1024
-MAX_REASONING_CHARS = 64 * 1024
-MAX_ERROR_CHARS = 4 * 1024
-MAX_FINISH_REASON_CHARS = 64
-# Of a text that is cut, the part kept from its end: answers put their action last
-# ("Action: …"), and the beginning keeps what formats that want a first line need.
-CUT_TAIL_SHARE = 0.25
-
-
-def capped_text(text: str, limit: int) -> str:
-    """`text` cleaned (see `clean_text`) and at most `limit` characters long: a longer
-    text keeps its beginning and its end around a line saying how much was cut."""
-    text = clean_text(text)
-    if len(text) <= limit:
-        return text
-    marker_room = len(_cut_marker(len(text)))
-    kept = max(0, limit - marker_room)
-    tail = int(kept * CUT_TAIL_SHARE)
-    head = kept - tail
-    return text[:head] + _cut_marker(len(text) - kept) + (text[len(text) - tail:] if tail else "")
-
-
-def _cut_marker(cut: int) -> str:
-    return f"\n[… the arena cut {cut:,} characters here …]\n"
-
-
-def normalise_reply(reply: ModelReply) -> ModelReply:
-    """`reply` made safe to store: every text cleaned and within its cap, every token
-    count a bounded non-negative integer or None (the parsers read counts with
-    `int_or_none`; this also covers a parser that did not)."""
-    reply.text = capped_text(reply.text if isinstance(reply.text, str) else "", MAX_COMPLETION_CHARS)
-    reply.reasoning = capped_text(reply.reasoning if isinstance(reply.reasoning, str) else "", MAX_REASONING_CHARS)
-    reply.error = capped_text(reply.error or "", MAX_ERROR_CHARS)
-    if reply.finish_reason is not None:
-        reply.finish_reason = capped_text(str(reply.finish_reason), MAX_FINISH_REASON_CHARS)
-    reply.tokens_in = int_or_none(reply.tokens_in)
-    reply.tokens_out = int_or_none(reply.tokens_out)
-    reply.cached_tokens_in = int_or_none(reply.cached_tokens_in)
-    reply.reasoning_tokens = int_or_none(reply.reasoning_tokens)
-    return reply
-
-
-def sum_or_none(*values: Any) -> int | None:
-    """The sum of the values that are ints; None if none of them is."""
-    ints = [v for v in (int_or_none(value) for value in values) if v is not None]
-    return sum(ints) if ints else None
-
-
-# --- OpenAI-style chat messages --------------------------------------------------------
-
-
-def content_text(content: Any) -> str | None:
-    """A message's content as text: a string, or the text parts of a list joined."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [
-            part.get("text", "")
-            for part in content
-            if isinstance(part, dict) and isinstance(part.get("text"), str)
-        ]
-        return "".join(parts) if parts else None
-    return None
-
-
-def content_parts(content: Any) -> list[dict]:
-    """A message's content as a list of OpenAI-style parts (a string becomes one
-    text part). Raises ValueError for anything else."""
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    if isinstance(content, list) and all(isinstance(part, dict) for part in content):
-        return content
-    if content is None:
-        return []
-    raise ValueError("message content must be a string or a list of parts")
-
-
-def image_url_of(part: Mapping) -> str:
-    """The URL of an ``image_url`` part (either ``{"url": ...}`` or a bare string)."""
-    value = part.get("image_url")
-    url = value.get("url") if isinstance(value, dict) else value
-    if not isinstance(url, str) or not url:
-        raise ValueError("an image_url part has no URL")
-    return url
-
-
-def split_data_url(url: str) -> tuple[str, str] | None:
-    """(media type, base64 data) of a ``data:<type>;base64,<data>`` URL; None if `url`
-    is not a data URL. ValueError for a data URL that is not base64."""
-    if not url.startswith("data:"):
-        return None
-    header, sep, data = url[5:].partition(",")
-    if not sep:
-        raise ValueError("a data: URL without a comma")
-    fields = header.split(";")
-    if "base64" not in (field.strip().lower() for field in fields[1:]):
-        raise ValueError("only base64 data: URLs are supported for images")
-    media_type = fields[0].strip().lower() or "application/octet-stream"
-    return media_type, data.strip()
 
 
 def check_base_url(base_url: str, secrets: Iterable[str | None] = (), what: str = "model base URL") -> str:

@@ -13,15 +13,9 @@ from typing import Any
 
 
 from arena.clients.base import ModelReply
-from arena.clients.http import (
-    DEFAULT_MAX_RESPONSE_BYTES,
-    ChatCompletionClient,
-    check_base_url,
-    content_text,
-    error_excerpt,
-    excerpt,
-    int_or_none,
-)
+from arena.clients.http import DEFAULT_MAX_RESPONSE_BYTES, ChatCompletionClient, check_base_url
+from arena.clients.replies import error_excerpt, excerpt, int_or_none
+from arena.clients.chat_messages import content_text
 from arena.clients.reasoning import is_cut_off, opened_by_template, split_think
 
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "OpenAICompatibleClient"]

@@ -27,15 +27,9 @@ import json
 from typing import Any
 
 from arena.clients.base import ModelReply
-from arena.clients.http import (
-    ChatCompletionClient,
-    check_base_url,
-    content_parts,
-    error_excerpt,
-    excerpt,
-    image_url_of,
-    int_or_none,
-)
+from arena.clients.http import ChatCompletionClient, check_base_url
+from arena.clients.replies import error_excerpt, excerpt, int_or_none
+from arena.clients.chat_messages import content_parts, image_url_of
 from arena.clients.reasoning import AnswerMemory
 
 __all__ = ["DEFAULT_BASE_URL", "ResponsesClient", "to_responses_input"]

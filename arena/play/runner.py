@@ -36,7 +36,7 @@ from arena.play.simulators import computing
 from arena.endpoint_privacy import hide_endpoint
 from arena.play.stepwriter import StepWriter
 from arena.play.agents import Agent, Decision, EndpointFailed, make_agent
-from arena.clients.http import MAX_ERROR_CHARS, capped_text
+from arena.clients.replies import MAX_ERROR_CHARS, capped_text
 from arena.strategies.context import ContextExhausted
 from arena.variant import Variant
 from arena.images import ImageRef, png_size, read_png, write_png_bytes

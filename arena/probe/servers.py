@@ -37,7 +37,7 @@ from typing import Any
 import httpx
 
 from arena.clients.base import redact
-from arena.clients.http import error_excerpt, excerpt, parse_json
+from arena.clients.replies import error_excerpt, excerpt, parse_json
 from arena.clients.urlguard import UnsafeURL
 
 # OpenRouter's model list is well over a megabyte; nothing else the probe reads comes close.

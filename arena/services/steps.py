@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from arena import steptext
 from arena.live.publish import publish_step_on_commit
-from arena.clients.http import excerpt
+from arena.clients.replies import excerpt
 from arena.dbretry import retry_on_conflict
 from arena.images import ImageRef
 from arena.models import Episode, Run, Step, StoredImage

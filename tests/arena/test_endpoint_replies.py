@@ -1,5 +1,5 @@
 """What comes back from an endpoint is normalised before it can reach a step, by every
-client alike (arena.clients.http.normalise_reply): text is valid Unicode without NUL
+client alike (arena.clients.replies.normalise_reply): text is valid Unicode without NUL
 characters and within its field's stated cap, with a marker saying how much was cut;
 token counts are bounded non-negative integers or None; JSON nested too deeply to read
 is a malformed answer (an agent's: an illegal action), never a crash of the episode."""
@@ -15,7 +15,7 @@ import pytest
 from arena.play.agents import Decision
 from arena.clients.base import ModelCallError
 from arena.clients.errors import ErrorKind
-from arena.clients.http import (
+from arena.clients.replies import (
     MAX_COMPLETION_CHARS,
     MAX_ERROR_CHARS,
     MAX_FINISH_REASON_CHARS,

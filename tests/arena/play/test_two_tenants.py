@@ -16,7 +16,7 @@ from asgiref.sync import async_to_sync
 from arena.services import steps as step_writes
 from arena.services.runs import RunSpec, run_create
 from arena.services.submissions import submission_create
-from arena.clients.http import MAX_COMPLETION_CHARS, MAX_ERROR_CHARS, MAX_REASONING_CHARS
+from arena.clients.replies import MAX_COMPLETION_CHARS, MAX_ERROR_CHARS, MAX_REASONING_CHARS
 from arena.models import Episode, Step, Submission
 from arena.play.worker import Worker
 from tests.support.fake_openai import FakeOpenAIServer, Fault
