@@ -24,6 +24,7 @@ from arena.endpoint_privacy import can_see_endpoint, hide_endpoint_in
 from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
 from arena.models import Experiment, Run, Submission
 from arena.web.preview import submission_preview
+from arena.web.unknown_fields import RejectsUnknownFields
 from arena.web.throttles import (
     ENDPOINT_PROBES, EndpointProbeAddressThrottle, EndpointProbeThrottle, ExperimentThrottle, SubmissionThrottle,
 )
@@ -82,8 +83,11 @@ class EndpointURLField(serializers.CharField):
     """An http(s) URL, checked against the URL guard by arena.web.validation.validate_base_url."""
 
 
-class SubmissionSerializer(serializers.ModelSerializer):
+class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
     """A submission. `api_key` is write-only: it is stored encrypted and never returned."""
+
+    FIELD_ALIASES = {"num_episodes": "episodes_per_task", "episodes": "episodes_per_task", "task": "tasks",
+                     "suite": "suites", "key": "api_key"}
 
     api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, default="", trim_whitespace=True)
     tasks = serializers.ListField(
@@ -257,8 +261,10 @@ class SubmissionSerializer(serializers.ModelSerializer):
         )
 
 
-class ExperimentSerializer(serializers.ModelSerializer):
+class ExperimentSerializer(RejectsUnknownFields, serializers.ModelSerializer):
     """An LMAct experiment of a model submission; creating one queues its runs."""
+
+    FIELD_ALIASES = {"episodes_per_task": "num_episodes", "tasks": "task"}
 
     task = TaskVariantField(help_text='Task and format, e.g. "lmact/gridworld:ascii".')
     num_episodes = serializers.IntegerField(

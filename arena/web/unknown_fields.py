@@ -1,0 +1,34 @@
+"""Write serializers that refuse fields they do not have.
+
+DRF drops unknown keys without a word, so a script that sends `num_episodes` to the
+submissions API (the experiments API's spelling) got the default ten episodes per task
+and no hint. Refusing the request instead, with the field named and the nearest real
+one suggested, changes nothing and tells the user what to send.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+
+from rest_framework import serializers
+
+
+class RejectsUnknownFields:
+    """Mix into a serializer before its DRF base. `FIELD_ALIASES` maps names users reach
+    for (other APIs', other suites') to this serializer's own spelling."""
+
+    FIELD_ALIASES: Mapping[str, str] = {}
+
+    def to_internal_value(self, data):
+        if isinstance(data, Mapping):
+            unknown = sorted(str(name) for name in data if name not in self.fields)
+            if unknown:
+                raise serializers.ValidationError({name: [self._unknown_field_message(name)] for name in unknown})
+        return super().to_internal_value(data)
+
+    def _unknown_field_message(self, name: str) -> str:
+        writable = [field for field, spec in self.fields.items() if not spec.read_only]
+        suggestion = self.FIELD_ALIASES.get(name) or next(iter(difflib.get_close_matches(name, writable, n=1)), None)
+        hint = f' Did you mean "{suggestion}"?' if suggestion else ""
+        return f"Unknown field.{hint}"
