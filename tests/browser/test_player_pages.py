@@ -1,6 +1,7 @@
 """In real Chromium against the real site: an episode skipped by its run's budget is
-shown as ended (not as live, waiting), and the compare page moves both episodes on
-one scrubber and marks where their actions first differ."""
+shown as ended (not as live, waiting); a step whose answer was cut off is told from an
+illegal one; and the compare page moves both episodes on one scrubber and marks where
+their actions first differ."""
 
 import re
 
@@ -25,6 +26,19 @@ right = scripted_episode(baseline_submission("random", "Random"), ["up", "up", "
 print(json.dumps([left.id, right.id]))
 """
 
+# Steps 1 and 2 replaced: the first because the token limit cut its answer off, the
+# second because its answer was not a legal action.
+CUT_OFF_AND_ILLEGAL = """
+import json
+from arena.models import Step
+from arena.services.submissions import baseline_submission
+from tests.support.episodes import scripted_episode
+episode = scripted_episode(baseline_submission("random", "Random"), ["up", "up", "left"])
+Step.objects.filter(episode=episode, index=1).update(legal=False, cut_off=True, parsed_action=None)
+Step.objects.filter(episode=episode, index=2).update(legal=False, parsed_action="jump")
+print(json.dumps(episode.id))
+"""
+
 
 def _page(browser):
     page = browser.new_page()
@@ -45,6 +59,23 @@ def test_a_skipped_episode_page_shows_it_as_ended(site, browser):
     expect(page.locator("#episode-status")).to_have_text("skipped")
     expect(page.locator("#end-reason")).to_have_text("Episode not played: skipped: budget exhausted")
     expect(page.locator("#observation")).to_have_text("This episode has no recorded steps.")
+    assert not errors, errors
+
+
+def test_a_step_cut_off_by_the_token_limit_is_not_called_illegal(site, browser):
+    episode_id = site.django(CUT_OFF_AND_ILLEGAL)
+    page, errors = _page(browser)
+
+    page.goto(f"{site.url}/episodes/{episode_id}/?step=1")
+    expect(page.locator("#fact-step")).to_have_text("1", timeout=10_000)
+    expect(page.locator("#legal-badge")).to_have_text("answer cut off → replaced")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#fact-step")).to_have_text("2")
+    expect(page.locator("#legal-badge")).to_have_text("illegal → replaced")
+    page.keyboard.press("Home")
+    expect(page.locator("#legal-badge")).to_have_text("legal")
+    # Only the illegal step is marked as one on the scrubber.
+    expect(page.locator("#scrubber-marks .mark-illegal")).to_have_count(1)
     assert not errors, errors
 
 

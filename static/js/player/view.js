@@ -187,9 +187,12 @@
     var executed = step.executed_action;
     setText(ui.executed, executed === null || executed === undefined || executed === "" ? "—" : executed);
 
+    // An answer the token limit cut off is counted apart from illegal actions (the
+    // episode's and run's tallies, the scrubber's marks); its badge says which it was.
     var illegal = step.legal === false;
-    ui.legal.className = "badge " + (illegal ? "badge-illegal" : "badge-legal");
-    setText(ui.legal, illegal ? "illegal → replaced" : "legal");
+    var cutOff = illegal && step.cut_off === true;
+    ui.legal.className = "badge " + (cutOff ? "badge-cut-off" : illegal ? "badge-illegal" : "badge-legal");
+    setText(ui.legal, cutOff ? "answer cut off → replaced" : illegal ? "illegal → replaced" : "legal");
 
     setText(ui.reward, fmtNumber(step.reward));
     ui.reward.classList.toggle("is-positive", isNum(step.reward) && step.reward > 0);
