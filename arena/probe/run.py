@@ -19,7 +19,9 @@ first one that shows the submission cannot work (that becomes a field error):
    the same prompt-processing and network overhead, so the extra tokens over the extra
    time is the decoding speed: tokens_per_second = (tokens₁₆ − tokens₁) / (t₁₆ − t₁).
    When that difference is too small to measure (a model that stopped early, a noisy
-   network), tokens₁₆ / t₁₆ is used instead, which errs low;
+   network, a tiny model whose 15 extra tokens take less than SPEED_MIN_EXTRA_SECONDS,
+   where a clock's jitter would give tens of thousands of tokens per second),
+   tokens₁₆ / t₁₆ is used instead, which errs low;
 5. OpenAI-compatible servers only: which message shapes they accept, one one-token
    request each, no retry (arena.strategies.shape says how play adapts): the text as a
    list of content parts; a system message before the user's; two user messages in a
@@ -76,6 +78,8 @@ PROVIDERS = (OPENAI, ANTHROPIC, GEMINI, AGENT, RESPONSES)
 # Metadata beyond the first request is optional: a slow answer is not worth waiting for.
 METADATA_TIMEOUT_SECONDS = 5.0
 THROUGHPUT_TOKENS = 16
+# Below this extra time for the extra tokens, the difference is the clock's noise.
+SPEED_MIN_EXTRA_SECONDS = 0.01
 IMAGE_QUESTION = "What colour is this picture? Answer with one word."
 MODEL_NAMES_IN_ERROR = 8
 
@@ -163,6 +167,15 @@ def probe_endpoint_sync(
         return asyncio.run(probe_endpoint(**options))
     with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="probe") as pool:
         return pool.submit(lambda: asyncio.run(probe_endpoint(**options))).result()
+
+
+def decoding_speed(first_tokens: int, first_ms: float, tokens: int, ms: float) -> float:
+    """Tokens per second from a short answer and a longer one to the same prompt (step 4
+    of the module docstring)."""
+    extra_seconds = (ms - first_ms) / 1000.0
+    if tokens - first_tokens >= 4 and extra_seconds >= SPEED_MIN_EXTRA_SECONDS:
+        return (tokens - first_tokens) / extra_seconds
+    return tokens / (ms / 1000.0)  # too little difference to measure: the whole call, which errs low
 
 
 class _Probe:
@@ -447,12 +460,7 @@ class _Probe:
         if not tokens:
             self.note("The endpoint does not report token counts, so its generation speed was not measured.")
             return
-        first_tokens = self.first_reply.tokens_out or 1
-        extra_seconds = (reply.latency_ms - self.first_reply.latency_ms) / 1000.0
-        if tokens - first_tokens >= 4 and extra_seconds > 0:
-            speed = (tokens - first_tokens) / extra_seconds
-        else:  # too little difference to measure: the whole call, which errs low
-            speed = tokens / (reply.latency_ms / 1000.0)
+        speed = decoding_speed(self.first_reply.tokens_out or 1, self.first_reply.latency_ms, tokens, reply.latency_ms)
         self.result.tokens_per_second = round(speed, 1)
         self.note(f"It generates about {speed:,.0f} tokens per second ({tokens} tokens in {reply.latency_ms:,.0f} ms).")
 

@@ -21,6 +21,7 @@ from arena.probe import (
     probe_endpoint_sync,
 )
 from arena.clients.urlguard import GuardedTransport
+from arena.probe.run import decoding_speed
 from tests.support.clients import client_options, user
 from tests.support.fake_openai import LLAMACPP_IMAGE_ERROR, FakeOpenAIServer, Fault
 from tests.support.fake_providers import FakeAnthropicServer, FakeGeminiServer
@@ -190,6 +191,21 @@ async def test_openrouter_gives_context_length_and_the_speed_is_measured():
     assert result.accepts_images is True
     assert result.latency_ms >= 70
     assert 25 <= result.tokens_per_second <= 60
+
+
+@pytest.mark.parametrize(
+    "first, second, speed",
+    [
+        ((1, 50.0), (16, 350.0), 50.0),  # 15 more tokens in 300 ms more: decoding alone
+        # A tiny model: 16 tokens half a millisecond after one. The difference is the
+        # clock's jitter (it read as 30,000 tokens per second); the whole call errs low.
+        ((1, 10.0), (16, 10.5), 16 / 0.0105),
+        ((1, 10.0), (16, 9.0), 16 / 0.009),  # the longer answer came back sooner
+        ((14, 50.0), (16, 350.0), 16 / 0.35),  # the short answer was not short
+    ],
+)
+def test_the_decoding_speed_is_read_from_the_difference_only_when_it_is_measurable(first, second, speed):
+    assert decoding_speed(*first, *second) == pytest.approx(speed)
 
 
 @pytest.mark.asyncio
