@@ -44,6 +44,11 @@ def episodes_of_run(run: Run):
     return run.episodes.order_by("index")
 
 
+def running_without_a_step(run: Run) -> int:
+    """How many of the run's running episodes have recorded no step yet."""
+    return run.episodes.filter(status=Episode.RUNNING, num_steps=0).count()
+
+
 def episode_ids_of_run(run: Run) -> list[int]:
     return list(run.episodes.order_by("index").values_list("pk", flat=True))
 

@@ -1,14 +1,11 @@
-from datetime import timedelta
 from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
-from django.utils import timezone
 
 from arena.models import Episode, Experiment, Run
-from arena.selectors import run_queue_position
 from arena.services.submissions import PAPER_EPISODES_PER_RUN
 from envs.registry import all_suites, all_tasks, get_suite, tasks_of
 from envs.suite import Suite
@@ -17,6 +14,7 @@ from leaderboard.boards import overall
 from leaderboard.suites import adventure, balrog, infogather, textatari
 from leaderboard.web import task_pictures
 from leaderboard.web.rendering import render_released
+from leaderboard.web.run_waiting import waiting_reason
 from leaderboard.reported.adventure import paper_tables
 from leaderboard.reported.balrog import paper_board
 from leaderboard.reported.figures import reported_set
@@ -30,7 +28,7 @@ from leaderboard.selectors.episodes import (
     executed_actions,
     same_game_episodes,
 )
-from leaderboard.selectors.submissions import experiment_or_404, fresh_workers, runs_of_experiment
+from leaderboard.selectors.submissions import experiment_or_404, runs_of_experiment
 from leaderboard.selectors.runs import (
     run_or_404,
     suite_runs_by_id,
@@ -378,45 +376,6 @@ def experiment_detail(request, pk):
     return render(request, "leaderboard/experiment.html", context)
 
 
-def _waiting_reason(run: Run) -> str:
-    """Why an unfinished run is not moving, in words (Codabench's "stuck in Running"
-    lesson, docs/design.md §6): no live worker, or how much work is queued ahead."""
-    if run.status not in (Run.QUEUED, Run.RUNNING):
-        return ""
-    fresh = timezone.now() - timedelta(seconds=60)
-    workers = fresh_workers(fresh)
-    if not workers:
-        return "No worker is running: the episodes wait in the queue until one starts (make serve starts one)."
-    if run.status != Run.QUEUED:
-        return ""
-    in_flight = sum(w.episodes_in_flight for w in workers)
-    free_slots = max(0, len(workers) * settings.ARENA_WORKER_CONCURRENCY - in_flight)
-    position = run_queue_position(run, free_slots=free_slots)
-    if position is None:
-        return f"Waiting for a free slot: {in_flight} episodes being played now."
-    if position.start_in_seconds is None:
-        estimate = "no estimate of the start yet (no episode finished in the last ten minutes)"
-    elif position.start_in_seconds == 0:
-        estimate = "it should start at once"
-    else:
-        estimate = (
-            f"at the last ten minutes' pace ({position.episodes_per_minute:.1f} episodes a minute) "
-            f"it should start in about {_duration(position.start_in_seconds)}"
-        )
-    return (
-        f"Queue position {position.ahead + 1}: {position.ahead} queued episodes go before this run's next one "
-        f"(submissions take turns, baselines come last), {in_flight} being played now; {estimate}."
-    )
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{max(1, round(seconds))} s"
-    if seconds < 90 * 60:
-        return f"{round(seconds / 60)} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 def run_detail(request, pk):
     run = run_or_404(pk)
     episodes = episodes_of_run(run)
@@ -425,7 +384,7 @@ def run_detail(request, pk):
         request,
         "leaderboard/run.html",
         {
-            "run": run, "episodes": episodes, "run_data": RunSerializer(run).data, "waiting": _waiting_reason(run),
+            "run": run, "episodes": episodes, "run_data": RunSerializer(run).data, "waiting": waiting_reason(run),
             "error_groups": run_error_groups(run) if run.episodes_failed else [], "is_owner": owner,
             "run_terminal_statuses": Run.TERMINAL,
             "paper_episodes": _paper_episodes(run),

@@ -95,6 +95,49 @@ def test_a_waiting_run_says_why_it_is_not_moving(client, baseline):
     assert "Queue position 1:" in page and "3 being played now" in page and "should start at once" in page
 
 
+def test_a_running_run_whose_episodes_wait_for_the_endpoint_says_so(client, baseline, make_model_submission):
+    import time
+
+    from django.core.cache import cache
+
+    from arena.models import Episode
+    from arena.play.pace import pace_key
+    from arena.services.episodes import episode_claim
+    from tests.support.episodes import record_step
+
+    submission = make_model_submission(max_concurrent_requests=2)
+    run = new_run(submission, task="lmact/gridworld", episodes=3)
+    first, second, third = run.episodes.order_by("index")
+    for episode in (first, second, third):
+        assert episode_claim(episode.id, "w1")
+    record_step(first.id, 0, "up", worker="w1")
+    Run.objects.filter(pk=run.pk).update(status=Run.RUNNING)
+    worker_heartbeat("w1", "host", 1, 3)
+
+    page = client.get(run.get_absolute_url()).content.decode()
+    assert "2 of this run&#x27;s playing episodes have no step yet" in page
+    assert "takes 2 calls at once" in page and "wait for a turn" not in page
+
+    # A worker published the endpoint's pace: its figures are quoted.
+    pace = {"limit": 2, "cap": 2, "in_flight": 2, "waiting": 2, "backoffs": 0, "paused_seconds": 0,
+            "pause_reason": "", "server": {}, "at": time.time()}
+    cache.set(pace_key(submission.base_url), pace)
+    page = client.get(run.get_absolute_url()).content.decode()
+    assert "2 calls are in flight there and 2 episodes wait for a turn" in page
+    assert "2 episodes waiting for a turn" in client.get(submission.get_absolute_url()).content.decode()
+
+    # Every episode under way: nothing to explain.
+    for episode in (second, third):
+        record_step(episode.id, 0, "up", worker="w1")
+    assert "no step yet" not in client.get(run.get_absolute_url()).content.decode()
+    # A baseline's run has no endpoint to wait for.
+    played = new_run(baseline("random"), episodes=1)
+    assert episode_claim(played.episodes.get().id, "w1")
+    Run.objects.filter(pk=played.pk).update(status=Run.RUNNING)
+    assert "no step yet" not in client.get(played.get_absolute_url()).content.decode()
+    assert Episode.objects.filter(run=run, num_steps=0).count() == 0
+
+
 @pytest.mark.django_db(transaction=True)  # the queue's messages are sent on commit
 def test_a_queued_run_shows_its_queue_position_and_when_it_should_start(client, baseline, settings):
     from django.utils import timezone
