@@ -145,6 +145,11 @@ class Dequeued:
     def baseline(self) -> bool:
         return is_baseline_band(self.band)
 
+    @property
+    def resuming(self) -> bool:
+        """An interrupted episode's message, ahead of those not started yet."""
+        return self.band in (USER_RESUME, BASELINE_RESUME)
+
 
 def dequeue_episode() -> Dequeued | None:
     """Take the next queued episode, or None when the queue is empty."""

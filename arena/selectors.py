@@ -32,6 +32,25 @@ def endpoint_speed(submission: Submission) -> EndpointSpeed:
 
 
 @dataclasses.dataclass(frozen=True)
+class Endpoint:
+    base_url: str
+    max_concurrent_requests: int
+
+
+def episode_endpoint(episode_id: int) -> Endpoint | None:
+    """The endpoint an episode's submission plays through (a model's or an agent's);
+    None for a baseline's episode, or one that no longer exists."""
+    row = (
+        Episode.objects.filter(pk=episode_id)
+        .values_list("run__submission__base_url", "run__submission__max_concurrent_requests")
+        .first()
+    )
+    if row is None or not row[0]:
+        return None
+    return Endpoint(row[0], row[1])
+
+
+@dataclasses.dataclass(frozen=True)
 class RunProgress:
     percent: float  # of the run's steps: finished and failed episodes count whole
     steps_running: int  # steps played so far by its running episodes

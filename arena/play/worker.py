@@ -8,6 +8,15 @@ slow model call, and recovers what workers that died left behind: the reaper re-
 their running episodes, and queued episodes whose message they took with them are sent
 again (arena.play.requeue). It does so when it starts, too, so a worker restarted after a
 crash resumes the interrupted episodes first.
+
+A model's or agent's endpoint takes a few calls at once (the submission's concurrent
+requests, arena.clients.limits), and an episode keeps its turn there until it ends. So
+the worker holds at most ENDPOINT_HOLD_FACTOR episodes per turn of one endpoint: those
+playing and as many ready for the next free turn. An episode taken beyond that goes
+back to the queue behind its submission's others, instead of waiting inside the worker
+in a place another submission's episode needs: a slow one-slot server with hundreds of
+episodes queued used to fill all of a worker's places, and the next user's first
+episode waited for one of them to end.
 """
 
 from __future__ import annotations
@@ -23,7 +32,9 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from arena import queue
+from arena.selectors import episode_endpoint
 from arena.services.episodes import episodes_heartbeat, reap_stale_episodes, worker_heartbeat, worker_stopped
+from arena.services.runs import episode_turn_given_back
 from arena.play import requeue
 from arena.play.memory import keep_freed_memory
 from arena.play.runner import EpisodeRunner
@@ -34,6 +45,11 @@ logger = logging.getLogger(__name__)
 HEARTBEAT_SECONDS = 10.0
 REAP_SECONDS = 30.0
 IDLE_POLL_SECONDS = 0.2
+# Episodes of one endpoint held at most, per call it takes at once (module docstring).
+ENDPOINT_HOLD_FACTOR = 2
+# When the queue's head is all episodes of busy endpoints, the worker waits this long
+# (or until one of its episodes ends) before taking again, rather than cycling them.
+GIVE_BACK_PAUSE_SECONDS = 1.0
 
 
 class Worker:
@@ -43,6 +59,7 @@ class Worker:
         self.runner = runner or EpisodeRunner(self.name)
         self.in_flight: dict[int, asyncio.Task] = {}
         self.baselines_in_flight: set[int] = set()
+        self.endpoint_of: dict[int, str] = {}  # episode in flight -> its endpoint's base URL
         self._stopping = asyncio.Event()
 
     def stop(self) -> None:
@@ -57,6 +74,7 @@ class Worker:
         nothing is in flight — used by tests and benchmarks)."""
         await sync_to_async(self._on_start)()
         housekeeping = asyncio.create_task(self._housekeeping())
+        given_back_in_a_row = 0
         try:
             while not self._stopping.is_set():
                 head = await sync_to_async(queue.head_band, thread_sensitive=False)()
@@ -78,23 +96,56 @@ class Worker:
                         continue
                     await asyncio.sleep(IDLE_POLL_SECONDS)
                     continue
-                self._start(dequeued)
+                endpoint = await self._endpoint_with_a_place(dequeued)
+                if endpoint is False:
+                    await sync_to_async(episode_turn_given_back, thread_sensitive=False)(
+                        dequeued.episode_id, resume=dequeued.resuming
+                    )
+                    given_back_in_a_row += 1
+                    if given_back_in_a_row > 1:
+                        await self._wait_for_an_end(GIVE_BACK_PAUSE_SECONDS)
+                    continue
+                given_back_in_a_row = 0
+                self._start(dequeued, endpoint)
             if self.in_flight:
                 await asyncio.gather(*self.in_flight.values(), return_exceptions=True)
         finally:
             housekeeping.cancel()
             await sync_to_async(worker_stopped)(self.name)
 
-    def _start(self, dequeued: queue.Dequeued) -> None:
+    async def _endpoint_with_a_place(self, dequeued: queue.Dequeued) -> str | None | bool:
+        """The base URL of the endpoint the episode plays through (None: a baseline's,
+        none), or False when the worker already holds as many of its episodes as it
+        should (module docstring)."""
+        if dequeued.baseline:
+            return None
+        endpoint = await sync_to_async(episode_endpoint, thread_sensitive=False)(dequeued.episode_id)
+        if endpoint is None:
+            return None
+        held = sum(1 for url in self.endpoint_of.values() if url == endpoint.base_url)
+        if held >= ENDPOINT_HOLD_FACTOR * max(1, endpoint.max_concurrent_requests):
+            return False
+        return endpoint.base_url
+
+    async def _wait_for_an_end(self, timeout: float) -> None:
+        if self.in_flight:
+            await asyncio.wait(self.in_flight.values(), timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        else:
+            await asyncio.sleep(timeout)
+
+    def _start(self, dequeued: queue.Dequeued, endpoint: str | None = None) -> None:
         episode_id = dequeued.episode_id
         task = asyncio.create_task(self.runner.run(episode_id))
         self.in_flight[episode_id] = task
         if dequeued.baseline:
             self.baselines_in_flight.add(episode_id)
+        if endpoint:
+            self.endpoint_of[episode_id] = endpoint
 
         def done(_task, eid=episode_id):
             self.in_flight.pop(eid, None)
             self.baselines_in_flight.discard(eid)
+            self.endpoint_of.pop(eid, None)
 
         task.add_done_callback(done)
 

@@ -47,6 +47,18 @@ def enqueue_on_commit(episode_ids: list[int], *, resume: bool = False) -> None:
     transaction.on_commit(partial(queue.enqueue_episodes, priorities))
 
 
+def episode_turn_given_back(episode_id: int, *, resume: bool) -> bool:
+    """A worker took the episode's message but will not play it now (its endpoint has
+    no turn free, arena.play.worker): queue it again behind its flow's other episodes
+    (with `resume`, among the interrupted ones), so that the next flow's episode comes
+    first. False if it is no longer queued (claimed, cancelled): nothing is sent."""
+    with transaction.atomic():
+        if not Episode.objects.filter(pk=episode_id, status=Episode.QUEUED).exists():
+            return False
+        enqueue_on_commit([episode_id], resume=resume)
+    return True
+
+
 def _note_priorities(priorities: dict[int, float]) -> None:
     """Store each episode's message priority; one UPDATE per stretch of consecutive ids
     whose priorities fall by one (a run's episodes in one turn order), as a bulk update
