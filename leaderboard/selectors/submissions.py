@@ -7,7 +7,7 @@ from datetime import datetime
 
 from django.shortcuts import get_object_or_404
 
-from arena.models import Experiment, Run, Submission, Worker
+from arena.models import Episode, Experiment, Run, Submission, Worker
 from arena.moderation import ranked
 
 
@@ -77,3 +77,9 @@ def experiment_runs(experiment: Experiment) -> list[Run]:
 def fresh_workers(since: datetime) -> list[Worker]:
     """Workers whose heartbeat is newer than `since`."""
     return list(Worker.objects.filter(heartbeat_at__gte=since))
+
+
+def episodes_playing_through(base_url: str) -> int:
+    """Running episodes of every submission that plays through the endpoint `base_url`
+    (submissions sharing an endpoint share its turns)."""
+    return Episode.objects.filter(status=Episode.RUNNING, run__submission__base_url=base_url).count()

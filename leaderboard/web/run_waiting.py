@@ -13,7 +13,7 @@ from arena.models import Run
 from arena.play.pace import endpoint_pace
 from arena.selectors import run_queue_position
 from leaderboard.selectors.episodes import running_without_a_step
-from leaderboard.selectors.submissions import fresh_workers
+from leaderboard.selectors.submissions import episodes_playing_through, fresh_workers
 
 
 def waiting_reason(run: Run) -> str:
@@ -25,6 +25,9 @@ def waiting_reason(run: Run) -> str:
         return "No worker is running: the episodes wait in the queue until one starts (make serve starts one)."
     if run.status == Run.RUNNING:
         return _endpoint_turns(run)
+    busy = _endpoint_busy(run)
+    if busy:
+        return busy
     in_flight = sum(w.episodes_in_flight for w in workers)
     free_slots = max(0, len(workers) * settings.ARENA_WORKER_CONCURRENCY - in_flight)
     position = run_queue_position(run, free_slots=free_slots)
@@ -66,6 +69,22 @@ def _endpoint_turns(run: Run) -> str:
         f"turn at the endpoint, which takes {cap} call{'s' if cap != 1 else ''} at once (the submission's "
         f"concurrent requests). An episode keeps its turn until it ends, so that the server keeps its prompt "
         f"in cache.{queue}"
+    )
+
+
+def _endpoint_busy(run: Run) -> str:
+    """A queued run whose endpoint has every turn taken: its episodes are taken from the
+    queue as the endpoint's episodes end (arena.play.worker), whatever the queue says."""
+    base_url, cap = run.submission.base_url, run.submission.max_concurrent_requests
+    if not base_url:
+        return ""
+    playing = episodes_playing_through(base_url)
+    if playing < cap:
+        return ""
+    return (
+        f"The endpoint is busy: {playing} episodes are playing through it or waiting for a turn, and it takes "
+        f"{cap} call{'s' if cap != 1 else ''} at once (the submission's concurrent requests). This run's "
+        "episodes start as those end."
     )
 
 

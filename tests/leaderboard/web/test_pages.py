@@ -126,6 +126,11 @@ def test_a_running_run_whose_episodes_wait_for_the_endpoint_says_so(client, base
     assert "2 calls are in flight there and 2 episodes wait for a turn" in page
     assert "2 episodes waiting for a turn" in client.get(submission.get_absolute_url()).content.decode()
 
+    # Another run of the submission, queued while the endpoint's two turns are taken.
+    later = new_run(submission, task="lmact/gridworld", episodes=1)
+    page = client.get(later.get_absolute_url()).content.decode()
+    assert "The endpoint is busy: 3 episodes are playing through it" in page and "Queue position" not in page
+
     # Every episode under way: nothing to explain.
     for episode in (second, third):
         record_step(episode.id, 0, "up", worker="w1")
