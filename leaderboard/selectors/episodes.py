@@ -49,6 +49,10 @@ def running_without_a_step(run: Run) -> int:
     return run.episodes.filter(status=Episode.RUNNING, num_steps=0).count()
 
 
+def has_queued_episodes(run: Run) -> bool:
+    return run.episodes.filter(status=Episode.QUEUED).exists()
+
+
 def episode_ids_of_run(run: Run) -> list[int]:
     return list(run.episodes.order_by("index").values_list("pk", flat=True))
 

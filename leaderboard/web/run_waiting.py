@@ -12,7 +12,7 @@ from django.utils import timezone
 from arena.models import Run
 from arena.play.pace import endpoint_pace
 from arena.selectors import run_queue_position
-from leaderboard.selectors.episodes import running_without_a_step
+from leaderboard.selectors.episodes import has_queued_episodes, running_without_a_step
 from leaderboard.selectors.submissions import episodes_playing_through, fresh_workers
 
 
@@ -24,7 +24,8 @@ def waiting_reason(run: Run) -> str:
     if not workers:
         return "No worker is running: the episodes wait in the queue until one starts (make serve starts one)."
     if run.status == Run.RUNNING:
-        return _endpoint_turns(run)
+        # Its claimed episodes wait for a turn, or its queued ones for the endpoint.
+        return _endpoint_turns(run) or (_endpoint_busy(run) if has_queued_episodes(run) else "")
     busy = _endpoint_busy(run)
     if busy:
         return busy
@@ -84,7 +85,7 @@ def _endpoint_busy(run: Run) -> str:
     return (
         f"The endpoint is busy: {playing} episodes are playing through it or waiting for a turn, and it takes "
         f"{cap} call{'s' if cap != 1 else ''} at once (the submission's concurrent requests). This run's "
-        "episodes start as those end."
+        "queued episodes start as those end."
     )
 
 

@@ -131,10 +131,14 @@ def test_a_running_run_whose_episodes_wait_for_the_endpoint_says_so(client, base
     page = client.get(later.get_absolute_url()).content.decode()
     assert "The endpoint is busy: 3 episodes are playing through it" in page and "Queue position" not in page
 
-    # Every episode under way: nothing to explain.
+    # Every claimed episode under way: the queued ones wait for the busy endpoint.
     for episode in (second, third):
         record_step(episode.id, 0, "up", worker="w1")
-    assert "no step yet" not in client.get(run.get_absolute_url()).content.decode()
+    Run.objects.filter(pk=later.pk).update(status=Run.RUNNING)
+    page = client.get(later.get_absolute_url()).content.decode()
+    assert "no step yet" not in page and "The endpoint is busy" in page
+    # Nothing waiting at all: nothing to explain.
+    assert 'id="run-waiting"' not in client.get(run.get_absolute_url()).content.decode()
     # A baseline's run has no endpoint to wait for.
     played = new_run(baseline("random"), episodes=1)
     assert episode_claim(played.episodes.get().id, "w1")
