@@ -39,6 +39,25 @@ Step.objects.filter(episode=episode, index=2).update(legal=False, parsed_action=
 print(json.dumps(episode.id))
 """
 
+# The same three steps in an episode still being played (claimed by a worker that is not
+# the site's): the page counts what it has live.
+PLAYING_WITH_CUT_OFF_AND_ILLEGAL = """
+import json
+from arena.models import Step
+from arena.services.episodes import episode_claim
+from arena.services.runs import RunSpec, run_create
+from arena.services.submissions import baseline_submission
+from tests.support.episodes import record_step
+run = run_create(baseline_submission("random", "Random"), RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1, first_seed=4))
+episode = run.episodes.get()
+assert episode_claim(episode.id, "elsewhere")
+for index, action in enumerate(["up", "up", "left"]):
+    record_step(episode.id, index, action, worker="elsewhere")
+Step.objects.filter(episode=episode, index=1).update(legal=False, cut_off=True, parsed_action=None)
+Step.objects.filter(episode=episode, index=2).update(legal=False, parsed_action="jump")
+print(json.dumps(episode.id))
+"""
+
 
 def _page(browser):
     page = browser.new_page()
@@ -76,6 +95,18 @@ def test_a_step_cut_off_by_the_token_limit_is_not_called_illegal(site, browser):
     expect(page.locator("#legal-badge")).to_have_text("legal")
     # Only the illegal step is marked as one on the scrubber.
     expect(page.locator("#scrubber-marks .mark-illegal")).to_have_count(1)
+    assert not errors, errors
+
+
+def test_a_live_episode_counts_cut_off_answers_apart_from_illegal_actions(site, browser):
+    episode_id = site.django(PLAYING_WITH_CUT_OFF_AND_ILLEGAL)
+    page, errors = _page(browser)
+
+    page.goto(f"{site.url}/episodes/{episode_id}/")
+    expect(page.locator("#live-badge")).to_be_visible(timeout=10_000)
+    expect(page.locator("#fact-step")).to_have_text("2", timeout=10_000)
+    expect(page.locator("#episode-illegal")).to_have_text("1")
+    expect(page.locator("#episode-cut-off")).to_have_text("1")
     assert not errors, errors
 
 

@@ -155,9 +155,13 @@
     this.recomputeCumulative(firstChanged);
     if (this.live && !this.ended) {
       // The episode row's counters only settle at the end; count what we have.
+      // As the stored tallies count them: an answer cut off is not an illegal action.
       this.episode.num_steps = this.steps.length;
       this.episode.illegal_steps = this.steps.filter(function (s) {
-        return s.legal === false;
+        return s.legal === false && !s.cut_off;
+      }).length;
+      this.episode.cut_off_steps = this.steps.filter(function (s) {
+        return s.cut_off === true;
       }).length;
     }
     return added;
