@@ -110,6 +110,32 @@ def test_a_live_episode_counts_cut_off_answers_apart_from_illegal_actions(site, 
     assert not errors, errors
 
 
+WAITING_MODEL_EPISODE = """
+import json
+from arena.services.episodes import episode_claim
+from arena.services.runs import RunSpec, run_create
+from arena.services.submissions import submission_create
+submission = submission_create(
+    owner=None, api_key="",
+    fields={"name": "Waiting model", "model": "m", "base_url": "https://api.example.com/v1"},
+    runs=[RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1)],
+)
+claimed = submission.runs.get().episodes.order_by("index").first()
+assert episode_claim(claimed.id, "elsewhere")
+print(json.dumps(claimed.id))
+"""
+
+
+def test_a_model_episode_without_a_step_says_what_it_waits_for(site, browser):
+    # Claimed by a worker that is not the site's: it stays without a step.
+    claimed = site.django(WAITING_MODEL_EPISODE)
+    page, errors = _page(browser)
+
+    page.goto(f"{site.url}/episodes/{claimed}/")
+    expect(page.locator("#observation")).to_contain_text("a turn at the endpoint", timeout=10_000)
+    assert not errors, errors
+
+
 def test_the_compare_page_moves_both_episodes_together_and_marks_the_first_difference(site, browser):
     left, right = site.django(TWO_SCRIPTED_EPISODES)
     page, errors = _page(browser)

@@ -313,7 +313,14 @@
       return "Loading steps…";
     }
     if (state.live) {
-      return "Waiting for the first step…";
+      // A model's episode may wait minutes for a turn at its endpoint, or in the queue.
+      if (state.episode.status === "queued") {
+        return "Waiting for the first step: the episode is queued (its run's page says why).";
+      }
+      if (state.episode.submission && state.episode.submission.is_baseline) {
+        return "Waiting for the first step…";
+      }
+      return "Waiting for the first step: the first answer, or a turn at the endpoint (its run's page says why)…";
     }
     if (state.isTerminal()) {
       return "This episode has no recorded steps.";
