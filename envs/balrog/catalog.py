@@ -156,6 +156,13 @@ class Figure:
     stderr: float | None
     episodes: int
 
+    def __init__(self, mean: float | None, stderr: float | None, episodes: int):
+        # Set in the instance's dictionary rather than through object.__setattr__ one
+        # call each, as the generated __init__ of a frozen class does: the front page's
+        # overall board builds a few thousand figures (bench/read_pages.py).
+        fields = self.__dict__
+        fields["mean"], fields["stderr"], fields["episodes"] = mean, stderr, episodes
+
 
 NO_EPISODES = Figure(None, None, 0)
 

@@ -36,6 +36,14 @@ class MetricValue:
     episodes: int
     missing: int
 
+    def __init__(self, metric: Metric, mean: float | None, stderr: float | None, episodes: int, missing: int):
+        # The fields set in the instance's dictionary, as the generated __init__ sets them
+        # through object.__setattr__ one call each (frozen): a front page builds some two
+        # thousand values, and those calls were a tenth of its boards (bench/read_pages.py).
+        fields = self.__dict__
+        fields["metric"], fields["mean"], fields["stderr"] = metric, mean, stderr
+        fields["episodes"], fields["missing"] = episodes, missing
+
     @property
     def missing_share(self) -> float:
         """The share of episodes without a value; 1 when no episode has one."""
