@@ -11,6 +11,8 @@ import math
 import orjson
 from arena.clients.errors import describe
 from arena.metrics import summary
+from django.core.exceptions import EmptyResultSet
+from django.db import connections, router
 from django.db.models import JSONField, TextField
 from django.db.models.base import ModelState
 from django.db.models.functions import Cast
@@ -456,7 +458,23 @@ def runs_of_tasks(task_ids, filters: Filters | None = None, *, order: str = "id"
 def scored_runs_by_id(filters: Filters | None = None) -> list[Run]:
     """Every task's runs with finished episodes under the filters, by id, each with its
     submission."""
-    return with_submissions(lean_runs(scored_runs(filters=filters, join_submission=False).order_by("id")))
+    filters = Filters() if filters is None else filters
+    database = router.db_for_read(Run)
+    key = (filters, database, connections[database].vendor)
+    statement = _SCORED_RUNS_STATEMENTS.get(key)
+    if statement is None:
+        statement = _lean_statement(scored_runs(filters=filters, join_submission=False).order_by("id"))
+        if statement is None:
+            return with_submissions(lean_runs(scored_runs(filters=filters, join_submission=False).order_by("id")))
+        _SCORED_RUNS_STATEMENTS[key] = statement
+    return with_submissions(_lean_built(*statement))
+
+
+# scored_runs_by_id's statement, by filters, database and its vendor: the SQL of a
+# filter is the same at every request (the data are its parameters' rows, not its
+# text), and building it through the ORM was a tenth of the front page's read
+# (bench/read_pages.py). Only statements whose values need no conversion are kept.
+_SCORED_RUNS_STATEMENTS: dict[tuple, tuple[str, tuple, str]] = {}
 
 
 def lean_runs(runs) -> list[Run]:
@@ -468,9 +486,41 @@ def lean_runs(runs) -> list[Run]:
     from SQLite's text was a fifth of the read) are left deferred, as `.defer()` leaves
     them: read from the database if asked for. tests/leaderboard/selectors/
     test_front_page_reads.py holds the instances to the ORM's."""
+    statement = _lean_statement(runs)
+    if statement is None:
+        return _lean_built(None, (), runs.db, _lean_values(runs))
+    return _lean_built(*statement)
+
+
+def _lean_values(runs):
+    """The rows lean_runs reads of the queryset `runs`, through the ORM."""
     plain, decoded = _lean_fields()
     texts = {f"{name}__text": Cast(name, TextField()) for name in decoded}
-    split, database = len(plain), runs.db
+    return runs.annotate(**texts).values_list(*plain, *texts)
+
+
+def _lean_statement(runs) -> tuple[str, tuple, str] | None:
+    """The SQL, parameters and database of `_lean_values(runs)`, when its values come
+    from the database as the ORM would give them (no field or expression converts
+    them: text, numbers); None otherwise (the ORM must read them)."""
+    compiler = _lean_values(runs).query.get_compiler(runs.db)
+    try:
+        sql, params = compiler.as_sql()
+    except EmptyResultSet:
+        return None  # no statement to send: the ORM answers without the database
+    if compiler.get_converters([column for column, _, _ in compiler.select]):
+        return None
+    return sql, tuple(params), runs.db
+
+
+def _lean_built(sql: str | None, params: tuple, database: str, rows=None) -> list[Run]:
+    """lean_runs's instances of the rows of `sql` (or of `rows`, read already)."""
+    if rows is None:
+        with connections[database].cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+    plain, decoded = _lean_fields()
+    split = len(plain)
     variant_at = split + decoded.index("variant")
     # A board's runs share a few variants (a submission plays every task with one):
     # each distinct text's Variant is built once and given to its runs, as Variant.of
@@ -479,16 +529,21 @@ def lean_runs(runs) -> list[Run]:
     # tenth of the read): lean runs are rows to show, and nothing changes their variant.
     variants: dict[str, tuple[object, Variant | None]] = {}
     decoding = list(enumerate(decoded, start=split))
+    # Every run's fields in a copy of one dictionary holding their names in order: a
+    # copy is made at its full size, where a dictionary built from the pairs grew five
+    # times (half the cost of the fields, bench/read_pages.py); the order is the same.
+    names = dict.fromkeys([*plain, *decoded])
     built = []
     new_run = Run.__new__
-    for values in runs.annotate(**texts).values_list(*plain, *texts):
+    for values in rows:
         variant_text = values[variant_at]
         shared = variants.get(variant_text)
         if shared is None:
             data = None if variant_text is None else _decoded(variant_text)
             shared = variants[variant_text] = (data, _shared_variant(data))
         data, variant = shared
-        fields = dict(zip(plain, values))
+        fields = names.copy()
+        fields.update(zip(plain, values))
         for at, name in decoding:
             text = values[at]
             fields[name] = data if at == variant_at else None if text is None else _decoded(text)
