@@ -11,8 +11,7 @@ import math
 import orjson
 from arena.clients.errors import describe
 from arena.metrics import summary
-from django.core.exceptions import EmptyResultSet
-from django.db import connections, router
+from django.db import router
 from django.db.models import JSONField, TextField
 from django.db.models.base import ModelState
 from django.db.models.functions import Cast
@@ -25,6 +24,7 @@ from envs.core import IMAGE_FORMATS
 from envs.registry import all_suites, suite_of, tasks_of
 from envs.suite import MEAN_OF_EPISODE_METRIC_OVER, Metric, Suite
 from leaderboard.selectors.episodes import failed_episode_errors
+from leaderboard.selectors.statements import kept_rows, rows_of, statement_of
 
 
 @dataclasses.dataclass(frozen=True)
@@ -459,22 +459,13 @@ def scored_runs_by_id(filters: Filters | None = None) -> list[Run]:
     """Every task's runs with finished episodes under the filters, by id, each with its
     submission."""
     filters = Filters() if filters is None else filters
-    database = router.db_for_read(Run)
-    key = (filters, database, connections[database].vendor)
-    statement = _SCORED_RUNS_STATEMENTS.get(key)
-    if statement is None:
-        statement = _lean_statement(scored_runs(filters=filters, join_submission=False).order_by("id"))
-        if statement is None:
-            return with_submissions(lean_runs(scored_runs(filters=filters, join_submission=False).order_by("id")))
-        _SCORED_RUNS_STATEMENTS[key] = statement
-    return with_submissions(_lean_built(*statement))
-
-
-# scored_runs_by_id's statement, by filters, database and its vendor: the SQL of a
-# filter is the same at every request (the data are its parameters' rows, not its
-# text), and building it through the ORM was a tenth of the front page's read
-# (bench/read_pages.py). Only statements whose values need no conversion are kept.
-_SCORED_RUNS_STATEMENTS: dict[tuple, tuple[str, tuple, str]] = {}
+    # The filter's statement kept (leaderboard.selectors.statements): its text is the
+    # same at every request.
+    rows = kept_rows(
+        Run, ("scored runs by id", filters),
+        lambda: _lean_values(scored_runs(filters=filters, join_submission=False).order_by("id")),
+    )
+    return with_submissions(_lean_built(rows, router.db_for_read(Run)))
 
 
 def lean_runs(runs) -> list[Run]:
@@ -486,10 +477,9 @@ def lean_runs(runs) -> list[Run]:
     from SQLite's text was a fifth of the read) are left deferred, as `.defer()` leaves
     them: read from the database if asked for. tests/leaderboard/selectors/
     test_front_page_reads.py holds the instances to the ORM's."""
-    statement = _lean_statement(runs)
-    if statement is None:
-        return _lean_built(None, (), runs.db, _lean_values(runs))
-    return _lean_built(*statement)
+    values = _lean_values(runs)
+    statement = statement_of(values)
+    return _lean_built(values if statement is None else rows_of(statement), runs.db)
 
 
 def _lean_values(runs):
@@ -499,26 +489,8 @@ def _lean_values(runs):
     return runs.annotate(**texts).values_list(*plain, *texts)
 
 
-def _lean_statement(runs) -> tuple[str, tuple, str] | None:
-    """The SQL, parameters and database of `_lean_values(runs)`, when its values come
-    from the database as the ORM would give them (no field or expression converts
-    them: text, numbers); None otherwise (the ORM must read them)."""
-    compiler = _lean_values(runs).query.get_compiler(runs.db)
-    try:
-        sql, params = compiler.as_sql()
-    except EmptyResultSet:
-        return None  # no statement to send: the ORM answers without the database
-    if compiler.get_converters([column for column, _, _ in compiler.select]):
-        return None
-    return sql, tuple(params), runs.db
-
-
-def _lean_built(sql: str | None, params: tuple, database: str, rows=None) -> list[Run]:
-    """lean_runs's instances of the rows of `sql` (or of `rows`, read already)."""
-    if rows is None:
-        with connections[database].cursor() as cursor:
-            cursor.execute(sql, params)
-            rows = cursor.fetchall()
+def _lean_built(rows, database: str) -> list[Run]:
+    """lean_runs's instances of `rows` (of `_lean_values`), read from `database`."""
     plain, decoded = _lean_fields()
     split = len(plain)
     variant_at = split + decoded.index("variant")
