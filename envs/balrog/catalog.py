@@ -201,6 +201,8 @@ def average_figure(figures: Iterable[Figure]) -> Figure:
     if not scored:
         return NO_EPISODES
     count = len(scored)
-    mean = math.fsum(f.mean for f in scored) / count
-    stderr = math.sqrt(math.fsum((f.stderr or 0.0) ** 2 for f in scored)) / count
-    return Figure(mean, stderr, sum(f.episodes for f in scored))
+    # Lists rather than generators (the same values in the same order: the same sums);
+    # the overall board averages a few hundred times per page.
+    mean = math.fsum([f.mean for f in scored]) / count
+    stderr = math.sqrt(math.fsum([(f.stderr or 0.0) ** 2 for f in scored])) / count
+    return Figure(mean, stderr, sum([f.episodes for f in scored]))
