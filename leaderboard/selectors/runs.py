@@ -522,7 +522,9 @@ def _lean_built(rows, database: str) -> list[Run]:
         if variant is not None:
             fields["_variant"] = (data, variant)
         state = fields["_state"] = ModelState()
-        state.adding, state.db = False, database
+        # The fields cache made here, as ModelState's descriptor makes it on first use
+        # (with_submissions fills it: a Python call per run through the descriptor).
+        state.adding, state.db, state.fields_cache = False, database, {}
         run = new_run(Run)
         run.__dict__ = fields
         built.append(run)
