@@ -301,7 +301,7 @@ def main() -> None:
         from envs.registry import get_task_class
 
         # Every raw loop before the first Worker: a worker sets the process's allocator
-        # thresholds (arena.play.memory), and the raw loop is measured as BALROG's
+        # thresholds (arena.memory), and the raw loop is measured as BALROG's
         # evaluator runs, with glibc's own.
         raws = {task_id: raw_loop(task_id, args.episodes, _options(task_id, args.crafter_steps)) for task_id in tasks}
         raws_again = {task_id: raw_loop(task_id, args.episodes, _options(task_id, args.crafter_steps),
@@ -390,7 +390,7 @@ def main() -> None:
             print(
                 f"  allocator    : raw env loop {1000 * raw_cpu / raw_steps:6.3f} ms/step CPU (system "
                 f"{1000 * raw_sys / raw_steps:.3f}) with glibc's thresholds, {1000 * again_cpu / again_steps:6.3f} "
-                f"(system {1000 * again_sys / again_steps:.3f}) with the worker's (arena.play.memory): ratio "
+                f"(system {1000 * again_sys / again_steps:.3f}) with the worker's (arena.memory): ratio "
                 f"{(raw_cpu / raw_steps) / (again_cpu / again_steps):.2f}"
             )
             if task_id.startswith("balrog/crafter"):

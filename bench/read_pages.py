@@ -23,7 +23,9 @@ defaults instead.
 With `--baseline REV` the same database is read by the code of git revision REV too
 (extracted with `git archive` into a temporary folder), in the same run, taking turns
 with this tree (`--rounds`), and the ratio baseline / this tree is printed beside each
-page.
+page. `--allocator-row` adds this tree once more per round with glibc's own mmap and
+trim thresholds (ARENA_WEB_KEEP_FREED_MEMORY=0) instead of the web process's
+(arena.memory): a large page's strings mapped and faulted in afresh at every request.
 
     nice .venv/bin/python bench/read_pages.py [--episodes 100000] [--tasks 0] [--baseline main]
 
@@ -210,6 +212,9 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=40, help="requests per page, after two warm-up requests")
     parser.add_argument("--baseline", help="a git revision whose code reads the same database, for the ratio")
     parser.add_argument("--rounds", type=int, default=2, help="turns the trees take, each a share of the requests")
+    parser.add_argument("--allocator-row", action="store_true",
+                        help="this tree once more per round with glibc's own mmap and trim thresholds "
+                             "(ARENA_WEB_KEEP_FREED_MEMORY=0), against the web process's (arena.memory)")
     parser.add_argument("--gc", choices=("serving", "default"), default="serving",
                         help="the garbage collector as a web process sets it before serving (arena.web.web_process, "
                              "ARENA_WEB_GC_TUNED), or CPython's defaults")
@@ -229,17 +234,20 @@ def main() -> None:
         built = child(ROOT, env, BUILD, str(args.episodes), str(args.submissions), str(args.tasks))
         print(f"built {built['episodes']:,} finished episodes in {built['runs']:,} runs of {built['submissions']} "
               f"submissions in {built['seconds']:.0f} s", flush=True)
-        trees = [("this tree", ROOT)]
+        # (label, tree, settings of its child): the baseline first, this tree last.
+        trees = [("this tree", ROOT, {})]
+        if args.allocator_row:
+            trees.insert(0, ("glibc's thresholds", ROOT, {"ARENA_WEB_KEEP_FREED_MEMORY": "0"}))
         if args.baseline:
-            trees.insert(0, (f"baseline {args.baseline}", extract(args.baseline, Path(tempfile.mkdtemp(dir=scratch)))))
+            trees.insert(0, (f"baseline {args.baseline}", extract(args.baseline, Path(tempfile.mkdtemp(dir=scratch))), {}))
         # The trees take turns, a share of the requests each round, so a change in the
         # machine's load falls on both alike.
-        times: dict[str, dict[str, list[float]]] = {label: {name: [] for name, _ in PAGES} for label, _ in trees}
+        times: dict[str, dict[str, list[float]]] = {label: {name: [] for name, _ in PAGES} for label, _, _ in trees}
         digests: dict[str, dict[str, str]] = {}
         for round_number in range(args.rounds):
-            for label, tree in trees:
+            for label, tree, settings in trees:
                 started = time.perf_counter()
-                measured = child(tree, env, MEASURE, json.dumps(PAGES), str(-(-args.requests // args.rounds)), args.gc,
+                measured = child(tree, {**env, **settings}, MEASURE, json.dumps(PAGES), str(-(-args.requests // args.rounds)), args.gc,
                                  json.dumps(COMPARED))
                 for name, samples in measured["times"].items():
                     times[label].setdefault(name, []).extend(samples)
@@ -250,7 +258,7 @@ def main() -> None:
         shutil.rmtree(scratch, ignore_errors=True)
     report(args, built, results)
     if args.baseline:
-        first, second = (digests[label] for label, _ in trees)
+        first, second = digests[trees[0][0]], digests[trees[-1][0]]
         differing = [path for path in COMPARED if first[path] != second[path]]
         print(f"\npages byte for byte: {len(COMPARED) - len(differing)} of {len(COMPARED)} the same in both trees"
               + "".join(f"\n  differs: {path}" for path in differing))
@@ -272,7 +280,7 @@ def report(args, built: dict, results: dict) -> None:
           "not; the CPU p95 holds the garbage collector's pauses")
     labels = list(results)
     header = f"{'page':28}" + "".join(f"{label + ' p50/p95 · CPU p50/p95':>48}" for label in labels)
-    if len(labels) == 2:
+    if len(labels) >= 2:
         header += f"{'p95 ratio':>11}{'CPU ratio':>11}"
     print(header)
     for name, _ in PAGES:
@@ -281,9 +289,9 @@ def report(args, built: dict, results: dict) -> None:
             f" /{results[label][name + ' cpu']['p95']:>6.1f}"
             for label in labels
         )
-        if len(labels) == 2:
-            line += f"{results[labels[0]][name]['p95'] / results[labels[1]][name]['p95']:>10.1f}×"
-            line += f"{results[labels[0]][name + ' cpu']['p50'] / results[labels[1]][name + ' cpu']['p50']:>10.1f}×"
+        if len(labels) >= 2:
+            line += f"{results[labels[0]][name]['p95'] / results[labels[-1]][name]['p95']:>10.2f}×"
+            line += f"{results[labels[0]][name + ' cpu']['p50'] / results[labels[-1]][name + ' cpu']['p50']:>10.2f}×"
         mine = results[labels[-1]][name]["p95"]
         line += "  meets" if mine < TARGET_P95_MS else "  misses"
         print(line)

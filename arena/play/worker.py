@@ -36,7 +36,7 @@ from arena.selectors import episode_endpoint
 from arena.services.episodes import episodes_heartbeat, reap_stale_episodes, worker_heartbeat, worker_stopped
 from arena.services.runs import episode_turn_given_back
 from arena.play import requeue
-from arena.play.memory import keep_freed_memory
+from arena.memory import keep_freed_memory
 from arena.play.runner import EpisodeRunner
 from envs.registry import all_tasks
 
@@ -167,7 +167,7 @@ class Worker:
         # collector from rescanning it at every collection.
         gc.freeze()
         # A simulator's per-step arrays reuse the memory of the step before instead of
-        # being mapped afresh by the kernel (arena.play.memory).
+        # being mapped afresh by the kernel (arena.memory).
         keep_freed_memory()
         worker_heartbeat(self.name, socket.gethostname(), os.getpid(), 0)
         recover_lost_episodes()

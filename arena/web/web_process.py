@@ -30,11 +30,17 @@ from daphne.cli import CommandLineInterface
 from daphne.server import Server
 from django.conf import settings
 
+from arena.memory import keep_freed_memory
+
 THRESHOLDS = (20_000, 10, 100)
 
 
 def prepare_for_serving() -> None:
     """Called once the application is imported, before the first request."""
+    if settings.ARENA_WEB_KEEP_FREED_MEMORY:
+        # A page's large strings reuse the memory of the page before instead of being
+        # mapped afresh by the kernel (arena.memory).
+        keep_freed_memory()
     if not settings.ARENA_WEB_GC_TUNED:
         return
     gc.collect()  # what start-up left as garbage is not worth keeping frozen

@@ -156,6 +156,13 @@ class Figure:
     stderr: float | None
     episodes: int
 
+    def __init__(self, mean: float | None, stderr: float | None, episodes: int):
+        # Set in the instance's dictionary rather than through object.__setattr__ one
+        # call each, as the generated __init__ of a frozen class does: the front page's
+        # overall board builds a few thousand figures (bench/read_pages.py).
+        fields = self.__dict__
+        fields["mean"], fields["stderr"], fields["episodes"] = mean, stderr, episodes
+
 
 NO_EPISODES = Figure(None, None, 0)
 
@@ -194,6 +201,8 @@ def average_figure(figures: Iterable[Figure]) -> Figure:
     if not scored:
         return NO_EPISODES
     count = len(scored)
-    mean = math.fsum(f.mean for f in scored) / count
-    stderr = math.sqrt(math.fsum((f.stderr or 0.0) ** 2 for f in scored)) / count
-    return Figure(mean, stderr, sum(f.episodes for f in scored))
+    # Lists rather than generators (the same values in the same order: the same sums);
+    # the overall board averages a few hundred times per page.
+    mean = math.fsum([f.mean for f in scored]) / count
+    stderr = math.sqrt(math.fsum([(f.stderr or 0.0) ** 2 for f in scored])) / count
+    return Figure(mean, stderr, sum([f.episodes for f in scored]))

@@ -12,6 +12,7 @@ the filters of the task leaderboards (leaderboard.selectors.runs.Filters) leave 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 from django.urls import get_script_prefix, reverse
@@ -304,9 +305,13 @@ def _mark_ties(ranked: list[Row]) -> None:
                 f"Not distinguishable from rank {upper.rank}: the difference of the average progress, "
                 f"{difference:.1f} ± {half:.1f} (1.96 combined standard errors), contains 0."
             )
-            lower.tie_compare_url = (
-                f"{reverse('leaderboard:compare-submissions')}?a={upper.submission.pk}&b={lower.submission.pk}"
-            )
+            lower.tie_compare_url = f"{_compare_path(get_script_prefix())}?a={upper.submission.pk}&b={lower.submission.pk}"
+
+
+@functools.lru_cache(maxsize=8)
+def _compare_path(script_prefix: str) -> str:
+    # Reversed once per script prefix (reverse puts it in front), not once per tie.
+    return reverse("leaderboard:compare-submissions")
 
 
 def board(tab: str = "llm", strategy: str = "", runs: list[Run] | None = None) -> Board:

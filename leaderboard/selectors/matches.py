@@ -5,16 +5,22 @@ finished matches with a result count, and none of a submission the operators hid
 from __future__ import annotations
 
 from arena.models import Match, Moderated, Submission
+from leaderboard.selectors.statements import kept_rows
 
 
 def finished_results(game: str | None = None) -> list[tuple[int, int, float]]:
     """(first seat's submission id, second's, first's score) of every finished match of
     `game` (of every game when None), oldest first."""
-    matches = Match.objects.filter(status=Match.FINISHED, result__isnull=False)
-    if game is not None:
-        matches = matches.filter(game=game)
-    matches = matches.exclude(first__moderation=Moderated.HIDDEN).exclude(second__moderation=Moderated.HIDDEN)
-    return [tuple(row) for row in matches.order_by("id").values_list("first_id", "second_id", "result")]
+    def values():
+        matches = Match.objects.filter(status=Match.FINISHED, result__isnull=False)
+        if game is not None:
+            matches = matches.filter(game=game)
+        matches = matches.exclude(first__moderation=Moderated.HIDDEN).exclude(second__moderation=Moderated.HIDDEN)
+        return matches.order_by("id").values_list("first_id", "second_id", "result")
+
+    # Every front page asks for them (the overall board's rating column): the statement
+    # is kept (leaderboard.selectors.statements), a game's name one of its parameters.
+    return [tuple(row) for row in kept_rows(Match, ("finished results", game), values)]
 
 
 def games_played() -> list[str]:

@@ -11,6 +11,7 @@ import math
 import orjson
 from arena.clients.errors import describe
 from arena.metrics import summary
+from django.db import router
 from django.db.models import JSONField, TextField
 from django.db.models.base import ModelState
 from django.db.models.functions import Cast
@@ -23,6 +24,7 @@ from envs.core import IMAGE_FORMATS
 from envs.registry import all_suites, suite_of, tasks_of
 from envs.suite import MEAN_OF_EPISODE_METRIC_OVER, Metric, Suite
 from leaderboard.selectors.episodes import failed_episode_errors
+from leaderboard.selectors.statements import kept_rows, rows_of, statement_of
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,6 +37,14 @@ class MetricValue:
     stderr: float | None
     episodes: int
     missing: int
+
+    def __init__(self, metric: Metric, mean: float | None, stderr: float | None, episodes: int, missing: int):
+        # The fields set in the instance's dictionary, as the generated __init__ sets them
+        # through object.__setattr__ one call each (frozen): a front page builds some two
+        # thousand values, and those calls were a tenth of its boards (bench/read_pages.py).
+        fields = self.__dict__
+        fields["metric"], fields["mean"], fields["stderr"] = metric, mean, stderr
+        fields["episodes"], fields["missing"] = episodes, missing
 
     @property
     def missing_share(self) -> float:
@@ -448,7 +458,14 @@ def runs_of_tasks(task_ids, filters: Filters | None = None, *, order: str = "id"
 def scored_runs_by_id(filters: Filters | None = None) -> list[Run]:
     """Every task's runs with finished episodes under the filters, by id, each with its
     submission."""
-    return with_submissions(lean_runs(scored_runs(filters=filters, join_submission=False).order_by("id")))
+    filters = Filters() if filters is None else filters
+    # The filter's statement kept (leaderboard.selectors.statements): its text is the
+    # same at every request.
+    rows = kept_rows(
+        Run, ("scored runs by id", filters),
+        lambda: _lean_values(scored_runs(filters=filters, join_submission=False).order_by("id")),
+    )
+    return with_submissions(_lean_built(rows, router.db_for_read(Run)))
 
 
 def lean_runs(runs) -> list[Run]:
@@ -460,9 +477,22 @@ def lean_runs(runs) -> list[Run]:
     from SQLite's text was a fifth of the read) are left deferred, as `.defer()` leaves
     them: read from the database if asked for. tests/leaderboard/selectors/
     test_front_page_reads.py holds the instances to the ORM's."""
+    values = _lean_values(runs)
+    statement = statement_of(values)
+    return _lean_built(values if statement is None else rows_of(statement), runs.db)
+
+
+def _lean_values(runs):
+    """The rows lean_runs reads of the queryset `runs`, through the ORM."""
     plain, decoded = _lean_fields()
     texts = {f"{name}__text": Cast(name, TextField()) for name in decoded}
-    split, database = len(plain), runs.db
+    return runs.annotate(**texts).values_list(*plain, *texts)
+
+
+def _lean_built(rows, database: str) -> list[Run]:
+    """lean_runs's instances of `rows` (of `_lean_values`), read from `database`."""
+    plain, decoded = _lean_fields()
+    split = len(plain)
     variant_at = split + decoded.index("variant")
     # A board's runs share a few variants (a submission plays every task with one):
     # each distinct text's Variant is built once and given to its runs, as Variant.of
@@ -471,23 +501,30 @@ def lean_runs(runs) -> list[Run]:
     # tenth of the read): lean runs are rows to show, and nothing changes their variant.
     variants: dict[str, tuple[object, Variant | None]] = {}
     decoding = list(enumerate(decoded, start=split))
+    # Every run's fields in a copy of one dictionary holding their names in order: a
+    # copy is made at its full size, where a dictionary built from the pairs grew five
+    # times (half the cost of the fields, bench/read_pages.py); the order is the same.
+    names = dict.fromkeys([*plain, *decoded])
     built = []
     new_run = Run.__new__
-    for values in runs.annotate(**texts).values_list(*plain, *texts):
+    for values in rows:
         variant_text = values[variant_at]
         shared = variants.get(variant_text)
         if shared is None:
             data = None if variant_text is None else _decoded(variant_text)
             shared = variants[variant_text] = (data, _shared_variant(data))
         data, variant = shared
-        fields = dict(zip(plain, values))
+        fields = names.copy()
+        fields.update(zip(plain, values))
         for at, name in decoding:
             text = values[at]
             fields[name] = data if at == variant_at else None if text is None else _decoded(text)
         if variant is not None:
             fields["_variant"] = (data, variant)
         state = fields["_state"] = ModelState()
-        state.adding, state.db = False, database
+        # The fields cache made here, as ModelState's descriptor makes it on first use
+        # (with_submissions fills it: a Python call per run through the descriptor).
+        state.adding, state.db, state.fields_cache = False, database, {}
         run = new_run(Run)
         run.__dict__ = fields
         built.append(run)

@@ -29,9 +29,15 @@ def compact(number):
     if number is None:
         return "—"
     number = float(number)
-    for unit, size in (("B", 1e9), ("M", 1e6), ("k", 1e3)):
-        if abs(number) >= size:
-            return f"{number / size:.1f}{unit}"
+    # The units tried largest first, the magnitude taken once (a front page writes some
+    # fifteen hundred token counts; the loop over a tuple of units cost more than them).
+    magnitude = abs(number)
+    if magnitude >= 1e9:
+        return f"{number / 1e9:.1f}B"
+    if magnitude >= 1e6:
+        return f"{number / 1e6:.1f}M"
+    if magnitude >= 1e3:
+        return f"{number / 1e3:.1f}k"
     return f"{number:.0f}"
 
 

@@ -26,7 +26,7 @@ from django.utils.text import capfirst, slugify
 from envs import harness
 from envs.registry import suite_of
 from leaderboard.boards.harness import standing_of
-from leaderboard.templatetags.arena_format import compact, metric, percent, task_url, usd
+from leaderboard.templatetags.arena_format import compact, percent, task_url, usd
 
 register = template.Library()
 
@@ -49,9 +49,10 @@ def escape(value) -> str:
 
 
 @lru_cache(maxsize=64)
-def _status_slug(status: str) -> str:
-    # slugify normalises Unicode and runs two expressions; a table has a few statuses.
-    return slugify(status)
+def _status_badge(status: str) -> str:
+    # The status cell's start depends on the status alone (slugify normalises Unicode and
+    # runs two expressions; a page has a few statuses and some seven hundred rows).
+    return f'<td><span class="badge status-{escape(slugify(status))}">{escape(status)}</span>'
 
 
 def address_of(view: str) -> Callable[[int], str]:
@@ -121,10 +122,13 @@ def _rank_cell(row) -> str:
     return f"{prefix}{row.rank}"  # a rank is an integer: nothing to escape
 
 
-def _metric_cells(row, run_url: str) -> str:
+def _metric_cells(row, run_url: str, metric_parts: dict) -> str:
     cells = []
     for index, value in enumerate(row.metrics):
-        shown = escape(metric(value))
+        # arena_format.metric's text, escaped: its numbers are digits, signs and points
+        # (nothing escape replaces, tests/leaderboard/web/test_run_rows.py), so the
+        # escaped text is the numbers with the metric's unit escaped, once per metric.
+        shown = _metric_text(value, metric_parts)
         if index:
             cells.append(f'<td class="num">{shown}</td>')
             continue
@@ -136,9 +140,30 @@ def _metric_cells(row, run_url: str) -> str:
     return "".join(cells)
 
 
+def _metric_text(value, metric_parts: dict) -> str:
+    """escape(arena_format.metric(value)) from the metric's digits and escaped unit,
+    kept in `metric_parts` by the metric's identity (with the metric, so that its id
+    stays its own): a page writes some two thousand values of a few dozen metrics."""
+    mean = value.mean
+    if mean is None:
+        return "—"
+    described = value.metric
+    known = metric_parts.get(id(described))
+    if known is None or known[0] is not described:
+        # metric's f-strings as format patterns built once (their nested precision was
+        # worked out again at every value): the same float formatting, the same text.
+        digits, unit = described.digits, escape(described.unit).replace("{", "{{").replace("}", "}}")
+        known = metric_parts[id(described)] = (
+            described, f"{{:.{digits}f}}{unit}", f"{{:.{digits}f}} ± {{:.{digits}f}}{unit}",
+        )
+    stderr = value.stderr
+    if stderr is None:
+        return known[1].format(mean)
+    return known[2].format(mean, stderr)
+
+
 def _status_cell(run, marks: dict) -> str:
-    status = escape(run.status)
-    cell = f'<td><span class="badge status-{escape(_status_slug(run.status))}">{status}</span>'
+    cell = _status_badge(run.status)
     shipped = run.shipped_figures
     if shipped:
         source, generated = escape(shipped.get("file", "")), escape(str(shipped.get("generated", ""))[:10])
@@ -164,6 +189,7 @@ class RowParts:
         self.submissions: dict[int, tuple[str, str, str]] = {}
         self.harness_marks: dict[tuple[str, str], str] = {}
         self.variants: dict[tuple[int, bool], tuple[object, str]] = {}
+        self.metrics: dict[int, tuple[object, str, str]] = {}
 
     def of_submission(self, submission, submission_url: Callable[[int], str]) -> tuple[str, str, str]:
         """The row's class, the start of its name cell and its model cell."""
@@ -179,14 +205,15 @@ class RowParts:
 
 
     def variant_cell(self, run, is_baseline: bool) -> str:
-        """The run's variant_label, escaped: once per Variant (runs read together share
-        them, leaderboard.selectors.runs.lean_runs), the Variant kept with its label so
-        that its id stays its own."""
-        variant = run.settings
-        key = (id(variant), is_baseline)
+        """The run's variant_label, escaped: once per stored variant (runs read together
+        share one decoded variant, and its Variant, per text: leaderboard.selectors.runs
+        .lean_runs), the stored variant kept with its label so that its id stays its own."""
+        stored = run.variant
+        key = (id(stored), is_baseline)
         known = self.variants.get(key)
-        if known is None or known[0] is not variant:
-            known = self.variants[key] = (variant, escape(variant.label(baseline=is_baseline)))
+        if known is None or known[0] is not stored:
+            # A run's Variant is built from its stored variant alone (arena.variant.Variant.of).
+            known = self.variants[key] = (stored, escape(run.settings.label(baseline=is_baseline)))
         return known[1]
 
 
@@ -218,7 +245,7 @@ def run_row(row, run_url: Callable[[int], str], submission_url: Callable[[int], 
         f"      <td>{name_cell}</td>\n"
         f"      <td>{model_cell}</td>\n"
         f'      <td class="variant">{parts.variant_cell(run, submission.is_baseline)}</td>\n'
-        f"      {_metric_cells(row, run_url(run.id))}\n"
+        f"      {_metric_cells(row, run_url(run.id), parts.metrics)}\n"
         f'      <td class="num">{episodes}</td>\n'
         f'      <td class="num">{illegal}</td>\n'
         f'      <td class="num">{tokens}</td>\n'
@@ -232,9 +259,15 @@ def run_row(row, run_url: Callable[[int], str], submission_url: Callable[[int], 
 def run_rows(rows, parts: RowParts | None = None) -> SafeString:
     """Every row of `rows` (leaderboard.selectors.runs.LeaderboardRow), in order;
     `parts` shared with the other tables of the page, when it has several."""
+    return mark_safe(_rows_markup(rows, parts))
+
+
+def _rows_markup(rows, parts: RowParts | None) -> str:
+    # run_rows's markup as a plain string, for a caller that writes it into more (marking
+    # it safe copies it: the front page's sixty tables were copied once more each).
     run_url, submission_url = address_of("leaderboard:run"), address_of("leaderboard:submission")
     parts = RowParts() if parts is None else parts
-    return mark_safe("".join(run_row(row, run_url, submission_url, parts) for row in rows))
+    return "".join([run_row(row, run_url, submission_url, parts) for row in rows])
 
 
 # The front page's task leaderboards (templates/leaderboard/index.html), written here as
@@ -261,7 +294,7 @@ def run_table(rows, columns, row_parts: RowParts | None = None) -> str:
         for index, column in enumerate(columns)
     )
     if rows:
-        body = run_rows(rows, row_parts)
+        body = _rows_markup(rows, row_parts)
     else:
         body = (
             f'\n    <tr><td colspan="{len(columns) + 9}" class="muted">No finished episodes yet.</td></tr>\n  '

@@ -1,11 +1,13 @@
 """A web process (arena.web.web_process) sets the garbage collector for serving once
-Daphne's command line has loaded the application, unless ARENA_WEB_GC_TUNED is off.
+Daphne's command line has loaded the application, unless ARENA_WEB_GC_TUNED is off, and
+keeps the memory its pages free (arena.memory), unless ARENA_WEB_KEEP_FREED_MEMORY is off.
 
 Each case runs the real command line in a child process (the collector is process-wide),
 with Daphne's serving loop replaced by a report of the collector's state at the moment
 the server would start serving."""
 
 import json
+import platform
 import subprocess
 import sys
 
@@ -20,11 +22,16 @@ import gc, json, sys
 import daphne.server
 import {WEB_PROCESS} as web_process
 
+kept = []
+keep_freed_memory = web_process.keep_freed_memory
+web_process.keep_freed_memory = lambda: kept.append(keep_freed_memory()) or kept[-1]
+
 def report(server):
     print(json.dumps({{
         "thresholds": gc.get_threshold(),
         "frozen": gc.get_freeze_count(),
         "application_loaded": "config.asgi" in sys.modules,
+        "kept_freed_memory": kept,
     }}))
 
 daphne.server.Server.run = report
@@ -58,3 +65,10 @@ def test_with_the_setting_off_the_collector_keeps_cpythons_defaults():
     assert state["application_loaded"]
     assert tuple(state["thresholds"]) == (700, 10, 10)
     assert state["frozen"] == 0
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")
+def test_the_allocator_keeps_freed_memory_unless_the_setting_is_off():
+    assert state_at_serving()["kept_freed_memory"] == [True]  # on by default
+    state = state_at_serving(ARENA_WEB_KEEP_FREED_MEMORY="0")
+    assert state["kept_freed_memory"] == [] and tuple(state["thresholds"]) == THRESHOLDS

@@ -165,3 +165,27 @@ def test_the_lean_runs_variants_are_each_runs_own(runs_of_both_modes):
     for run in lean[1:]:
         by_text.setdefault(repr(run.variant), set()).add(id(Variant.of(run)))
     assert len(by_text) < len(lean) - 1 and all(len(ids) == 1 for ids in by_text.values())
+
+
+@pytest.mark.parametrize("filters", FILTERS, ids=str)
+def test_the_kept_statement_reads_the_runs_the_orm_reads(runs_of_both_modes, filters, django_assert_num_queries):
+    """scored_runs_by_id keeps each filter's SQL after its first use: the runs read by
+    the kept statement (a change of the data in between) are the ORM's, field for field."""
+    fields = [field.attname for field in Run._meta.concrete_fields if field.attname not in LEAN_DEFERRED]
+
+    def values(runs):
+        return repr([[getattr(run, name) for name in fields] + [run.submission.name] for run in runs])
+
+    scored_runs_by_id(filters)  # the statement kept, if it was not yet
+    Run.objects.filter(task="lmact/tictactoe").update(score_sum=7.5, metric_sums={"x": {"n": 1, "sum": 2.0}})
+    Run.objects.filter(task="lmact/gridworld").update(episodes_done=1)
+    with django_assert_num_queries(2):  # the runs, their submissions
+        kept = scored_runs_by_id(filters)
+    assert values(kept) == values(scored_runs(filters=filters).order_by("id"))
+    assert any(run.task == "lmact/gridworld" for run in kept) == (filters == Filters() or filters.mode == "llm")
+    assert {run.score_sum for run in kept if run.task == "lmact/tictactoe"} <= {7.5}
+
+
+def test_a_queryset_without_rows_to_ask_for_reads_none(django_assert_num_queries):
+    with django_assert_num_queries(0):
+        assert lean_runs(Run.objects.filter(pk__in=[])) == []

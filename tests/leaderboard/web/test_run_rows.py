@@ -135,3 +135,22 @@ def test_the_numbers_a_row_writes_unescaped_hold_nothing_escape_would_replace(va
         except (OverflowError, ValueError):
             continue  # nothing written: the page fails the same way with or without escaping
         assert escape(text) == text, (formatter.__name__, value, text)
+
+
+@pytest.mark.parametrize("unit", ["", " %", " steps", " <&{0}>"])
+@pytest.mark.parametrize("digits", [0, 1, 3])
+@pytest.mark.parametrize("mean, stderr", [
+    (None, None), (0.0, None), (-0.0, 0.0), (12.345678, 0.98765), (-1e300, 1e-9), (float("inf"), float("nan")),
+])
+def test_a_metric_cell_is_the_escaped_metric_filter(unit, digits, mean, stderr):
+    # run_rows writes each value from its metric's format patterns, built once per page.
+    from envs.suite import MEAN_SUMMED_REWARD, Metric
+    from leaderboard.selectors.runs import MetricValue
+    from leaderboard.templatetags.arena_format import metric
+    from leaderboard.templatetags.run_rows import _metric_text, escape
+
+    described = Metric("m", "M", True, MEAN_SUMMED_REWARD, unit=unit, digits=digits)
+    value = MetricValue(described, mean, stderr, 3, 0)
+    parts: dict = {}
+    assert _metric_text(value, parts) == escape(metric(value))
+    assert _metric_text(value, parts) == escape(metric(value))  # from the patterns kept
