@@ -261,9 +261,21 @@ def step_write_costs(task_id: str, steps: int = 1500, batch: int = 4) -> tuple[f
     return costs[0], costs[1]
 
 
+def _builds_starts(task_id: str) -> bool:
+    from envs.registry import make
+
+    task = make(task_id, None)
+    try:
+        return task.start_builder(0) is not None
+    finally:
+        task.close()
+
+
 def full_runner(task_id: str, episodes: int, options: dict, in_flight: int,
                 first_seed: int = 0) -> tuple[int, float, float, float]:
-    """Steps, wall seconds, CPU seconds and system seconds of a Worker playing the run."""
+    """Steps, wall seconds, CPU seconds and system seconds of a Worker playing the run;
+    the CPU seconds count the start processes' (arena.play.starts) with the worker's."""
+    from arena.play import starts
     from arena.services.runs import RunSpec, run_create
     from arena.services.submissions import baseline_submission
     from arena.models import Step
@@ -276,8 +288,10 @@ def full_runner(task_id: str, episodes: int, options: dict, in_flight: int,
     run = run_create(submission, spec)
     worker = Worker(concurrency=in_flight, name=f"bench-{task_id}")
     wall, cpu, system = time.perf_counter(), time.process_time(), os.times().system
+    built_cpu = starts.cpu_seconds()
     asyncio.run(worker.serve(until_idle=True))
     elapsed, cpu_used, system_used = time.perf_counter() - wall, time.process_time() - cpu, os.times().system - system
+    cpu_used += starts.cpu_seconds() - built_cpu
     return Step.objects.filter(episode__run=run).count(), elapsed, cpu_used, system_used
 
 
@@ -371,6 +385,26 @@ def main() -> None:
                   f"in a worker (same seeds each way):")
             print_runner_episode_ends(runner_episode_ends(task_id, args.episodes, options, args.in_flight, full_runner,
                                                           first_seed=3 * args.episodes), indent="    ")
+            if _builds_starts(task_id):
+                from arena.play import starts
+
+                starts.enabled = False
+                try:
+                    own_steps, own_wall, own_cpu, _ = full_runner(task_id, args.episodes, options, args.in_flight)
+                finally:
+                    starts.enabled = True
+                built_before = starts.cpu_seconds()
+                on_steps, on_wall, on_cpu, _ = full_runner(task_id, args.episodes, options, args.in_flight)
+                built_cpu = starts.cpu_seconds() - built_before
+                print(
+                    f"  world starts : arena runner {own_steps / own_wall:6.0f} steps/s, CPU "
+                    f"{1000 * own_cpu / own_steps:6.3f} ms/step with each start built in the worker's interpreter, "
+                    f"{on_steps / on_wall:6.0f} steps/s, CPU {1000 * on_cpu / on_steps:6.3f} ms/step (the worker "
+                    f"{1000 * (on_cpu - built_cpu) / on_steps:.3f}, the start processes {1000 * built_cpu / on_steps:.3f}) "
+                    f"built in start processes (arena.play.starts): ratio by wall "
+                    f"{(on_steps / on_wall) / (own_steps / own_wall):.2f}; against the raw loop "
+                    f"{(own_steps / own_wall) / raw_rate:.3f} and {(on_steps / on_wall) / raw_rate:.3f}"
+                )
             if task_class.cpu_bound:
                 task_class.cpu_bound = False
                 try:

@@ -39,7 +39,7 @@ def cpu_split(task_id: str, episodes: int, options: dict, in_flight: int, full_r
     on seeds from `first_seed` (seeds not played before in the process: new pictures)."""
     from contextlib import ExitStack
 
-    from arena.play import dbthread, runner
+    from arena.play import dbthread, runner, starts
     from arena.services import steps
     from envs.registry import get_task_class
 
@@ -58,13 +58,14 @@ def cpu_split(task_id: str, episodes: int, options: dict, in_flight: int, full_r
         for owner, name, label in parts:
             stack.enter_context(_timed(owner, name, label, spent))
         db_started = dbthread._executor.submit(time.thread_time).result()
-        loop_started, process_started = time.thread_time(), time.process_time()
+        loop_started, process_started, built_started = time.thread_time(), time.process_time(), starts.cpu_seconds()
         played, *_ = full_runner(task_id, episodes, options, in_flight, first_seed=first_seed)
         loop = time.thread_time() - loop_started
         process = time.process_time() - process_started
+        built = starts.cpu_seconds() - built_started
         database = dbthread._executor.submit(time.thread_time).result() - db_started
     split = {
         "process": process, "event loop thread": loop, "database thread": database,
-        "other threads": process - loop - database, **spent,
+        "other threads": process - loop - database, "start processes (beside the process)": built, **spent,
     }
     return played, {label: 1000 * seconds / played for label, seconds in split.items()}

@@ -233,6 +233,19 @@ class Task(abc.ABC):
         self._phase = _PLAYING
         return observation
 
+    def start_builder(self, seed: int):
+        """For games whose start computes long in the interpreter (crafter generates its
+        world in pure Python): a picklable function and its arguments that build, in any
+        process, what `reset(seed)` starts from, for `reset_built`. A worker runs it in a
+        process of its own (arena.play.starts) so its interpreter plays other episodes
+        meanwhile. None: `reset` builds its start itself."""
+        return None
+
+    def reset_built(self, seed: int, built) -> Observation:
+        """`reset(seed)` from what the function of `start_builder(seed)` returned: the
+        same episode, state for state, as `reset(seed)` starts."""
+        raise TypeError(f"{self.id} builds its start in `reset`")
+
     def step(self, action_text: str) -> StepResult:
         """Apply the agent's action; the one place that counts steps and applies the
         step limit. An episode the game ends on its last allowed step is terminated,

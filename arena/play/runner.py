@@ -31,6 +31,7 @@ from arena.services.runs import run_budget_reached
 from arena.services.steps import LeaseLost, StepNotStored, StepRecord
 from arena.live import publish
 from arena.services import snapshots
+from arena.play import starts
 from arena.play.dbthread import db
 from arena.play.simulators import computing
 from arena.endpoint_privacy import hide_endpoint
@@ -239,7 +240,7 @@ class _Playthrough:
             await asyncio.wait([pending])
 
     async def _play(self, stored_steps: list[Step], snapshot=None) -> None:
-        self.observation = await self._off_loop(self.task.reset, self.episode.seed)
+        self.observation = await self._reset()
         await self._begin()
         if snapshot is not None:
             await self._restore(snapshot, stored_steps)
@@ -253,6 +254,15 @@ class _Playthrough:
             logger.info("episode %s: %s", self.episode.pk, exhausted)
             self.end_reason = f"context window exhausted at step {self.index}"
         await self._finish()
+
+    async def _reset(self):
+        """The task reset to the episode's seed; from a start built in a start process
+        when the task builds one (arena.play.starts), else by the task itself."""
+        seed = self.episode.seed
+        built = await starts.built(self.task, seed)
+        if built is None:
+            return await self._off_loop(self.task.reset, seed)
+        return await self._off_loop(self.task.reset_built, seed, built)
 
     async def _begin(self) -> None:
         agent = self.agent

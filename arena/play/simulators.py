@@ -19,14 +19,14 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 
-def _cores() -> int:
+def cores() -> int:
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         return os.cpu_count() or 1
 
 
-_executor = ThreadPoolExecutor(max_workers=_cores(), thread_name_prefix="arena-sim")
+_executor = ThreadPoolExecutor(max_workers=cores(), thread_name_prefix="arena-sim")
 
 
 async def computing(function, *args):

@@ -22,7 +22,7 @@ def test_computing_runs_on_a_simulator_thread_with_the_callers_context():
 
     name, context_value, value = asyncio.run(call())
     assert name.startswith("arena-sim") and context_value == "the caller's" and value == 7
-    assert simulators._executor._max_workers == simulators._cores()
+    assert simulators._executor._max_workers == simulators.cores()
 
 
 def _thread_of_step(task_id: str, **options) -> str:
