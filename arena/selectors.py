@@ -50,6 +50,21 @@ def episode_endpoint(episode_id: int) -> Endpoint | None:
     return Endpoint(row[0], row[1])
 
 
+def newcomer_waiting() -> bool:
+    """Whether a user's submission has episodes queued and none playing anywhere."""
+    playing = Episode.objects.filter(status=Episode.RUNNING).values("run__submission_id")
+    queued = Episode.objects.filter(status=Episode.QUEUED).exclude(run__submission__kind=Submission.KIND_BASELINE)
+    return queued.exclude(run__submission_id__in=playing).exists()
+
+
+def submission_playing(episode_id: int) -> bool:
+    """Whether the submission of the episode has an episode playing anywhere."""
+    submission_id = Episode.objects.filter(pk=episode_id).values_list("run__submission_id", flat=True).first()
+    return submission_id is not None and Episode.objects.filter(
+        status=Episode.RUNNING, run__submission_id=submission_id
+    ).exists()
+
+
 @dataclasses.dataclass(frozen=True)
 class RunProgress:
     percent: float  # of the run's steps: finished and failed episodes count whole

@@ -17,6 +17,14 @@ back to the queue behind its submission's others, instead of waiting inside the 
 in a place another submission's episode needs: a slow one-slot server with hundreds of
 episodes queued used to fill all of a worker's places, and the next user's first
 episode waited for one of them to end.
+
+A worker full of one submission's episodes that are playing (a fast endpoint's long
+NetHack or TextAtari episodes) would still keep the next user's first episode waiting
+until one of them ends. So while it is full it looks, every NEWCOMER_CHECK_SECONDS, for a
+user's submission with episodes queued and none playing; then it takes messages off the
+queue (at most NEWCOMER_LOOKAHEAD, the others given back behind their flows) until it
+finds that submission's episode, and starts it in one of NEWCOMER_PLACES places beyond
+its concurrency. After that first episode, the fair queue shares the places as they free.
 """
 
 from __future__ import annotations
@@ -26,13 +34,14 @@ import gc
 import logging
 import os
 import socket
+import time
 import uuid
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from arena import queue
-from arena.selectors import episode_endpoint
+from arena.selectors import episode_endpoint, newcomer_waiting, submission_playing
 from arena.services.episodes import episodes_heartbeat, reap_stale_episodes, worker_heartbeat, worker_stopped
 from arena.services.runs import episode_turn_given_back
 from arena.play import requeue
@@ -50,6 +59,10 @@ ENDPOINT_HOLD_FACTOR = 2
 # When the queue's head is all episodes of busy endpoints, the worker waits this long
 # (or until one of its episodes ends) before taking again, rather than cycling them.
 GIVE_BACK_PAUSE_SECONDS = 1.0
+# A newcomer's first episode while the worker is full (module docstring).
+NEWCOMER_CHECK_SECONDS = 2.0
+NEWCOMER_LOOKAHEAD = 8
+NEWCOMER_PLACES = 4
 
 
 class Worker:
@@ -61,6 +74,7 @@ class Worker:
         self.baselines_in_flight: set[int] = set()
         self.endpoint_of: dict[int, str] = {}  # episode in flight -> its endpoint's base URL
         self._stopping = asyncio.Event()
+        self._next_newcomer_check = 0.0
 
     def stop(self) -> None:
         """Take no more episodes, and give the ones in play back to the queue at their
@@ -84,6 +98,8 @@ class Worker:
                 # Baselines are played only while no user's episode is: never ahead of
                 # one, nor taking the cores from one.
                 baselines_wait = head is not None and queue.is_baseline_band(head) and self._users_in_flight()
+                if full and await self._start_a_newcomer():
+                    continue
                 if full or baselines_wait:
                     await asyncio.wait(self.in_flight.values(), timeout=IDLE_POLL_SECONDS, return_when=asyncio.FIRST_COMPLETED)
                     continue
@@ -126,6 +142,33 @@ class Worker:
         if held >= ENDPOINT_HOLD_FACTOR * max(1, endpoint.max_concurrent_requests):
             return False
         return endpoint.base_url
+
+    async def _start_a_newcomer(self) -> bool:
+        """Start the first episode of a user's submission that has none playing, beyond
+        the worker's concurrency (module docstring); whether one was started."""
+        now = time.monotonic()
+        if now < self._next_newcomer_check or len(self.in_flight) >= self.concurrency + NEWCOMER_PLACES:
+            return False
+        self._next_newcomer_check = now + NEWCOMER_CHECK_SECONDS
+        if not await sync_to_async(newcomer_waiting, thread_sensitive=False)():
+            return False
+        for _ in range(NEWCOMER_LOOKAHEAD):
+            dequeued = await sync_to_async(queue.dequeue_episode, thread_sensitive=False)()
+            if dequeued is None:
+                return False
+            if not dequeued.baseline and not await sync_to_async(submission_playing, thread_sensitive=False)(
+                dequeued.episode_id
+            ):
+                endpoint = await self._endpoint_with_a_place(dequeued)
+                if endpoint is not False:
+                    logger.info("episode %d starts beyond the worker's places: its submission had none playing",
+                                dequeued.episode_id)
+                    self._start(dequeued, endpoint)
+                    return True
+            await sync_to_async(episode_turn_given_back, thread_sensitive=False)(
+                dequeued.episode_id, resume=dequeued.resuming
+            )
+        return False
 
     async def _wait_for_an_end(self, timeout: float) -> None:
         if self.in_flight:

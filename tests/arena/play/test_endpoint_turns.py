@@ -1,7 +1,9 @@
-"""A slow endpoint's backlog never holds a worker's places: the worker keeps at most two
-episodes per call the endpoint takes at once, and the next user's episode starts at once
-(a one-slot llama-server with eighty episodes queued used to fill all 32 places of the
-worker, and a second user's first episode waited minutes for one of them to end)."""
+"""One submission's episodes never keep the next user's first episode waiting: a slow
+endpoint's backlog holds at most two places per call the endpoint takes at once (a
+one-slot llama-server with eighty episodes queued used to fill all 32 places of the
+worker, and a second user's first episode waited minutes for one of them to end), and a
+worker full of one submission's playing episodes starts a newcomer's first episode in a
+place beyond its concurrency."""
 
 import asyncio
 import time
@@ -103,3 +105,42 @@ def test_a_worker_with_only_busy_endpoints_queued_waits_instead_of_cycling_the_q
     # Two given back at once, then about one a second: not the whole queue, again and again.
     assert 2 <= len(given_back) <= 12, len(given_back)
     assert slow.episodes.filter(status=Episode.QUEUED).count() == 20
+
+
+def test_a_worker_full_of_one_submissions_playing_episodes_starts_a_newcomers_first(
+    make_model_submission, fake_model, monkeypatch
+):
+    monkeypatch.setattr(worker_module, "NEWCOMER_CHECK_SECONDS", 0.5)
+    with FakeOpenAIServer(latency=SLOW_CALL_SECONDS) as slow_server:
+        # Two calls at once there: both of the worker's places play, none waits.
+        busy = new_run(
+            make_model_submission(name="busy", base_url=slow_server.base_url, max_concurrent_requests=2), episodes=10
+        )
+        newcomer = make_model_submission(name="newcomer", base_url=fake_model.base_url)
+        worker = Worker(concurrency=2, name="newcomers")
+        seen = {}
+
+        async def scenario():
+            serving = asyncio.create_task(worker.serve())
+            deadline = time.monotonic() + 20
+            while await sync_to_async(_claimed)(busy) < 2 and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            fresh = await sync_to_async(new_run)(newcomer, episodes=2)
+            created = time.monotonic()
+            while time.monotonic() - created < 60:
+                if await sync_to_async(lambda: Run.objects.get(pk=fresh.pk).status)() == Run.FINISHED:
+                    break
+                await asyncio.sleep(0.1)
+            seen["newcomer finished after"] = time.monotonic() - created
+            seen["busy held"] = await sync_to_async(_claimed)(busy)
+            worker.stop()
+            await serving
+
+        async_to_sync(scenario)()
+
+    # Its first episode started beyond the two places, then the second (the fair queue
+    # shares places as they free; a grid world's episode there is up to 25 calls of 2 s).
+    assert seen["newcomer finished after"] < 20, seen
+    assert busy.episodes.filter(status=Episode.FINISHED).count() == 0, seen
+    assert busy.episodes.filter(status=Episode.QUEUED).count() == 10
+
