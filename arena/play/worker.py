@@ -101,7 +101,7 @@ class Worker:
                 if full and await self._start_a_newcomer():
                     continue
                 if full or baselines_wait:
-                    await asyncio.wait(self.in_flight.values(), timeout=IDLE_POLL_SECONDS, return_when=asyncio.FIRST_COMPLETED)
+                    await self._wait_for_an_end(IDLE_POLL_SECONDS)
                     continue
                 dequeued = await sync_to_async(queue.dequeue_episode, thread_sensitive=False)()
                 if dequeued is None:
@@ -114,9 +114,7 @@ class Worker:
                     continue
                 endpoint = await self._endpoint_with_a_place(dequeued)
                 if endpoint is False:
-                    await sync_to_async(episode_turn_given_back, thread_sensitive=False)(
-                        dequeued.episode_id, resume=dequeued.resuming
-                    )
+                    await self._give_back(dequeued)
                     given_back_in_a_row += 1
                     if given_back_in_a_row > 1:
                         await self._wait_for_an_end(GIVE_BACK_PAUSE_SECONDS)
@@ -165,10 +163,14 @@ class Worker:
                                 dequeued.episode_id)
                     self._start(dequeued, endpoint)
                     return True
-            await sync_to_async(episode_turn_given_back, thread_sensitive=False)(
-                dequeued.episode_id, resume=dequeued.resuming
-            )
+            await self._give_back(dequeued)
         return False
+
+    async def _give_back(self, dequeued: queue.Dequeued) -> None:
+        """The episode's message back in the queue, behind its flow's others."""
+        await sync_to_async(episode_turn_given_back, thread_sensitive=False)(
+            dequeued.episode_id, resume=dequeued.resuming
+        )
 
     async def _wait_for_an_end(self, timeout: float) -> None:
         if self.in_flight:
