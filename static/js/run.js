@@ -105,7 +105,7 @@
       }
       // A long episode moves the bar step by step; say how far the running ones are.
       if (isNum(data.steps_running) && data.steps_running > 0) {
-        text += " · " + data.steps_running + " steps played by the running episodes";
+        text += " · " + data.steps_running + (data.steps_running === 1 ? " step" : " steps") + " played by the running episodes";
         if (isNum(data.step_limit)) {
           text += " (limit " + data.step_limit + " each)";
         }
