@@ -1,48 +1,42 @@
-"""The provider-independent half of every HTTP model client.
+"""The provider-independent half of every model client.
 
-`HTTPModelClient` owns what does not depend on the wire format:
+`HTTPModelClient` owns what does not depend on the provider:
 
-* one `httpx.AsyncClient` per client instance (a shared connection pool for all the
-  episodes that play one model), sending through `arena.clients.urlguard.GuardedTransport`
-  unless a test injects a transport, never following redirects, ignoring environment
-  proxies, asking for an uncompressed body;
-* the retry loop (see `arena.clients.base` for what is retried, the backoff, jitter
-  and Retry-After rules) and the per-attempt deadline (`total_timeout_seconds`) that
-  cuts a server trickling its answer a byte at a time;
-* reading the body with a size cap, and the wording of every transport error;
+* one `httpx2.AsyncClient` per client instance, sending through
+  `arena.clients.urlguard.GuardedTransport` (every address checked at connect time, every
+  answer's body capped) unless a test injects a transport, never following redirects,
+  ignoring environment proxies. The vendors' SDKs (`openai`, `anthropic`,
+  `google-genai`) are given this client as their HTTP client: they build the requests
+  and read the replies, the guard carries them;
+* the retry loop (see `arena.clients.base` for what is retried, the backoff, jitter and
+  Retry-After rules; the SDKs' own retries are off) and the per-attempt deadline
+  (`total_timeout_seconds`) that cuts a server trickling its answer a byte at a time;
+* the wording of every failure, whatever library raised it: the HTTP answer each attempt
+  got is seen by a response hook, so a status, a body that is not JSON or a body too
+  large reads the same for every provider, and never quotes the endpoint's address;
 * redaction: each secret the subclass registers is removed from every error message;
-* normalising what came back before anything stores it (`normalise_reply`): text as
-  valid Unicode without NULs, each field within its cap (MAX_*_CHARS), token counts as
-  bounded non-negative integers or None, JSON too deep to read as a malformed answer.
+* normalising what came back before anything stores it (`normalise_reply`).
 
-A provider client subclasses it, builds the request body, and implements `_parse`
-(body bytes of a 2xx answer -> ModelReply, or raise AttemptFailed via `_malformed` /
-`_unusable`). Optional hooks: `_attempt_headers` (per-attempt headers, e.g. a fresh
-signature), `_status_hint`, `_status_failure`, `_retry_after`.
-
-What a reply becomes before it is stored is in `arena.clients.replies`; the readers of
-OpenAI-style chat messages the other providers convert are in
-`arena.clients.chat_messages`.
+A provider client implements `_call` (one attempt through its SDK, or a plain POST)
+and `_parse` (what `_call` returned and the answer's JSON object -> ModelReply, or
+raise AttemptFailed via `_malformed` / `_unusable`).
 """
 
 from __future__ import annotations
 
 import abc
 import asyncio
+import contextvars
+import json
 import random
 import time
 from collections.abc import Iterable, Mapping
+from typing import Any
 
-import httpx
+import httpx2
+import pydantic
 
-from arena.clients.base import (
-    ModelCallError,
-    ModelReply,
-    RetryPolicy,
-    is_retryable_status,
-    parse_retry_after,
-    redact,
-)
+from arena.clients.base import ModelCallError, ModelReply, RetryPolicy, is_retryable_status, parse_retry_after, redact
 from arena.clients.errors import KINDS, ErrorKind, classify_status
 from arena.clients.replies import (
     MAX_ERROR_CHARS,
@@ -53,9 +47,12 @@ from arena.clients.replies import (
     normalise_reply,
     parse_json,
 )
-from arena.clients.urlguard import GuardedTransport, UnsafeURL, parse_url
+from arena.clients.urlguard import GuardedTransport, ResponseTooLarge, UnsafeURL, parse_url
 
 DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+
+# The HTTP answers of the attempt running in this task (see HTTPModelClient._on_response).
+_ANSWERS: contextvars.ContextVar[list | None] = contextvars.ContextVar("arena_http_answers", default=None)
 
 
 class AttemptFailed(Exception):
@@ -84,6 +81,14 @@ class AttemptFailed(Exception):
         self.kind = kind or (ErrorKind.BAD_ANSWER if malformed else None)
 
 
+class RedirectRefused(Exception):
+    """A 3xx answer: the arena never follows one (every hop would need the guard)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status = status
+
+
 def check_base_url(base_url: str, secrets: Iterable[str | None] = (), what: str = "model base URL") -> str:
     """`base_url` stripped, or ValueError("Invalid <what>: ...") if it is not an http(s)
     URL the arena could call (the DNS part of the check happens at connect time)."""
@@ -95,17 +100,22 @@ def check_base_url(base_url: str, secrets: Iterable[str | None] = (), what: str 
     return base_url
 
 
-# --- the client ------------------------------------------------------------------------
+def _causes(exc: BaseException):
+    """`exc` and the exceptions it was raised from (an SDK wraps the transport's)."""
+    seen = 0
+    while exc is not None and seen < 8:
+        yield exc
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
 
 
 class HTTPModelClient(abc.ABC):
-    """A POST-JSON-get-JSON client with retries; subclasses speak one provider's format.
+    """A JSON-over-HTTP client with retries; subclasses speak one provider's format.
 
     `timeout_seconds` is the connect and read (and write/pool) timeout; the whole of one
     attempt is also bounded by `total_timeout_seconds` (default twice
-    `timeout_seconds`) so a server that trickles bytes cannot hold an episode forever.
-    `secrets` are redacted from every error message; `headers` are sent with every
-    request (put credentials there, never in the URL).
+    `timeout_seconds`). `secrets` are redacted from every error message; `headers` are
+    sent with every request (put credentials there, never in the URL).
     """
 
     #: How error messages name the other side ("The model endpoint answered HTTP 500").
@@ -127,12 +137,11 @@ class HTTPModelClient(abc.ABC):
         malformed_retries: int = 2,
         allow_loopback: bool = False,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: httpx2.AsyncBaseTransport | None = None,
         max_connections: int = 256,
         rng: random.Random | None = None,
     ) -> None:
         self.url = url
-        self._url_parsed: tuple[str, httpx.URL] | None = None  # see _parsed_url
         # Told of every attempt's status and headers, or of its timeout
         # (arena.clients.limits.EndpointGate.observe paces the endpoint by them).
         self.observer = None
@@ -147,37 +156,21 @@ class HTTPModelClient(abc.ABC):
             malformed_retries=malformed_retries,
             rng=rng or random.Random(),
         )
-        limits = httpx.Limits(
-            max_connections=max_connections,
-            max_keepalive_connections=max(1, max_connections // 4),
-            keepalive_expiry=30.0,
-        )
         if transport is None:
-            transport = GuardedTransport(allow_loopback, limits=limits)
-        all_headers = {
-            "Accept": "application/json",
-            # Ask for an uncompressed body so the size cap counts what is really read.
-            "Accept-Encoding": "identity",
-            "User-Agent": "the-arena/1",
-        }
-        all_headers.update(headers or {})
-        # Requests go straight to the transport (see `_request`): httpx.AsyncClient's
-        # per-request machinery (auth and redirect flows, event hooks, cookie merging,
-        # stream wrappers) cost a model call more CPU than the transport itself. What of
-        # it the arena relies on is done here: the same headers in the same order, the
-        # endpoint's cookies kept and sent back, redirects answered and never followed
-        # (every hop must be checked; see arena.clients.urlguard), no environment
-        # proxies (they would bypass the guard).
-        self._transport = transport
-        # The guard's direct path (no httpx request and response objects) when the
-        # connections are the lean transport's; any other transport gets httpx.Request.
-        self._direct = bool(getattr(transport, "sends_direct", False))
-        # httpx.AsyncClient's defaults updated with the arena's: only its
-        # "Connection: keep-alive" is left of them, first, as it always was sent.
-        self._headers = httpx.Headers({"Connection": "keep-alive"})
-        self._headers.update(all_headers)
-        self._merged_headers: tuple[tuple, tuple[httpx.Headers, bool]] | None = None  # see _request_headers
-        self.cookies = httpx.Cookies()
+            limits = httpx2.Limits(
+                max_connections=max_connections,
+                max_keepalive_connections=max(1, max_connections // 4),
+                keepalive_expiry=30.0,
+            )
+            transport = GuardedTransport(allow_loopback, limits=limits, max_response_bytes=max_response_bytes)
+        self.http = httpx2.AsyncClient(
+            transport=transport,
+            headers={"Accept": "application/json", "User-Agent": "the-arena/1", **(headers or {})},
+            timeout=httpx2.Timeout(timeout_seconds),
+            follow_redirects=False,  # every hop must be checked; see arena.clients.urlguard
+            trust_env=False,  # environment proxies would bypass the guard
+            event_hooks={"response": [self._on_response]},
+        )
         self._closed = False
 
     def __repr__(self) -> str:  # no secret here, ever
@@ -193,12 +186,16 @@ class HTTPModelClient(abc.ABC):
         self.timeout_seconds = seconds
         self.total_timeout_seconds = seconds * ratio
 
+    @property
+    def timeout(self) -> httpx2.Timeout:
+        return httpx2.Timeout(self.timeout_seconds)
+
     # --- lifecycle ---------------------------------------------------------------------
 
     async def aclose(self) -> None:
         if not self._closed:
             self._closed = True
-            await self._transport.aclose()
+            await self.http.aclose()
 
     async def __aenter__(self):
         return self
@@ -209,12 +206,13 @@ class HTTPModelClient(abc.ABC):
     # --- hooks for subclasses ----------------------------------------------------------
 
     @abc.abstractmethod
-    def _parse(self, body: bytes, status: int) -> ModelReply:
-        """Turn a 2xx body into a reply, or raise `_malformed(...)` / `_unusable(...)`."""
+    async def _call(self, payload: Any) -> Any:
+        """One attempt: send `payload` (through the provider's SDK); what it returned."""
 
-    def _attempt_headers(self, payload: bytes) -> dict[str, str]:
-        """Headers for one attempt (computed again for every retry)."""
-        return {"Content-Type": "application/json"}
+    @abc.abstractmethod
+    def _parse(self, result: Any, data: dict, status: int) -> ModelReply:
+        """Turn what `_call` returned (and the answer's JSON object) into a reply, or
+        raise `_malformed(...)` / `_unusable(...)`."""
 
     def _status_hint(self, status: int) -> str:
         if status in (401, 403):
@@ -223,10 +221,10 @@ class HTTPModelClient(abc.ABC):
             return " (check the base URL and the model name)"
         return ""
 
-    def _retry_after(self, status: int, headers: httpx.Headers, body: bytes) -> float | None:
+    def _retry_after(self, status: int, headers: httpx2.Headers, body: bytes) -> float | None:
         return parse_retry_after(headers.get("retry-after"))
 
-    def _status_failure(self, status: int, headers: httpx.Headers, body: bytes) -> AttemptFailed:
+    def _status_failure(self, status: int, headers: httpx2.Headers, body: bytes) -> AttemptFailed:
         """What a non-2xx, non-3xx answer means. A 5xx is normally worth another try,
         but not when the server says why it can never succeed (a text-only model
         refusing an image, a prompt longer than the context window)."""
@@ -264,9 +262,7 @@ class HTTPModelClient(abc.ABC):
             raise self._malformed(f"The {label}'s answer was JSON nested too deeply to read", status) from None
         except ValueError:
             text = body.decode("utf-8", errors="replace")
-            raise self._malformed(
-                f"The {label}'s answer was not valid JSON: {excerpt(text, 120)}", status
-            ) from None
+            raise self._malformed(f"The {label}'s answer was not valid JSON: {excerpt(text, 120)}", status) from None
         if not isinstance(data, dict):
             raise self._malformed(f"The {label}'s answer was JSON but not an object", status)
         return data
@@ -278,8 +274,21 @@ class HTTPModelClient(abc.ABC):
         shown on pages and stored with steps and episodes)."""
         return capped_text(redact(text, *self._secrets), MAX_ERROR_CHARS)
 
-    async def _send(self, payload: bytes) -> ModelReply:
-        """POST `payload` to `self.url` with retries; the parsed reply or ModelCallError."""
+    async def _on_response(self, response: httpx2.Response) -> None:
+        """Every HTTP answer, before its body is read: the gate is told, the attempt
+        remembers it, and a redirect is refused there."""
+        answers = _ANSWERS.get()
+        if answers is not None:
+            answers.append(response)
+        if self.observer is not None:
+            self.observer(response.status_code, response.headers, False)
+        if 300 <= response.status_code < 400:
+            raise RedirectRefused(response.status_code)
+
+    async def _send(self, payload: Any) -> ModelReply:
+        """Send `payload` with retries; the parsed reply or ModelCallError."""
+        if self._closed:
+            raise RuntimeError("Cannot send a request, as the client has been closed.")
         policy = self.policy
         attempts = 0
         malformed = 0
@@ -323,187 +332,147 @@ class HTTPModelClient(abc.ABC):
                 reply.error = last_problem
             return normalise_reply(reply)
 
-    async def _attempt(self, payload: bytes) -> ModelReply:
-        label = self.endpoint_label
-        status: int | None = None
+    async def _attempt(self, payload: Any) -> ModelReply:
+        answers: list[httpx2.Response] = []
+        token = _ANSWERS.set(answers)
         try:
             async with asyncio.timeout(self.total_timeout_seconds):
-                response = await self._request(payload)
-                try:
-                    status = response.status_code
-                    self._observe(status, response.headers)
-                    if 300 <= status < 400:
-                        location = response.headers.get("location", "")
-                        where = f" to {excerpt(location, 200)}" if location else ""
-                        raise AttemptFailed(
-                            f"The {label} answered with a redirect (HTTP {status}{where}); "
-                            "the arena does not follow redirects, so give the final URL instead",
-                            retryable=False,
-                            status=status,
-                            kind=ErrorKind.BAD_REQUEST,
-                        )
-                    body = await self._read_capped(response)
-                finally:
-                    await response.aclose()
-        except AttemptFailed:
-            raise
-        except UnsafeURL as exc:
-            raise AttemptFailed(str(exc), retryable=False, kind=ErrorKind.URL_REFUSED) from None
-        except httpx.TimeoutException:
-            self._observe(None, None, timed_out=True)
-            raise AttemptFailed(
-                f"The {label} did not answer within {self.timeout_seconds:g} s", retryable=True,
-                kind=ErrorKind.TIMEOUT,
-            ) from None
+                result = await self._call(payload)
         except TimeoutError:  # asyncio.timeout: the whole attempt took too long
-            self._observe(None, None, timed_out=True)
-            got = f" (HTTP {status} headers arrived, the body was still coming)" if status else ""
-            raise AttemptFailed(
-                f"The {label} did not finish answering within {self.total_timeout_seconds:g} s, "
-                f"the limit for one attempt{got}",
-                retryable=True,
-                status=status,
-                kind=ErrorKind.TIMEOUT,
-            ) from None
-        except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
-            detail = str(exc) or type(exc).__name__
-            raise AttemptFailed(
-                f"Could not talk to the {label}: {excerpt(detail, 200)}", retryable=True,
-                kind=ErrorKind.CONNECTION,
-            ) from None
-        except httpx.DecodingError as exc:
-            raise AttemptFailed(
-                f"The response body could not be decoded: {excerpt(str(exc), 200)}",
-                retryable=True,
-                status=status,
-                malformed=True,
-            ) from None
-        except httpx.HTTPError as exc:
-            raise AttemptFailed(
-                f"The request to the {label} failed: {excerpt(str(exc) or type(exc).__name__, 200)}",
-                retryable=False,
-                kind=ErrorKind.CONNECTION,
-            ) from None
-
+            raise self._timed_out(answers, whole=True) from None
+        except Exception as exc:
+            raise self._failure(exc, answers) from None
+        finally:
+            _ANSWERS.reset(token)
+        if not answers:  # a test's transport may answer without the hook (never in play)
+            raise AttemptFailed(f"The {self.endpoint_label} sent no answer", retryable=True,
+                                kind=ErrorKind.CONNECTION)
+        response = answers[-1]
+        status = response.status_code
         if not 200 <= status < 300:
-            raise self._status_failure(status, response.headers, body)
-        return self._parse(body, status)
+            raise self._status_failure(status, response.headers, response.content)
+        return self._read(result, response)
 
-    async def _request(self, payload: bytes) -> httpx.Response:
-        """POST `payload` through the transport: the request httpx.AsyncClient would
-        build (its headers, then this attempt's, the cookie jar's ``Cookie``, then
-        ``Host`` first and ``Content-Length`` last), its cookies kept, a redirect's
-        ``Location`` read as httpx reads it (a malformed one is a protocol error) and
-        never followed. The caller closes the response."""
-        if self._closed:
-            raise RuntimeError("Cannot send a request, as the client has been closed.")
-        seconds = self.timeout_seconds
-        extensions = {"timeout": {"connect": seconds, "read": seconds, "write": seconds, "pool": seconds}}
-        url = self._parsed_url()
-        headers, plain = self._request_headers(self._attempt_headers(payload))
-        if plain and payload and not self.cookies:
-            # What httpx.Request adds to such headers, put in place at once: Host first,
-            # Content-Length last (see httpx.Request._prepare), the body already read.
-            lines = [(b"Host", url.netloc), *headers.raw, (b"Content-Length", b"%d" % len(payload))]
-            if self._direct:
-                return await self._request_direct(url, lines, payload, extensions)
-            request = httpx.Request("POST", url, headers=lines, stream=httpx.ByteStream(payload), extensions=extensions)
-            request.read()
-        else:
-            request = httpx.Request("POST", url, content=payload, headers=headers,
-                                    cookies=self.cookies if self.cookies else None, extensions=extensions)
-        response = await self._transport.handle_async_request(request)
-        response.request = request
-        return await self._answered(response, request)
+    def _read(self, result: Any, response: httpx2.Response) -> ModelReply:
+        """The reply of a 2xx answer: its body must be a JSON object, read as the
+        provider's type (`_typed`), then `_parse`d."""
+        status = response.status_code
+        data = self._json_object(response.content, status)
+        return self._parse(self._typed(result, data), data, status)
 
-    async def _request_direct(self, url: httpx.URL, lines: list, payload: bytes, extensions: dict):
-        """`_request` through the guard's direct path (GuardedTransport.send_direct):
-        the same request on the wire, no httpx.Request or httpx.Response built unless
-        the answer sets a cookie or is encoded (then the ones `_request` builds)."""
-        response = await self._transport.send_direct(url, lines, payload, extensions["timeout"])
-        headers = response.headers
-        if ("set-cookie" in headers or "set-cookie2" in headers or "content-encoding" in headers
-                or response.has_redirect_location):
-            request = httpx.Request("POST", url, headers=lines, stream=httpx.ByteStream(payload), extensions=extensions)
-            return await self._answered(response.as_httpx(request), request)
-        return response
+    def _typed(self, result: Any, data: dict) -> Any:
+        """The answer as its SDK's type: what `_call` returned, unless the provider
+        reads the body itself (see `sdk_object`)."""
+        return result
 
-    async def _answered(self, response: httpx.Response, request: httpx.Request) -> httpx.Response:
-        """`response` with its cookies kept and a redirect's Location checked."""
-        try:
-            headers = response.headers
-            # Without a Set-Cookie header the standard library's jar sets nothing, and
-            # building its request and response shims costs more than the rest here.
-            if "set-cookie" in headers or "set-cookie2" in headers:
-                self.cookies.extract_cookies(response)
-            if response.has_redirect_location:
-                try:
-                    httpx.URL(headers["location"])
-                except httpx.InvalidURL as exc:
-                    raise httpx.RemoteProtocolError(
-                        f"Invalid URL in location header: {exc}.", request=request
-                    ) from None
-        except BaseException:
-            await response.aclose()
-            raise
-        return response
-
-    def _request_headers(self, attempt_headers: Mapping[str, str]) -> tuple[httpx.Headers, bool]:
-        """The client's headers updated with this attempt's, as httpx merges them (an
-        attempt header replaces the client's and goes after them), and whether they
-        leave Host, Content-Length, Transfer-Encoding and Cookie to the request (then
-        `_request` adds them itself). The same attempt headers at every call (most
-        providers) are merged once."""
-        key = tuple(attempt_headers.items())
-        merged = self._merged_headers
-        if merged is None or merged[0] != key:
-            headers = httpx.Headers(self._headers)
-            headers.update(attempt_headers)
-            plain = not any(name in headers for name in ("host", "content-length", "transfer-encoding", "cookie"))
-            merged = self._merged_headers = (key, (headers, plain))
-        return merged[1]
-
-    def _parsed_url(self) -> httpx.URL:
-        """`self.url` parsed once, not at every call (parsing costs more than the rest
-        of building the request)."""
-        parsed = self._url_parsed
-        if parsed is None or parsed[0] != self.url:
-            parsed = self._url_parsed = (self.url, httpx.URL(self.url))
-        return parsed[1]
-
-    def _observe(self, status: int | None, headers, timed_out: bool = False) -> None:
+    def _timed_out(self, answers: list, whole: bool) -> AttemptFailed:
         if self.observer is not None:
-            self.observer(status, headers, timed_out)
-
-    async def _read_capped(self, response: httpx.Response) -> bytes:
-        cap = self.max_response_bytes
-        too_big = (
-            f"The response was larger than the {cap:,} byte limit; "
-            f"the arena stopped reading it{self.too_big_hint}"
+            self.observer(None, None, True)
+        label = self.endpoint_label
+        if not whole:
+            return AttemptFailed(f"The {label} did not answer within {self.timeout_seconds:g} s", retryable=True,
+                                 kind=ErrorKind.TIMEOUT)
+        status = answers[-1].status_code if answers else None
+        got = f" (HTTP {status} headers arrived, the body was still coming)" if status else ""
+        return AttemptFailed(
+            f"The {label} did not finish answering within {self.total_timeout_seconds:g} s, "
+            f"the limit for one attempt{got}",
+            retryable=True, status=status, kind=ErrorKind.TIMEOUT,
         )
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > cap:
-            raise AttemptFailed(too_big, retryable=False, status=response.status_code, kind=ErrorKind.BAD_ANSWER)
-        chunks: list[bytes] = []
-        size = 0
-        # A body without Content-Encoding is the transport's bytes as they are: read
-        # from its stream, not through httpx's decoder and chunker layers (the asked-for
-        # identity encoding is the normal case; anything else is decoded by httpx).
-        body = response.stream if "content-encoding" not in response.headers else response.aiter_bytes()
-        async for chunk in body:
-            size += len(chunk)
-            if size > cap:
-                raise AttemptFailed(too_big, retryable=False, status=response.status_code, kind=ErrorKind.BAD_ANSWER)
-            chunks.append(chunk)
-        return b"".join(chunks)
+
+    def _failure(self, exc: Exception, answers: list) -> AttemptFailed:
+        """What an exception out of `_call` (an SDK's, httpx's, the guard's) means, in
+        the arena's words: a status answer is read from the answer itself."""
+        label = self.endpoint_label
+        for cause in _causes(exc):
+            if isinstance(cause, AttemptFailed):
+                return cause
+            if isinstance(cause, RedirectRefused):
+                return AttemptFailed(
+                    f"The {label} answered with a redirect (HTTP {cause.status}); the arena does not "
+                    "follow redirects, so give the final URL instead",
+                    retryable=False, status=cause.status, kind=ErrorKind.BAD_REQUEST,
+                )
+            if isinstance(cause, ResponseTooLarge):
+                status = answers[-1].status_code if answers else None
+                return AttemptFailed(
+                    f"The response was larger than the {cause.cap:,} byte limit; "
+                    f"the arena stopped reading it{self.too_big_hint}",
+                    retryable=False, status=status, kind=ErrorKind.BAD_ANSWER,
+                )
+            if isinstance(cause, UnsafeURL):
+                return AttemptFailed(f"The {label}'s address was refused: {cause.reason}", retryable=False,
+                                     kind=ErrorKind.URL_REFUSED)
+            if isinstance(cause, httpx2.TimeoutException):
+                return self._timed_out(answers, whole=False)
+            if isinstance(cause, (httpx2.NetworkError, httpx2.RemoteProtocolError)):
+                return AttemptFailed(f"Could not talk to the {label}: {_network_problem(cause)}", retryable=True,
+                                     kind=ErrorKind.CONNECTION)
+            if isinstance(cause, httpx2.DecodingError):
+                return self._malformed("The response body could not be decoded", answers[-1].status_code
+                                       if answers else None)
+        if answers:
+            response = answers[-1]
+            status = response.status_code
+            if not 200 <= status < 300:
+                return self._status_failure(status, response.headers, response.content)
+            # A 2xx answer the SDK could not read: ours to say why, in the same words
+            # for every provider.
+            try:
+                self._json_object(response.content, status)
+            except AttemptFailed as failure:
+                return failure
+            return self._malformed(f"The {label}'s answer is not in its documented format: "
+                                   f"{excerpt(str(exc) or type(exc).__name__, 200)}", status)
+        if isinstance(exc, (ValueError, TypeError)) and not isinstance(exc, json.JSONDecodeError):
+            raise exc  # the request could not be built: the caller's messages are wrong
+        return AttemptFailed(f"The request to the {label} failed: {type(exc).__name__}", retryable=False,
+                             kind=ErrorKind.CONNECTION)
+
+
+def sdk_object(model: type, data: dict) -> Any:
+    """`data` as the SDK type `model` (a pydantic model of the openai or anthropic SDK).
+
+    The SDKs' own reading (``parse()``) builds the object in pure Python without
+    validating it: about 0.2 ms of CPU for a chat completion, as much as the rest of a
+    step. pydantic's validator reads a well-formed answer into the same type twenty
+    times faster; an answer a server left short of a required field (an id, a creation
+    time: many OpenAI-compatible servers omit them) is built as the SDK builds it."""
+    try:
+        return model.model_validate(data)
+    except pydantic.ValidationError:
+        return model.construct(**data)
+
+
+def _network_problem(exc: Exception) -> str:
+    """What went wrong on the network, without the address (an OS error message quotes
+    the host and port it could not reach)."""
+    text = str(exc) or type(exc).__name__
+    lowered = text.lower()
+    for words, said in (
+        ("refused", "connection refused"),
+        ("reset", "connection reset"),
+        ("disconnect", "the server closed the connection without an answer"),
+        ("without sending", "the server closed the connection without an answer"),
+        ("closed", "the server closed the connection"),
+        ("name or service", "the host name could not be resolved"),
+        ("resolve", "the host name could not be resolved"),
+        ("ssl", "the TLS handshake failed"),
+        ("certificate", "the TLS certificate was refused"),
+        ("unreachable", "the network is unreachable"),
+    ):
+        if words in lowered:
+            return said
+    return type(exc).__name__
 
 
 class ChatCompletionClient(HTTPModelClient):
-    """A client that answers OpenAI-style chat messages; providers build the body."""
+    """A client that answers OpenAI-style chat messages; providers build the request."""
 
     @abc.abstractmethod
-    def _payload(self, messages: list[dict], max_tokens: int | None = None) -> bytes:
-        """The request body for `messages` (OpenAI chat format)."""
+    def _request(self, messages: list[dict], max_tokens: int | None = None) -> Any:
+        """What `_call` sends for `messages` (OpenAI chat format): the SDK call's
+        arguments. ValueError if the messages cannot be converted."""
 
     #: Leading characters of the first message that never change (see `complete`).
     frozen_chars = 0
@@ -525,4 +494,4 @@ class ChatCompletionClient(HTTPModelClient):
         if not isinstance(messages, list) or not messages:
             raise ValueError("messages must be a non-empty list of chat messages")
         self.frozen_chars = frozen_chars
-        return await self._send(self._payload(messages, max_tokens))
+        return await self._send(self._request(messages, max_tokens))

@@ -48,9 +48,7 @@ import socket
 import ssl
 from collections.abc import Awaitable, Callable, Iterable
 
-import httpx
-
-from arena.clients.lean_http import LeanHTTP11Transport
+import httpx2
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -89,11 +87,41 @@ _V4_COMPATIBLE = ipaddress.IPv6Network("::/96")
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 
 
+class ResponseTooLarge(Exception):
+    """An answer whose body passed the transport's byte cap (it stopped reading)."""
+
+    def __init__(self, cap: int) -> None:
+        super().__init__(f"the answer was larger than {cap:,} bytes")
+        self.cap = cap
+
+
+class _CappedStream(httpx2.AsyncByteStream):
+    def __init__(self, stream, cap: int) -> None:
+        self._stream = stream
+        self._cap = cap
+
+    async def __aiter__(self):
+        size = 0
+        async for chunk in self._stream:
+            size += len(chunk)
+            if size > self._cap:
+                raise ResponseTooLarge(self._cap)
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+
 class UnsafeURL(ValueError):
     """A URL (or the address it resolves to) the arena refuses to call.
 
-    The message is written for the person who typed the URL.
+    The message is written for the person who typed the URL; `reason` says the same
+    without naming the host or its address (for messages others may read).
     """
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 def _embedded_v4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address:
@@ -195,18 +223,19 @@ def check_address(host: str, address: str, allow_loopback: bool) -> IPAddress:
     """Raise UnsafeURL unless `address` (what `host` resolved to) is allowed."""
     ip = _parse_ip(address)
     if ip is None:
-        raise UnsafeURL(f"{host} resolved to {address!r}, which is not an IP address")
+        raise UnsafeURL(f"{host} resolved to {address!r}, which is not an IP address", "it resolved to something that is not an IP address")
     problem = address_problem(ip, allow_loopback)
     if problem:
+        reason = f"it is {problem}; {PUBLIC_ONLY}{_loopback_hint(problem)}"
         if _parse_ip(host) is not None:
-            raise UnsafeURL(f"{host} is {problem}; {PUBLIC_ONLY}{_loopback_hint(problem)}")
+            raise UnsafeURL(f"{host} is {problem}; {PUBLIC_ONLY}{_loopback_hint(problem)}", reason)
         raise UnsafeURL(
-            f"{host} resolves to {ip}, {problem}; {PUBLIC_ONLY}{_loopback_hint(problem)}"
+            f"{host} resolves to {ip}, {problem}; {PUBLIC_ONLY}{_loopback_hint(problem)}", reason
         )
     return ip
 
 
-def parse_url(url: str | httpx.URL) -> tuple[str, str, int]:
+def parse_url(url: str | httpx2.URL) -> tuple[str, str, int]:
     """The syntactic half of the check: (scheme, ASCII host, port) or UnsafeURL."""
     if isinstance(url, str):
         if not url.strip():
@@ -214,9 +243,9 @@ def parse_url(url: str | httpx.URL) -> tuple[str, str, int]:
         if any(ch.isspace() or ord(ch) < 32 for ch in url.strip()):
             raise UnsafeURL("The URL must not contain spaces or control characters")
         try:
-            parsed = httpx.URL(url.strip())
-        except (httpx.InvalidURL, TypeError, ValueError) as exc:
-            raise UnsafeURL(f"Not a valid URL: {exc}") from None
+            parsed = httpx2.URL(url.strip())
+        except (httpx2.InvalidURL, TypeError, ValueError) as exc:
+            raise UnsafeURL(f"Not a valid URL: {exc}", "it is not a valid URL") from None
     else:
         parsed = url
     scheme = parsed.scheme.lower()
@@ -285,21 +314,14 @@ async def _system_resolver(host: str, port: int) -> list[str]:
 def shared_ssl_context() -> ssl.SSLContext:
     """One verifying TLS context for all model and agent connections (SSLContext is
     safe to share between connections)."""
-    return httpx.create_ssl_context()
+    return httpx2.create_ssl_context()
 
 
 # (URL, checked address) -> the URL naming that address; see GuardedTransport._pinned_url.
-_PINNED_URLS: dict[tuple[httpx.URL, IPAddress], httpx.URL] = {}
+_PINNED_URLS: dict[tuple[httpx2.URL, IPAddress], httpx2.URL] = {}
 
 
-@functools.lru_cache(maxsize=1024)
-def _pinned_host(ip: IPAddress) -> str:
-    """The host of a URL pinned to `ip` (GuardedTransport._pinned_url) as httpx
-    spells it, whatever the rest of the URL."""
-    return httpx.URL("http://pinned/").copy_with(host=str(ip)).host
-
-
-class GuardedTransport(httpx.AsyncBaseTransport):
+class GuardedTransport(httpx2.AsyncBaseTransport):
     """An httpx transport that only connects to addresses `address_problem` allows.
 
     For each request: resolve the host once (``loop.getaddrinfo``), refuse with
@@ -307,8 +329,10 @@ class GuardedTransport(httpx.AsyncBaseTransport):
     checked IP literal (falling back to the next one if the connection cannot be
     made). The ``Host`` header and the TLS SNI / certificate check keep the original
     host name. Keyword arguments (``limits``, ``verify``) go to the underlying
-    transport (arena.clients.lean_http.LeanHTTP11Transport, which refuses any URL that
-    does not name an IP literal), one per original scheme/host/port.
+    transport (httpx's own, httpcore's connection pool), one per original
+    scheme/host/port. `max_response_bytes`, when given, caps every answer's body:
+    a larger one (declared or read) raises ResponseTooLarge, whichever client library
+    reads it.
 
     ``resolver`` (async ``(host, port) -> [address, ...]``) and ``transport_factory``
     exist for tests.
@@ -319,50 +343,44 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         allow_loopback: bool = False,
         *,
         resolver: Resolver | None = None,
-        transport_factory: Callable[..., httpx.AsyncBaseTransport] | None = None,
+        transport_factory: Callable[..., httpx2.AsyncBaseTransport] | None = None,
         max_addresses: int = 4,
+        max_response_bytes: int | None = None,
         **transport_kwargs,
     ) -> None:
         self.allow_loopback = allow_loopback
         self._resolver = resolver or _system_resolver
-        # The lean HTTP/1.1 transport (arena.clients.lean_http) connects only to the IP
-        # literals this transport puts in the URL; it costs a model call far less CPU
-        # than httpcore's.
-        self._factory = transport_factory or LeanHTTP11Transport
+        self._factory = transport_factory or httpx2.AsyncHTTPTransport
+        self.max_response_bytes = max_response_bytes
         # Loading the CA bundle costs ~50 ms; every transport shares one context.
         transport_kwargs.setdefault("verify", shared_ssl_context())
         self._kwargs = transport_kwargs
         self._max_addresses = max_addresses
-        self._inner: dict[tuple[str, str, int], httpx.AsyncBaseTransport] = {}
+        self._inner: dict[tuple[str, str, int], httpx2.AsyncBaseTransport] = {}
 
-    def _transport_for(self, key: tuple[str, str, int]) -> httpx.AsyncBaseTransport:
+    def _transport_for(self, key: tuple[str, str, int]) -> httpx2.AsyncBaseTransport:
         inner = self._inner.get(key)
         if inner is None:
             inner = self._inner[key] = self._factory(**self._kwargs)
         return inner
 
-    @property
-    def sends_direct(self) -> bool:
-        """Whether `send_direct` can be used: the connections are the lean transport's."""
-        return hasattr(self._factory, "send_pinned")
-
     async def _checked_addresses(self, connect_timeout: float | None, host: str, port: int,
-                                 request: httpx.Request | None = None) -> list[IPAddress]:
+                                 request: httpx2.Request | None = None) -> list[IPAddress]:
         if _parse_ip(host) is not None:
             return [check_address(host, host, self.allow_loopback)]
         try:
             async with asyncio.timeout(connect_timeout):
                 addresses = await self._resolver(host, port)
         except TimeoutError:
-            raise httpx.ConnectTimeout(f"Timed out resolving {host}", request=request) from None
+            raise httpx2.ConnectTimeout(f"Timed out resolving {host}", request=request) from None
         except (socket.gaierror, UnicodeError, OSError) as exc:
-            raise httpx.ConnectError(f"Could not resolve {host}: {exc}", request=request) from None
+            raise httpx2.ConnectError(f"Could not resolve {host}: {exc}", request=request) from None
         if not addresses:
-            raise httpx.ConnectError(f"{host} has no addresses", request=request)
+            raise httpx2.ConnectError(f"{host} has no addresses", request=request)
         # Every answer is checked, not just the one used: a mixed answer is a red flag.
         return [check_address(host, address, self.allow_loopback) for address in addresses]
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         scheme, host, port = parse_url(request.url)
         connect_timeout = (request.extensions.get("timeout") or {}).get("connect")
         addresses = await self._checked_addresses(connect_timeout, host, port, request)
@@ -372,9 +390,9 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         if scheme == "https" and _parse_ip(host) is None:
             extensions.setdefault("sni_hostname", host)
 
-        last_error: httpx.ConnectError | None = None
+        last_error: httpx2.ConnectError | None = None
         for ip in addresses[: self._max_addresses]:
-            pinned = httpx.Request(
+            pinned = httpx2.Request(
                 request.method,
                 self._pinned_url(request.url, ip),
                 headers=request.headers,  # already carries Host: <original name>
@@ -382,41 +400,29 @@ class GuardedTransport(httpx.AsyncBaseTransport):
                 extensions=extensions,
             )
             try:
-                return await inner.handle_async_request(pinned)
-            except httpx.ConnectError as exc:
+                response = await inner.handle_async_request(pinned)
+            except httpx2.ConnectError as exc:
                 # Nothing was sent yet, so trying the next checked address is safe.
                 last_error = exc
+                continue
+            return self._capped(response)
         assert last_error is not None
         raise last_error
 
-    async def send_direct(self, url: httpx.URL, header_lines: list[tuple[bytes, bytes]], body: bytes,
-                          timeouts: dict):
-        """POST `body` to `url` as `handle_async_request` sends an httpx.Request with
-        those header lines (Host first, Content-Length last), the same checks first
-        (the host resolved once, every address checked, the checked literal pinned, the
-        original name kept for the Host header and TLS), without building the pinned
-        httpx.Request and the httpx.Response: the lean transport's
-        arena.clients.lean_http.LeanResponse comes back (only when `sends_direct`)."""
-        scheme, host, port = parse_url(url)
-        addresses = await self._checked_addresses(timeouts.get("connect"), host, port)
-        inner = self._transport_for((scheme, host, port))
-        named = scheme == "https" and _parse_ip(host) is None
-        target = url.raw_path or b"/"
-        last_error: httpx.ConnectError | None = None
-        for ip in addresses[: self._max_addresses]:
-            pinned_host = _pinned_host(ip)
-            # The pool key the lean transport makes of the pinned request.
-            key = (scheme, pinned_host, port, host if named else pinned_host)
-            try:
-                return await inner.send_pinned(key, target, header_lines, body, timeouts)
-            except httpx.ConnectError as exc:
-                # Nothing was sent yet, so trying the next checked address is safe.
-                last_error = exc
-        assert last_error is not None
-        raise last_error
+    def _capped(self, response: httpx2.Response) -> httpx2.Response:
+        """`response` whose body stops at `max_response_bytes`: a model's or an agent's
+        answer is read whole into memory, so an endless one must not be."""
+        cap = self.max_response_bytes
+        if cap is None:
+            return response
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cap:
+            raise ResponseTooLarge(cap)
+        response.stream = _CappedStream(response.stream, cap)
+        return response
 
     @staticmethod
-    def _pinned_url(url: httpx.URL, ip: IPAddress) -> httpx.URL:
+    def _pinned_url(url: httpx2.URL, ip: IPAddress) -> httpx2.URL:
         """`url` with its host replaced by the checked address; the same model is called
         at the same URL step after step, and building it costs more than the rest of the
         request. Shared by every transport: an episode's client has its own, and each

@@ -50,7 +50,7 @@ import difflib
 import functools
 import re
 
-import httpx
+import httpx2
 from PIL import Image
 
 from arena.clients.anthropic import ANTHROPIC_VERSION, AnthropicClient
@@ -106,7 +106,7 @@ async def probe_endpoint(
     stated_context_window: int | None = None,
     allow_loopback: bool = False,
     timeout_seconds: float = 10.0,
-    transport: httpx.AsyncBaseTransport | None = None,
+    transport: httpx2.AsyncBaseTransport | None = None,
 ) -> ProbeResult:
     """Probe one endpoint (see the module docstring). Never raises for what the
     endpoint does; ValueError for a provider the arena does not know.
@@ -141,7 +141,7 @@ def probe_endpoint_sync(
     stated_context_window: int | None = None,
     allow_loopback: bool = False,
     timeout_seconds: float = 10.0,
-    transport: httpx.AsyncBaseTransport | None = None,
+    transport: httpx2.AsyncBaseTransport | None = None,
 ) -> ProbeResult:
     """`probe_endpoint` for synchronous code, e.g. a form's clean().
 
@@ -191,7 +191,7 @@ class _Probe:
         stated_context_window: int | None,
         allow_loopback: bool,
         timeout_seconds: float,
-        transport: httpx.AsyncBaseTransport | None,
+        transport: httpx2.AsyncBaseTransport | None,
     ) -> None:
         self.provider = provider
         self.base_url = base_url
@@ -202,7 +202,7 @@ class _Probe:
         self.timeout = timeout_seconds
         self.metadata_timeout = min(timeout_seconds, METADATA_TIMEOUT_SECONDS)
         self._given_transport = transport
-        self.transport: httpx.AsyncBaseTransport | None = None
+        self.transport: httpx2.AsyncBaseTransport | None = None
         self.reader: MetadataReader | None = None
         self._clients: list = []
         self.result = ProbeResult(provider=provider)
@@ -225,7 +225,7 @@ class _Probe:
             self.blame("model", "Enter the name of the model the endpoint should run.")
             return
         self.transport = self._given_transport or GuardedTransport(
-            self.allow_loopback, limits=httpx.Limits(max_connections=4, max_keepalive_connections=4)
+            self.allow_loopback, limits=httpx2.Limits(max_connections=4, max_keepalive_connections=4)
         )
         self.reader = MetadataReader(
             self.transport, headers=self.metadata_headers(), secrets=[self.api_key], timeout_seconds=self.timeout

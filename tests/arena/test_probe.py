@@ -7,7 +7,7 @@ import asyncio
 import json
 import socket
 
-import httpx
+import httpx2
 import pytest
 
 from arena.clients.base import ModelCallError
@@ -47,21 +47,21 @@ def closed_port() -> int:
         return sock.getsockname()[1]
 
 
-def scripted(routes: dict[str, object]) -> httpx.MockTransport:
+def scripted(routes: dict[str, object]) -> httpx2.MockTransport:
     """A transport answering "METHOD /path" from `routes` (a JSON payload, or a
     (status, payload) pair, or a function of the request's JSON body); 404 otherwise."""
 
-    async def handle(request: httpx.Request) -> httpx.Response:
+    async def handle(request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content) if request.content else None
         route = routes.get(f"{request.method} {request.url.path}")
         if callable(route):
             route = await route(body) if asyncio.iscoroutinefunction(route) else route(body)
         if route is None:
-            return httpx.Response(404, json={"error": {"message": "Not Found"}})
+            return httpx2.Response(404, json={"error": {"message": "Not Found"}})
         status, payload = route if isinstance(route, tuple) else (200, route)
-        return httpx.Response(status, json=payload)
+        return httpx2.Response(status, json=payload)
 
-    return httpx.MockTransport(handle)
+    return httpx2.MockTransport(handle)
 
 
 def chat_answer(text: str = "1", completion_tokens: int = 1) -> dict:
