@@ -15,9 +15,14 @@ first one that shows the submission cannot work (that becomes a field error):
 3. OpenAI-compatible servers only: their own context metadata, asked after step 2 so
    that Ollama has loaded the model (llama.cpp GET /props, Ollama POST /api/show and
    GET /api/ps). A metadata request that fails only means the next source is tried;
-4. the generation speed: the same prompt again with max_tokens 16. Both answers carry
-   the same prompt-processing and network overhead, so the extra tokens over the extra
-   time is the decoding speed: tokens_per_second = (tokens₁₆ − tokens₁) / (t₁₆ − t₁).
+4. the generation speed: the same question again with max_tokens 16. Every prompt the
+   probe sends starts with a random tag of its own (arena.probe.wording.fresh), so the
+   server reads each one whole and none is answered from its prompt cache. Both answers
+   carry the same prompt-processing and network overhead, so the extra tokens over the
+   extra time is the decoding speed: tokens_per_second = (tokens₁₆ − tokens₁) / (t₁₆ − t₁).
+   The prompt speed likewise: a one-token answer to a prompt about 25 times longer,
+   prompt_tokens_per_second = (prompt tokens − prompt tokens₁) / (t − t₁); play's call
+   timeouts follow it (arena.probe.speed).
    When that difference is too small to measure (a model that stopped early, a noisy
    network, a tiny model whose 15 extra tokens take less than SPEED_MIN_EXTRA_SECONDS,
    where a clock's jitter would give tens of thousands of tokens per second),
@@ -39,6 +44,11 @@ one), else a safe default (see arena.probe.context). Agent endpoints are only ch
 against the URL guard.
 
 Every message is run through `redact` with the API key before it is returned.
+
+An endpoint that is playing the arena's episodes right now (`endpoint_busy`) is sent no
+completion at all: on a local server with one slot or a few, a test request would wait
+behind an episode's call and then evict its cached prompt (the next step re-reads it
+whole). Its metadata is read, and the notes say what was not measured.
 """
 
 from __future__ import annotations
@@ -66,7 +76,8 @@ from arena.probe.result import MAX_MODELS_LISTED, ProbeResult
 from arena.probe.servers import MetadataReader
 from arena.probe.shapes import probe_message_shape
 from arena.probe.wording import (
-    PROBE_MESSAGES, answered as _answered, quote as _quote, sentence as _sentence, server_words as _server_words,
+    answered as _answered, fresh, probe_messages, quote as _quote, reading_messages, sentence as _sentence,
+    server_words as _server_words,
 )
 from arena.clients.urlguard import PUBLIC_ONLY, GuardedTransport, UnsafeURL, check_url, parse_url
 from envs.render import encode_png
@@ -80,6 +91,11 @@ METADATA_TIMEOUT_SECONDS = 5.0
 THROUGHPUT_TOKENS = 16
 # Below this extra time for the extra tokens, the difference is the clock's noise.
 SPEED_MIN_EXTRA_SECONDS = 0.01
+BUSY_NOTE = (
+    "The endpoint is playing the arena's episodes right now, so the probe sent it no test request (one would "
+    "take a running episode's slot and its cached prompt). Its speed, message shapes and images were not "
+    "measured: test the endpoint again once its episodes have ended."
+)
 IMAGE_QUESTION = "What colour is this picture? Answer with one word."
 MODEL_NAMES_IN_ERROR = 8
 
@@ -107,9 +123,11 @@ async def probe_endpoint(
     allow_loopback: bool = False,
     timeout_seconds: float = 10.0,
     transport: httpx2.AsyncBaseTransport | None = None,
+    endpoint_busy: bool = False,
 ) -> ProbeResult:
     """Probe one endpoint (see the module docstring). Never raises for what the
-    endpoint does; ValueError for a provider the arena does not know.
+    endpoint does; ValueError for a provider the arena does not know. `endpoint_busy`:
+    the arena's episodes are playing on it now (then no completion is sent).
 
     `transport` replaces the URL guard's transport (tests); it is closed at the end.
     """
@@ -124,6 +142,7 @@ async def probe_endpoint(
         allow_loopback=allow_loopback,
         timeout_seconds=timeout_seconds,
         transport=transport,
+        endpoint_busy=endpoint_busy,
     )
     try:
         await probe.run()
@@ -142,6 +161,7 @@ def probe_endpoint_sync(
     allow_loopback: bool = False,
     timeout_seconds: float = 10.0,
     transport: httpx2.AsyncBaseTransport | None = None,
+    endpoint_busy: bool = False,
 ) -> ProbeResult:
     """`probe_endpoint` for synchronous code, e.g. a form's clean().
 
@@ -160,6 +180,7 @@ def probe_endpoint_sync(
         allow_loopback=allow_loopback,
         timeout_seconds=timeout_seconds,
         transport=transport,
+        endpoint_busy=endpoint_busy,
     )
     try:
         asyncio.get_running_loop()
@@ -192,7 +213,9 @@ class _Probe:
         allow_loopback: bool,
         timeout_seconds: float,
         transport: httpx2.AsyncBaseTransport | None,
+        endpoint_busy: bool = False,
     ) -> None:
+        self.endpoint_busy = endpoint_busy
         self.provider = provider
         self.base_url = base_url
         self.api_key = api_key
@@ -231,6 +254,11 @@ class _Probe:
             self.transport, headers=self.metadata_headers(), secrets=[self.api_key], timeout_seconds=self.timeout
         )
         if not await self.look_up_model():
+            return
+        if self.endpoint_busy:
+            self.note(BUSY_NOTE)
+            self.result.server_kind = self.facts.server_kind
+            self.result.server_slots = self.facts.server_slots
             return
         if not await self.complete_one_token():
             return
@@ -398,7 +426,7 @@ class _Probe:
     async def complete_one_token(self) -> bool:
         """Step 2; False (with a field error) when the endpoint cannot answer."""
         try:
-            reply = await self.client(max_tokens=1, retries=1).complete(PROBE_MESSAGES)
+            reply = await self.client(max_tokens=1, retries=1).complete(probe_messages())
         except ModelCallError as exc:
             if not _answered(exc):
                 self.blame_completion(exc)
@@ -452,7 +480,7 @@ class _Probe:
         if self.first_reply is None:
             return
         try:
-            reply = await self.client(max_tokens=THROUGHPUT_TOKENS, retries=0).complete(PROBE_MESSAGES)
+            reply = await self.client(max_tokens=THROUGHPUT_TOKENS, retries=0).complete(probe_messages())
         except ModelCallError as exc:
             self.note(f"The generation speed could not be measured ({_quote(exc)}).")
             return
@@ -463,6 +491,22 @@ class _Probe:
         speed = decoding_speed(self.first_reply.tokens_out or 1, self.first_reply.latency_ms, tokens, reply.latency_ms)
         self.result.tokens_per_second = round(speed, 1)
         self.note(f"It generates about {speed:,.0f} tokens per second ({tokens} tokens in {reply.latency_ms:,.0f} ms).")
+        await self.measure_reading()
+
+    async def measure_reading(self) -> None:
+        """The prompt speed (step 4): a one-token answer to a longer fresh prompt."""
+        first = self.first_reply
+        try:
+            reply = await self.client(max_tokens=1, retries=0).complete(reading_messages())
+        except ModelCallError as exc:
+            self.note(f"The prompt-reading speed could not be measured ({_quote(exc)}).")
+            return
+        if not reply.tokens_in or not first.tokens_in:
+            return
+        speed = decoding_speed(first.tokens_in, first.latency_ms, reply.tokens_in, reply.latency_ms)
+        self.result.prompt_tokens_per_second = round(speed, 1)
+        self.note(f"It reads a prompt at about {speed:,.0f} tokens per second "
+                  f"({reply.tokens_in:,} tokens in {reply.latency_ms:,.0f} ms).")
 
     # --- step 6: images ----------------------------------------------------------------
 
@@ -471,7 +515,7 @@ class _Probe:
             {
                 "role": "user",
                 "content": [
-                    {"type": "text", "text": IMAGE_QUESTION},
+                    {"type": "text", "text": fresh(IMAGE_QUESTION)},
                     {"type": "image_url", "image_url": {"url": tiny_png_data_url()}},
                 ],
             }
