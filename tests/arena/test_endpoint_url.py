@@ -68,3 +68,20 @@ def test_an_edit_of_the_base_url_keeps_no_query_value_in_the_history(make_model_
     edit = submission_update_endpoint(submission, changed_by=None, changes={"base_url": URL}, api_key=None)
     assert edit.changes["base_url"][1] == without_query(URL) == "https://gateway.example/tenant/acme/v1?key=…&region=…"
     assert Submission.objects.get(pk=submission.pk).base_url == URL
+
+
+@pytest.mark.django_db
+def test_errors_stored_under_the_old_redaction_are_hidden_again(make_model_submission):
+    from arena.models import Episode
+    from tests.conftest import new_run
+
+    rehide = importlib.import_module("arena.migrations.0026_privacy41_rehide_stored_errors").rehide
+    submission = make_model_submission(base_url="http://10.0.0.7:18757/Tenant-Acme/v1?key=Sk-Old-9")
+    episode = new_run(submission).episodes.get()
+    old = "model endpoint failed: Cannot POST /Tenant-Acme/v1/chat/completions; query key=Sk-Old-9; ('10.0.0.7', 18757)"
+    Episode.objects.filter(pk=episode.pk).update(error=old)
+    rehide(apps, None)
+    error = Episode.objects.get(pk=episode.pk).error
+    assert error.startswith("model endpoint failed: Cannot POST [endpoint]/chat/completions")
+    for piece in ("Acme", "Sk-Old-9", "10.0.0.7", "18757"):
+        assert piece not in error, error
