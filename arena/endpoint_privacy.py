@@ -26,6 +26,8 @@ import functools
 import re
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
+from arena.clients.errors import describe
+
 ENDPOINT_HIDDEN = "[endpoint]"
 ADDRESS_HIDDEN = "[address]"
 # A piece shorter than this is too common a string to replace in prose and too short
@@ -69,6 +71,26 @@ def can_see_endpoint(user, submission) -> bool:
     if user.is_staff:
         return True
     return submission.owner_id is not None and submission.owner_id == user.pk
+
+
+def public_error(error: str, kind: str) -> str:
+    """What readers other than the owner and staff are told of an episode's failure
+    through an endpoint: the kind's summary in the arena's words, not the endpoint's
+    message — a second wall behind the hiding of addresses, should a server find a
+    spelling it misses. An error of no endpoint kind (a stopped worker) is the arena's
+    own and is shown as stored."""
+    info = describe(kind) if error else None
+    if info is None:
+        return error
+    prefix = "not played: " if error.startswith("not played: ") else ""
+    return f"{prefix}the endpoint failed: {info.summary}"
+
+
+def error_for(user, episode) -> str:
+    """The episode's error as `user` may read it (the run's submission loaded)."""
+    if can_see_endpoint(user, episode.run.submission):
+        return episode.error
+    return public_error(episode.error, episode.error_kind)
 
 
 def endpoint_parts(base_url: str) -> list[str]:

@@ -170,3 +170,25 @@ def test_the_owner_sees_the_address_and_the_query_is_encrypted_at_rest(scene, cl
         (stored,) = cursor.fetchone()
     assert "canary-q9" not in stored.lower() and "canary-z3" not in stored.lower()
     assert stored.startswith(f"http://127.0.0.1:{scene['ports'][0]}{TENANT_PATH}?arena-encrypted-query=")
+
+
+def test_the_owner_and_staff_read_the_endpoints_message_others_the_kind_of_failure(scene, client):
+    failed = scene["episodes"][1]  # the 401
+    staff = User.objects.create_user("operator", password="a-long-password-9", is_staff=True)
+    stranger = User.objects.create_user("mallory", password="a-long-password-9")
+    run_url, api_url = failed.run.get_absolute_url(), f"/api/episodes/{failed.pk}/"
+    for user, detailed in ((scene["owner"], True), (staff, True), (stranger, False), (None, False)):
+        client.logout()
+        if user is not None:
+            client.force_login(user)
+        api = client.get(api_url).json()["error"]
+        page = client.get(f"/episodes/{failed.pk}/").content.decode()
+        run_page = client.get(run_url).content.decode()
+        assert ("HTTP 401" in api) is detailed, (user, api)
+        assert ("HTTP 401" in page) is detailed and ("HTTP 401" in run_page) is detailed, user
+        if not detailed:
+            assert api == "the endpoint failed: the endpoint refused the API key"
+            assert "the endpoint refused the API key" in run_page
+    # The live channel is shared by every reader: it carries the kind only.
+    end = _websocket_messages(failed.pk)[-1]
+    assert end["episode"]["error"] == "the endpoint failed: the endpoint refused the API key"
