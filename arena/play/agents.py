@@ -25,12 +25,11 @@ from arena.clients.anthropic import AnthropicClient
 from arena.clients.base import ModelCallError
 from arena.clients.errors import ErrorKind, window_in_message
 from arena.clients.gemini import GeminiClient
-from arena.clients.limits import gate_for
 from arena.clients.openai_compat import OpenAICompatibleClient
 from arena.clients.reasoning_params import reasoning_request
 from arena.clients.responses import ResponsesClient
 from arena.models import Episode, Run, StoredImage, Submission
-from arena.play.pace import publisher
+from arena.play.pace import submission_gate
 from arena.probe.lookups import LLAMA_CPP, LOCAL_SERVERS
 from arena.probe.speed import TooSlow, call_timeout
 from arena.strategies.base import ImageStore
@@ -276,13 +275,12 @@ class ModelAgent:
     async def _call(self, messages: list[dict], purpose: str, max_tokens: int | None = None, frozen_chars: int = 0,
                     prompt_tokens: int | None = None):
         try:  # the time this server needs for this prompt (arena.probe.speed)
-            timeout = call_timeout(self.submission.endpoint_probe, prompt_tokens, max_tokens or getattr(self.client, "max_tokens", None),
+            timeout = call_timeout(self.submission.endpoint_probe, prompt_tokens,
+                                   max_tokens or getattr(self.client, "max_tokens", None),
                                    settings.ARENA_MODEL_TIMEOUT_SECONDS)
         except TooSlow as exc:
             raise EndpointFailed(str(exc), ErrorKind.TIMEOUT) from None
-        gate = gate_for(
-            self.submission.base_url, self.submission.max_concurrent_requests, publisher(self.submission.base_url)
-        )
+        gate = submission_gate(self.submission)
         messages, _ = adapt(messages, self.shape)
         holder = None
         if self.slot_affinity:
@@ -436,8 +434,7 @@ class AgentEndpointAgent:
     def __init__(self, submission: Submission, run: Run, episode: Episode, client=None):
         self.run = run
         self.episode = episode
-        self.submission_url = submission.base_url
-        self.max_concurrent_requests = submission.max_concurrent_requests
+        self.submission = submission
         self.client = client or AgentEndpointClient(
             submission.base_url,
             submission.get_agent_secret(),
@@ -492,7 +489,7 @@ class AgentEndpointAgent:
         raise TypeError("an agent endpoint is brought up to date from the stored steps")
 
     async def decide(self, task: Task, index: int, prompt_added: list) -> Decision:
-        gate = gate_for(self.submission_url, self.max_concurrent_requests, publisher(self.submission_url))
+        gate = submission_gate(self.submission)
         try:
             reply = await gate.call(
                 self.client, lambda: self.client.act(self._request), settings.ARENA_MODEL_TIMEOUT_SECONDS
