@@ -32,12 +32,14 @@ from __future__ import annotations
 from typing import Any
 
 import anthropic
+import httpx2
 
 from anthropic.types import Message
 
 from arena.clients.base import ModelReply
 from arena.clients.chat_messages import content_parts, image_url_of, split_data_url
 from arena.clients.http import sdk_object, ChatCompletionClient, check_base_url
+from arena.clients.openai_compat import route_url, split_query
 from arena.clients.reasoning import AnswerMemory, ThinkSplitter
 from arena.clients.replies import excerpt, int_or_none, sum_or_none
 
@@ -168,7 +170,8 @@ class AnthropicClient(ChatCompletionClient):
         **connection,
     ) -> None:
         self._api_key = api_key or ""
-        root = check_base_url(base_url, [self._api_key], "Anthropic base URL").rstrip("/")
+        root, query = split_query(check_base_url(base_url, [self._api_key], "Anthropic base URL"))
+        root = root.rstrip("/")
         for suffix in ("/v1/messages", "/v1"):
             if root.endswith(suffix):
                 root = root[: -len(suffix)]
@@ -181,14 +184,15 @@ class AnthropicClient(ChatCompletionClient):
         # episode: its conversation goes back to the API with them).
         self._signed_thinking = AnswerMemory(REMEMBERED_ANSWERS)
         self._think = ThinkSplitter()
-        super().__init__(root + "/v1/messages", secrets=[self._api_key], **connection)
+        super().__init__(route_url(root, "/v1/messages") if not query else route_url(str(httpx2.URL(root).copy_merge_params(query)), "/v1/messages"), secrets=[self._api_key], **connection)
         headers: dict[str, Any] = {"anthropic-version": anthropic_version, "Authorization": anthropic.Omit()}
         if self._api_key:
             headers["x-api-key"] = self._api_key
         else:
             headers["X-Api-Key"] = anthropic.Omit()
         self.sdk = anthropic.AsyncAnthropic(
-            api_key=None, auth_token=None, base_url=root, http_client=self.http, max_retries=0,
+            api_key=None, auth_token=None, base_url=root, default_query=query or None, http_client=self.http,
+            max_retries=0,
             default_headers=headers,
         )
 

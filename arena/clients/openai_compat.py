@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx2
 import openai
 
 from openai.types.chat import ChatCompletion
@@ -32,22 +33,44 @@ __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "NO_KEY_HEADERS", "OpenAICompatibleClie
 def openai_sdk(client: HTTPModelClient, base_url: str, api_key: str) -> openai.AsyncOpenAI:
     """OpenAI's SDK on `client`'s guarded HTTP client: no retries of its own (the
     arena's loop retries), no Authorization header when there is no key."""
+    root, query = split_query(base_url)
     return openai.AsyncOpenAI(
         api_key=api_key or "no-key",
-        base_url=base_url,
+        base_url=root,
+        default_query=query or None,
         http_client=client.http,
         max_retries=0,
     )
+
+
+def split_query(base_url: str) -> tuple[str, dict[str, str]]:
+    """(the URL without its query string, the query's parameters): a gateway's base URL
+    may carry parameters (a tenant, a route), which go with every request while the
+    SDK puts its route in the path."""
+    url = httpx2.URL(base_url)
+    if not url.query:
+        return base_url, {}
+    return str(url.copy_with(query=None)), dict(url.params.multi_items())
 
 
 #: What a request without a key carries instead: no Authorization header at all.
 NO_KEY_HEADERS = {"Authorization": openai.Omit()}
 
 
+def route_url(root: str, route: str) -> str:
+    """The URL of `route` under the API root `root` (its query string kept last)."""
+    path, query = split_query(root)
+    url = path.rstrip("/") + route
+    return str(httpx2.URL(url).copy_merge_params(query)) if query else url
+
+
 def api_root(base_url: str, endpoint: str) -> str:
-    """The API root of `base_url`, which may already end in `endpoint`."""
-    trimmed = base_url.rstrip("/")
-    return trimmed[: -len(endpoint)] if trimmed.endswith(endpoint) else trimmed
+    """The API root of `base_url`, whose path may already end in `endpoint` (its query
+    string kept)."""
+    root, query = split_query(base_url)
+    trimmed = root.rstrip("/")
+    trimmed = trimmed[: -len(endpoint)] if trimmed.endswith(endpoint) else trimmed
+    return str(httpx2.URL(trimmed).copy_merge_params(query)) if query else trimmed
 
 
 def _reasoning_field(message: Any) -> str:
@@ -93,7 +116,7 @@ class OpenAICompatibleClient(ChatCompletionClient):
         self.max_tokens = max_tokens
         self.extra_body = dict(extra_body or {})
         self._think = ThinkSplitter()
-        super().__init__(root + "/chat/completions", secrets=[self._api_key], **connection)
+        super().__init__(route_url(root, "/chat/completions"), secrets=[self._api_key], **connection)
         self.sdk = openai_sdk(self, root, self._api_key)
 
     def _request(self, messages: list[dict], max_tokens: int | None = None) -> dict:

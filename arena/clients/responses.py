@@ -33,7 +33,7 @@ from openai.types.responses import Response
 from arena.clients.base import ModelReply
 from arena.clients.chat_messages import content_parts, image_url_of
 from arena.clients.http import sdk_object, ChatCompletionClient, check_base_url
-from arena.clients.openai_compat import NO_KEY_HEADERS, api_root, openai_sdk
+from arena.clients.openai_compat import NO_KEY_HEADERS, api_root, openai_sdk, route_url
 from arena.clients.reasoning import AnswerMemory, ThinkSplitter
 from arena.clients.replies import excerpt, int_or_none
 
@@ -147,7 +147,7 @@ class ResponsesClient(ChatCompletionClient):
         # answers: they go back with the answers.
         self._memory = AnswerMemory(REMEMBERED_ANSWERS)
         self._think = ThinkSplitter()
-        super().__init__(root + "/responses", secrets=[self._api_key], **connection)
+        super().__init__(route_url(root, "/responses"), secrets=[self._api_key], **connection)
         self.sdk = openai_sdk(self, root, self._api_key)
 
     def recall(self, text: str, items: list) -> None:
