@@ -38,7 +38,8 @@ from anthropic.types import Message
 
 from arena.clients.base import ModelReply
 from arena.clients.chat_messages import content_parts, image_url_of, split_data_url
-from arena.clients.http import sdk_object, ChatCompletionClient, check_base_url
+from arena.clients.sdk_reading import sdk_object
+from arena.clients.http import ChatCompletionClient, check_base_url
 from arena.clients.openai_compat import route_url, split_query
 from arena.clients.reasoning import AnswerMemory, ThinkSplitter
 from arena.clients.replies import excerpt, int_or_none, sum_or_none

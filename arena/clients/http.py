@@ -34,7 +34,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import httpx2
-import pydantic
 
 from arena.clients.base import ModelCallError, ModelReply, RetryPolicy, is_retryable_status, parse_retry_after, redact
 from arena.clients.errors import KINDS, ErrorKind, classify_status
@@ -47,6 +46,7 @@ from arena.clients.replies import (
     normalise_reply,
     parse_json,
 )
+from arena.clients.sdk_reading import RedirectRefused, causes, network_problem
 from arena.clients.urlguard import GuardedTransport, ResponseTooLarge, UnsafeURL, parse_url
 
 DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024
@@ -81,14 +81,6 @@ class AttemptFailed(Exception):
         self.kind = kind or (ErrorKind.BAD_ANSWER if malformed else None)
 
 
-class RedirectRefused(Exception):
-    """A 3xx answer: the arena never follows one (every hop would need the guard)."""
-
-    def __init__(self, status: int) -> None:
-        super().__init__(f"HTTP {status}")
-        self.status = status
-
-
 def check_base_url(base_url: str, secrets: Iterable[str | None] = (), what: str = "model base URL") -> str:
     """`base_url` stripped, or ValueError("Invalid <what>: ...") if it is not an http(s)
     URL the arena could call (the DNS part of the check happens at connect time)."""
@@ -98,15 +90,6 @@ def check_base_url(base_url: str, secrets: Iterable[str | None] = (), what: str 
     except UnsafeURL as exc:
         raise ValueError(f"Invalid {what}: {redact(str(exc), *secrets)}") from None
     return base_url
-
-
-def _causes(exc: BaseException):
-    """`exc` and the exceptions it was raised from (an SDK wraps the transport's)."""
-    seen = 0
-    while exc is not None and seen < 8:
-        yield exc
-        exc = exc.__cause__ or exc.__context__
-        seen += 1
 
 
 class HTTPModelClient(abc.ABC):
@@ -384,7 +367,7 @@ class HTTPModelClient(abc.ABC):
         """What an exception out of `_call` (an SDK's, httpx's, the guard's) means, in
         the arena's words: a status answer is read from the answer itself."""
         label = self.endpoint_label
-        for cause in _causes(exc):
+        for cause in causes(exc):
             if isinstance(cause, AttemptFailed):
                 return cause
             if isinstance(cause, RedirectRefused):
@@ -406,7 +389,7 @@ class HTTPModelClient(abc.ABC):
             if isinstance(cause, httpx2.TimeoutException):
                 return self._timed_out(answers, whole=False)
             if isinstance(cause, (httpx2.NetworkError, httpx2.RemoteProtocolError)):
-                return AttemptFailed(f"Could not talk to the {label}: {_network_problem(cause)}", retryable=True,
+                return AttemptFailed(f"Could not talk to the {label}: {network_problem(cause)}", retryable=True,
                                      kind=ErrorKind.CONNECTION)
             if isinstance(cause, httpx2.DecodingError):
                 return self._malformed("The response body could not be decoded", answers[-1].status_code
@@ -428,42 +411,6 @@ class HTTPModelClient(abc.ABC):
             raise exc  # the request could not be built: the caller's messages are wrong
         return AttemptFailed(f"The request to the {label} failed: {type(exc).__name__}", retryable=False,
                              kind=ErrorKind.CONNECTION)
-
-
-def sdk_object(model: type, data: dict) -> Any:
-    """`data` as the SDK type `model` (a pydantic model of the openai or anthropic SDK).
-
-    The SDKs' own reading (``parse()``) builds the object in pure Python without
-    validating it: about 0.2 ms of CPU for a chat completion, as much as the rest of a
-    step. pydantic's validator reads a well-formed answer into the same type twenty
-    times faster; an answer a server left short of a required field (an id, a creation
-    time: many OpenAI-compatible servers omit them) is built as the SDK builds it."""
-    try:
-        return model.model_validate(data)
-    except pydantic.ValidationError:
-        return model.construct(**data)
-
-
-def _network_problem(exc: Exception) -> str:
-    """What went wrong on the network, without the address (an OS error message quotes
-    the host and port it could not reach)."""
-    text = str(exc) or type(exc).__name__
-    lowered = text.lower()
-    for words, said in (
-        ("refused", "connection refused"),
-        ("reset", "connection reset"),
-        ("disconnect", "the server closed the connection without an answer"),
-        ("without sending", "the server closed the connection without an answer"),
-        ("closed", "the server closed the connection"),
-        ("name or service", "the host name could not be resolved"),
-        ("resolve", "the host name could not be resolved"),
-        ("ssl", "the TLS handshake failed"),
-        ("certificate", "the TLS certificate was refused"),
-        ("unreachable", "the network is unreachable"),
-    ):
-        if words in lowered:
-            return said
-    return type(exc).__name__
 
 
 class ChatCompletionClient(HTTPModelClient):

@@ -23,7 +23,8 @@ from openai.types.chat import ChatCompletion
 
 from arena.clients.base import ModelReply
 from arena.clients.chat_messages import content_text
-from arena.clients.http import sdk_object, DEFAULT_MAX_RESPONSE_BYTES, ChatCompletionClient, HTTPModelClient, check_base_url
+from arena.clients.sdk_reading import sdk_object
+from arena.clients.http import DEFAULT_MAX_RESPONSE_BYTES, ChatCompletionClient, HTTPModelClient, check_base_url
 from arena.clients.reasoning import ThinkSplitter
 from arena.clients.replies import excerpt, int_or_none
 

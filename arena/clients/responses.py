@@ -32,7 +32,8 @@ from openai.types.responses import Response
 
 from arena.clients.base import ModelReply
 from arena.clients.chat_messages import content_parts, image_url_of
-from arena.clients.http import sdk_object, ChatCompletionClient, check_base_url
+from arena.clients.sdk_reading import sdk_object
+from arena.clients.http import ChatCompletionClient, check_base_url
 from arena.clients.openai_compat import NO_KEY_HEADERS, api_root, openai_sdk, route_url
 from arena.clients.reasoning import AnswerMemory, ThinkSplitter
 from arena.clients.replies import excerpt, int_or_none

@@ -75,8 +75,9 @@ from arena.probe.lookups import ServerFacts, is_key_problem
 from arena.probe.result import MAX_MODELS_LISTED, ProbeResult
 from arena.probe.servers import MetadataReader
 from arena.probe.shapes import probe_message_shape
+from arena.probe.speed import decoding_speed, measure_speeds  # noqa: F401 (decoding_speed is read here by callers)
 from arena.probe.wording import (
-    answered as _answered, fresh, probe_messages, quote as _quote, reading_messages, sentence as _sentence,
+    answered as _answered, fresh, probe_messages, quote as _quote, sentence as _sentence,
     server_words as _server_words,
 )
 from arena.clients.urlguard import PUBLIC_ONLY, GuardedTransport, UnsafeURL, check_url, parse_url
@@ -88,9 +89,6 @@ PROVIDERS = (OPENAI, ANTHROPIC, GEMINI, AGENT, RESPONSES)
 
 # Metadata beyond the first request is optional: a slow answer is not worth waiting for.
 METADATA_TIMEOUT_SECONDS = 5.0
-THROUGHPUT_TOKENS = 16
-# Below this extra time for the extra tokens, the difference is the clock's noise.
-SPEED_MIN_EXTRA_SECONDS = 0.01
 BUSY_NOTE = (
     "The endpoint is playing the arena's episodes right now, so the probe sent it no test request (one would "
     "take a running episode's slot and its cached prompt). Its speed, message shapes and images were not "
@@ -188,15 +186,6 @@ def probe_endpoint_sync(
         return asyncio.run(probe_endpoint(**options))
     with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="probe") as pool:
         return pool.submit(lambda: asyncio.run(probe_endpoint(**options))).result()
-
-
-def decoding_speed(first_tokens: int, first_ms: float, tokens: int, ms: float) -> float:
-    """Tokens per second from a short answer and a longer one to the same prompt (step 4
-    of the module docstring)."""
-    extra_seconds = (ms - first_ms) / 1000.0
-    if tokens - first_tokens >= 4 and extra_seconds >= SPEED_MIN_EXTRA_SECONDS:
-        return (tokens - first_tokens) / extra_seconds
-    return tokens / (ms / 1000.0)  # too little difference to measure: the whole call, which errs low
 
 
 class _Probe:
@@ -477,36 +466,7 @@ class _Probe:
     # --- step 4: speed -----------------------------------------------------------------
 
     async def measure_throughput(self) -> None:
-        if self.first_reply is None:
-            return
-        try:
-            reply = await self.client(max_tokens=THROUGHPUT_TOKENS, retries=0).complete(probe_messages())
-        except ModelCallError as exc:
-            self.note(f"The generation speed could not be measured ({_quote(exc)}).")
-            return
-        tokens = reply.tokens_out
-        if not tokens:
-            self.note("The endpoint does not report token counts, so its generation speed was not measured.")
-            return
-        speed = decoding_speed(self.first_reply.tokens_out or 1, self.first_reply.latency_ms, tokens, reply.latency_ms)
-        self.result.tokens_per_second = round(speed, 1)
-        self.note(f"It generates about {speed:,.0f} tokens per second ({tokens} tokens in {reply.latency_ms:,.0f} ms).")
-        await self.measure_reading()
-
-    async def measure_reading(self) -> None:
-        """The prompt speed (step 4): a one-token answer to a longer fresh prompt."""
-        first = self.first_reply
-        try:
-            reply = await self.client(max_tokens=1, retries=0).complete(reading_messages())
-        except ModelCallError as exc:
-            self.note(f"The prompt-reading speed could not be measured ({_quote(exc)}).")
-            return
-        if not reply.tokens_in or not first.tokens_in:
-            return
-        speed = decoding_speed(first.tokens_in, first.latency_ms, reply.tokens_in, reply.latency_ms)
-        self.result.prompt_tokens_per_second = round(speed, 1)
-        self.note(f"It reads a prompt at about {speed:,.0f} tokens per second "
-                  f"({reply.tokens_in:,} tokens in {reply.latency_ms:,.0f} ms).")
+        await measure_speeds(self)
 
     # --- step 6: images ----------------------------------------------------------------
 
