@@ -35,7 +35,9 @@ _EARLIER_ATTEMPT = " (an earlier attempt failed: "
 _HTTP_STATUS = re.compile(r"\banswered HTTP ([1-5]\d\d)\b")
 _TIMED_OUT = re.compile(r"\bdid not (?:finish answering|answer) within\b")
 _NO_CONNECTION = re.compile(r"^\(?(?:Could not talk to the|The request to the )")
-_UNREADABLE = re.compile(r"not valid JSON|with an empty body|JSON but not an object|could not be decoded|nested too deeply")
+_UNREADABLE = re.compile(
+    r"not valid JSON|with an empty body|JSON but not an object|could not be decoded|nested too deeply"
+)
 # An earlier attempt's kind as a short phrase (retried attempts are of these kinds).
 _ATTEMPT_WORDS = {
     ErrorKind.RATE_LIMITED: "too many requests",

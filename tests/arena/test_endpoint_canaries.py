@@ -215,7 +215,8 @@ def test_the_owner_and_staff_read_a_steps_note_and_a_match_error_others_their_ki
     stranger = User.objects.create_user("mallory", password="a-long-password-9")
     step = noted.steps.exclude(error="").first()
     urls = {
-        "steps": f"/api/episodes/{noted.pk}/steps/?page_size=500", "step": f"/api/episodes/{noted.pk}/steps/{step.index}/",
+        "steps": f"/api/episodes/{noted.pk}/steps/?page_size=500",
+        "step": f"/api/episodes/{noted.pk}/steps/{step.index}/",
         "jsonl": f"/episodes/{noted.pk}/steps.jsonl", "zip": f"/runs/{noted.run_id}/episodes.zip",
         "match page": f"/matches/{match.pk}/", "match json": f"/matches/{match.pk}/moves.json", "matches": "/matches/",
     }
