@@ -259,17 +259,20 @@ class StepPage:
     more: bool  # steps after the last of `results` remain
 
 
-def step_page(episode_id: int, after_index: int, max_steps: int, through_index: int | None = None) -> StepPage:
+def step_page(
+    episode_id: int, after_index: int, max_steps: int, through_index: int | None = None, detailed: bool = False
+) -> StepPage:
     """The previews of the steps after `after_index` (and up to `through_index`, when
     given: a window of the replay), at most `max_steps` of them and about
     STEP_PAGE_MAX_BYTES of JSON (at least one step): one page of the steps API, one
-    batch of the live channel."""
+    batch of the live channel. Steps' errors are in full only when `detailed` (the
+    reader may see the endpoint: arena.public_errors)."""
     results: list[dict] = []
     size = 1_000  # room for the page's own fields (count, next) and the commas
     for step in steps_after(episode_id, after_index, through_index, chunk=STEP_READ_CHUNK):
         if len(results) == max_steps:
             return StepPage(results, more=True)
-        preview = step_preview(step)
+        preview = step_preview(step, detailed)
         preview_size = json_size(preview)
         if results and size + preview_size > STEP_PAGE_MAX_BYTES:
             return StepPage(results, more=True)
