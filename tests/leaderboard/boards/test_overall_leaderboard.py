@@ -30,7 +30,9 @@ def _run(submission, task, values=(), *, metric=None, fmt="text", options=None, 
     the run, or summed rewards `scores` in its score sums."""
     sums = {}
     for value in values:
-        sums = fold(sums, {metric: value})
+        # An AdventureGame episode reports whether it was played beside its quality (these
+        # ones all were: the clemscore cell is then their quality).
+        sums = fold(sums, {metric: value, "played": True} if metric == "quality" else {metric: value})
     episodes = len(values) or len(scores)
     now = timezone.now()
     return Run.objects.create(
