@@ -243,7 +243,7 @@ def test_percentage_change_is_relative_to_the_size_of_a():
 def test_agents_are_named_as_in_the_paper(client, model):
     played_run(model, "pong", [-9], scenario="basic", chain_of_thought=True, reflection="recent", history_window=1)
     played_run(model, "pong", [-8], scenario="basic", chain_of_thought=True, reflection="best", history_window=1)
-    played_run(model, "pong", [-7], scenario="basic", reflection="best", self_correction=True)
+    played_run(model, "pong", [-7], scenario="basic", reflection="best", self_correction=True, history_window=16)
     agents = sorted(row.agent for row in client.get(PAGE).context["rows"])
     assert agents == [
         "Reflexion_last · history 1", "Reflexion_max (no CoT) · history 16, self-correction", "Reflexion_max · history 1",
