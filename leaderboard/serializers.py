@@ -15,6 +15,7 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from arena.endpoint_privacy import error_for
 from arena.live.frame import step_preview
+from arena.protocol import row_protocol
 from arena.models import Episode, Run, Step, StoredImage, Submission
 from arena.selectors import RunProgress, run_progress
 from envs.registry import replay_renderer, suite_of
@@ -167,6 +168,7 @@ class RunSerializer(serializers.ModelSerializer):
     )
     url = serializers.SerializerMethodField()
     api_url = serializers.SerializerMethodField()
+    protocol = serializers.SerializerMethodField()
 
     class Meta:
         model = Run
@@ -211,10 +213,16 @@ class RunSerializer(serializers.ModelSerializer):
             "moderation",
             "moderation_reason",
             "harness",
+            "protocol",
         ]
 
     def get_harness(self, run) -> dict:
         return harness_json(run)
+
+    def get_protocol(self, run) -> dict:
+        """Paper preset or custom, with temperature, max tokens, episodes and parsing
+        (arena.protocol): a custom run is never ranked against the comparable ones."""
+        return row_protocol([run]).to_json()
 
     def _progress(self, run) -> RunProgress:
         # Read once per run for the three fields that show it.
