@@ -11,13 +11,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_round_queued_then_played_by_the_episode_worker(capsys, client):
-    # Only the anchors play here (no model opted in): random against Stockfish level 0.
+    # Only the baselines play here (no model opted in): random legal moves and Stockfish
+    # at three levels, in two pairs.
     call_command("arena_matches", "round", "chess", "--openings", "1")
-    assert "queued 2 chess matches" in capsys.readouterr().out
+    assert "queued 4 chess matches" in capsys.readouterr().out
     call_command("arena_worker", "--until-idle", "--matches", "2")
     matches = list(Match.objects.all())
-    assert len(matches) == 2 and {m.status for m in matches} == {Match.FINISHED}
-    assert {m.first.policy for m in matches} == {"random", "stockfish-level-0"}
+    assert len(matches) == 4 and {m.status for m in matches} == {Match.FINISHED}
+    assert {m.first.policy for m in matches} == {"random", "stockfish-level-0", "stockfish-level-3", "stockfish-level-6"}
     assert matches[0].opening and matches[0].opening == matches[1].opening
     # The anchors' pages hold no runs, and still show.
     for anchor in (matches[0].first, matches[0].second):
