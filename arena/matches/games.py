@@ -46,7 +46,7 @@ class TwoPlayerGame(abc.ABC):
     seat_names = ("first", "second")
     # A game still going after this many plies (opening excluded) is a draw.
     max_plies = 0
-    # The board the replay draws ("chess" uses the episode player's chess renderer).
+    # The episode player's renderer that draws the board (static/js/renderers/).
     renderer = "text"
 
     def __init__(self):
