@@ -3,8 +3,9 @@ that sit at a match's seat without a model, so that every game has a ladder to r
 models against from the first minute (docs/head_to_head.md, "The anchors").
 
 - every game: random legal moves (the ratings' anchor, fixed at 1000);
-- chess: Stockfish (Debian's build) at skill levels 0, 3 and 6, with Stockfish's own
-  handicap rule driven by seeded dice (envs.lmact.stockfish);
+- chess: a greedy capturer (mates when it can, else takes the biggest piece it can), and
+  Stockfish (Debian's build) at skill levels 0, 3 and 6, with Stockfish's own handicap
+  rule driven by seeded dice (envs.lmact.stockfish);
 - tic-tac-toe: a tactician (wins when it can, blocks when it must, else random) and the
   perfect player (LMAct's minimax expert, envs.lmact.tictactoe);
 - Connect Four: a negamax searcher at 2 and at 6 plies (arena.matches.connect_four_search).
@@ -18,6 +19,8 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Callable
+
+import chess
 
 from arena.matches import connect_four_search
 from arena.matches.games import ChessGame, ConnectFourGame, TicTacToeGame, TwoPlayerGame
@@ -48,6 +51,34 @@ def _stockfish(level: int):
         return game.board.san(engine.weakened_move(game.board, level, dice))
 
     return choose
+
+
+# What a capture takes, in pawns (the usual count); the king is never taken.
+PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
+
+
+def _chess_capturer(game: ChessGame, dice: random.Random, engines: dict) -> str:
+    """Mates when it can, else takes the most valuable piece it can, else a random move:
+    a rung between random moves (which it beats, or draws with when it cannot mate) and
+    Stockfish, so the chess ladder is not all perfect records."""
+    board = game.board
+    moves = list(board.legal_moves)
+    for move in moves:
+        board.push(move)
+        mate = board.is_checkmate()
+        board.pop()
+        if mate:
+            return board.san(move)
+    best = max((_captured_value(board, move) for move in moves), default=0)
+    choices = [move for move in moves if _captured_value(board, move) == best]
+    return board.san(dice.choice(sorted(choices, key=lambda move: move.uci())))
+
+
+def _captured_value(board: chess.Board, move: chess.Move) -> int:
+    if board.is_en_passant(move):
+        return PIECE_VALUES[chess.PAWN]
+    piece = board.piece_at(move.to_square)
+    return PIECE_VALUES[piece.piece_type] if piece else 0
 
 
 def _tictactoe_board(game: TicTacToeGame) -> str:
@@ -86,6 +117,7 @@ ANCHORS: dict[str, Anchor] = {
     anchor.policy: anchor
     for anchor in (
         Anchor(RANDOM_POLICY, "Random legal moves", ALL_GAMES, _random),
+        Anchor("chess-capturer", "Greedy capturer (mate, else the biggest capture)", ("chess",), _chess_capturer),
         Anchor("stockfish-level-0", "Stockfish level 0 (one node)", ("chess",), _stockfish(0)),
         Anchor("stockfish-level-3", "Stockfish level 3 (depth 4)", ("chess",), _stockfish(3)),
         Anchor("stockfish-level-6", "Stockfish level 6 (depth 7)", ("chess",), _stockfish(6)),

@@ -90,6 +90,9 @@ def models_with_room(open_matches) -> list[Submission]:
         owner_room = model.owner_id is None or by_owner[model.owner_id] + PAIR_MATCHES <= settings.ARENA_H2H_MATCHES_PER_USER
         if model.pk not in paused and in_play[model.pk] + PAIR_MATCHES <= room and owner_room:
             offered.append(model)
+            # Held for it: the owner's next model is offered only if both may get a pair.
+            if model.owner_id is not None:
+                by_owner[model.owner_id] += PAIR_MATCHES
     return offered
 
 

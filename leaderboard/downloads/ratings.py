@@ -22,10 +22,15 @@ def row_note(row: ratings.RatingRow) -> str:
         return "no finished match yet"
     if not entry.rated:
         return "not connected to the anchor by any chain of matches: no rating"
-    if entry.unbeaten_or_winless:
+    if entry.unbeaten_or_winless and not _is_anchor(row):
         side = "won" if entry.record.points else "lost"
         return f"{side} every game: the rating rests on the prior (a bound more than a figure)"
     return ""
+
+
+def _is_anchor(row: ratings.RatingRow) -> bool:
+    """The anchor's rating is fixed, whatever its record: no note on it."""
+    return row.submission.is_baseline and row.submission.policy == ratings.ANCHOR_POLICY
 
 
 def _kind(submission) -> str:

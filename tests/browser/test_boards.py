@@ -37,7 +37,8 @@ import json
 from arena.matches import services
 from arena.matches.scheduler import anchors
 random_player, _, searcher = anchors("connect_four")
-chess_random, stockfish = anchors("chess")[:2]
+chess_players = {anchor.policy: anchor for anchor in anchors("chess")}
+chess_random, stockfish = chess_players["random"], chess_players["stockfish-level-0"]
 four = services.queue_pair("connect_four", searcher, random_player, opening_seed=5, round_number=1)[0]
 chess = services.queue_pair("chess", stockfish, chess_random, opening_seed=2, round_number=1)[0]
 print(json.dumps([four.pk, chess.pk]))

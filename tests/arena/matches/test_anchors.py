@@ -1,7 +1,7 @@
 """The baselines of head-to-head play are real players of known strength: the Connect
 Four searcher takes a win and stops one, and beats random moves; the tic-tac-toe
 perfect player never loses and the tactician wins or blocks; Stockfish at level 6
-beats level 0; every baseline answers a legal move, the same one for the same dice."""
+beats level 0 and the greedy capturer takes what it can; every baseline answers a legal move, the same one for the same dice."""
 
 import random
 
@@ -87,6 +87,20 @@ def test_every_chess_baseline_answers_a_legal_move_and_the_same_one_for_the_same
         for engine in engines.values():
             engine.close()
         game.close()
+
+
+def test_the_capturer_mates_when_it_can_and_else_takes_the_biggest_piece():
+    game = new_game("chess", 0)
+    game.board.set_fen("6k1/5ppp/8/8/8/8/4p3/R3K3 w - - 0 1")  # Ra8 mates; Kxe2 would take a pawn
+    assert anchor_move("chess-capturer", game, random.Random(0), {}) == "Ra8#"
+    game.board.set_fen("4k3/8/8/3q4/8/3p4/4P3/4K2R w K - 0 1")  # exd3 takes a pawn; nothing takes the queen
+    assert anchor_move("chess-capturer", game, random.Random(0), {}) == "exd3"
+    game.close()
+
+
+def test_the_capturer_beats_or_draws_random_moves():
+    scores = [_play("chess", "chess-capturer", "random", seed) for seed in range(3)]
+    assert min(scores) >= 0.5
 
 
 def test_stockfish_level_6_beats_level_0():
