@@ -81,14 +81,10 @@ def _captured_value(board: chess.Board, move: chess.Move) -> int:
     return PIECE_VALUES[piece.piece_type] if piece else 0
 
 
-def _tictactoe_board(game: TicTacToeGame) -> str:
-    return game._row_major()
-
-
 def _tictactoe_tactician(game: TicTacToeGame, dice: random.Random, engines: dict) -> str:
     """A winning cell if there is one, else a cell that stops the other side's win,
     else a random cell."""
-    board = _tictactoe_board(game)
+    board = game.row_major()
     me = lmact_tictactoe.side_to_move(board)
     other = "o" if me == "x" else "x"
     empty = lmact_tictactoe.empty_cells(board)
@@ -100,7 +96,7 @@ def _tictactoe_tactician(game: TicTacToeGame, dice: random.Random, engines: dict
 
 
 def _tictactoe_perfect(game: TicTacToeGame, dice: random.Random, engines: dict) -> str:
-    return lmact_tictactoe.expert_move(_tictactoe_board(game))
+    return lmact_tictactoe.expert_move(game.row_major())
 
 
 def _connect_four(depth: int):
