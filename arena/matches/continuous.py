@@ -51,7 +51,9 @@ def _open_matches() -> list[tuple[str, int, int]]:
 
 def _episodes_active(submission_ids) -> set[int]:
     return set(
-        Episode.objects.filter(run__submission_id__in=list(submission_ids), status__in=(Episode.QUEUED, Episode.RUNNING))
+        Episode.objects.filter(
+            run__submission_id__in=list(submission_ids), status__in=(Episode.QUEUED, Episode.RUNNING)
+        )
         .values_list("run__submission_id", flat=True)
         .distinct()
     )
@@ -63,11 +65,11 @@ def _paused(submission_ids) -> set[int]:
     failed = Counter()
     rows = Match.objects.filter(status=Match.FAILED, finished_at__gte=since).filter(
         Q(first_id__in=list(submission_ids)) | Q(second_id__in=list(submission_ids))
-    ).values_list("first_id", "second_id")
-    for first, second in rows:
-        # A match fails for the seat whose endpoint gave no answer; both seats of a
-        # model-against-model match are counted, a baseline never fails.
-        failed.update((first, second))
+    ).values_list("first_id", "second_id", "failed_seat")
+    for first, second, seat in rows:
+        # A match fails for the seat whose endpoint gave no answer (failed_seat); one
+        # that failed otherwise counts against both seats.
+        failed.update((first, second) if seat is None else ((first, second)[seat],))
     return {pk for pk, count in failed.items() if count >= FAILURES_BEFORE_PAUSE}
 
 
@@ -87,7 +89,8 @@ def models_with_room(open_matches) -> list[Submission]:
     offered = []
     for model in models:
         room = PAIR_MATCHES if model.pk in active else max(PAIR_MATCHES, model.max_concurrent_requests)
-        owner_room = model.owner_id is None or by_owner[model.owner_id] + PAIR_MATCHES <= settings.ARENA_H2H_MATCHES_PER_USER
+        owner_cap = settings.ARENA_H2H_MATCHES_PER_USER
+        owner_room = model.owner_id is None or by_owner[model.owner_id] + PAIR_MATCHES <= owner_cap
         if model.pk not in paused and in_play[model.pk] + PAIR_MATCHES <= room and owner_room:
             offered.append(model)
             # Held for it: the owner's next model is offered only if both may get a pair.

@@ -187,7 +187,8 @@ def rate(
     ))
     for rank, entry in enumerate((p for p in ordered if p.rated), start=1):
         entry.rank = rank
-        entry.rank_best, entry.rank_worst = (rank, rank) if rank_ranges is None else rank_ranges[rated.index(entry.player)]
+        ranks = (rank, rank) if rank_ranges is None else rank_ranges[rated.index(entry.player)]
+        entry.rank_best, entry.rank_worst = ranks
     return Ratings(anchor, anchor_rating, ordered, pairs, len(games), resamples if len(rated) >= 2 else 0)
 
 
