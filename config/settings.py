@@ -208,6 +208,13 @@ ARENA_QUEUE_PATH = env_str("ARENA_QUEUE_PATH", str(VAR_DIR / "queue.sqlite3"))
 # Operators running local models (vLLM, llama.cpp, Ollama) on this machine turn this on.
 ARENA_ALLOW_LOOPBACK = env_bool("ARENA_ALLOW_LOOPBACK", False)
 ARENA_WORKER_CONCURRENCY = env_int("ARENA_WORKER_CONCURRENCY", 32, minimum=1, maximum=1024)
+# Head-to-head play runs itself (arena.matches.continuous): a worker with match places
+# looks this often for pairs to queue (0: never; rounds are then queued by hand).
+ARENA_H2H_SCHEDULE_SECONDS = env_float("ARENA_H2H_SCHEDULE_SECONDS", 5.0, minimum=0.0)
+# Games of one game a pair plays at most (baselines stop playing each other after that).
+ARENA_H2H_PAIR_GAMES = env_int("ARENA_H2H_PAIR_GAMES", 20, minimum=2)
+# Queued and running matches of one user's models together, at most.
+ARENA_H2H_MATCHES_PER_USER = env_int("ARENA_H2H_MATCHES_PER_USER", 4, minimum=2)
 ARENA_HEARTBEAT_STALE_SECONDS = env_int("ARENA_HEARTBEAT_STALE_SECONDS", 120, minimum=5)
 ARENA_MAX_EPISODE_ATTEMPTS = env_int("ARENA_MAX_EPISODE_ATTEMPTS", 3, minimum=1)
 # Long episodes of tasks that can save their state (TextAtari) store a snapshot every

@@ -149,7 +149,9 @@ class SubmissionForm(RefusableForm):
     head_to_head = forms.BooleanField(
         required=False, initial=False, label="Head-to-head matches",
         help_text="Also play chess, tic-tac-toe and Connect Four against the other opted-in submissions and the "
-        "baselines, for the ratings (within the token budget per run).",
+        "baselines (Stockfish, a perfect tic-tac-toe player, a Connect Four searcher, random moves), for the "
+        "ratings. The worker schedules the matches by itself, the first within a minute, within your endpoint's "
+        "concurrent requests and the token budget per run.",
     )
     reflection = forms.ChoiceField(
         choices=Submission.REFLECTION_CHOICES, initial=Submission.REFLECTION_NONE, label="Reflection (multi-turn suites)",
