@@ -26,7 +26,7 @@ from arena.models import Experiment, Run, Submission
 from arena.web.preview import submission_preview
 from arena.web.unknown_fields import RejectsUnknownFields
 from arena.web.throttles import (
-    ENDPOINT_PROBES, EndpointProbeAddressThrottle, EndpointProbeThrottle, ExperimentThrottle, SubmissionThrottle,
+    API_READS, ENDPOINT_PROBES, EndpointProbeAddressThrottle, EndpointProbeThrottle, ExperimentThrottle, SubmissionThrottle,
 )
 from arena.web.validation import (
     MAX_DEMONSTRATIONS,
@@ -322,15 +322,18 @@ class ExperimentSerializer(RejectsUnknownFields, serializers.ModelSerializer):
 
 
 class _CreateThrottledViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
-    """Reads are free; each create attempt counts against the user's hourly limit, which
+    """Each create attempt counts against the user's hourly limit, which
     the form views share (arena.web.throttles)."""
 
     create_throttle = None
 
     def get_throttles(self):
-        return [self.create_throttle()] if self.action == "create" else []
+        # Reads count against the address's API read limit (the API's default throttle).
+        return [self.create_throttle()] if self.action == "create" else super().get_throttles()
 
     def throttled(self, request, wait):
+        if self.action != "create":
+            raise Throttled(wait, detail=API_READS.refusal(wait))
         raise Throttled(wait, detail=self.create_throttle.refusal(wait))
 
 
@@ -352,15 +355,16 @@ class SubmissionViewSet(_CreateThrottledViewSet):
         # A dry run creates nothing but calls the submitter's endpoint, as "Test
         # endpoint" does, and counts against the same limit.
         if self.action == "create" and self._dry_run():
-            return [EndpointProbeThrottle(), EndpointProbeAddressThrottle()]
+            self._by_address = EndpointProbeAddressThrottle()
+            return [EndpointProbeThrottle(), self._by_address]
         return super().get_throttles()
 
     def throttled(self, request, wait):
-        if not self._dry_run():
-            raise Throttled(wait, detail=self.create_throttle.refusal(wait))
-        by_address = ENDPOINT_PROBES.wait(request)
-        refusal = ENDPOINT_PROBES.refusal(by_address) if by_address else EndpointProbeThrottle.refusal(wait)
-        raise Throttled(wait, detail=refusal)
+        if self.action != "create" or not self._dry_run():
+            return super().throttled(request, wait)
+        if self._by_address.wait() is not None:  # the address's limit, not the user's
+            raise Throttled(wait, detail=ENDPOINT_PROBES.refusal(wait))
+        raise Throttled(wait, detail=EndpointProbeThrottle.refusal(wait))
 
     @extend_schema(
         parameters=[OpenApiParameter(
@@ -394,7 +398,7 @@ class SubmissionViewSet(_CreateThrottledViewSet):
 
 class TokenView(ObtainAuthToken):
     """`POST /api/token/` (username, password) → the user's token. While the account or
-    the address is locked out after failed attempts (arena.web.throttles), the answer is 429
+    the address is locked out after failed attempts (arena.web.login_lockout), the answer is 429
     with Retry-After and the password is not checked."""
 
     def post(self, request, *args, **kwargs):

@@ -32,7 +32,7 @@ class SignUpForm(UserCreationForm):
 
 
 class LoginForm(AuthenticationForm):
-    """Django's login form; when the lock-out (arena.web.throttles) refused to check the
+    """Django's login form; when the lock-out (arena.web.login_lockout) refused to check the
     password, it says so instead of "wrong password"."""
 
     def get_invalid_login_error(self):
