@@ -23,6 +23,7 @@ from arena.web.catalogue import submission_catalogue
 from arena.endpoint_privacy import can_see_endpoint, hide_endpoint_in
 from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
 from arena.models import Experiment, Run, Submission
+from arena.moderation import visible_to
 from arena.web.preview import submission_preview
 from arena.web.unknown_fields import RejectsUnknownFields
 from arena.web.throttles import (
@@ -35,6 +36,7 @@ from arena.web.validation import (
     SUBMISSION_LIMITS,
     check_endpoint,
     check_episode_volume,
+    check_queued_episodes,
     check_submission_fields,
     choose_task_variants,
     parse_task_variant,
@@ -218,6 +220,11 @@ class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
         variants = choose_task_variants(attrs, add_error)
         if variants is not None:
             self.planned_runs = plan_runs(attrs, variants, add_error)
+        if variants is not None and self.planned_runs and not errors:
+            try:
+                check_queued_episodes(self.context["request"].user, self.planned_runs)
+            except DjangoValidationError as exc:
+                add_error("episodes_per_task", exc.messages[0])
         if errors:
             raise serializers.ValidationError(errors)
         attrs.setdefault("provider", Submission.PROVIDER_OPENAI)
@@ -304,6 +311,7 @@ class ExperimentSerializer(RejectsUnknownFields, serializers.ModelSerializer):
         )
         try:
             check_episode_volume(runs, what="experiment")
+            check_queued_episodes(self.context["request"].user, runs, what="experiment")
         except DjangoValidationError as exc:
             raise serializers.ValidationError({"num_episodes": exc.messages}) from None
         return attrs
@@ -347,6 +355,10 @@ class SubmissionViewSet(_CreateThrottledViewSet):
     queryset = Submission.objects.prefetch_related("runs").order_by("-created_at")
     serializer_class = SubmissionSerializer
     create_throttle = SubmissionThrottle
+
+    def get_queryset(self):
+        # Hidden submissions: 404 but to staff and their owner (arena.moderation).
+        return visible_to(getattr(self.request, "user", None), super().get_queryset(), submission="")
 
     def _dry_run(self) -> bool:
         return self.request.query_params.get("dry_run", "").lower() in ("1", "true", "yes")

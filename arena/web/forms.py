@@ -15,6 +15,7 @@ from arena.web.validation import (
     SUBMISSION_LIMITS,
     check_endpoint,
     check_episode_volume,
+    check_queued_episodes,
     check_submission_fields,
     choose_task_variants,
     parse_task_variant,
@@ -47,9 +48,10 @@ class RefusableForm(forms.Form):
     then shows the refusal, keeps what the user typed, and validates nothing (no DNS
     look-up, no endpoint probe)."""
 
-    def __init__(self, *args, refusal: str | None = None, **kwargs):
+    def __init__(self, *args, refusal: str | None = None, owner=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.refusal = refusal
+        self.owner = owner  # whose queued episodes count against the cap (check_queued_episodes)
 
     def full_clean(self):
         if self.refusal is None:
@@ -254,6 +256,11 @@ class SubmissionForm(RefusableForm):
             if variants is not None:
                 cleaned["task_settings"] = self._chosen_settings({task_id for task_id, _ in variants})
                 self.runs = plan_runs(cleaned, variants, self._add_error)
+        if self.runs and not self.errors:
+            try:
+                check_queued_episodes(self.owner, self.runs)
+            except forms.ValidationError as exc:
+                self.add_error("episodes_per_task", exc)
         if not self.errors:
             # Only a submission that is otherwise valid is worth a call to its endpoint.
             self.probe = check_endpoint(cleaned, self.add_error, task_variants=cleaned.get("tasks"))
@@ -378,6 +385,7 @@ class ExperimentForm(RefusableForm):
             )
             try:
                 check_episode_volume(runs, what="experiment")
+                check_queued_episodes(self.owner, runs, what="experiment")
             except forms.ValidationError as exc:
                 self.add_error("episodes", exc)
         return cleaned

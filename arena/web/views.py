@@ -20,6 +20,7 @@ from arena.balrog_results.exporter import balrog_submission_export, has_balrog_r
 from arena.crypto import decrypt_secret, encrypt_secret
 from arena.web.forms import EndpointForm, LoginForm, SignUpForm, SubmissionForm
 from arena.models import Run, Submission, Worker
+from arena.moderation import taken_down_for
 from arena.web.preview import submission_preview
 from arena.web.throttles import (
     SIGNUPS, EndpointProbeThrottle, SubmissionThrottle, download_limited, form_refusal,
@@ -93,7 +94,7 @@ def submit(request):
     previewing = "preview" in request.POST
     # A preview calls the submitter's endpoint like "Test endpoint" does.
     throttle = EndpointProbeThrottle if previewing else SubmissionThrottle
-    form = SubmissionForm(_with_kept_key(request), refusal=form_refusal(throttle, request))
+    form = SubmissionForm(_with_kept_key(request), refusal=form_refusal(throttle, request), owner=request.user)
     valid = form.is_valid()
     preview = None
     if form.runs is not None and form.probe is not None:
@@ -149,6 +150,8 @@ def submission_balrog_export(request, pk):
     """The submission's BALROG runs as a .tgz in the layout of BALROG's leaderboard
     submissions (arena.balrog_results.exporter): no endpoint address, no key."""
     submission = get_object_or_404(Submission, pk=pk)
+    if taken_down_for(request.user, submission):
+        raise Http404("no such submission")
     if not has_balrog_runs(submission):
         raise Http404("this submission has no finished episodes of BALROG's environments")
     archive = tempfile.SpooledTemporaryFile(max_size=EXPORT_SPOOL_BYTES)

@@ -328,3 +328,31 @@ def test_testing_an_endpoint_is_limited_per_hour(client, settings, fake_model):
     assert len(fake_model.requests) == probes_before  # the endpoint was not called again
     submission.refresh_from_db()
     assert submission.base_url == fake_model.base_url and not submission.edits.exists()
+
+
+# -- episodes waiting in the queue, per user ------------------------------------------------
+
+
+def test_a_user_may_not_queue_more_episodes_than_the_cap(api, web, alice, settings, fake_model, allow_loopback):
+    settings.ARENA_MAX_QUEUED_EPISODES_PER_USER = 5
+    assert api.post("/api/submissions/", _api_body(fake_model.base_url, episodes_per_task=3), format="json").status_code == 201
+    refused = api.post("/api/submissions/", _api_body(fake_model.base_url, episodes_per_task=3), format="json")
+    assert refused.status_code == 400
+    assert "you have 3 waiting in the queue; this arena allows 5 queued per user" in refused.json()["episodes_per_task"][0]
+    page = web.post("/submit/", _form(fake_model.base_url, episodes_per_task="3"))
+    assert page.status_code == 200 and "allows 5 queued per user" in page.content.decode()
+    assert Submission.objects.count() == 1
+    # Within the cap it goes on; episodes that have started no longer count.
+    assert api.post("/api/submissions/", _api_body(fake_model.base_url, episodes_per_task=2), format="json").status_code == 201
+    Episode.objects.filter(status=Episode.QUEUED).update(status=Episode.RUNNING)
+    assert api.post("/api/submissions/", _api_body(fake_model.base_url, episodes_per_task=5), format="json").status_code == 201
+
+
+def test_an_experiment_counts_against_the_queued_cap_too(api, alice, settings, make_model_submission):
+    submission = make_model_submission()
+    Submission.objects.filter(pk=submission.pk).update(owner=alice)
+    settings.ARENA_MAX_QUEUED_EPISODES_PER_USER = 3
+    body = {"kind": "replay", "submission": submission.pk, "task": "lmact/gridworld:ascii", "num_episodes": 4}
+    refused = api.post("/api/experiments/", body, format="json")
+    assert refused.status_code == 400 and "allows 3 queued per user" in str(refused.json())
+    assert not Experiment.objects.exists()
