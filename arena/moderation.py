@@ -8,17 +8,14 @@
 - restore: back to "as submitted".
 - a hidden submission (or run) is taken down: its pages, runs, episodes, live channel,
   API rows and exports answer 404 to everyone but staff and its owner (`taken_down_for`).
-- suspend a user: they can no longer sign in (nor use their API token), their unfinished
+- suspend a user (arena.services.accounts): they can no longer sign in, their unfinished
   episodes are cancelled and every submission of theirs is hidden, with the reason.
-  Reinstating lets them sign in again; their submissions stay hidden until restored one
-  by one (an operator decides which were the abusive ones).
 
 Every decision is kept as a ModerationAction (who, when, what, why): the audit trail.
 """
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Q
 
@@ -95,29 +92,3 @@ def visible_to(user, queryset, *, submission: str, run: str | None = None):
     if user is not None and user.is_authenticated:
         hidden &= ~Q(**{f"{prefix}owner": user})
     return queryset.exclude(hidden)
-
-
-def suspend_user(user, reason: str, by) -> int:
-    """Suspend `user` (see the module's docstring); the number of submissions hidden."""
-    from arena.services.run_actions import submission_cancel
-
-    reason = " ".join((reason or "").split())
-    if not reason:
-        raise ModerationRefused("say why: the reason is shown publicly on the hidden submissions")
-    if len(SUSPENDED + reason) > MAX_REASON:
-        raise ModerationRefused(f"the reason has {len(reason)} characters; at most {MAX_REASON - len(SUSPENDED)}")
-    if user.is_staff:
-        raise ModerationRefused("staff accounts are not suspended here: take their staff status away in the admin first")
-    with transaction.atomic():
-        get_user_model().objects.filter(pk=user.pk).update(is_active=False)
-        hidden = 0
-        for submission in Submission.objects.filter(owner=user).order_by("pk"):
-            submission_cancel(submission)
-            if submission.moderation != Moderated.HIDDEN:
-                moderate(submission, ModerationAction.HIDE, SUSPENDED + reason, by)
-                hidden += 1
-    return hidden
-
-
-def reinstate_user(user) -> None:
-    get_user_model().objects.filter(pk=user.pk).update(is_active=True)

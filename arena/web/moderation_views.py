@@ -8,7 +8,8 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth import get_user_model
 from django.shortcuts import redirect, render
 
-from arena.moderation import ModerationRefused, moderate, reinstate_user, suspend_user
+from arena.moderation import ModerationRefused, moderate
+from arena.services.accounts import reinstate_user, suspend_user
 from arena.models import Moderated, ModerationAction, Run, Submission
 
 TRAIL_LENGTH = 200
