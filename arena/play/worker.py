@@ -11,7 +11,8 @@ crash resumes the interrupted episodes first.
 
 A model's or agent's endpoint takes a few calls at once (the submission's concurrent
 requests, arena.clients.limits), and an episode keeps its turn there until it ends. So
-the worker holds at most ENDPOINT_HOLD_FACTOR episodes per turn of one endpoint: those
+the worker holds at most ENDPOINT_HOLD_FACTOR episodes per turn of one endpoint (one
+tenant's use of it, arena.tenancy: a stranger's episodes never count against yours): those
 playing and as many ready for the next free turn. An episode taken beyond that goes
 back to the queue behind its submission's others, instead of waiting inside the worker
 in a place another submission's episode needs: a slow one-slot server with hundreds of
@@ -72,9 +73,10 @@ class Worker:
         self.runner = runner or EpisodeRunner(self.name)
         self.in_flight: dict[int, asyncio.Task] = {}
         self.baselines_in_flight: set[int] = set()
-        self.endpoint_of: dict[int, str] = {}  # episode in flight -> its endpoint's base URL
+        self.endpoint_of: dict[int, str] = {}  # episode in flight -> its endpoint's key (arena.tenancy)
         self._stopping = asyncio.Event()
         self._next_newcomer_check = 0.0
+        self._user_episode_queued = False  # as of the loop's latest look at the queue's head
 
     def stop(self) -> None:
         """Take no more episodes, and give the ones in play back to the queue at their
@@ -92,6 +94,7 @@ class Worker:
         try:
             while not self._stopping.is_set():
                 head = await sync_to_async(queue.head_band, thread_sensitive=False)()
+                self._user_episode_queued = head is not None and not queue.is_baseline_band(head)
                 if head is not None and not queue.is_baseline_band(head):
                     self._baselines_give_way()
                 full = len(self.in_flight) >= self.concurrency
@@ -128,18 +131,18 @@ class Worker:
             await sync_to_async(worker_stopped)(self.name)
 
     async def _endpoint_with_a_place(self, dequeued: queue.Dequeued) -> str | None | bool:
-        """The base URL of the endpoint the episode plays through (None: a baseline's,
-        none), or False when the worker already holds as many of its episodes as it
-        should (module docstring)."""
+        """The key of the endpoint the episode plays through, its tenant's (None: a
+        baseline's, none), or False when the worker already holds as many of that
+        tenant's episodes there as it should (module docstring)."""
         if dequeued.baseline:
             return None
         endpoint = await sync_to_async(episode_endpoint, thread_sensitive=False)(dequeued.episode_id)
         if endpoint is None:
             return None
-        held = sum(1 for url in self.endpoint_of.values() if url == endpoint.base_url)
+        held = sum(1 for key in self.endpoint_of.values() if key == endpoint.key)
         if held >= ENDPOINT_HOLD_FACTOR * max(1, endpoint.max_concurrent_requests):
             return False
-        return endpoint.base_url
+        return endpoint.key
 
     async def _start_a_newcomer(self) -> bool:
         """Start the first episode of a user's submission that has none playing, beyond
@@ -196,6 +199,11 @@ class Worker:
 
     def _users_in_flight(self) -> bool:
         return len(self.in_flight) > len(self.baselines_in_flight)
+
+    def users_busy(self) -> bool:
+        """Whether a user's episode is queued or playing here: baseline work (episodes,
+        and matches between baselines) waits meanwhile."""
+        return self._user_episode_queued or self._users_in_flight()
 
     def _baselines_give_way(self) -> None:
         """A user's episode waits: the baseline episodes in play go back to the queue at

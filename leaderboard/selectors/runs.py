@@ -9,9 +9,12 @@ import json
 import math
 
 import orjson
+from arena.protocol import is_comparable
 from arena.clients.errors import describe
 from arena.metrics import summary
+from arena.moderation import taken_down_for
 from django.db import router
+from django.http import Http404
 from django.db.models import JSONField, TextField
 from django.db.models.base import ModelState
 from django.db.models.functions import Cast
@@ -209,7 +212,8 @@ def scored_runs(task_id: str | None = None, filters: Filters | None = None, *, j
 
 def leaderboard_rows(task_id: str, filters: Filters | None = None) -> list[LeaderboardRow]:
     """Model runs ranked by the primary metric of the task's suite (`rank_key`), with
-    the suite's metrics; baselines are unranked reference rows, placed by the same rule."""
+    the suite's metrics; baselines are unranked reference rows, placed by the same rule;
+    runs with custom settings (arena.protocol) follow, unranked."""
     return ranked_rows(suite_of(task_id), list(scored_runs(task_id, filters)))
 
 
@@ -221,9 +225,12 @@ def ranked_rows(suite: Suite, runs: list[Run], *, primary_only: bool = False) ->
     metrics = suite.metrics[:1] if primary_only else suite.metrics
     valued = [(run, [metric_value(run, metric) for metric in metrics]) for run in runs]
     valued.sort(key=lambda item: rank_key_of(item[0], item[1][0]))
+    # Runs with custom settings (arena.protocol) come after the comparable ones, unranked.
+    comparable = [is_comparable(run) for run, _ in valued]
+    valued = [item for item, ok in zip(valued, comparable) if ok] + [item for item, ok in zip(valued, comparable) if not ok]
     rows, rank = [], 0
     for run, metrics in valued:
-        if run.submission.is_baseline:
+        if run.submission.is_baseline or not is_comparable(run):
             rows.append(LeaderboardRow(rank=None, run=run, metrics=metrics))
         else:
             rank += 1
@@ -414,9 +421,13 @@ def _first_clause(error: str) -> str:
     return text if len(text) <= 160 else text[:159] + "…"
 
 
-def run_or_404(pk: int) -> Run:
-    """One run with its submission; a 404 when there is none."""
-    return get_object_or_404(Run.objects.select_related("submission"), pk=pk)
+def run_or_404(pk: int, viewer=None) -> Run:
+    """One run with its submission; a 404 when there is none, or when moderation took it
+    down for `viewer` (arena.moderation.taken_down_for)."""
+    run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
+    if viewer is not None and taken_down_for(viewer, run.submission, run):
+        raise Http404("no such run")
+    return run
 
 
 def runs_newest_first(*, task: str | None = None, submission: int | None = None, status: str | None = None):

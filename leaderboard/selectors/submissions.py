@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.db.models import Count
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from arena.models import Episode, Experiment, Run, Submission, Worker
-from arena.moderation import ranked
+from arena.moderation import ranked, taken_down_for
+from arena.tenancy import submission_endpoint_key
 
 
 def submissions_by_id(ids: list[int]) -> dict[int, Submission]:
@@ -48,8 +51,12 @@ def submissions_sharing_tasks(submission: Submission) -> list[Submission]:
     return list(others.distinct())
 
 
-def submission_or_404(pk: int) -> Submission:
-    return get_object_or_404(Submission, pk=pk)
+def submission_or_404(pk: int, viewer=None) -> Submission:
+    """A 404 too when moderation took the submission down for `viewer`."""
+    submission = get_object_or_404(Submission, pk=pk)
+    if viewer is not None and taken_down_for(viewer, submission):
+        raise Http404("no such submission")
+    return submission
 
 
 def experiments_of(submission: Submission) -> list[Experiment]:
@@ -61,8 +68,11 @@ def experiment_run_count(experiment: Experiment) -> int:
     return experiment.runs.count()
 
 
-def experiment_or_404(pk: int) -> Experiment:
-    return get_object_or_404(Experiment.objects.select_related("submission"), pk=pk)
+def experiment_or_404(pk: int, viewer=None) -> Experiment:
+    experiment = get_object_or_404(Experiment.objects.select_related("submission"), pk=pk)
+    if viewer is not None and taken_down_for(viewer, experiment.submission):
+        raise Http404("no such experiment")
+    return experiment
 
 
 def runs_of_experiment(experiment: Experiment) -> list[Run]:
@@ -79,7 +89,19 @@ def fresh_workers(since: datetime) -> list[Worker]:
     return list(Worker.objects.filter(heartbeat_at__gte=since))
 
 
-def episodes_playing_through(base_url: str) -> int:
-    """Running episodes of every submission that plays through the endpoint `base_url`
-    (submissions sharing an endpoint share its turns)."""
-    return Episode.objects.filter(status=Episode.RUNNING, run__submission__base_url=base_url).count()
+def episodes_playing_through(submission: Submission) -> int:
+    """Running episodes of the submission's tenant of its endpoint (arena.tenancy): its
+    owner's submissions to the same URL share its turns; nobody else's count."""
+    key = submission_endpoint_key(submission)
+    if submission.owner_id is None:
+        return Episode.objects.filter(status=Episode.RUNNING, run__submission=submission).count()
+    # Grouped by URL in Python: a URL with a query is stored encrypted (arena.endpoint_url).
+    counts = (
+        Episode.objects.filter(status=Episode.RUNNING, run__submission__owner_id=submission.owner_id)
+        .values("run__submission_id").annotate(playing=Count("id")).values_list("run__submission_id", "playing")
+    )
+    by_submission = dict(counts)
+    if not by_submission:
+        return 0
+    shares = Submission.objects.filter(pk__in=by_submission).only("pk", "owner_id", "base_url")
+    return sum(by_submission[other.pk] for other in shares if submission_endpoint_key(other) == key)

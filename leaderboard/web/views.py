@@ -5,6 +5,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 
+from arena.endpoint_privacy import can_see_endpoint, public_error
 from arena.models import Episode, Experiment, Run
 from arena.services.submissions import PAPER_EPISODES_PER_RUN
 from envs.registry import all_suites, all_tasks, get_suite, tasks_of
@@ -356,7 +357,7 @@ def _episode_value(episode: Episode, metric) -> float | None:
 
 
 def experiment_detail(request, pk):
-    experiment = experiment_or_404(pk)
+    experiment = experiment_or_404(pk, request.user)
     runs = runs_of_experiment(experiment)
     context = {"experiment": experiment, "runs": runs}
     if experiment.kind == Experiment.SWEEP:
@@ -377,15 +378,23 @@ def experiment_detail(request, pk):
 
 
 def run_detail(request, pk):
-    run = run_or_404(pk)
+    run = run_or_404(pk, request.user)
     episodes = episodes_of_run(run)
     owner = request.user.is_authenticated and run.submission.owner_id == request.user.pk
+    error_groups = run_error_groups(run) if run.episodes_failed else []
+    if not can_see_endpoint(request.user, run.submission):
+        # Others read the kind of each failure, not the endpoint's own words (arena.endpoint_privacy).
+        episodes = list(episodes)
+        for episode in episodes:
+            episode.error = public_error(episode.error, episode.error_kind)
+        for group in error_groups:  # the group's line says the kind already
+            group.example = group.example if public_error(group.example, group.kind) == group.example else ""
     return render(
         request,
         "leaderboard/run.html",
         {
             "run": run, "episodes": episodes, "run_data": RunSerializer(run).data, "waiting": waiting_reason(run),
-            "error_groups": run_error_groups(run) if run.episodes_failed else [], "is_owner": owner,
+            "error_groups": error_groups, "is_owner": owner,
             "run_terminal_statuses": Run.TERMINAL,
             "paper_episodes": _paper_episodes(run),
         },
@@ -409,11 +418,11 @@ def _same_seed(episode: Episode):
 
 
 def episode_detail(request, pk):
-    episode = episode_or_404(pk)
+    episode = episode_or_404(pk, request.user)
     return render(
         request,
         "leaderboard/episode.html",
-        {"episode": episode, "episode_data": EpisodeSerializer(episode).data, "same_seed": _same_seed(episode),
+        {"episode": episode, "episode_data": EpisodeSerializer(episode, context={"request": request}).data, "same_seed": _same_seed(episode),
          "frames": frames.frames_state(episode)},
     )
 
@@ -463,8 +472,8 @@ def _difference_in_words(difference: dict | None, left: Episode, right: Episode)
 def compare(request, pk, other_pk):
     """Two episodes of the same game side by side on one scrubber (?step=N), drawn by
     the player's renderers, with the first step where their actions differ."""
-    left = episode_or_404(pk)
-    right = episode_or_404(other_pk)
+    left = episode_or_404(pk, request.user)
+    right = episode_or_404(other_pk, request.user)
     last = max(left.num_steps, right.num_steps, 1) - 1
     try:
         index = min(max(int(request.GET.get("step", 0)), 0), last)
@@ -473,8 +482,8 @@ def compare(request, pk, other_pk):
     difference = first_difference(left, right)
     sides = [{"episode": left, "prefix": "left-"}, {"episode": right, "prefix": "right-"}]
     compare_data = {
-        "left": EpisodeSerializer(left).data,
-        "right": EpisodeSerializer(right).data,
+        "left": EpisodeSerializer(left, context={"request": request}).data,
+        "right": EpisodeSerializer(right, context={"request": request}).data,
         "step": index,
         "last": last,
         "first_difference": difference,
@@ -492,7 +501,7 @@ def compare(request, pk, other_pk):
 
 def episode_pgn(request, pk):
     """A chess episode as a PGN file (lmact/chess stores it when the game ends)."""
-    episode = bare_episode_or_404(pk)
+    episode = bare_episode_or_404(pk, request.user)
     pgn = (episode.metrics or {}).get("pgn")
     if not pgn:
         raise Http404("this episode has no PGN")
