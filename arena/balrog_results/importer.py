@@ -220,11 +220,18 @@ def _submission(parsed: ParsedSubmission, fingerprint: str) -> Submission:
         history_window=max(1, _whole(parsed.agent.get("max_history"), 16)),
         # BALROG's remember_cot only matters to its chain-of-thought agents.
         keep_reasoning="cot" in agent_type and bool(parsed.agent.get("remember_cot", False)),
-        balrog_folder=parsed.folder[:200],
-        balrog_metadata=parsed.metadata,
-        balrog_reported={**reported_figures(parsed.summary), "mode": "vlm" if parsed.format == IMAGE_FORMAT else "llm"},
-        balrog_figures_only=not parsed.runs,
+        **_listing(parsed),
     )
+
+
+def _listing(parsed: ParsedSubmission) -> dict:
+    """The folder's place, metadata.yaml and summary.json's figures (Submission.balrog_*)."""
+    return {
+        "balrog_folder": parsed.folder[:200],
+        "balrog_metadata": parsed.metadata,
+        "balrog_reported": {**reported_figures(parsed.summary), "mode": "vlm" if parsed.format == IMAGE_FORMAT else "llm"},
+        "balrog_figures_only": not parsed.runs,
+    }
 
 
 def _run(submission: Submission, parsed: ParsedRun, fmt: str, now) -> Run:
@@ -355,6 +362,17 @@ def _same_folder_with_less(parsed: ParsedSubmission):
     return _same_folder(parsed).filter(balrog_figures_only=True) if parsed.runs else Submission.objects.none()
 
 
+def _add_listing(submission: Submission, parsed: ParsedSubmission) -> None:
+    """An import made before the arena kept a folder's listing gets it (once: the same
+    files then change nothing)."""
+    if submission.balrog_reported:
+        return
+    listing = _listing(parsed)
+    for field, value in listing.items():
+        setattr(submission, field, value)
+    submission.save(update_fields=list(listing))
+
+
 def _already_imported(submission: Submission) -> ImportResult:
     episodes = Episode.objects.filter(run__submission=submission)
     return ImportResult(
@@ -378,6 +396,7 @@ def balrog_submission_import(files: SubmissionFiles) -> ImportResult:
         if earlier is None:
             earlier = _same_folder_with_more(parsed)
         if earlier is not None:
+            _add_listing(earlier, parsed)
             return _already_imported(earlier)
         _same_folder_with_less(parsed).delete()
         submission = _submission(parsed, fingerprint)

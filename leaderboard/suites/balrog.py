@@ -34,7 +34,7 @@ from envs.registry import tasks_of
 from envs.suite import Suite
 from leaderboard.boards.cells import episodes_url, grouped, mean_of, pooled_runs
 from leaderboard.boards.harness import without_superseded
-from leaderboard.selectors.runs import suite_runs
+from leaderboard.selectors.runs import lean_suite_runs
 
 # BALROG's two leaderboards: language only, and with images (a run in an image format).
 MODES = {"llm": "LLM", "vlm": "VLM"}
@@ -200,7 +200,7 @@ def board(suite: Suite, *, mode: str, rank_imported: bool = False) -> Board:
     """The leaderboard of one mode ("llm" or "vlm"). With `rank_imported`, imported
     submissions are ranked with the arena's own instead of listed apart."""
     by_submission: dict[int, list[Run]] = {}
-    for run in without_superseded(suite_runs(suite.id, images=mode == "vlm")):
+    for run in without_superseded(lean_suite_runs(suite.id, images=mode == "vlm")):
         if environment_of(run.task, run.options) is not None:
             by_submission.setdefault(run.submission_id, []).append(run)
     rows = [_row(suite, submission_runs[0].submission, submission_runs, mode) for submission_runs in by_submission.values()]

@@ -13,7 +13,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from arena.models import Submission
-from tests.support.balrog import FIXTURE, played_run
+from tests.support.balrog import FIXTURE, GOTO, played_run, unpack
 
 pytestmark = pytest.mark.django_db
 
@@ -166,3 +166,17 @@ def test_a_folder_without_summary_is_refused_and_the_others_imported(tmp_path):
         _import(tmp_path / "experiments")
 
     assert list(Submission.objects.values_list("balrog_folder", flat=True)) == ["LLM/20240924_naive-GPT4o"]
+
+
+def test_an_import_made_before_listings_were_kept_gets_its_listing_once(tmp_path):
+    folder = unpack(tmp_path, keep=(GOTO,))
+    _import(folder)
+    earlier = Submission.objects.get()
+    Submission.objects.filter(pk=earlier.pk).update(balrog_folder="", balrog_metadata={}, balrog_reported={})
+
+    assert "already imported" in _import(folder)
+
+    earlier.refresh_from_db()
+    assert earlier.balrog_folder == "LLM/20241030_naive-Llama-3.2-1B-Instruct"
+    assert earlier.balrog_metadata["verified"] is True and earlier.balrog_reported["mode"] == "llm"
+    assert Submission.objects.count() == 1 and earlier.runs.count() == 1
