@@ -173,10 +173,17 @@ def figures_only_submissions(mode: str) -> list[Submission]:
 
 
 def _order(rows: list[Row], ranked_kinds: tuple[str, ...]) -> list[Row]:
-    """More environments played first (an average over fewer of BALROG's six is not
-    comparable), then the higher average. Only submissions of `ranked_kinds` get a
-    rank: baselines are reference rows, and imported results rank only when asked."""
-    rows = sorted(rows, key=lambda row: (-row.environments_played, -(row.average.mean or 0.0), row.submission.pk))
+    """Rows with BALROG's average first (every environment of the mode played), then
+    more environments played (an average over fewer is not comparable), then the higher
+    average. Only submissions of `ranked_kinds` get a rank: baselines are reference
+    rows, and imported results rank only when asked."""
+    rows = sorted(
+        rows,
+        key=lambda row: (
+            not row.complete, 0 if row.complete else -row.environments_played, -(row.average.mean or 0.0),
+            row.submission.pk,
+        ),
+    )
     rank = 0
     for row in rows:
         if row.submission.kind in ranked_kinds:

@@ -100,6 +100,9 @@ def test_vlm_averages_are_balrogs_over_the_environments_with_an_image_mode(clien
     assert [cell.environment.name for cell in claude.cells if cell.figure.episodes] == [
         "babyai", "crafter", "babaisai", "minihack", "nle"
     ]
+    # Ordered by BALROG's average, Qwen2-VL-7B's sixth environment (TextWorld) no reason to lead.
+    averages = [row.average.mean for row in rows.values()]
+    assert averages == sorted(averages, reverse=True) and averages[0] == gemini.average.mean
 
 
 def test_an_arena_vlm_row_that_played_the_five_image_environments_gets_balrogs_average(client):
