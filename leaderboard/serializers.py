@@ -13,6 +13,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.utils.encoders import JSONEncoder
 
+from arena.endpoint_privacy import error_for
 from arena.live.frame import step_preview
 from arena.models import Episode, Run, Step, StoredImage, Submission
 from arena.selectors import RunProgress, run_progress
@@ -49,6 +50,7 @@ class EpisodeSerializer(serializers.ModelSerializer):
     format = serializers.CharField(source="run.format")
     submission = SubmissionSummarySerializer(source="run.submission")
     renderer = serializers.SerializerMethodField()
+    error = serializers.SerializerMethodField()
     final_observation = serializers.SerializerMethodField()
     steps_url = serializers.SerializerMethodField()
     marks_url = serializers.SerializerMethodField()
@@ -87,6 +89,13 @@ class EpisodeSerializer(serializers.ModelSerializer):
             "api_url",
             "ws_path",
         ]
+
+    def get_error(self, episode) -> str:
+        """The detailed error for the submission's owner and staff; the kind of failure
+        for everyone else, and on the live channel, which everyone shares
+        (arena.endpoint_privacy.public_error)."""
+        request = self.context.get("request")
+        return error_for(getattr(request, "user", None), episode)
 
     def get_renderer(self, episode) -> str:
         """Which player renderer draws this episode's observations (static/js/renderers/),

@@ -2,7 +2,8 @@
 
 A local model server often has one slot (or a few): thirty-two episodes calling it at
 once queue inside the server, and the last in line times out although the server is
-healthy. So every endpoint gets, per worker process, a limit on calls in flight (the
+healthy. So every endpoint gets, per worker process and per tenant (arena.tenancy: one
+owner's submissions to one URL), a limit on calls in flight (the
 submission's "concurrent requests"; episodes beyond it wait in the worker, heartbeat
 going, without a clock running against them) and a per-call timeout that adapts to the
 latency the endpoint has shown:
@@ -34,7 +35,7 @@ limit follows the endpoint (additive increase, multiplicative decrease, as TCP d
 * ``Retry-After`` on such an answer, and rate-limit headers saying nothing is left
   (``x-ratelimit-remaining-requests`` / ``-tokens`` of OpenAI and the servers copying
   it, ``anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-remaining``)
-  pause every new call to the endpoint until the reset they give;
+  pause every new call through the gate until the reset they give;
 * the last figures the server sent are kept for the submission page
   (`EndpointGate.pace`), which `on_change` receives when they change.
 """
@@ -313,8 +314,10 @@ _gates: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def gate_for(endpoint: str, limit: int, on_change: Callable[[dict], None] | None = None) -> EndpointGate:
-    """The gate of `endpoint` (its base URL) on the running loop. Submissions sharing an
-    endpoint share its gate: the first one's limit applies."""
+    """The gate of `endpoint` on the running loop. Callers sharing the key share the gate
+    (the first one's limit applies), so the key names one tenant's use of a URL
+    (arena.tenancy), never the URL alone: a stranger's limit, 429s and pauses must not
+    set another tenant's pace."""
     loop = asyncio.get_running_loop()
     gates = _gates.setdefault(loop, {})
     gate = gates.get(endpoint)

@@ -20,11 +20,10 @@ import random
 from django.conf import settings
 
 from arena.clients.base import ModelCallError
-from arena.clients.limits import gate_for
 from arena.endpoint_privacy import hide_endpoint
 from arena.models import Submission
 from arena.play.agents import make_client
-from arena.play.pace import publisher
+from arena.play.pace import submission_gate
 from arena.strategies.lmact import LMActPrompter, build_prefix, parse_action, parse_reasoning
 from arena.strategies.shape import MessageShape, adapt
 from envs.core import Observation
@@ -135,7 +134,7 @@ class ModelSeat:
         return body, observation
 
     async def _call(self, messages: list[dict]):
-        gate = gate_for(self.submission.base_url, self.submission.max_concurrent_requests, publisher(self.submission.base_url))
+        gate = submission_gate(self.submission)
         sent, _ = adapt(messages, self.shape)
 
         async def send():

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena import page_generation
+from arena.endpoint_privacy import hide_endpoint
 from arena.live import publish
 from arena.matches.games import HARNESS_VERSION, Ending
 from arena.matches.models import Match, MatchMove
@@ -128,9 +129,12 @@ def match_finish(match_id: int, worker: str, ending: Ending) -> None:
 
 
 def match_fail(match_id: int, worker: str, error: str) -> None:
-    """End a match that could not be played out; it carries no result."""
+    """End a match that could not be played out; it carries no result. The error is
+    public: whatever failed (a seat, or the arena's own code) may have quoted either
+    side's endpoint address (arena.endpoint_privacy)."""
+    urls = Match.objects.filter(pk=match_id).values_list("first__base_url", "second__base_url").first() or ()
     with transaction.atomic():
         _held(match_id, worker).update(
-            status=Match.FAILED, error=error, finished_at=timezone.now()
+            status=Match.FAILED, error=hide_endpoint(error, *urls), finished_at=timezone.now()
         )
         publish.publish_match_end_on_commit(match_id)

@@ -5,6 +5,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 
+from arena.endpoint_privacy import can_see_endpoint, public_error
 from arena.models import Episode, Experiment, Run
 from arena.services.submissions import PAPER_EPISODES_PER_RUN
 from envs.registry import all_suites, all_tasks, get_suite, tasks_of
@@ -380,12 +381,20 @@ def run_detail(request, pk):
     run = run_or_404(pk)
     episodes = episodes_of_run(run)
     owner = request.user.is_authenticated and run.submission.owner_id == request.user.pk
+    error_groups = run_error_groups(run) if run.episodes_failed else []
+    if not can_see_endpoint(request.user, run.submission):
+        # Others read the kind of each failure, not the endpoint's own words (arena.endpoint_privacy).
+        episodes = list(episodes)
+        for episode in episodes:
+            episode.error = public_error(episode.error, episode.error_kind)
+        for group in error_groups:  # the group's line says the kind already
+            group.example = group.example if public_error(group.example, group.kind) == group.example else ""
     return render(
         request,
         "leaderboard/run.html",
         {
             "run": run, "episodes": episodes, "run_data": RunSerializer(run).data, "waiting": waiting_reason(run),
-            "error_groups": run_error_groups(run) if run.episodes_failed else [], "is_owner": owner,
+            "error_groups": error_groups, "is_owner": owner,
             "run_terminal_statuses": Run.TERMINAL,
             "paper_episodes": _paper_episodes(run),
         },
@@ -413,7 +422,7 @@ def episode_detail(request, pk):
     return render(
         request,
         "leaderboard/episode.html",
-        {"episode": episode, "episode_data": EpisodeSerializer(episode).data, "same_seed": _same_seed(episode),
+        {"episode": episode, "episode_data": EpisodeSerializer(episode, context={"request": request}).data, "same_seed": _same_seed(episode),
          "frames": frames.frames_state(episode)},
     )
 
@@ -473,8 +482,8 @@ def compare(request, pk, other_pk):
     difference = first_difference(left, right)
     sides = [{"episode": left, "prefix": "left-"}, {"episode": right, "prefix": "right-"}]
     compare_data = {
-        "left": EpisodeSerializer(left).data,
-        "right": EpisodeSerializer(right).data,
+        "left": EpisodeSerializer(left, context={"request": request}).data,
+        "right": EpisodeSerializer(right, context={"request": request}).data,
         "step": index,
         "last": last,
         "first_difference": difference,

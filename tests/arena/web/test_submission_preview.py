@@ -316,6 +316,7 @@ def test_the_key_typed_before_the_preview_is_used_by_the_create_and_never_shown(
     response = web.post("/submit/", {**data, "preview": "1"})
     assert "sk-kept-canary-4242" not in response.content.decode()
     assert "sk-kept-canary-4242" not in json.dumps(dict(web.session))  # kept encrypted
+    assert fake_model.base_url.split("//")[1] not in json.dumps(dict(web.session))  # its URL too (a query may be a key)
     # The browser sends the password field empty again, as it was rendered.
     create = {**data, "api_key": "", "previewed": response.context["preview"].fingerprint}
     assert web.post("/submit/", create).status_code == 302

@@ -102,6 +102,7 @@ def test_a_running_run_whose_episodes_wait_for_the_endpoint_says_so(client, base
 
     from arena.models import Episode
     from arena.play.pace import pace_key
+    from arena.tenancy import submission_endpoint_key
     from arena.services.episodes import episode_claim
     from tests.support.episodes import record_step
 
@@ -121,7 +122,7 @@ def test_a_running_run_whose_episodes_wait_for_the_endpoint_says_so(client, base
     # A worker published the endpoint's pace: its figures are quoted.
     pace = {"limit": 2, "cap": 2, "in_flight": 2, "waiting": 2, "backoffs": 0, "paused_seconds": 0,
             "pause_reason": "", "server": {}, "at": time.time()}
-    cache.set(pace_key(submission.base_url), pace)
+    cache.set(pace_key(submission_endpoint_key(submission)), pace)
     page = client.get(run.get_absolute_url()).content.decode()
     assert "2 calls are in flight there and 2 episodes wait for a turn" in page
     assert "2 episodes waiting for a turn" in client.get(submission.get_absolute_url()).content.decode()
@@ -129,7 +130,7 @@ def test_a_running_run_whose_episodes_wait_for_the_endpoint_says_so(client, base
     # Another run of the submission, queued while the endpoint's two turns are taken.
     later = new_run(submission, task="lmact/gridworld", episodes=1)
     page = client.get(later.get_absolute_url()).content.decode()
-    assert "The endpoint is busy: 3 episodes are playing through it" in page and "Queue position" not in page
+    assert "The endpoint is busy: 3 episodes of this submission are playing through it" in page and "Queue position" not in page
 
     # Every claimed episode under way: the queued ones wait for the busy endpoint.
     for episode in (second, third):
