@@ -10,6 +10,7 @@ import pytest
 from arena.models import Run
 from leaderboard.boards.cost_chart import DOMINATED_COLOUR, FRONTIER_COLOUR, frontier_steps
 from leaderboard.boards.cost import TOKENS, USD, cost_charts, dominated_flags
+from tests.conftest import as_preset
 from tests.support.episodes import scripted_run
 
 pytestmark = pytest.mark.django_db
@@ -45,7 +46,7 @@ def field(make_model_submission, baseline):
     for name, scores, tokens in FIELD:
         submission = make_model_submission(
             name=name, price_input_per_mtok=Decimal("1"), price_output_per_mtok=Decimal("1"))
-        run = scripted_run(submission, scores)
+        run = as_preset(scripted_run(submission, scores))
         Run.objects.filter(pk=run.pk).update(tokens_spent_in=tokens * 3 // 2, tokens_spent_out=tokens // 2)
         submissions[name] = submission
     scripted_run(baseline("expert"), [1.0, 1.0])
@@ -73,7 +74,7 @@ def test_the_chart_of_a_task_has_the_frontier_and_greys_the_dominated(field):
 
 def test_without_every_price_the_axis_is_tokens_for_all(field, make_model_submission):
     unpriced = make_model_submission(name="No prices")
-    run = scripted_run(unpriced, [1.0, 1.0])
+    run = as_preset(scripted_run(unpriced, [1.0, 1.0]))
     Run.objects.filter(pk=run.pk).update(tokens_spent_in=200, tokens_spent_out=0)
     chart = _gridworld(cost_charts("llm"))
     assert chart.axis == TOKENS and chart.axis_label.startswith("tokens per episode")

@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 from arena.services.episodes import worker_heartbeat
 from arena.services.submissions import experiment_create
 from arena.models import Experiment, Run
-from tests.conftest import new_run
+from tests.conftest import as_preset, new_run
 from tests.support.episodes import scripted_episode
 
 pytestmark = pytest.mark.django_db
@@ -220,7 +220,7 @@ def test_the_front_page_shows_each_tasks_top_runs_and_its_baselines_and_links_to
     _finished(new_run(baseline("random"), task="lmact/tictactoe"), [-1.0, -1.0])
     for n in range(12):
         # Model 00 scores best, Model 11 worst.
-        _finished(new_run(make_model_submission(name=f"Model {n:02d}"), task="lmact/tictactoe"), [1.0 - n / 10] * 2)
+        _finished(as_preset(new_run(make_model_submission(name=f"Model {n:02d}"), task="lmact/tictactoe")), [1.0 - n / 10] * 2)
     section = _task_section(client.get("/").content.decode(), "lmact/tictactoe")
     assert all(f"Model {n:02d}" in section for n in range(10))
     assert "Model 10" not in section and "Model 11" not in section
