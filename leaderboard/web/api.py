@@ -13,6 +13,7 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from arena.endpoint_privacy import can_see_endpoint
 from arena.models import Episode, Run
+from arena.moderation import visible_to
 from envs.registry import all_tasks
 from arena.live.frame import STEP_TEXT_PREVIEW_CHARS, StepSerializer
 from leaderboard.selectors.episodes import counted_steps, episodes_with_run, step_or_404
@@ -78,7 +79,8 @@ class RunViewSet(viewsets.ReadOnlyModelViewSet):
         filters = RunFilterSerializer(data={name: params[name] for name in ("task", "submission", "status") if params.get(name)})
         filters.is_valid(raise_exception=True)  # a 400 that names the parameter
         wanted = filters.validated_data
-        return runs_newest_first(task=wanted.get("task"), submission=wanted.get("submission"), status=wanted.get("status"))
+        runs = runs_newest_first(task=wanted.get("task"), submission=wanted.get("submission"), status=wanted.get("status"))
+        return visible_to(getattr(self.request, "user", None), runs, submission="submission", run="")
 
     @extend_schema(parameters=[RunFilterSerializer])
     def list(self, request, *args, **kwargs):
@@ -112,6 +114,11 @@ LAST_POSSIBLE_STEP_INDEX = 2**31 - 1
 class EpisodeViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     queryset = episodes_with_run()
     serializer_class = EpisodeSerializer
+
+    def get_queryset(self):
+        # Episodes of hidden runs or submissions: 404 but to staff and their owner.
+        user = getattr(self.request, "user", None)
+        return visible_to(user, super().get_queryset(), submission="run__submission", run="run")
 
     STEPS_PAGE_SIZE = 100
     STEPS_MAX_PAGE_SIZE = 500
