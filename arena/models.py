@@ -112,6 +112,16 @@ class Submission(Moderated):
     # fingerprint of what was imported, so importing the same folder twice adds nothing.
     source = models.CharField(max_length=100, blank=True)
     import_fingerprint = models.CharField(max_length=64, blank=True, db_index=True)
+    # Imported from BALROG's leaderboard repository (balrog-ai/experiments): the folder
+    # ("LLM/20240924_naive-GPT4o", under its submissions/), its metadata.yaml as published
+    # (name, date, verified, oss, site, org_logo, trajs) and its summary.json's figures
+    # (average_progress, standard_error, environments: progression_percentage,
+    # standard_error, episodes_played). A folder without trajectories is imported as
+    # these figures alone (balrog_figures_only): a leaderboard row with no runs.
+    balrog_folder = models.CharField(max_length=200, blank=True)
+    balrog_metadata = models.JSONField(default=dict, blank=True)
+    balrog_reported = models.JSONField(default=dict, blank=True)
+    balrog_figures_only = models.BooleanField(default=False)
     # Multi-turn strategies (BALROG §3; TextAtari §3; Ke et al. §4.2).
     history_window = models.PositiveIntegerField(default=16)
     keep_reasoning = models.BooleanField(default=False)
