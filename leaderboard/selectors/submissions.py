@@ -105,3 +105,11 @@ def episodes_playing_through(submission: Submission) -> int:
         return 0
     shares = Submission.objects.filter(pk__in=by_submission).only("pk", "owner_id", "base_url")
     return sum(by_submission[other.pk] for other in shares if submission_endpoint_key(other) == key)
+
+
+def figures_only_submissions(mode: str) -> list[Submission]:
+    """The visible imported submissions of figures only filed under this mode."""
+    found = Submission.objects.filter(kind=Submission.KIND_IMPORTED, balrog_figures_only=True).exclude(
+        moderation=Submission.HIDDEN
+    )
+    return [submission for submission in found.order_by("id") if submission.balrog_reported.get("mode") == mode]

@@ -38,6 +38,7 @@ from envs.suite import Suite
 from leaderboard.boards.cells import episodes_url, grouped, mean_of, pooled_runs
 from leaderboard.boards.harness import without_superseded
 from leaderboard.selectors.runs import lean_suite_runs
+from leaderboard.selectors.submissions import figures_only_submissions
 
 # BALROG's two leaderboards: language only, and with images (a run in an image format).
 MODES = {"llm": "LLM", "vlm": "VLM"}
@@ -173,14 +174,6 @@ def _reported_row(submission: Submission) -> Row:
             IMPORTED, (submission.temperature,), (submission.max_tokens,), (), (submission.lenient_parsing,), ()
         ),
     )
-
-
-def figures_only_submissions(mode: str) -> list[Submission]:
-    """The visible imported submissions of figures only filed under this mode."""
-    found = Submission.objects.filter(kind=Submission.KIND_IMPORTED, balrog_figures_only=True).exclude(
-        moderation=Submission.HIDDEN
-    )
-    return [submission for submission in found.order_by("id") if submission.balrog_reported.get("mode") == mode]
 
 
 def _order(rows: list[Row], ranked_kinds: tuple[str, ...]) -> list[Row]:
