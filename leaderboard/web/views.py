@@ -1,3 +1,4 @@
+import dataclasses
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -10,7 +11,7 @@ from arena.services.submissions import PAPER_EPISODES_PER_RUN
 from envs.registry import all_suites, all_tasks, get_suite, tasks_of
 from envs.suite import Suite
 from leaderboard import frames
-from leaderboard.boards import overall
+from leaderboard.boards import front_page, overall
 from leaderboard.suites import adventure, balrog, infogather, textatari
 from leaderboard.web import task_pictures
 from leaderboard.web.rendering import render_released
@@ -44,6 +45,7 @@ from leaderboard.selectors.runs import (
     metric_value,
     rate_breakdown_rows,
     replay_rows_by_format,
+    lean_runs_of_tasks,
     scaling_points,
     scaling_points_by_format,
 )
@@ -56,40 +58,41 @@ def _filter_context(request) -> tuple[Filters, dict]:
     return filters, {"filters": filters, "mode_filters": MODE_FILTERS, "strategy_filters": STRATEGY_FILTERS}
 
 
-# Ranked rows per task on the front page; the task's page lists them all. Rendering
-# every row of every task was most of the front page's cost (bench/read_pages.py).
-FRONT_PAGE_TASK_ROWS = 10
-
-
 def index(request):
-    """The overall leaderboard (leaderboard.boards.overall) of the tab and strategy asked for
-    (unknown values fall back to LLM / all strategies, and the page says so), then every
-    task's leaderboard with the filters users had before: its top FRONT_PAGE_TASK_ROWS
-    ranked rows and its baselines, and a link to the task's page for the rest."""
+    """The front page, read in a screen or two (leaderboard.boards.front_page): the
+    overall leaderboard of the tab and strategy asked for (unknown values fall back to
+    LLM / all strategies, and the page says so), its ranked rows and baselines in one
+    table and the rows without an average progress apart, then each suite's leaders and
+    the links onward. Every task's table is on its task page and its suite's page."""
     filters, context = _filter_context(request)
     tab = request.GET.get("tab", "llm")
     ignored = [] if tab in overall.TABS else [f"unknown tab {tab!r}"]
     tab = tab if tab in overall.TABS else "llm"
-    # One read of the runs for both boards (each read them all before).
-    task_runs, tab_runs = front_page_runs(filters, tab)
+    # One read of the runs for the board and the suites' leaders.
+    _, tab_runs = front_page_runs(filters, tab)
     board = overall.board(tab, filters.strategy, runs=tab_runs)
+    all_rows = request.GET.get("rows") == "all"
     query = {"tab": tab, **({"strategy": filters.strategy} if filters.strategy else {})}
     # One column per suite unless the visitor asked for one per task.
     per_task = request.GET.get("columns") == "tasks"
     page_query = {**query, **({"columns": "tasks"} if per_task else {})}
-    # Released after rendering: the context holds the boards' thousand runs.
+    task_boards = leaderboard_by_suite(Filters(mode=tab, strategy=filters.strategy), top=1, runs=tab_runs)
+    rows = front_page.front_rows(board, all_rows=all_rows)
+    # Released after rendering: the context holds the board's thousand runs.
     return render_released(
         request,
         "leaderboard/index.html",
         {
-            "suites": leaderboard_by_suite(filters, top=FRONT_PAGE_TASK_ROWS, runs=task_runs), "overall": board, "tabs": overall.TABS, "tab": tab,
+            "overall": board, "rows": rows, "all_rows": all_rows,
+            # The two tables' boards: the ranked rows with the baselines, and the rows apart.
+            "ranked_board": dataclasses.replace(board, rows=rows.ranked),
+            "apart_board": dataclasses.replace(board, rows=rows.apart),
+            "leaders": front_page.suite_leaders(board, task_boards), "tabs": overall.TABS, "tab": tab,
             "ignored": ignored, "download_query": urlencode(query),
             "tab_links": [(key, label, urlencode({**page_query, "tab": key})) for key, label in overall.TABS.items()],
             "per_task": per_task, "per_task_query": urlencode({**query, "columns": "tasks"}),
             "compact_query": urlencode(query),
-            "front_page_rows": FRONT_PAGE_TASK_ROWS,
-            # The task pages' tables under the filters the front page's tables have.
-            "task_filter_query": urlencode({key: value for key, value in vars(filters).items() if value}),
+            "all_rows_query": urlencode({**page_query, "rows": "all"}),
             "strategy_label": STRATEGY_FILTERS.get(filters.strategy, ""),
             "average_label": overall.AVERAGE_LABEL, "average_digits": overall.AVERAGE_DIGITS, **context,
         },
@@ -187,10 +190,26 @@ def suite_detail(request, suite):
     return page(request, descriptor)
 
 
+# Ranked rows per task in a suite page's task tables; the task's page lists them all.
+SUITE_PAGE_TASK_ROWS = 10
+
+
 def best_score_page(request, suite: Suite):
-    """LMAct Fig. 2: per task, each model's best run over every setting."""
+    """LMAct Fig. 2: per task, each model's best run over every setting; then each
+    task's leaderboard under the filters (its top SUITE_PAGE_TASK_ROWS ranked runs and
+    its baselines; every run on the task's page), which the front page showed before."""
+    filters, context = _filter_context(request)
     sections = best_scores_by_task(suite.id)
-    return render(request, "leaderboard/suite.html", {"suite": suite, "charts": best_score_bars(sections)})
+    runs = lean_runs_of_tasks(tasks_of(suite.id), filters)
+    boards = [board for board in leaderboard_by_suite(filters, top=SUITE_PAGE_TASK_ROWS, runs=runs) if board.suite.id == suite.id]
+    return render(
+        request,
+        "leaderboard/suite.html",
+        {
+            "suite": suite, "charts": best_score_bars(sections), "boards": boards, "shown_rows": SUITE_PAGE_TASK_ROWS,
+            "task_filter_query": urlencode({key: value for key, value in vars(filters).items() if value}), **context,
+        },
+    )
 
 
 def adventure_page(request, suite: Suite):
