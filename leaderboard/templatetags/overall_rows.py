@@ -15,7 +15,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from leaderboard.boards.harness import overall_row_harness
 from leaderboard.templatetags.arena_format import figure, unrounded, usd
-from leaderboard.templatetags.run_rows import escape
+from leaderboard.templatetags.run_rows import escape, moderation_mark
 
 register = template.Library()
 
@@ -113,7 +113,8 @@ def compact_row(row, average_digits, per_task_query: str, ratings_url: str | Non
         f'\n    <tr class="{"baseline-row" if submission.is_baseline else ""}" data-submission="{_text(submission.pk)}">\n'
         f'      <td class="num" data-sort="{_text("" if row.rank is None else row.rank)}">{_rank_cell(row)}</td>\n'
         f'      <td data-sort="{_text(submission.name)}"><a class="model-page" href="{_text(submission.get_absolute_url())}">'
-        f"{_text(submission.name)}</a>{row_harness_mark(row, standings)}</td>\n"
+        f"{_text(submission.name)}</a>{moderation_mark(submission) if submission.moderation else ''}"
+        f"{row_harness_mark(row, standings)}</td>\n"
         f'      <td data-sort="{_text(submission.model)}">{_text(submission.model or "—")}</td>\n'
         f'      <td class="num" data-sort="{_text(unrounded(row.average.mean))}">{_average_cell(row, average_digits)}</td>\n'
         f"      {rating}\n"

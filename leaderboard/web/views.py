@@ -14,6 +14,7 @@ from leaderboard import frames
 from leaderboard.boards import front_page, overall
 from leaderboard.suites import adventure, balrog, infogather, textatari
 from leaderboard.web import task_pictures
+from leaderboard.web.episode_lists import episode_filters_of, filter_links
 from leaderboard.web.rendering import render_released
 from leaderboard.web.run_waiting import waiting_reason
 from leaderboard.reported.adventure import paper_tables
@@ -22,9 +23,13 @@ from leaderboard.reported.figures import reported_set
 from leaderboard.reported.display import baselines_chart, scaling_markers, task_reported
 from leaderboard.boards.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
 from leaderboard.selectors.episodes import (
+    MIN_STEP_SEARCH_CHARS,
+    STEP_SEARCH_LIMIT,
     bare_episode_or_404,
+    end_reasons_of_run,
+    filtered_episodes_of_run,
+    search_steps,
     episode_or_404,
-    episodes_of_run,
     episodes_of_runs,
     executed_actions,
     same_game_episodes,
@@ -397,13 +402,16 @@ def experiment_detail(request, pk):
 
 def run_detail(request, pk):
     run = run_or_404(pk)
-    episodes = episodes_of_run(run)
+    episode_filters, ignored = episode_filters_of(request)
+    page = Paginator(filtered_episodes_of_run(run, episode_filters), EPISODES_PER_PAGE).get_page(request.GET.get("page"))
     owner = request.user.is_authenticated and run.submission.owner_id == request.user.pk
     return render(
         request,
         "leaderboard/run.html",
         {
-            "run": run, "episodes": episodes, "run_data": RunSerializer(run).data, "waiting": waiting_reason(run),
+            "run": run, "episodes": page.object_list, "page": page, "episode_filters": episode_filters,
+            "filters_ignored": ignored, "end_reasons": end_reasons_of_run(run), **filter_links(episode_filters, page),
+            "run_data": RunSerializer(run).data, "waiting": waiting_reason(run),
             "error_groups": run_error_groups(run) if run.episodes_failed else [], "is_owner": owner,
             "run_terminal_statuses": Run.TERMINAL,
             "paper_episodes": _paper_episodes(run),
@@ -429,11 +437,15 @@ def _same_seed(episode: Episode):
 
 def episode_detail(request, pk):
     episode = episode_or_404(pk)
+    search = request.GET.get("q", "").strip()[:200]
+    matches = search_steps(episode, search) if len(search) >= MIN_STEP_SEARCH_CHARS else None
     return render(
         request,
         "leaderboard/episode.html",
         {"episode": episode, "episode_data": EpisodeSerializer(episode).data, "same_seed": _same_seed(episode),
-         "frames": frames.frames_state(episode)},
+         "frames": frames.frames_state(episode), "search": search, "min_search": MIN_STEP_SEARCH_CHARS,
+         "matches": None if matches is None else matches[:STEP_SEARCH_LIMIT],
+         "more_matches": matches is not None and len(matches) > STEP_SEARCH_LIMIT, "search_limit": STEP_SEARCH_LIMIT},
     )
 
 
