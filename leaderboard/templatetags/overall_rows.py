@@ -41,6 +41,16 @@ def row_harness_mark(row, standings: dict | None = None) -> str:
     return f'<div class="harness-old" title="{_text(harness.summary)}">{_text(notes[0] if notes else "")}{more}</div>\n'
 
 
+def model_cell(submission) -> str:
+    """The model's name (linked to the page the submitter gave) and what is known of it:
+    organisation, release date, open or closed weights (Submission.model_facts)."""
+    name = _text(submission.model or "—")
+    if submission.model_url:
+        name = f'<a class="model-link" href="{_text(submission.model_url)}" rel="nofollow noopener">{name}</a>'
+    facts = submission.model_facts
+    return name + (f'<div class="muted model-facts">{_text(" · ".join(facts))}</div>' if facts else "")
+
+
 def _rank_cell(row) -> str:
     if not row.rank:
         return '<span class="badge baseline">baseline</span>'
@@ -115,7 +125,7 @@ def compact_row(row, average_digits, per_task_query: str, ratings_url: str | Non
         f'      <td data-sort="{_text(submission.name)}"><a class="model-page" href="{_text(submission.get_absolute_url())}">'
         f"{_text(submission.name)}</a>{moderation_mark(submission) if submission.moderation else ''}"
         f"{row_harness_mark(row, standings)}</td>\n"
-        f'      <td data-sort="{_text(submission.model)}">{_text(submission.model or "—")}</td>\n'
+        f'      <td data-sort="{_text(submission.model)}">{model_cell(submission)}</td>\n'
         f'      <td class="num" data-sort="{_text(unrounded(row.average.mean))}">{_average_cell(row, average_digits)}</td>\n'
         f"      {rating}\n"
         f"      {cells}\n"
