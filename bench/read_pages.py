@@ -11,9 +11,10 @@ would have left.
 
 Then, for one client and the page cache off (what a signed-in visitor, or the first
 visitor after a change, gets), it asks each page `--requests` times through Django's
-request handler (after two warm-up requests) and prints p50/p95 in milliseconds:
-
-    the front page, a task page, /api/leaderboard/?task=…, /api/leaderboard/overall/
+request handler (after two warm-up requests) and prints p50/p95 in milliseconds, for
+every page kind (PAGES: the front page, the task, suite (all five), episode-list,
+model, run, episode, comparison, cost, ratings and match pages, and the read API's
+leaderboards and lists); `--page NAME` (repeatable) measures only the rows named.
 
 The child that asks sets the garbage collector as a web process does before its first
 request (arena.web.web_process: start-up's objects frozen, young collections every
@@ -48,18 +49,43 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGET_P95_MS = 50.0
+TARGET_P95_MS = 300.0  # issue #42: every page kind under 300 ms uncached at 10^5 episodes
 TASK_PAGE = ("lmact", "tictactoe")
+# Every page kind of leaderboard/web/urls.py and the read API, one row each (name, path).
+# "{run}", "{episode}", "{submission}", "{other_episode}" are filled in by the measuring
+# child with the first model run's ids (the rows BUILD writes have no steps or matches:
+# an episode page and a match list read what a finished arena would have).
 PAGES = (
     ("front page", "/"),
     ("task page", f"/tasks/{TASK_PAGE[0]}/{TASK_PAGE[1]}/"),
+    ("task's episodes", f"/tasks/{TASK_PAGE[0]}/{TASK_PAGE[1]}/episodes/?end_reason=step+limit"),
+    ("tasks", "/tasks/"),
+    ("suite: lmact", "/suites/lmact/"),
+    ("suite: balrog", "/suites/balrog/"),
+    ("suite: textatari", "/suites/textatari/"),
+    ("suite: infogather", "/suites/infogather/"),
+    ("suite: adventure", "/suites/adventure/"),
+    ("suite episodes", "/suites/lmact/episodes/?runs={run}"),
+    ("fidelity", "/suites/balrog/fidelity/"),
+    ("submission", "/submissions/{submission}/"),
+    ("run", "/runs/{run}/"),
+    ("run, filtered", "/runs/{run}/?illegal=1&score_min=0"),
+    ("episode", "/episodes/{episode}/"),
+    ("episode compare", "/episodes/{episode}/compare/{other_episode}/"),
+    ("compare submissions", "/compare/?a={submission}&b={other_submission}"),
+    ("cost", "/cost/"),
+    ("ratings", "/ratings/"),
+    ("ratings method", "/ratings/method/"),
+    ("matches", "/matches/"),
     ("/api/leaderboard/", f"/api/leaderboard/?task={TASK_PAGE[0]}/{TASK_PAGE[1]}"),
     ("/api/leaderboard/overall/", "/api/leaderboard/overall/"),
+    ("/api/episodes/", f"/api/episodes/?task={TASK_PAGE[0]}/{TASK_PAGE[1]}&illegal=1"),
+    ("/api/runs/", "/api/runs/"),
 )
 
 # Pages whose bytes the trees must agree on (with --baseline): the timed ones and the
 # front page under its queries, the suite pages and the downloads of the same rows.
-COMPARED = [path for _, path in PAGES] + [
+COMPARED = [path for _, path in PAGES if "{" not in path] + [
     f"/?tab={tab}&columns={columns}&mode={mode}"
     for tab in ("llm", "vlm", "unknown") for columns in ("", "tasks") for mode in ("", "llm", "vlm")
 ] + [
@@ -155,6 +181,12 @@ from django.test import Client
 
 pages, count, serving_gc = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "serving"
 compared = json.loads(sys.argv[4])
+from arena.models import Episode, Run
+first, second = Run.objects.filter(submission__kind="model").order_by("id")[:2]
+ids = {"run": first.pk, "submission": first.submission_id, "other_submission": second.submission_id,
+       "episode": first.episodes.order_by("index")[0].pk,
+       "other_episode": Episode.objects.filter(run__task=first.task, index=0).exclude(run=first).order_by("id")[0].pk}
+pages = [(name, path.format(**ids)) for name, path in pages]
 if serving_gc:
     # The collector as a web process sets it before its first request (a tree from
     # before arena.web.web_process has none: CPython's defaults).
@@ -210,6 +242,7 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=0,
                         help="tasks every submission plays (0: all of them, one run each: the most rows a page can get)")
     parser.add_argument("--requests", type=int, default=40, help="requests per page, after two warm-up requests")
+    parser.add_argument("--page", action="append", default=[], help="measure only this row of PAGES (repeatable)")
     parser.add_argument("--baseline", help="a git revision whose code reads the same database, for the ratio")
     parser.add_argument("--rounds", type=int, default=2, help="turns the trees take, each a share of the requests")
     parser.add_argument("--allocator-row", action="store_true",
@@ -219,6 +252,9 @@ def main() -> None:
                         help="the garbage collector as a web process sets it before serving (arena.web.web_process, "
                              "ARENA_WEB_GC_TUNED), or CPython's defaults")
     args = parser.parse_args()
+    pages = [(name, path) for name, path in PAGES if not args.page or name in args.page]
+    if not pages:
+        parser.error(f"no page named {args.page}; the rows: {', '.join(name for name, _ in PAGES)}")
 
     scratch = Path(tempfile.mkdtemp(prefix="arena-read-pages-"))
     env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL", "ARENA_QUEUE")}
@@ -242,12 +278,12 @@ def main() -> None:
             trees.insert(0, (f"baseline {args.baseline}", extract(args.baseline, Path(tempfile.mkdtemp(dir=scratch))), {}))
         # The trees take turns, a share of the requests each round, so a change in the
         # machine's load falls on both alike.
-        times: dict[str, dict[str, list[float]]] = {label: {name: [] for name, _ in PAGES} for label, _, _ in trees}
+        times: dict[str, dict[str, list[float]]] = {label: {name: [] for name, _ in pages} for label, _, _ in trees}
         digests: dict[str, dict[str, str]] = {}
         for round_number in range(args.rounds):
             for label, tree, settings in trees:
                 started = time.perf_counter()
-                measured = child(tree, {**env, **settings}, MEASURE, json.dumps(PAGES), str(-(-args.requests // args.rounds)), args.gc,
+                measured = child(tree, {**env, **settings}, MEASURE, json.dumps(pages), str(-(-args.requests // args.rounds)), args.gc,
                                  json.dumps(COMPARED))
                 for name, samples in measured["times"].items():
                     times[label].setdefault(name, []).extend(samples)
@@ -256,7 +292,7 @@ def main() -> None:
         results = {label: {name: percentiles(samples) for name, samples in pages.items()} for label, pages in times.items()}
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    report(args, built, results)
+    report(args, built, results, pages)
     if args.baseline:
         first, second = digests[trees[0][0]], digests[trees[-1][0]]
         differing = [path for path in COMPARED if first[path] != second[path]]
@@ -270,7 +306,7 @@ def percentiles(samples: list[float]) -> dict:
             "n": len(ordered)}
 
 
-def report(args, built: dict, results: dict) -> None:
+def report(args, built: dict, results: dict, pages: list) -> None:
     print()
     requests = next(iter(next(iter(results.values())).values()))["n"]
     print(f"one client, page cache off, garbage collector: {args.gc}, {requests} requests per page in {args.rounds} rounds, "
@@ -283,7 +319,7 @@ def report(args, built: dict, results: dict) -> None:
     if len(labels) >= 2:
         header += f"{'p95 ratio':>11}{'CPU ratio':>11}"
     print(header)
-    for name, _ in PAGES:
+    for name, _ in pages:
         line = f"{name:28}" + "".join(
             f"{results[label][name]['p50']:>20.1f} /{results[label][name]['p95']:>8.1f} ·{results[label][name + ' cpu']['p50']:>7.1f}"
             f" /{results[label][name + ' cpu']['p95']:>6.1f}"
