@@ -51,8 +51,15 @@ def model_cell(submission) -> str:
     return name + (f'<div class="muted model-facts">{_text(" · ".join(facts))}</div>' if facts else "")
 
 
+NOT_RANKED = (
+    '<span class="badge not-ranked" title="No average progress yet: listed apart, not ranked">not ranked</span>'
+)
+
+
 def _rank_cell(row) -> str:
     if not row.rank:
+        if row.submission.kind == "model":
+            return NOT_RANKED
         return '<span class="badge baseline">baseline</span>'
     mark = ""
     if row.tie_explanation:
