@@ -182,7 +182,8 @@ from django.test import Client
 pages, count, serving_gc = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "serving"
 compared = json.loads(sys.argv[4])
 from arena.models import Episode, Run
-first, second = Run.objects.filter(submission__kind="model").order_by("id")[:2]
+first = Run.objects.filter(submission__kind="model").order_by("id")[0]
+second = Run.objects.filter(submission__kind="model", task=first.task).exclude(submission=first.submission_id).order_by("id")[0]
 ids = {"run": first.pk, "submission": first.submission_id, "other_submission": second.submission_id,
        "episode": first.episodes.order_by("index")[0].pk,
        "other_episode": Episode.objects.filter(run__task=first.task, index=0).exclude(run=first).order_by("id")[0].pk}
@@ -242,6 +243,7 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=0,
                         help="tasks every submission plays (0: all of them, one run each: the most rows a page can get)")
     parser.add_argument("--requests", type=int, default=40, help="requests per page, after two warm-up requests")
+    parser.add_argument("--runs", type=int, default=1, help="measure the same arena this many times, each reported")
     parser.add_argument("--page", action="append", default=[], help="measure only this row of PAGES (repeatable)")
     parser.add_argument("--baseline", help="a git revision whose code reads the same database, for the ratio")
     parser.add_argument("--rounds", type=int, default=2, help="turns the trees take, each a share of the requests")
@@ -278,21 +280,29 @@ def main() -> None:
             trees.insert(0, (f"baseline {args.baseline}", extract(args.baseline, Path(tempfile.mkdtemp(dir=scratch))), {}))
         # The trees take turns, a share of the requests each round, so a change in the
         # machine's load falls on both alike.
-        times: dict[str, dict[str, list[float]]] = {label: {name: [] for name, _ in pages} for label, _, _ in trees}
-        digests: dict[str, dict[str, str]] = {}
-        for round_number in range(args.rounds):
-            for label, tree, settings in trees:
-                started = time.perf_counter()
-                measured = child(tree, {**env, **settings}, MEASURE, json.dumps(pages), str(-(-args.requests // args.rounds)), args.gc,
-                                 json.dumps(COMPARED))
-                for name, samples in measured["times"].items():
-                    times[label].setdefault(name, []).extend(samples)
-                digests.setdefault(label, measured["digests"])
-                print(f"  round {round_number + 1}: {label} in {time.perf_counter() - started:.0f} s", flush=True)
-        results = {label: {name: percentiles(samples) for name, samples in pages.items()} for label, pages in times.items()}
+        # With --runs, the same arena is measured that many times over, each reported.
+        measured_runs = []
+        for run_number in range(args.runs):
+            times: dict[str, dict[str, list[float]]] = {label: {name: [] for name, _ in pages} for label, _, _ in trees}
+            digests: dict[str, dict[str, str]] = {}
+            for round_number in range(args.rounds):
+                for label, tree, settings in trees:
+                    started = time.perf_counter()
+                    measured = child(tree, {**env, **settings}, MEASURE, json.dumps(pages), str(-(-args.requests // args.rounds)),
+                                     args.gc, json.dumps(COMPARED))
+                    for name, samples in measured["times"].items():
+                        times[label].setdefault(name, []).extend(samples)
+                    digests.setdefault(label, measured["digests"])
+                    print(f"  run {run_number + 1}, round {round_number + 1}: {label} in {time.perf_counter() - started:.0f} s",
+                          flush=True)
+            measured_runs.append({label: {name: percentiles(samples) for name, samples in by_page.items()}
+                                  for label, by_page in times.items()})
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    report(args, built, results, pages)
+    for run_number, results in enumerate(measured_runs, 1):
+        if args.runs > 1:
+            print(f"\nrun {run_number} of {args.runs}")
+        report(args, built, results, pages)
     if args.baseline:
         first, second = digests[trees[0][0]], digests[trees[-1][0]]
         differing = [path for path in COMPARED if first[path] != second[path]]

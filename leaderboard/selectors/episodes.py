@@ -79,8 +79,11 @@ def finished_metrics(runs: list[Run]) -> list[dict]:
 def finished_values(run_ids: Iterable[int], fields: list[str]) -> list[tuple]:
     """`fields` of the runs' finished episodes in index order (a metric's own keys read
     as `metrics__<key>`, never the whole JSON)."""
-    rows = Episode.objects.filter(run_id__in=list(run_ids), status=Episode.FINISHED).order_by("index")
-    return list(rows.values_list(*fields))
+    # The status is compared here, not in SQL: with both conditions SQLite's planner walks
+    # the status index (nearly every episode is finished) instead of the run's, 130 ms a
+    # query at 10^5 episodes against 20 ms (the paired comparison makes one per game).
+    rows = Episode.objects.filter(run_id__in=list(run_ids)).order_by("index").values_list("status", *fields)
+    return [row[1:] for row in rows if row[0] == Episode.FINISHED]
 
 
 def same_game_episodes(episode: Episode, limit: int = 50) -> list[Episode]:
