@@ -13,6 +13,7 @@ from django.urls import reverse
 from arena import steptext
 from arena.clients.reasoning_params import EFFORTS, ReasoningSetting
 from arena.crypto import decrypt_secret, encrypt_secret
+from arena.endpoint_url import STORED_MAX_LENGTH, EndpointURLField
 from envs import harness
 
 # Anthropic bills input written into its prompt cache with a 5-minute lifetime (the
@@ -73,7 +74,8 @@ class Submission(Moderated):
         (PROVIDER_AGENT, "Agent endpoint (your own agent; signed JSON requests)"),
     ]
     provider = models.CharField(max_length=16, choices=PROVIDER_CHOICES, default=PROVIDER_OPENAI)
-    base_url = models.URLField(max_length=500, blank=True)
+    # Its query string is encrypted at rest: gateways put credentials there (arena.endpoint_url).
+    base_url = EndpointURLField(max_length=STORED_MAX_LENGTH, blank=True)
     model = models.CharField(max_length=200, blank=True)
     api_key_encrypted = models.TextField(blank=True, editable=False)
     # Agent endpoints: the HMAC secret the arena signs requests with (shown once).

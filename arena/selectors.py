@@ -8,6 +8,7 @@ import json
 from django.db.models import Sum
 
 from arena.models import Episode, Run, Submission
+from arena.tenancy import endpoint_key
 from envs import harness
 from envs.registry import all_tasks, suite_of
 
@@ -33,7 +34,7 @@ def endpoint_speed(submission: Submission) -> EndpointSpeed:
 
 @dataclasses.dataclass(frozen=True)
 class Endpoint:
-    base_url: str
+    key: str  # the tenant's use of the URL (arena.tenancy)
     max_concurrent_requests: int
 
 
@@ -42,12 +43,16 @@ def episode_endpoint(episode_id: int) -> Endpoint | None:
     None for a baseline's episode, or one that no longer exists."""
     row = (
         Episode.objects.filter(pk=episode_id)
-        .values_list("run__submission__base_url", "run__submission__max_concurrent_requests")
+        .values_list(
+            "run__submission__base_url", "run__submission__max_concurrent_requests",
+            "run__submission__owner_id", "run__submission_id",
+        )
         .first()
     )
     if row is None or not row[0]:
         return None
-    return Endpoint(row[0], row[1])
+    base_url, limit, owner_id, submission_id = row
+    return Endpoint(endpoint_key(base_url, owner_id, submission_id), limit)
 
 
 def newcomer_waiting() -> bool:

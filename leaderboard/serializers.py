@@ -13,7 +13,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.utils.encoders import JSONEncoder
 
+from arena.endpoint_privacy import error_for
 from arena.live.frame import step_preview
+from arena.protocol import row_protocol
 from arena.models import Episode, Run, Step, StoredImage, Submission
 from arena.selectors import RunProgress, run_progress
 from envs.registry import replay_renderer, suite_of
@@ -70,6 +72,7 @@ class EpisodeSerializer(serializers.ModelSerializer):
     format = serializers.CharField(source="run.format")
     submission = SubmissionSummarySerializer(source="run.submission")
     renderer = serializers.SerializerMethodField()
+    error = serializers.SerializerMethodField()
     final_observation = serializers.SerializerMethodField()
     steps_url = serializers.SerializerMethodField()
     marks_url = serializers.SerializerMethodField()
@@ -108,6 +111,13 @@ class EpisodeSerializer(serializers.ModelSerializer):
             "api_url",
             "ws_path",
         ]
+
+    def get_error(self, episode) -> str:
+        """The detailed error for the submission's owner and staff; the kind of failure
+        for everyone else, and on the live channel, which everyone shares
+        (arena.endpoint_privacy.public_error)."""
+        request = self.context.get("request")
+        return error_for(getattr(request, "user", None), episode)
 
     def get_renderer(self, episode) -> str:
         """Which player renderer draws this episode's observations (static/js/renderers/),
@@ -179,6 +189,7 @@ class RunSerializer(serializers.ModelSerializer):
     )
     url = serializers.SerializerMethodField()
     api_url = serializers.SerializerMethodField()
+    protocol = serializers.SerializerMethodField()
 
     class Meta:
         model = Run
@@ -223,10 +234,16 @@ class RunSerializer(serializers.ModelSerializer):
             "moderation",
             "moderation_reason",
             "harness",
+            "protocol",
         ]
 
     def get_harness(self, run) -> dict:
         return harness_json(run)
+
+    def get_protocol(self, run) -> dict:
+        """Paper preset or custom, with temperature, max tokens, episodes and parsing
+        (arena.protocol): a custom run is never ranked against the comparable ones."""
+        return row_protocol([run]).to_json()
 
     def _progress(self, run) -> RunProgress:
         # Read once per run for the three fields that show it.
@@ -271,17 +288,20 @@ class StepPage:
     more: bool  # steps after the last of `results` remain
 
 
-def step_page(episode_id: int, after_index: int, max_steps: int, through_index: int | None = None) -> StepPage:
+def step_page(
+    episode_id: int, after_index: int, max_steps: int, through_index: int | None = None, detailed: bool = False
+) -> StepPage:
     """The previews of the steps after `after_index` (and up to `through_index`, when
     given: a window of the replay), at most `max_steps` of them and about
     STEP_PAGE_MAX_BYTES of JSON (at least one step): one page of the steps API, one
-    batch of the live channel."""
+    batch of the live channel. Steps' errors are in full only when `detailed` (the
+    reader may see the endpoint: arena.public_errors)."""
     results: list[dict] = []
     size = 1_000  # room for the page's own fields (count, next) and the commas
     for step in steps_after(episode_id, after_index, through_index, chunk=STEP_READ_CHUNK):
         if len(results) == max_steps:
             return StepPage(results, more=True)
-        preview = step_preview(step)
+        preview = step_preview(step, detailed)
         preview_size = json_size(preview)
         if results and size + preview_size > STEP_PAGE_MAX_BYTES:
             return StepPage(results, more=True)

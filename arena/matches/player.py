@@ -49,7 +49,9 @@ async def play_match(match: Match, worker: str, on_move=None) -> None:
     except services.MatchLeaseLost:
         logger.warning("match %s was given to another worker; %s stops playing it", match.pk, worker)
     except SeatFailed as failure:
-        await db(services.match_fail, match.pk, worker, f"a model endpoint failed: {failure}")
+        await db(
+            services.match_fail, match.pk, worker, f"a model endpoint failed: {failure}", failure.kind, failure.seat
+        )
     except Exception as exc:  # a bug or a broken engine must not take the worker down
         logger.exception("match %s crashed", match.pk)
         await db(services.match_fail, match.pk, worker, f"internal error while playing: {type(exc).__name__}: {exc}")

@@ -20,11 +20,10 @@ import random
 from django.conf import settings
 
 from arena.clients.base import ModelCallError
-from arena.clients.limits import gate_for
 from arena.endpoint_privacy import hide_endpoint
 from arena.models import Submission
 from arena.play.agents import make_client
-from arena.play.pace import publisher
+from arena.play.pace import submission_gate
 from arena.strategies.lmact import LMActPrompter, build_prefix, parse_action, parse_reasoning
 from arena.strategies.shape import MessageShape, adapt
 from envs.core import Observation
@@ -48,7 +47,13 @@ ILLEGAL_FEEDBACK = (
 
 class SeatFailed(Exception):
     """The seat's endpoint gave no answer after all its retries: the match cannot be
-    scored (it fails; it is neither a win nor a loss)."""
+    scored (it fails; it is neither a win nor a loss). Carries the kind of failure and
+    the seat, for what readers other than the seat's owner are told (arena.public_errors)."""
+
+    def __init__(self, message: str, kind: str = "", seat: int | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.seat = seat
 
 
 @dataclasses.dataclass
@@ -134,8 +139,8 @@ class ModelSeat:
         body = "".join(part["text"] for part in parts)
         return body, observation
 
-    async def _call(self, messages: list[dict]):
-        gate = gate_for(self.submission.base_url, self.submission.max_concurrent_requests, publisher(self.submission.base_url))
+    async def _call(self, messages: list[dict], seat: int):
+        gate = submission_gate(self.submission)
         sent, _ = adapt(messages, self.shape)
 
         async def send():
@@ -144,7 +149,7 @@ class ModelSeat:
         try:
             return await gate.call(self.client, send, settings.ARENA_MODEL_TIMEOUT_SECONDS)
         except ModelCallError as exc:
-            raise SeatFailed(hide_endpoint(str(exc), self.submission.base_url)) from None
+            raise SeatFailed(hide_endpoint(str(exc), self.submission.base_url), exc.kind or "", seat) from None
 
     async def move(self, game: TwoPlayerGame, seat: int) -> MoveAnswer:
         legal = list(game.legal_moves())
@@ -153,7 +158,7 @@ class ModelSeat:
         answer = MoveAnswer(action=None, observation=observation, messages=list(messages))
         added = list(messages)
         for number in range(1, MAX_ATTEMPTS + 1):
-            reply = await self._call(messages)
+            reply = await self._call(messages, seat)
             parsed = parse_action(reply.text, legal)
             attempt = Attempt(
                 messages_added=added,

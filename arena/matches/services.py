@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena import page_generation
+from arena.endpoint_privacy import hide_endpoint
 from arena.live import publish
 from arena.matches.games import HARNESS_VERSION, Ending
 from arena.matches.models import Match, MatchMove
@@ -127,10 +128,15 @@ def match_finish(match_id: int, worker: str, ending: Ending) -> None:
         publish.publish_match_end_on_commit(match_id)
 
 
-def match_fail(match_id: int, worker: str, error: str) -> None:
-    """End a match that could not be played out; it carries no result."""
+def match_fail(match_id: int, worker: str, error: str, kind: str = "", seat: int | None = None) -> None:
+    """End a match that could not be played out; it carries no result. The error has
+    both sides' endpoint addresses hidden whatever failed (a seat, or the arena's own
+    code); a seat's endpoint failure is stored with its kind and seat, which is what
+    readers other than that seat's owner and staff are shown (arena.public_errors)."""
+    urls = Match.objects.filter(pk=match_id).values_list("first__base_url", "second__base_url").first() or ()
     with transaction.atomic():
         _held(match_id, worker).update(
-            status=Match.FAILED, error=error, finished_at=timezone.now()
+            status=Match.FAILED, error=hide_endpoint(error, *urls), error_kind=kind or "",
+            failed_seat=seat if kind else None, finished_at=timezone.now(),
         )
         publish.publish_match_end_on_commit(match_id)

@@ -25,12 +25,11 @@ from arena.clients.anthropic import AnthropicClient
 from arena.clients.base import ModelCallError
 from arena.clients.errors import ErrorKind, window_in_message
 from arena.clients.gemini import GeminiClient
-from arena.clients.limits import gate_for
 from arena.clients.openai_compat import OpenAICompatibleClient
 from arena.clients.reasoning_params import reasoning_request
 from arena.clients.responses import ResponsesClient
 from arena.models import Episode, Run, StoredImage, Submission
-from arena.play.pace import publisher
+from arena.play.pace import submission_gate
 from arena.probe.lookups import LLAMA_CPP, LOCAL_SERVERS
 from arena.strategies.base import ImageStore
 from arena.strategies.chat import ChatStrategy
@@ -273,9 +272,7 @@ class ModelAgent:
             self.trace[-1].answer = completion
 
     async def _call(self, messages: list[dict], purpose: str, max_tokens: int | None = None, frozen_chars: int = 0):
-        gate = gate_for(
-            self.submission.base_url, self.submission.max_concurrent_requests, publisher(self.submission.base_url)
-        )
+        gate = submission_gate(self.submission)
         messages, _ = adapt(messages, self.shape)
         holder = None
         if self.slot_affinity:
@@ -427,8 +424,7 @@ class AgentEndpointAgent:
     def __init__(self, submission: Submission, run: Run, episode: Episode, client=None):
         self.run = run
         self.episode = episode
-        self.submission_url = submission.base_url
-        self.max_concurrent_requests = submission.max_concurrent_requests
+        self.submission = submission
         self.client = client or AgentEndpointClient(
             submission.base_url,
             submission.get_agent_secret(),
@@ -483,7 +479,7 @@ class AgentEndpointAgent:
         raise TypeError("an agent endpoint is brought up to date from the stored steps")
 
     async def decide(self, task: Task, index: int, prompt_added: list) -> Decision:
-        gate = gate_for(self.submission_url, self.max_concurrent_requests, publisher(self.submission_url))
+        gate = submission_gate(self.submission)
         try:
             reply = await gate.call(
                 self.client, lambda: self.client.act(self._request), settings.ARENA_MODEL_TIMEOUT_SECONDS

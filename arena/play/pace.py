@@ -5,6 +5,8 @@ for, and the last rate-limit figures the server sent.
 
 Workers write it (from the database thread, never blocking the event loop); the page
 reads it. Every worker writes the figures of its own gate: the page shows the latest.
+Gates and their paces are one tenant's (arena.tenancy): a page shows a submission the
+pace of its owner's use of the URL, never another account's.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import time
 
 from django.core.cache import cache
 
+from arena.clients.limits import EndpointGate, gate_for
 from arena.play.dbthread import db
+from arena.tenancy import server_key, submission_endpoint_key
 
 logger = logging.getLogger(__name__)
 
@@ -25,13 +29,24 @@ PACE_TTL_SECONDS = 600
 _pending: set[asyncio.Future] = set()
 
 
-def pace_key(base_url: str) -> str:
-    return "arena:pace:" + hashlib.sha256(base_url.encode("utf-8")).hexdigest()[:32]
+def pace_key(endpoint: str) -> str:
+    return "arena:pace:" + hashlib.sha256(endpoint.encode("utf-8")).hexdigest()[:32]
 
 
-def publisher(base_url: str):
-    """A gate's `on_change`: stores what it is given for `base_url`, off the loop."""
-    key = pace_key(base_url)
+def submission_gate(submission) -> EndpointGate:
+    """The gate the submission's calls go through on the running loop: its tenant's
+    (arena.tenancy), publishing its pace for the submission page, numbering the server's
+    slots with the other tenants of the server."""
+    endpoint = submission_endpoint_key(submission)
+    return gate_for(
+        endpoint, submission.max_concurrent_requests, publisher(endpoint), server=server_key(submission.base_url)
+    )
+
+
+def publisher(endpoint: str):
+    """A gate's `on_change`: stores what it is given for `endpoint` (a tenant's key,
+    arena.tenancy), off the loop."""
+    key = pace_key(endpoint)
 
     def publish(pace: dict) -> None:
         future = asyncio.ensure_future(db(cache.set, key, pace, PACE_TTL_SECONDS))
@@ -47,9 +62,10 @@ def _settled(future: asyncio.Future) -> None:
         logger.warning("the endpoint's pace could not be stored: %r", future.exception())
 
 
-def endpoint_pace(base_url: str) -> dict | None:
-    """The latest pace a worker stored for `base_url`, with its age in seconds."""
-    pace = cache.get(pace_key(base_url)) if base_url else None
+def endpoint_pace(submission) -> dict | None:
+    """The latest pace a worker stored for the submission's tenant of its endpoint, with
+    its age in seconds."""
+    pace = cache.get(pace_key(submission_endpoint_key(submission))) if submission.base_url else None
     if not isinstance(pace, dict):
         return None
     return {**pace, "age_seconds": max(0.0, time.time() - float(pace.get("at") or 0))}

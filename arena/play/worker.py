@@ -11,7 +11,8 @@ crash resumes the interrupted episodes first.
 
 A model's or agent's endpoint takes a few calls at once (the submission's concurrent
 requests, arena.clients.limits), and an episode keeps its turn there until it ends. So
-the worker holds at most ENDPOINT_HOLD_FACTOR episodes per turn of one endpoint: those
+the worker holds at most ENDPOINT_HOLD_FACTOR episodes per turn of one endpoint (one
+tenant's use of it, arena.tenancy: a stranger's episodes never count against yours): those
 playing and as many ready for the next free turn. An episode taken beyond that goes
 back to the queue behind its submission's others, instead of waiting inside the worker
 in a place another submission's episode needs: a slow one-slot server with hundreds of
@@ -72,7 +73,7 @@ class Worker:
         self.runner = runner or EpisodeRunner(self.name)
         self.in_flight: dict[int, asyncio.Task] = {}
         self.baselines_in_flight: set[int] = set()
-        self.endpoint_of: dict[int, str] = {}  # episode in flight -> its endpoint's base URL
+        self.endpoint_of: dict[int, str] = {}  # episode in flight -> its endpoint's key (arena.tenancy)
         self._stopping = asyncio.Event()
         self._next_newcomer_check = 0.0
 
@@ -128,18 +129,18 @@ class Worker:
             await sync_to_async(worker_stopped)(self.name)
 
     async def _endpoint_with_a_place(self, dequeued: queue.Dequeued) -> str | None | bool:
-        """The base URL of the endpoint the episode plays through (None: a baseline's,
-        none), or False when the worker already holds as many of its episodes as it
-        should (module docstring)."""
+        """The key of the endpoint the episode plays through, its tenant's (None: a
+        baseline's, none), or False when the worker already holds as many of that
+        tenant's episodes there as it should (module docstring)."""
         if dequeued.baseline:
             return None
         endpoint = await sync_to_async(episode_endpoint, thread_sensitive=False)(dequeued.episode_id)
         if endpoint is None:
             return None
-        held = sum(1 for url in self.endpoint_of.values() if url == endpoint.base_url)
+        held = sum(1 for key in self.endpoint_of.values() if key == endpoint.key)
         if held >= ENDPOINT_HOLD_FACTOR * max(1, endpoint.max_concurrent_requests):
             return False
-        return endpoint.base_url
+        return endpoint.key
 
     async def _start_a_newcomer(self) -> bool:
         """Start the first episode of a user's submission that has none playing, beyond

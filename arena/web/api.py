@@ -19,6 +19,7 @@ from rest_framework.response import Response
 
 from arena.services.submissions import PAPER_EPISODES_PER_RUN, experiment_create, experiment_run_specs, submission_create
 from arena.services import run_actions
+from arena.web import preset_choice
 from arena.web.catalogue import submission_catalogue
 from arena.endpoint_privacy import can_see_endpoint, hide_endpoint_in
 from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
@@ -83,6 +84,21 @@ class EndpointURLField(serializers.CharField):
     """An http(s) URL, checked against the URL guard by arena.web.validation.validate_base_url."""
 
 
+@extend_schema_field({"oneOf": [{"type": "array", "items": {"type": "string"}}, {"type": "boolean"}]})
+class PaperProtocolField(serializers.Field):
+    """The suites played as in their paper: a list of suite ids, or true / false."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool):
+            return data
+        if isinstance(data, list) and all(isinstance(item, str) for item in data):
+            return data
+        raise serializers.ValidationError("A list of suite ids, or true (every chosen suite with a preset) or false.")
+
+    def to_representation(self, value):
+        return value
+
+
 class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
     """A submission. `api_key` is write-only: it is stored encrypted and never returned."""
 
@@ -103,10 +119,14 @@ class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
         choices=MODE_CHOICES, write_only=True, required=False, default=MODE_VLM,
         help_text="llm: text observations only (image formats refused, left out of whole suites); vlm: all formats.",
     )
-    paper_protocol = serializers.ListField(
-        child=serializers.CharField(), write_only=True, required=False, default=list,
-        help_text="Suites whose runs play their paper preset (its settings and episodes) instead of this "
-        "submission's own; see the catalogue for what each preset fixes.",
+    paper_protocol = PaperProtocolField(
+        write_only=True, required=False,
+        help_text="Suites whose runs play their paper preset (its settings and episodes: comparable rows), as "
+        "a list of suite ids, or true (every chosen suite with a preset) or false (none: custom rows, listed "
+        "apart). Left out: every chosen suite with a preset plays it, as the form's default, except a suite "
+        "whose preset a field this request sets would contradict. A field this request sets that a listed "
+        "suite's preset would change is refused (400), never overridden; see the catalogue for what each "
+        "preset fixes.",
     )
     episodes_per_task = serializers.IntegerField(
         write_only=True, min_value=1, default=10, help_text="Per run, for the suites not in `paper_protocol`."
@@ -218,6 +238,8 @@ class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
 
         variants = choose_task_variants(attrs, add_error)
         if variants is not None:
+            self._choose_paper_protocol(attrs, variants, add_error)
+        if variants is not None and not errors:
             self.planned_runs = plan_runs(attrs, variants, add_error)
         if errors:
             raise serializers.ValidationError(errors)
@@ -246,7 +268,26 @@ class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
         return _django_validator(validate_suite_ids)(value)
 
     def validate_paper_protocol(self, value):
+        if isinstance(value, bool):
+            return value
         return _django_validator(lambda ids: validate_suite_ids(ids, with_preset=True))(value)
+
+    def _choose_paper_protocol(self, attrs, variants, add_error) -> None:
+        """attrs["paper_protocol"] as the suites that play their preset (arena.web
+        .preset_choice): the request's, refused where a field it sets contradicts a
+        listed suite's preset; or, left out, the form's default."""
+        sent = self.initial_data if isinstance(self.initial_data, dict) else {}
+        chosen = {name: attrs[name] for name in preset_choice.LABELS if name in sent and name in attrs}
+        offered = preset_choice.suites_with_preset(variants)
+        given = attrs.get("paper_protocol")
+        if given is None:
+            conflicting = preset_choice.conflicting_suites(chosen, offered, variants)
+            attrs["paper_protocol"] = [suite_id for suite_id in offered if suite_id not in conflicting]
+            return
+        suites = offered if given is True else [] if given is False else list(given)
+        for field, messages in preset_choice.conflicts(chosen, suites, variants).items():
+            add_error(field, " ".join(messages) + " " + preset_choice.how_to_choose("api"))
+        attrs["paper_protocol"] = suites
 
     def validate_episodes_per_task(self, value):
         if value > settings.ARENA_MAX_EPISODES_PER_TASK:

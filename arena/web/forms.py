@@ -5,6 +5,7 @@ from django.forms.utils import ErrorDict
 
 from arena.clients.reasoning_params import ReasoningSetting, reasoning_problems
 from arena.services.submissions import PAPER_EPISODES_PER_RUN, experiment_run_specs
+from arena.web import preset_choice
 from arena.web.catalogue import TaskSetting, submission_catalogue, value_text
 from arena.models import Submission
 from arena.web.validation import (
@@ -267,11 +268,24 @@ class SubmissionForm(RefusableForm):
             variants = choose_task_variants(cleaned, self._add_error)
             if variants is not None:
                 cleaned["task_settings"] = self._chosen_settings({task_id for task_id, _ in variants})
+                self._check_preset_against_choices(cleaned, variants)
+            if variants is not None and not self.errors:
                 self.runs = plan_runs(cleaned, variants, self._add_error)
         if not self.errors:
             # Only a submission that is otherwise valid is worth a call to its endpoint.
             self.probe = check_endpoint(cleaned, self.add_error, task_variants=cleaned.get("tasks"))
         return cleaned
+
+    def _check_preset_against_choices(self, cleaned, variants) -> None:
+        """The pre-ticked "As in the paper" never overrides a setting the submitter
+        changed (arena.web.preset_choice): where they disagree, the form says so, naming
+        the setting, both values and the two ways out, and nothing is queued."""
+        chosen = {
+            name: cleaned[name] for name in preset_choice.LABELS if name in self.changed_data and name in cleaned
+        }
+        found = preset_choice.conflicts(chosen, cleaned.get("paper_protocol") or (), variants)
+        for field, messages in found.items():
+            self.add_error(field, " ".join(messages) + " " + preset_choice.how_to_choose("form"))
 
     def _add_error(self, field, message):
         # The shared checks name the API's fields; this form spreads task settings

@@ -100,15 +100,26 @@ def submit(request):
 def _with_kept_key(request):
     data = request.POST
     kept = request.session.get(PREVIEW_KEY_SESSION)
-    if kept and not data.get("api_key") and data.get("base_url", "").strip().rstrip("/") == kept["base_url"]:
+    if kept and not data.get("api_key") and data.get("base_url", "").strip().rstrip("/") == _kept_url(kept):
         data = data.copy()
         data["api_key"] = decrypt_secret(kept["key"])
     return data
 
 
+def _kept_url(kept: dict) -> str | None:
+    """The base URL the kept key goes with: encrypted in the session store like the key,
+    since its query string may hold a credential (arena.endpoint_url)."""
+    try:
+        return decrypt_secret(kept.get("base_url", "")) or None
+    except ValueError:  # kept before it was encrypted, or under another key: ask again
+        return None
+
+
 def _keep_key(request, cleaned: dict) -> None:
     if cleaned.get("api_key") and cleaned.get("base_url"):
-        request.session[PREVIEW_KEY_SESSION] = {"base_url": cleaned["base_url"], "key": encrypt_secret(cleaned["api_key"])}
+        request.session[PREVIEW_KEY_SESSION] = {
+            "base_url": encrypt_secret(cleaned["base_url"]), "key": encrypt_secret(cleaned["api_key"]),
+        }
     else:
         request.session.pop(PREVIEW_KEY_SESSION, None)
 

@@ -29,6 +29,8 @@ class FrontRows:
     ranked_total: int
     apart: list[Row]  # model rows without an average progress, shown
     apart_total: int
+    custom: list[Row]  # rows of runs with custom settings (arena.protocol), shown under the ranked ones
+    custom_total: int
 
     @property
     def ranked_shown(self) -> int:
@@ -42,11 +44,16 @@ class FrontRows:
     def apart_cut(self) -> int:
         return self.apart_total - len(self.apart)
 
+    @property
+    def custom_cut(self) -> int:
+        return self.custom_total - len(self.custom)
+
 
 def front_rows(board: Board, *, all_rows: bool = False) -> FrontRows:
     """`board`'s rows split: the ranked ones (the first FRONT_PAGE_RANKED_ROWS unless
     `all_rows`) and the baselines in the board's order, and the model rows without a
-    rank (leaderboard.boards.overall ranks only rows with an average progress)."""
+    rank (leaderboard.boards.overall ranks only rows with an average progress), and the
+    rows of custom settings (the first FRONT_PAGE_APART_ROWS)."""
     ranked = [row for row in board.rows if row.rank is not None]
     baselines = [row for row in board.rows if row.submission.kind != Submission.KIND_MODEL]
     apart = [row for row in board.rows if row.rank is None and row.submission.kind == Submission.KIND_MODEL]
@@ -57,6 +64,8 @@ def front_rows(board: Board, *, all_rows: bool = False) -> FrontRows:
         ranked_total=len(ranked),
         apart=apart if all_rows else apart[:FRONT_PAGE_APART_ROWS],
         apart_total=len(apart),
+        custom=board.custom_rows if all_rows else board.custom_rows[:FRONT_PAGE_APART_ROWS],
+        custom_total=len(board.custom_rows),
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.http import HttpResponse, StreamingHttpResponse
 
+from arena.endpoint_privacy import can_see_endpoint
 from arena.web.throttles import download_limited
 from leaderboard import frames
 from leaderboard.downloads import exports
@@ -32,7 +33,8 @@ def episode_jsonl(request, pk):
         exports.exportable(episode.run.submission)
     except exports.NotExportable as reason:
         return _refused(reason)
-    return _streamed(exports.episode_jsonl(episode), f"arena-episode-{episode.pk}.jsonl",
+    detailed = can_see_endpoint(request.user, episode.run.submission)
+    return _streamed(exports.episode_jsonl(episode, detailed), f"arena-episode-{episode.pk}.jsonl",
                      "application/x-ndjson; charset=utf-8")
 
 
@@ -44,7 +46,8 @@ def run_zip(request, pk):
         exports.exportable(run.submission)
     except exports.NotExportable as reason:
         return _refused(reason)
-    return _streamed(exports.run_zip(run), f"arena-run-{run.pk}-episodes.zip", "application/zip")
+    detailed = can_see_endpoint(request.user, run.submission)
+    return _streamed(exports.run_zip(run, detailed), f"arena-run-{run.pk}-episodes.zip", "application/zip")
 
 
 @download_limited

@@ -9,6 +9,7 @@ import json
 import math
 
 import orjson
+from arena.protocol import is_comparable
 from arena.clients.errors import describe
 from arena.metrics import summary
 from django.db import router
@@ -209,7 +210,8 @@ def scored_runs(task_id: str | None = None, filters: Filters | None = None, *, j
 
 def leaderboard_rows(task_id: str, filters: Filters | None = None) -> list[LeaderboardRow]:
     """Model runs ranked by the primary metric of the task's suite (`rank_key`), with
-    the suite's metrics; baselines are unranked reference rows, placed by the same rule."""
+    the suite's metrics; baselines are unranked reference rows, placed by the same rule;
+    runs with custom settings (arena.protocol) follow, unranked."""
     return ranked_rows(suite_of(task_id), list(scored_runs(task_id, filters)))
 
 
@@ -221,9 +223,12 @@ def ranked_rows(suite: Suite, runs: list[Run], *, primary_only: bool = False) ->
     metrics = suite.metrics[:1] if primary_only else suite.metrics
     valued = [(run, [metric_value(run, metric) for metric in metrics]) for run in runs]
     valued.sort(key=lambda item: rank_key_of(item[0], item[1][0]))
+    # Runs with custom settings (arena.protocol) come after the comparable ones, unranked.
+    comparable = [is_comparable(run) for run, _ in valued]
+    valued = [item for item, ok in zip(valued, comparable) if ok] + [item for item, ok in zip(valued, comparable) if not ok]
     rows, rank = [], 0
     for run, metrics in valued:
-        if run.submission.is_baseline:
+        if run.submission.is_baseline or not is_comparable(run):
             rows.append(LeaderboardRow(rank=None, run=run, metrics=metrics))
         else:
             rank += 1

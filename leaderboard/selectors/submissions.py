@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.db.models import Count
 from django.shortcuts import get_object_or_404
 
 from arena.models import Episode, Experiment, Run, Submission, Worker
 from arena.moderation import ranked
+from arena.tenancy import submission_endpoint_key
 from leaderboard.selectors.runs import lean_runs, with_submissions
 
 
@@ -82,7 +84,19 @@ def fresh_workers(since: datetime) -> list[Worker]:
     return list(Worker.objects.filter(heartbeat_at__gte=since))
 
 
-def episodes_playing_through(base_url: str) -> int:
-    """Running episodes of every submission that plays through the endpoint `base_url`
-    (submissions sharing an endpoint share its turns)."""
-    return Episode.objects.filter(status=Episode.RUNNING, run__submission__base_url=base_url).count()
+def episodes_playing_through(submission: Submission) -> int:
+    """Running episodes of the submission's tenant of its endpoint (arena.tenancy): its
+    owner's submissions to the same URL share its turns; nobody else's count."""
+    key = submission_endpoint_key(submission)
+    if submission.owner_id is None:
+        return Episode.objects.filter(status=Episode.RUNNING, run__submission=submission).count()
+    # Grouped by URL in Python: a URL with a query is stored encrypted (arena.endpoint_url).
+    counts = (
+        Episode.objects.filter(status=Episode.RUNNING, run__submission__owner_id=submission.owner_id)
+        .values("run__submission_id").annotate(playing=Count("id")).values_list("run__submission_id", "playing")
+    )
+    by_submission = dict(counts)
+    if not by_submission:
+        return 0
+    shares = Submission.objects.filter(pk__in=by_submission).only("pk", "owner_id", "base_url")
+    return sum(by_submission[other.pk] for other in shares if submission_endpoint_key(other) == key)

@@ -15,6 +15,7 @@ import dataclasses
 import plotly.graph_objects as go
 
 from arena.models import Run
+from arena.protocol import is_comparable
 from envs.adventure.metrics import EXPERIMENTS, TOTALS, aggregate_totals
 from envs.registry import tasks_of
 from leaderboard.selectors.runs import runs_of_tasks
@@ -29,12 +30,14 @@ class Row:
     runs: list
 
 
-def _latest_runs(suite_id: str, filters=None) -> dict[int, dict[str, Run]]:
-    """Per submission, the latest run of each experiment that has finished episodes."""
-    latest: dict[int, dict[str, Run]] = {}
+def _latest_runs(suite_id: str, filters=None) -> dict[tuple[int, bool], dict[str, Run]]:
+    """Per submission and comparability (arena.protocol: its runs under the paper preset
+    and its custom ones are two rows), the latest run of each experiment that has
+    finished episodes."""
+    latest: dict[tuple[int, bool], dict[str, Run]] = {}
     runs = runs_of_tasks(tasks_of(suite_id), filters, order="created_at")
     for run in runs:
-        latest.setdefault(run.submission_id, {})[run.task.split("/", 1)[1]] = run
+        latest.setdefault((run.submission_id, is_comparable(run)), {})[run.task.split("/", 1)[1]] = run
     return latest
 
 
@@ -50,10 +53,11 @@ def leaderboard(suite_id: str, filters=None) -> list[Row]:
             continue
         runs = list(submission_runs.values())
         rows.append(Row(None, runs[0].submission, aggregate_totals(totals), runs))
-    rows.sort(key=lambda r: -(r.result["clemscore"] or 0))
+    # Rows with custom settings after the others, never ranked.
+    rows.sort(key=lambda r: (not all(is_comparable(run) for run in r.runs), -(r.result["clemscore"] or 0)))
     rank = 0
     for row in rows:
-        if not row.submission.is_baseline:
+        if not row.submission.is_baseline and all(is_comparable(run) for run in row.runs):
             rank += 1
             row.rank = rank
     return rows

@@ -7,7 +7,9 @@ average is the mean of the environments' figures. The numbers come from the runs
 folded progress (Run.metric_sums); episodes and steps are never read.
 
 Imported submissions (results played elsewhere) have a section of their own and no
-rank, unless the page is asked to rank them with the arena's own submissions.
+rank, unless the page is asked to rank them with the arena's own submissions. Runs
+played with custom settings rather than BALROG's preset (arena.protocol) make rows of
+a table of their own, never ranked against the preset's.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 
 from arena.models import Run, Submission
+from arena.protocol import RowProtocol, is_comparable, row_protocol
 from envs.balrog.catalog import (
     ENVIRONMENTS,
     NO_EPISODES,
@@ -48,6 +51,7 @@ class Row:
     tokens_in: int
     tokens_out: int
     rank: int | None = None
+    protocol: RowProtocol | None = None  # the protocol its runs were played under
 
     @property
     def environments_played(self) -> int:
@@ -69,6 +73,8 @@ class Board:
     mode: str
     ranked: list[Row]  # the arena's own submissions (and the imported ones when asked)
     imported: list[Row]  # imported submissions, in a section of their own
+    # The arena's own runs with custom settings (not BALROG's preset): apart, unranked.
+    custom: list[Row] = dataclasses.field(default_factory=list)
 
 
 def _row(suite: Suite, submission: Submission, runs: list[Run]) -> Row:
@@ -79,6 +85,7 @@ def _row(suite: Suite, submission: Submission, runs: list[Run]) -> Row:
         cells.append(Cell(environment, pooled_runs(behind, suite), behind, episodes_url(suite, behind) if behind else ""))
     return Row(
         submission=submission,
+        protocol=row_protocol(runs),
         cells=cells,
         average=mean_of(cell.figure for cell in cells) if runs else NO_EPISODES,
         tokens_in=sum(run.tokens_in for run in runs),
@@ -113,13 +120,17 @@ def arena_tasks(suite: Suite) -> dict[Environment, list[str]]:
 def board(suite: Suite, *, mode: str, rank_imported: bool = False) -> Board:
     """The leaderboard of one mode ("llm" or "vlm"). With `rank_imported`, imported
     submissions are ranked with the arena's own instead of listed apart."""
-    by_submission: dict[int, list[Run]] = {}
+    # A submission's runs under BALROG's preset and its custom runs are two rows.
+    by_submission: dict[tuple[int, bool], list[Run]] = {}
     for run in without_superseded(suite_runs(suite.id, images=mode == "vlm")):
         if environment_of(run.task, run.options) is not None:
-            by_submission.setdefault(run.submission_id, []).append(run)
-    rows = [_row(suite, submission_runs[0].submission, submission_runs) for submission_runs in by_submission.values()]
+            by_submission.setdefault((run.submission_id, is_comparable(run)), []).append(run)
+    rows, custom = [], []
+    for (_, comparable), submission_runs in by_submission.items():
+        (rows if comparable else custom).append(_row(suite, submission_runs[0].submission, submission_runs))
+    custom = _order(custom, ())
     if rank_imported:
-        return Board(mode, _order(rows, (Submission.KIND_MODEL, Submission.KIND_IMPORTED)), [])
+        return Board(mode, _order(rows, (Submission.KIND_MODEL, Submission.KIND_IMPORTED)), [], custom)
     own = [row for row in rows if not row.submission.is_imported]
     imported = [row for row in rows if row.submission.is_imported]
-    return Board(mode, _order(own, (Submission.KIND_MODEL,)), _order(imported, ()))
+    return Board(mode, _order(own, (Submission.KIND_MODEL,)), _order(imported, ()), custom)

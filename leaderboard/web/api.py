@@ -11,6 +11,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
+from arena.endpoint_privacy import can_see_endpoint
 from arena.models import Episode, Run
 from envs.registry import all_tasks
 from arena.live.frame import STEP_TEXT_PREVIEW_CHARS, StepSerializer
@@ -229,7 +230,10 @@ class EpisodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
             after_index, through_index = _step_range(params)
         except serializers.ValidationError as error:
             return Response(error.detail, status=status.HTTP_400_BAD_REQUEST)
-        page = step_page(episode.pk, after_index, self._steps_page_size(params.get("page_size")), through_index)
+        page = step_page(
+            episode.pk, after_index, self._steps_page_size(params.get("page_size")), through_index,
+            detailed=can_see_endpoint(request.user, episode.run.submission),
+        )
         next_url = None
         if page.more:
             next_url = replace_query_param(
@@ -285,7 +289,8 @@ class EpisodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
     def step(self, request, pk=None, index=None):
         episode = self.get_object()
         step = step_or_404(episode, min(int(index), LAST_POSSIBLE_STEP_INDEX))
-        return Response(StepSerializer(step).data)
+        detailed = can_see_endpoint(request.user, episode.run.submission)
+        return Response(StepSerializer(step, context={"detailed": detailed}).data)
 
 
 def _step_range(params) -> tuple[int, int | None]:

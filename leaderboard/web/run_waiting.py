@@ -60,7 +60,7 @@ def _endpoint_turns(run: Run) -> str:
     unstarted = running_without_a_step(run)
     if not unstarted:
         return ""
-    pace = endpoint_pace(run.submission.base_url)
+    pace = endpoint_pace(run.submission)
     cap = pace["cap"] if pace else run.submission.max_concurrent_requests
     queue = ""
     if pace and pace.get("waiting"):
@@ -75,16 +75,19 @@ def _endpoint_turns(run: Run) -> str:
 
 def _endpoint_busy(run: Run) -> str:
     """A queued run whose endpoint has every turn taken: its episodes are taken from the
-    queue as the endpoint's episodes end (arena.play.worker), whatever the queue says."""
-    base_url, cap = run.submission.base_url, run.submission.max_concurrent_requests
-    if not base_url:
+    queue as the endpoint's episodes end (arena.play.worker), whatever the queue says.
+    Only the owner's own episodes count (arena.tenancy): another account's use of the
+    same URL neither takes this run's turns nor is told to whoever reads this page."""
+    cap = run.submission.max_concurrent_requests
+    if not run.submission.base_url:
         return ""
-    playing = episodes_playing_through(base_url)
+    playing = episodes_playing_through(run.submission)
     if playing < cap:
         return ""
+    whose = "of this account's submissions" if run.submission.owner_id is not None else "of this submission"
     return (
-        f"The endpoint is busy: {playing} episodes are playing through it or waiting for a turn, and it takes "
-        f"{cap} call{'s' if cap != 1 else ''} at once (the submission's concurrent requests). This run's "
+        f"The endpoint is busy: {playing} episodes {whose} are playing through it or waiting for a turn, and it "
+        f"takes {cap} call{'s' if cap != 1 else ''} at once (the submission's concurrent requests). This run's "
         "queued episodes start as those end."
     )
 

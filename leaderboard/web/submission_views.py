@@ -56,7 +56,7 @@ def submission_detail(request, pk):
             "submission": submission, "experiments": experiments_of(submission),
             "experiment_form": form, "is_owner": can_experiment, "speed": endpoint_speed(submission),
             "show_endpoint": show_endpoint,
-            "pace": endpoint_pace(submission.base_url) if submission.kind == Submission.KIND_MODEL else None,
+            "pace": endpoint_pace(submission) if submission.kind == Submission.KIND_MODEL else None,
             "balrog_export": has_balrog_runs(submission),
             **model_page_context(submission),
         },

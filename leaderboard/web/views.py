@@ -6,6 +6,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 
+from arena.endpoint_privacy import can_see_endpoint, public_error
 from arena.models import Episode, Experiment, Run
 from arena.services.submissions import PAPER_EPISODES_PER_RUN
 from envs.registry import all_suites, all_tasks, get_suite, tasks_of
@@ -90,8 +91,8 @@ def index(request):
         {
             "overall": board, "rows": rows, "all_rows": all_rows,
             # The two tables' boards: the ranked rows with the baselines, and the rows apart.
-            "ranked_board": dataclasses.replace(board, rows=rows.ranked),
-            "apart_board": dataclasses.replace(board, rows=rows.apart),
+            "ranked_board": dataclasses.replace(board, rows=rows.ranked, custom_rows=rows.custom),
+            "apart_board": dataclasses.replace(board, rows=rows.apart, custom_rows=[]),
             "leaders": front_page.suite_leaders(board, task_boards), "tabs": overall.TABS, "tab": tab,
             "ignored": ignored, "download_query": urlencode(query),
             "tab_links": [(key, label, urlencode({**page_query, "tab": key})) for key, label in overall.TABS.items()],
@@ -405,14 +406,23 @@ def run_detail(request, pk):
     episode_filters, ignored = episode_filters_of(request)
     page = Paginator(filtered_episodes_of_run(run, episode_filters), EPISODES_PER_PAGE).get_page(request.GET.get("page"))
     owner = request.user.is_authenticated and run.submission.owner_id == request.user.pk
+    error_groups = run_error_groups(run) if run.episodes_failed else []
+    episodes = page.object_list
+    if not can_see_endpoint(request.user, run.submission):
+        # Others read the kind of each failure, not the endpoint's own words (arena.endpoint_privacy).
+        episodes = list(episodes)
+        for episode in episodes:
+            episode.error = public_error(episode.error, episode.error_kind)
+        for group in error_groups:  # the group's line says the kind already
+            group.example = group.example if public_error(group.example, group.kind) == group.example else ""
     return render(
         request,
         "leaderboard/run.html",
         {
-            "run": run, "episodes": page.object_list, "page": page, "episode_filters": episode_filters,
+            "run": run, "episodes": episodes, "page": page, "episode_filters": episode_filters,
             "filters_ignored": ignored, "end_reasons": end_reasons_of_run(run), **filter_links(episode_filters, page),
             "run_data": RunSerializer(run).data, "waiting": waiting_reason(run),
-            "error_groups": run_error_groups(run) if run.episodes_failed else [], "is_owner": owner,
+            "error_groups": error_groups, "is_owner": owner,
             "run_terminal_statuses": Run.TERMINAL,
             "paper_episodes": _paper_episodes(run),
         },
@@ -442,9 +452,9 @@ def episode_detail(request, pk):
     return render(
         request,
         "leaderboard/episode.html",
-        {"episode": episode, "episode_data": EpisodeSerializer(episode).data, "same_seed": _same_seed(episode),
-         "frames": frames.frames_state(episode), "search": search, "min_search": MIN_STEP_SEARCH_CHARS,
-         "matches": None if matches is None else matches[:STEP_SEARCH_LIMIT],
+        {"episode": episode, "episode_data": EpisodeSerializer(episode, context={"request": request}).data,
+         "same_seed": _same_seed(episode), "frames": frames.frames_state(episode), "search": search,
+         "min_search": MIN_STEP_SEARCH_CHARS, "matches": None if matches is None else matches[:STEP_SEARCH_LIMIT],
          "more_matches": matches is not None and len(matches) > STEP_SEARCH_LIMIT, "search_limit": STEP_SEARCH_LIMIT},
     )
 
@@ -504,8 +514,8 @@ def compare(request, pk, other_pk):
     difference = first_difference(left, right)
     sides = [{"episode": left, "prefix": "left-"}, {"episode": right, "prefix": "right-"}]
     compare_data = {
-        "left": EpisodeSerializer(left).data,
-        "right": EpisodeSerializer(right).data,
+        "left": EpisodeSerializer(left, context={"request": request}).data,
+        "right": EpisodeSerializer(right, context={"request": request}).data,
         "step": index,
         "last": last,
         "first_difference": difference,

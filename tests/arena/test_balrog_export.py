@@ -87,8 +87,8 @@ def test_an_arena_submission_exports_without_its_endpoint_or_key(client):
     )
     submission.set_api_key(API_KEY)
     submission.save()
-    played_run(submission, "balrog/babyai-goto", progress=[100.0, 0.0])
-    played_run(submission, "balrog/babaisai", progress=[100.0], options={"level": "goto_win"})
+    played_run(submission, "balrog/babyai-goto", progress=[100.0, 0.0], preset=False)
+    played_run(submission, "balrog/babaisai", progress=[100.0], options={"level": "goto_win"}, preset=False)
 
     page = client.get(submission.get_absolute_url()).content.decode()
     assert "Download the BALROG runs" in page

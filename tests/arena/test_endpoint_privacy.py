@@ -3,24 +3,19 @@ stranger's view of every page and every API URL in the schema, exports included,
 no part of it, also where an endpoint's error quoted it; the owner still sees it."""
 
 import asyncio
-import gzip
-import io
-import re
-import tarfile
-import zipfile
 
 import pytest
-from asgiref.sync import async_to_sync
 from django.contrib.auth.models import User
-from django.urls import URLPattern, URLResolver, get_resolver
+from django.urls import get_resolver
 from rest_framework.test import APIClient
 
-from arena.endpoint_privacy import ENDPOINT_HIDDEN, endpoint_parts, hide_endpoint
+from arena.endpoint_privacy import ADDRESS_HIDDEN, ENDPOINT_HIDDEN, endpoint_parts, hide_endpoint
 from arena.matches.models import Match
 from arena.matches.player import MatchWorker
 from arena.matches.services import queue_pair
 from arena.models import Episode, Experiment, Submission, SubmissionEdit
 from tests.conftest import new_run
+from tests.support.crawl import body, fill, page_routes
 from tests.support.fake_openai import Fault
 
 CANARY_HOST = "canary-endpoint-7f3a9e.internal.example"
@@ -40,54 +35,38 @@ def test_every_identifying_part_of_an_address_is_hidden_from_a_text():
     assert hide_endpoint("", CANARY_URL) == "" and hide_endpoint("nothing here", "") == "nothing here"
 
 
-def _page_routes(patterns, prefix=""):
-    """Every route of the site's own pages (the API is read from its schema; the admin is
-    staff's), as route strings with their <converter:name> parameters."""
-    for pattern in patterns:
-        route = str(pattern.pattern)
-        if isinstance(pattern, URLResolver):
-            if route in ("api/", "admin/"):
-                continue
-            yield from _page_routes(pattern.url_patterns, prefix + route)
-        elif isinstance(pattern, URLPattern) and not route.startswith("^"):
-            yield prefix + route
+def test_each_part_is_hidden_alone_in_any_letter_case_and_percent_encoding():
+    url = "http://GPU7.Acme-Lab.example:18757/Tenant-Acme/v1?key=Sk-Query-9&route=Blue-Route"
+    quotes = [
+        "Cannot POST /Tenant-Acme/v1/chat/completions", "query: key=Sk-Query-9&route=Blue-Route",
+        "unknown tenant tenant-acme", "bad key SK-QUERY-9", "route blue-route", "host gpu7.acme-lab.example",
+        "on gpu7 port 18757", "%2FTenant-Acme%2Fv1", "%252FTenant-Acme%252Fv1", "%53%6B-Query-9",
+        "http://gpu7.acme-lab.EXAMPLE:18757/tenant-acme/V1",
+    ]
+    for quote in quotes:
+        shown = hide_endpoint(quote, url)
+        for piece in ("acme", "gpu7", "18757", "query-9", "blue-route", "2ftenant"):
+            assert piece not in shown.lower(), (quote, shown)
+    # Protocol words and other numbers stay: the message still says what went wrong.
+    assert hide_endpoint("POST /v1/chat/completions: model not found after 12:30:45", url) == (
+        "POST /v1/chat/completions: model not found after 12:30:45"
+    )
 
 
-def _fill(route: str, ids: dict) -> str:
-    """The route with each parameter filled with an object of the scene: the object kind
-    is the path segment before the parameter ("runs/<int:pk>" → the run)."""
-    def value(match):
-        name = match.group(2)
-        before = route[: match.start()].rstrip("/").rsplit("/", 1)[-1].strip("{}")
-        return str(ids.get((before, name), ids.get(name, ids.get(before, "1"))))
-
-    return "/" + re.sub(r"[<{](?:(\w+):)?(\w+)[>}]", value, route.lstrip("/"))
-
-
-async def _gathered(chunks) -> bytes:
-    return b"".join([chunk async for chunk in chunks])
-
-
-def _body(response) -> str:
-    if not response.streaming:
-        raw = response.content
-    elif response.is_async:
-        raw = async_to_sync(_gathered)(response.streaming_content)
-    else:
-        raw = b"".join(response.streaming_content)
-    kind = response.get("Content-Type", "")
-    if "zip" in kind:
-        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-            return "\n".join(archive.read(name).decode("utf-8", "replace") for name in archive.namelist())
-    if "gzip" in kind:
-        with tarfile.open(fileobj=io.BytesIO(raw), mode="r:gz") as archive:
-            return "\n".join(
-                archive.extractfile(member).read().decode("utf-8", "replace")
-                for member in archive.getmembers() if member.isfile()
-            )
-    if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
-    return raw.decode("utf-8", "replace")
+def test_the_arenas_own_connection_errors_keep_no_address_of_any_endpoint():
+    url = "http://localhost:18757/v1"  # what the messages name is the resolved address, not the URL
+    messages = {
+        "[Errno 111] Connect call failed ('127.0.0.1', 18757)": "[Errno 111] Connect call failed [address]",
+        "Multiple exceptions: [Errno 111] Connect call failed ('::1', 18757, 0, 0), "
+        "[Errno 111] Connect call failed ('10.0.0.7', 18757)":
+            "Multiple exceptions: [Errno 111] Connect call failed [address], [Errno 111] Connect call failed [address]",
+        "Timed out connecting to 10.0.0.7:18757.": "Timed out connecting to [address].",
+        "Timed out connecting to [fe80::1%eth0]:8443": "Timed out connecting to [address]",
+        "could not reach 2001:db8::7 (::ffff:192.168.1.9)": "could not reach [address] (::ffff:[address])",
+    }
+    for message, shown in messages.items():
+        assert hide_endpoint(message, url) == shown
+    assert ADDRESS_HIDDEN in hide_endpoint("Connect call failed ('127.0.0.1', 18757)", "")
 
 
 @pytest.fixture
@@ -107,9 +86,9 @@ def scene(make_model_submission, fake_model, play, baseline, settings):
     play(run.episodes.get().id)
     episode, failed = run.episodes.get(), broken.episodes.get()
     assert episode.status == Episode.FINISHED and failed.status == Episode.FAILED
-    assert ENDPOINT_HIDDEN in failed.error and played_at.split("//")[1] not in failed.error
+    assert ADDRESS_HIDDEN in failed.error and played_at.split("//")[1] not in failed.error
     noted = episode.steps.exclude(error="").first()
-    assert noted is not None and ENDPOINT_HIDDEN in noted.error and "127.0.0.1" not in noted.error
+    assert noted is not None and ADDRESS_HIDDEN in noted.error and "127.0.0.1" not in noted.error
     probe = {
         "notes": [f"{CANARY_HOST} does not report its context window"],
         "field_errors": {"base_url": f"The arena could not reach {CANARY_URL}"}, "latency_ms": 12.0,
@@ -147,9 +126,9 @@ def _leaks(text: str, played_at: str) -> list[str]:
 
 @pytest.mark.django_db(transaction=True)
 def test_a_stranger_sees_no_endpoint_address_on_any_page_api_url_or_export(scene, client):
-    page_urls = [_fill(route, scene["ids"]) for route in _page_routes(get_resolver().url_patterns)]
+    page_urls = [fill(route, scene["ids"]) for route in page_routes(get_resolver().url_patterns)]
     schema = client.get("/api/schema/", {"format": "json"}).json()
-    api_urls = [_fill(path, scene["ids"]) for path, ops in schema["paths"].items() if "get" in ops]
+    api_urls = [fill(path, scene["ids"]) for path, ops in schema["paths"].items() if "get" in ops]
     assert len(page_urls) >= 20 and len(api_urls) >= 10, (page_urls, api_urls)
     assert f"/api/submissions/{scene['submission'].pk}/" in api_urls
     checked = 0
@@ -158,7 +137,7 @@ def test_a_stranger_sees_no_endpoint_address_on_any_page_api_url_or_export(scene
         assert response.status_code < 500, url
         if response.status_code == 200:
             checked += 1
-        assert not _leaks(_body(response), scene["played_at"]), url
+        assert not _leaks(body(response), scene["played_at"]), url
     assert checked >= 25
     listed = client.get("/api/submissions/").json()["results"]
     assert listed and all("base_url" not in row for row in listed)

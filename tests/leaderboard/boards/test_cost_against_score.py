@@ -10,6 +10,7 @@ import pytest
 from arena.models import Run
 from leaderboard.boards.cost_chart import DOMINATED_COLOUR, FRONTIER_COLOUR, frontier_steps
 from leaderboard.boards.cost import TOKENS, USD, cost_charts, dominated_flags
+from tests.conftest import as_preset
 from tests.support.episodes import scripted_run
 
 pytestmark = pytest.mark.django_db
@@ -45,7 +46,7 @@ def field(make_model_submission, baseline):
     for name, scores, tokens in FIELD:
         submission = make_model_submission(
             name=name, price_input_per_mtok=Decimal("1"), price_output_per_mtok=Decimal("1"))
-        run = scripted_run(submission, scores)
+        run = as_preset(scripted_run(submission, scores))
         Run.objects.filter(pk=run.pk).update(tokens_spent_in=tokens * 3 // 2, tokens_spent_out=tokens // 2)
         submissions[name] = submission
     scripted_run(baseline("expert"), [1.0, 1.0])
@@ -73,7 +74,7 @@ def test_the_chart_of_a_task_has_the_frontier_and_greys_the_dominated(field):
 
 def test_a_submission_priced_by_neither_is_left_out_and_the_axis_stays_dollars(client, field, make_model_submission):
     unpriced = make_model_submission(name="No prices", model="some-local-model")
-    run = scripted_run(unpriced, [1.0, 1.0])
+    run = as_preset(scripted_run(unpriced, [1.0, 1.0]))
     Run.objects.filter(pk=run.pk).update(tokens_spent_in=200, tokens_spent_out=0)
     chart = _gridworld(cost_charts("llm"))
     assert chart.axis == USD and chart.unpriced == 1
@@ -83,7 +84,7 @@ def test_a_submission_priced_by_neither_is_left_out_and_the_axis_stays_dollars(c
 
 def test_a_well_known_model_without_prices_is_costed_at_the_catalogue_price(field, make_model_submission):
     listed = make_model_submission(name="Listed", model="openai/gpt-4o-mini")
-    run = scripted_run(listed, [1.0, 1.0])
+    run = as_preset(scripted_run(listed, [1.0, 1.0]))
     Run.objects.filter(pk=run.pk).update(tokens_spent_in=2_000_000, tokens_spent_out=1_000_000)
     point = _gridworld(cost_charts("llm")).point_of(listed)
     # gpt-4o-mini's list price: $0.15 in, $0.60 out per million tokens; two episodes.
@@ -101,7 +102,7 @@ def test_the_users_own_prices_win_over_the_catalogue(make_model_submission):
 
 def test_only_one_chart_of_no_price_at_all_is_in_tokens(make_model_submission):
     unpriced = make_model_submission(name="Local", model="my-local-model")
-    run = scripted_run(unpriced, [1.0, 1.0])
+    run = as_preset(scripted_run(unpriced, [1.0, 1.0]))
     Run.objects.filter(pk=run.pk).update(tokens_spent_in=200, tokens_spent_out=0)
     chart = _gridworld(cost_charts("llm"))
     assert chart.axis == TOKENS and chart.axis_label.startswith("tokens per episode") and chart.unpriced == 0

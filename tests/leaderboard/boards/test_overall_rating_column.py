@@ -12,6 +12,7 @@ from django.utils import timezone
 from arena import page_generation
 from arena.metrics import fold
 from arena.models import Match, Run, Submission
+from tests.conftest import preset_episodes, preset_variant
 from tests.support.rated_matches import play_scripted
 
 pytestmark = pytest.mark.django_db
@@ -21,7 +22,8 @@ def _with_runs(submission: Submission) -> Submission:
     """A finished crafter run, so the submission has a row on the overall leaderboard."""
     now = timezone.now()
     Run.objects.create(
-        submission=submission, task="balrog/crafter", variant={"format": "text", "options": {}}, num_episodes=1,
+        submission=submission, task="balrog/crafter", variant=preset_variant("balrog/crafter"),
+        num_episodes=preset_episodes("balrog/crafter"),
         status=Run.FINISHED, started_at=now, finished_at=now, episodes_done=1,
         metric_sums=fold({}, {"progress": 10.0}),
     )

@@ -27,8 +27,8 @@ def _section(page: str, suite: str) -> str:
 
 def test_results_are_grouped_by_suite_with_each_suites_metric(client, make_model_submission):
     model = make_model_submission(name="Grouped")
-    scripted_run(model, [1.0, 0.0, 1.0, 1.0])
-    scripted_run(model, [0] * 2, task="infogather/single-feature", fmt="text",
+    scripted_run(model, [1.0, 0.0, 1.0, 1.0], preset=False)
+    scripted_run(model, [0] * 2, task="infogather/single-feature", fmt="text", preset=False,
                  metrics=[{"steps_to_sufficient_information": 3}, {"steps_to_sufficient_information": 6}])
     page = _page(client, model)
     lmact, infogather = _section(page, "lmact"), _section(page, "infogather")

@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 from arena.services.episodes import worker_heartbeat
 from arena.services.submissions import experiment_create
 from arena.models import Experiment, Run
-from tests.conftest import new_run
+from tests.conftest import as_preset, new_run
 from tests.support.episodes import scripted_episode
 
 pytestmark = pytest.mark.django_db
@@ -102,6 +102,7 @@ def test_a_running_run_whose_episodes_wait_for_the_endpoint_says_so(client, base
 
     from arena.models import Episode
     from arena.play.pace import pace_key
+    from arena.tenancy import submission_endpoint_key
     from arena.services.episodes import episode_claim
     from tests.support.episodes import record_step
 
@@ -121,7 +122,7 @@ def test_a_running_run_whose_episodes_wait_for_the_endpoint_says_so(client, base
     # A worker published the endpoint's pace: its figures are quoted.
     pace = {"limit": 2, "cap": 2, "in_flight": 2, "waiting": 2, "backoffs": 0, "paused_seconds": 0,
             "pause_reason": "", "server": {}, "at": time.time()}
-    cache.set(pace_key(submission.base_url), pace)
+    cache.set(pace_key(submission_endpoint_key(submission)), pace)
     page = client.get(run.get_absolute_url()).content.decode()
     assert "2 calls are in flight there and 2 episodes wait for a turn" in page
     assert "2 episodes waiting for a turn" in client.get(submission.get_absolute_url()).content.decode()
@@ -129,7 +130,7 @@ def test_a_running_run_whose_episodes_wait_for_the_endpoint_says_so(client, base
     # Another run of the submission, queued while the endpoint's two turns are taken.
     later = new_run(submission, task="lmact/gridworld", episodes=1)
     page = client.get(later.get_absolute_url()).content.decode()
-    assert "The endpoint is busy: 3 episodes are playing through it" in page and "Queue position" not in page
+    assert "The endpoint is busy: 3 episodes of this submission are playing through it" in page and "Queue position" not in page
 
     # Every claimed episode under way: the queued ones wait for the busy endpoint.
     for episode in (second, third):
@@ -219,7 +220,7 @@ def test_the_suite_page_shows_each_tasks_top_runs_and_its_baselines_and_links_to
     _finished(new_run(baseline("random"), task="lmact/tictactoe"), [-1.0, -1.0])
     for n in range(12):
         # Model 00 scores best, Model 11 worst.
-        _finished(new_run(make_model_submission(name=f"Model {n:02d}"), task="lmact/tictactoe"), [1.0 - n / 10] * 2)
+        _finished(as_preset(new_run(make_model_submission(name=f"Model {n:02d}"), task="lmact/tictactoe")), [1.0 - n / 10] * 2)
     section = _task_section(client.get("/suites/lmact/").content.decode(), "lmact/tictactoe")
     assert all(f"Model {n:02d}" in section for n in range(10))
     assert "Model 10" not in section and "Model 11" not in section

@@ -4,7 +4,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("arena", "0024_match_play"),
+        ("arena", "0027_privacy41b_match_error_kind"),
     ]
 
     operations = [
