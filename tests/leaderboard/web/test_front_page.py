@@ -7,10 +7,8 @@ import html
 import re
 
 import pytest
-from django.utils import timezone
 
-from arena.metrics import fold
-from arena.models import Run, Submission
+from arena.models import Submission
 from envs.registry import all_tasks
 from leaderboard.boards.front_page import FRONT_PAGE_RANKED_ROWS
 
@@ -22,22 +20,9 @@ BALROG_ALL_SIX = (
 )
 
 
-def _run(submission, task, values=(), *, metric=None, options=None, scores=()):
-    sums = {}
-    for value in values:
-        sums = fold(sums, {metric: value})
-    episodes = len(values) or len(scores)
-    now = timezone.now()
-    return Run.objects.create(
-        submission=submission, task=task, variant={"format": "text", "options": options or {}},
-        num_episodes=episodes, status=Run.FINISHED, started_at=now, finished_at=now, episodes_done=episodes,
-        score_sum=sum(scores), score_sq_sum=sum(s * s for s in scores), metric_sums=sums,
-        tokens_spent_in=1000 * episodes, tokens_spent_out=100 * episodes,
-    )
-
-
-def _model(name):
-    return Submission.objects.create(name=name, kind=Submission.KIND_MODEL, model=f"{name.lower()}-model")
+# Runs played under their suites' paper presets (comparable rows), as the overall
+# leaderboard's tests make them.
+from tests.leaderboard.boards.test_overall_leaderboard import _model, _run  # noqa: E402
 
 
 def _complete(name, progress):
