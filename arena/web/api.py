@@ -24,10 +24,11 @@ from arena.web.catalogue import submission_catalogue
 from arena.endpoint_privacy import can_see_endpoint, hide_endpoint_in
 from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
 from arena.models import Experiment, Run, Submission
+from arena.moderation import visible_to
 from arena.web.preview import submission_preview
 from arena.web.unknown_fields import RejectsUnknownFields
 from arena.web.throttles import (
-    ENDPOINT_PROBES, EndpointProbeAddressThrottle, EndpointProbeThrottle, ExperimentThrottle, SubmissionThrottle,
+    API_READS, ENDPOINT_PROBES, EndpointProbeAddressThrottle, EndpointProbeThrottle, ExperimentThrottle, SubmissionThrottle,
 )
 from arena.web.validation import (
     MAX_DEMONSTRATIONS,
@@ -36,6 +37,7 @@ from arena.web.validation import (
     SUBMISSION_LIMITS,
     check_endpoint,
     check_episode_volume,
+    check_queued_episodes,
     check_submission_fields,
     choose_task_variants,
     parse_task_variant,
@@ -241,6 +243,11 @@ class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
             self._choose_paper_protocol(attrs, variants, add_error)
         if variants is not None and not errors:
             self.planned_runs = plan_runs(attrs, variants, add_error)
+        if variants is not None and self.planned_runs and not errors:
+            try:
+                check_queued_episodes(self.context["request"].user, self.planned_runs)
+            except DjangoValidationError as exc:
+                add_error("episodes_per_task", exc.messages[0])
         if errors:
             raise serializers.ValidationError(errors)
         attrs.setdefault("provider", Submission.PROVIDER_OPENAI)
@@ -346,6 +353,7 @@ class ExperimentSerializer(RejectsUnknownFields, serializers.ModelSerializer):
         )
         try:
             check_episode_volume(runs, what="experiment")
+            check_queued_episodes(self.context["request"].user, runs, what="experiment")
         except DjangoValidationError as exc:
             raise serializers.ValidationError({"num_episodes": exc.messages}) from None
         return attrs
@@ -364,15 +372,18 @@ class ExperimentSerializer(RejectsUnknownFields, serializers.ModelSerializer):
 
 
 class _CreateThrottledViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
-    """Reads are free; each create attempt counts against the user's hourly limit, which
+    """Each create attempt counts against the user's hourly limit, which
     the form views share (arena.web.throttles)."""
 
     create_throttle = None
 
     def get_throttles(self):
-        return [self.create_throttle()] if self.action == "create" else []
+        # Reads count against the address's API read limit (the API's default throttle).
+        return [self.create_throttle()] if self.action == "create" else super().get_throttles()
 
     def throttled(self, request, wait):
+        if self.action != "create":
+            raise Throttled(wait, detail=API_READS.refusal(wait))
         raise Throttled(wait, detail=self.create_throttle.refusal(wait))
 
 
@@ -387,6 +398,10 @@ class SubmissionViewSet(_CreateThrottledViewSet):
     serializer_class = SubmissionSerializer
     create_throttle = SubmissionThrottle
 
+    def get_queryset(self):
+        # Hidden submissions: 404 but to staff and their owner (arena.moderation).
+        return visible_to(getattr(self.request, "user", None), super().get_queryset(), submission="")
+
     def _dry_run(self) -> bool:
         return self.request.query_params.get("dry_run", "").lower() in ("1", "true", "yes")
 
@@ -394,15 +409,16 @@ class SubmissionViewSet(_CreateThrottledViewSet):
         # A dry run creates nothing but calls the submitter's endpoint, as "Test
         # endpoint" does, and counts against the same limit.
         if self.action == "create" and self._dry_run():
-            return [EndpointProbeThrottle(), EndpointProbeAddressThrottle()]
+            self._by_address = EndpointProbeAddressThrottle()
+            return [EndpointProbeThrottle(), self._by_address]
         return super().get_throttles()
 
     def throttled(self, request, wait):
-        if not self._dry_run():
-            raise Throttled(wait, detail=self.create_throttle.refusal(wait))
-        by_address = ENDPOINT_PROBES.wait(request)
-        refusal = ENDPOINT_PROBES.refusal(by_address) if by_address else EndpointProbeThrottle.refusal(wait)
-        raise Throttled(wait, detail=refusal)
+        if self.action != "create" or not self._dry_run():
+            return super().throttled(request, wait)
+        if self._by_address.wait() is not None:  # the address's limit, not the user's
+            raise Throttled(wait, detail=ENDPOINT_PROBES.refusal(wait))
+        raise Throttled(wait, detail=EndpointProbeThrottle.refusal(wait))
 
     @extend_schema(
         parameters=[OpenApiParameter(
@@ -436,7 +452,7 @@ class SubmissionViewSet(_CreateThrottledViewSet):
 
 class TokenView(ObtainAuthToken):
     """`POST /api/token/` (username, password) → the user's token. While the account or
-    the address is locked out after failed attempts (arena.web.throttles), the answer is 429
+    the address is locked out after failed attempts (arena.web.login_lockout), the answer is 429
     with Retry-After and the password is not checked."""
 
     def post(self, request, *args, **kwargs):

@@ -16,6 +16,7 @@ from arena.web.validation import (
     SUBMISSION_LIMITS,
     check_endpoint,
     check_episode_volume,
+    check_queued_episodes,
     check_submission_fields,
     choose_task_variants,
     parse_task_variant,
@@ -33,7 +34,7 @@ class SignUpForm(UserCreationForm):
 
 
 class LoginForm(AuthenticationForm):
-    """Django's login form; when the lock-out (arena.web.throttles) refused to check the
+    """Django's login form; when the lock-out (arena.web.login_lockout) refused to check the
     password, it says so instead of "wrong password"."""
 
     def get_invalid_login_error(self):
@@ -48,9 +49,10 @@ class RefusableForm(forms.Form):
     then shows the refusal, keeps what the user typed, and validates nothing (no DNS
     look-up, no endpoint probe)."""
 
-    def __init__(self, *args, refusal: str | None = None, **kwargs):
+    def __init__(self, *args, refusal: str | None = None, owner=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.refusal = refusal
+        self.owner = owner  # whose queued episodes count against the cap (check_queued_episodes)
 
     def full_clean(self):
         if self.refusal is None:
@@ -149,7 +151,9 @@ class SubmissionForm(RefusableForm):
     head_to_head = forms.BooleanField(
         required=False, initial=False, label="Head-to-head matches",
         help_text="Also play chess, tic-tac-toe and Connect Four against the other opted-in submissions and the "
-        "baselines, for the ratings (within the token budget per run).",
+        "baselines (Stockfish, a perfect tic-tac-toe player, a Connect Four searcher, random moves), for the "
+        "ratings. The worker schedules the matches by itself, the first within a minute, within your endpoint's "
+        "concurrent requests and the token budget per run.",
     )
     reflection = forms.ChoiceField(
         choices=Submission.REFLECTION_CHOICES, initial=Submission.REFLECTION_NONE, label="Reflection (multi-turn suites)",
@@ -271,6 +275,11 @@ class SubmissionForm(RefusableForm):
                 self._check_preset_against_choices(cleaned, variants)
             if variants is not None and not self.errors:
                 self.runs = plan_runs(cleaned, variants, self._add_error)
+        if self.runs and not self.errors:
+            try:
+                check_queued_episodes(self.owner, self.runs)
+            except forms.ValidationError as exc:
+                self.add_error("episodes_per_task", exc)
         if not self.errors:
             # Only a submission that is otherwise valid is worth a call to its endpoint.
             self.probe = check_endpoint(cleaned, self.add_error, task_variants=cleaned.get("tasks"))
@@ -410,6 +419,7 @@ class ExperimentForm(RefusableForm):
             )
             try:
                 check_episode_volume(runs, what="experiment")
+                check_queued_episodes(self.owner, runs, what="experiment")
             except forms.ValidationError as exc:
                 self.add_error("episodes", exc)
         return cleaned

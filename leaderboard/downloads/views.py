@@ -28,7 +28,7 @@ def _streamed(chunks, filename: str, content_type: str) -> StreamingHttpResponse
 def episode_jsonl(request, pk):
     """The episode as JSON Lines: a header line, then one line per step (see
     leaderboard.downloads.exports for what they hold)."""
-    episode = episode_or_404(pk)
+    episode = episode_or_404(pk, request.user)
     try:
         exports.exportable(episode.run.submission)
     except exports.NotExportable as reason:
@@ -41,7 +41,7 @@ def episode_jsonl(request, pk):
 @download_limited
 def run_zip(request, pk):
     """The run's episodes, one JSON Lines file each, with run.json (its aggregates)."""
-    run = run_or_404(pk)
+    run = run_or_404(pk, request.user)
     try:
         exports.exportable(run.submission)
     except exports.NotExportable as reason:
@@ -54,7 +54,7 @@ def run_zip(request, pk):
 def episode_gif(request, pk):
     """The episode's pictures as an animated GIF (leaderboard.frames: sampled, scaled,
     cached on disk by content)."""
-    episode = bare_episode_or_404(pk)
+    episode = bare_episode_or_404(pk, request.user)
     path = frames.episode_gif(episode)
     if path is None:
         return HttpResponse("This episode has no pictures to animate.", status=404,

@@ -9,8 +9,10 @@ from collections.abc import Iterable, Iterator
 
 from django.db.models import BooleanField, ExpressionWrapper, Q, TextField
 from django.db.models.functions import Cast
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
+from arena.moderation import taken_down_for, visible_to
 from arena.models import Episode, Run, Step, Submission
 
 
@@ -19,9 +21,13 @@ def episodes_with_run():
     return Episode.objects.select_related("run__submission")
 
 
-def episode_or_404(pk: int) -> Episode:
-    """One episode with its run and submission; a 404 when there is none."""
-    return get_object_or_404(episodes_with_run(), pk=pk)
+def episode_or_404(pk: int, viewer=None) -> Episode:
+    """One episode with its run and submission; a 404 when there is none, or when
+    moderation took it down for `viewer` (arena.moderation.taken_down_for)."""
+    episode = get_object_or_404(episodes_with_run(), pk=pk)
+    if viewer is not None and taken_down_for(viewer, episode.run.submission, episode.run):
+        raise Http404("no such episode")
+    return episode
 
 
 def episode_with_run(pk: int) -> Episode:
@@ -29,12 +35,16 @@ def episode_with_run(pk: int) -> Episode:
     return episodes_with_run().get(pk=pk)
 
 
-def bare_episode_or_404(pk: int) -> Episode:
+def bare_episode_or_404(pk: int, viewer=None) -> Episode:
+    if viewer is not None:
+        return episode_or_404(pk, viewer)
     return get_object_or_404(Episode, pk=pk)
 
 
 def episode_exists(pk: int) -> bool:
-    return Episode.objects.filter(pk=pk).exists()
+    """Whether the episode is there for anyone (the live channel has no user): not when
+    moderation hid its run or submission."""
+    return visible_to(None, Episode.objects.filter(pk=pk), submission="run__submission", run="run").exists()
 
 
 def episode_status(pk: int) -> str:

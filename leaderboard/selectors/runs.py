@@ -12,7 +12,9 @@ import orjson
 from arena.protocol import is_comparable
 from arena.clients.errors import describe
 from arena.metrics import summary
+from arena.moderation import taken_down_for
 from django.db import router
+from django.http import Http404
 from django.db.models import JSONField, TextField
 from django.db.models.base import ModelState
 from django.db.models.functions import Cast
@@ -419,9 +421,13 @@ def _first_clause(error: str) -> str:
     return text if len(text) <= 160 else text[:159] + "…"
 
 
-def run_or_404(pk: int) -> Run:
-    """One run with its submission; a 404 when there is none."""
-    return get_object_or_404(Run.objects.select_related("submission"), pk=pk)
+def run_or_404(pk: int, viewer=None) -> Run:
+    """One run with its submission; a 404 when there is none, or when moderation took it
+    down for `viewer` (arena.moderation.taken_down_for)."""
+    run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
+    if viewer is not None and taken_down_for(viewer, run.submission, run):
+        raise Http404("no such run")
+    return run
 
 
 def runs_newest_first(*, task: str | None = None, submission: int | None = None, status: str | None = None):

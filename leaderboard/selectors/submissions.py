@@ -6,10 +6,11 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.db.models import Count
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from arena.models import Episode, Experiment, Run, Submission, Worker
-from arena.moderation import ranked
+from arena.moderation import ranked, taken_down_for
 from arena.tenancy import submission_endpoint_key
 from leaderboard.selectors.runs import lean_runs, with_submissions
 
@@ -53,8 +54,12 @@ def submissions_sharing_tasks(submission: Submission) -> list[Submission]:
     return list(others.distinct())
 
 
-def submission_or_404(pk: int) -> Submission:
-    return get_object_or_404(Submission, pk=pk)
+def submission_or_404(pk: int, viewer=None) -> Submission:
+    """A 404 too when moderation took the submission down for `viewer`."""
+    submission = get_object_or_404(Submission, pk=pk)
+    if viewer is not None and taken_down_for(viewer, submission):
+        raise Http404("no such submission")
+    return submission
 
 
 def experiments_of(submission: Submission) -> list[Experiment]:
@@ -66,8 +71,11 @@ def experiment_run_count(experiment: Experiment) -> int:
     return experiment.runs.count()
 
 
-def experiment_or_404(pk: int) -> Experiment:
-    return get_object_or_404(Experiment.objects.select_related("submission"), pk=pk)
+def experiment_or_404(pk: int, viewer=None) -> Experiment:
+    experiment = get_object_or_404(Experiment.objects.select_related("submission"), pk=pk)
+    if viewer is not None and taken_down_for(viewer, experiment.submission):
+        raise Http404("no such experiment")
+    return experiment
 
 
 def runs_of_experiment(experiment: Experiment) -> list[Run]:

@@ -148,7 +148,7 @@ def compact_row(row, average_digits, per_task_query: str, ratings_url: str | Non
 def overall_compact_rows(board, average_digits, per_task_query: str, custom: bool = False) -> SafeString:
     """Every row of the overall board `board` (leaderboard.boards.overall.Board) in the
     compact table, in order: its comparable rows, or with `custom` its custom ones."""
-    ratings_url = _text(reverse("leaderboard:ratings")) if board.has_ratings else None
+    ratings_url = _text(reverse("leaderboard:ratings-game", args=["all"])) if board.has_ratings else None
     standings: dict = {}  # the runs' harness standings, by task and version, for every row
     return mark_safe("".join(
         compact_row(row, average_digits, per_task_query, ratings_url, standings)

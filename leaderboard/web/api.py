@@ -13,6 +13,7 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from arena.endpoint_privacy import can_see_endpoint
 from arena.models import Episode, Run
+from arena.moderation import visible_to
 from envs.registry import all_tasks
 from arena.live.frame import STEP_TEXT_PREVIEW_CHARS, StepSerializer
 from leaderboard.selectors.episodes import (
@@ -88,7 +89,8 @@ class RunViewSet(viewsets.ReadOnlyModelViewSet):
         filters = RunFilterSerializer(data={name: params[name] for name in ("task", "submission", "status") if params.get(name)})
         filters.is_valid(raise_exception=True)  # a 400 that names the parameter
         wanted = filters.validated_data
-        return runs_newest_first(task=wanted.get("task"), submission=wanted.get("submission"), status=wanted.get("status"))
+        runs = runs_newest_first(task=wanted.get("task"), submission=wanted.get("submission"), status=wanted.get("status"))
+        return visible_to(getattr(self.request, "user", None), runs, submission="submission", run="")
 
     @extend_schema(parameters=[RunFilterSerializer])
     def list(self, request, *args, **kwargs):
@@ -162,8 +164,10 @@ class EpisodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         return EpisodeListSerializer if self.action == "list" else EpisodeSerializer
 
     def get_queryset(self):
+        # Episodes of hidden runs or submissions: 404 but to staff and their owner.
+        user = getattr(self.request, "user", None)
         if self.action != "list":
-            return self.queryset
+            return visible_to(user, super().get_queryset(), submission="run__submission", run="run")
         params = self.request.query_params
         wanted = EpisodeFilterSerializer(data={name: params[name] for name in EpisodeFilterSerializer().fields if params.get(name)})
         wanted.is_valid(raise_exception=True)  # a 400 that names the parameter
@@ -173,7 +177,7 @@ class EpisodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
             end_reason=data.get("end_reason", ""), score_min=data.get("score_min"), score_max=data.get("score_max"),
         )
         if "run" in data:
-            return filtered_episodes_of_run(run_or_404(data["run"]), filters).select_related("run")
+            return filtered_episodes_of_run(run_or_404(data["run"], user), filters).select_related("run")
         return filtered_episodes_of_task(data["task"], filters)
 
     @extend_schema(

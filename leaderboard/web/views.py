@@ -381,7 +381,7 @@ def _episode_value(episode: Episode, metric) -> float | None:
 
 
 def experiment_detail(request, pk):
-    experiment = experiment_or_404(pk)
+    experiment = experiment_or_404(pk, request.user)
     runs = runs_of_experiment(experiment)
     context = {"experiment": experiment, "runs": runs}
     if experiment.kind == Experiment.SWEEP:
@@ -402,7 +402,7 @@ def experiment_detail(request, pk):
 
 
 def run_detail(request, pk):
-    run = run_or_404(pk)
+    run = run_or_404(pk, request.user)
     episode_filters, ignored = episode_filters_of(request)
     page = Paginator(filtered_episodes_of_run(run, episode_filters), EPISODES_PER_PAGE).get_page(request.GET.get("page"))
     owner = request.user.is_authenticated and run.submission.owner_id == request.user.pk
@@ -446,7 +446,7 @@ def _same_seed(episode: Episode):
 
 
 def episode_detail(request, pk):
-    episode = episode_or_404(pk)
+    episode = episode_or_404(pk, request.user)
     search = request.GET.get("q", "").strip()[:200]
     matches = search_steps(episode, search) if len(search) >= MIN_STEP_SEARCH_CHARS else None
     return render(
@@ -504,8 +504,8 @@ def _difference_in_words(difference: dict | None, left: Episode, right: Episode)
 def compare(request, pk, other_pk):
     """Two episodes of the same game side by side on one scrubber (?step=N), drawn by
     the player's renderers, with the first step where their actions differ."""
-    left = episode_or_404(pk)
-    right = episode_or_404(other_pk)
+    left = episode_or_404(pk, request.user)
+    right = episode_or_404(other_pk, request.user)
     last = max(left.num_steps, right.num_steps, 1) - 1
     try:
         index = min(max(int(request.GET.get("step", 0)), 0), last)
@@ -533,7 +533,7 @@ def compare(request, pk, other_pk):
 
 def episode_pgn(request, pk):
     """A chess episode as a PGN file (lmact/chess stores it when the game ends)."""
-    episode = bare_episode_or_404(pk)
+    episode = bare_episode_or_404(pk, request.user)
     pgn = (episode.metrics or {}).get("pgn")
     if not pgn:
         raise Http404("this episode has no PGN")
