@@ -108,8 +108,10 @@ def balrog_episodes(submission: Submission) -> dict[Environment, dict[str, TaskE
 
 def has_balrog_runs(submission: Submission) -> bool:
     """Whether the submission has finished episodes of BALROG's environments to export."""
-    runs = submission.runs.filter(episodes_done__gt=0).only("task", "variant")
-    return any(environment_of(run.task, run.options) for run in runs)
+    # Values, not instances: each instance of `.only()` read a field left out again, one
+    # query per run (60 queries on the model page of a submission that played every task).
+    runs = submission.runs.filter(episodes_done__gt=0).values_list("task", "variant")
+    return any(environment_of(task, Variant.from_dict(variant).options) for task, variant in runs)
 
 
 def _figures(episodes: list[Episode]) -> dict:

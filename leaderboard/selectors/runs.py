@@ -479,6 +479,13 @@ def runs_of_tasks(task_ids, filters: Filters | None = None, *, order: str = "id"
     return list(scored_runs(filters=filters).filter(task__in=list(task_ids)).order_by(order))
 
 
+def lean_runs_of_tasks(task_ids, filters: Filters | None = None) -> list[Run]:
+    """`runs_of_tasks` by id, read lean (`lean_runs`) with their submissions: for a page
+    that ranks every run of a suite's tasks."""
+    runs = scored_runs(filters=filters, join_submission=False).filter(task__in=list(task_ids)).order_by("id")
+    return with_submissions(lean_runs(runs))
+
+
 def scored_runs_by_id(filters: Filters | None = None) -> list[Run]:
     """Every task's runs with finished episodes under the filters, by id, each with its
     submission."""
