@@ -25,7 +25,6 @@ import re
 
 from arena.clients.errors import ErrorKind, classify_status, describe
 from arena.endpoint_privacy import can_see_endpoint
-from arena.matches.catalogue import GAME_SPECS
 
 # The note agents.py writes for a call that needed retries, one per call of the step.
 _RETRY_NOTE = re.compile(r"(?:^|; )succeeded after (\d{1,3}) attempts")
@@ -46,8 +45,6 @@ _ATTEMPT_WORDS = {
     ErrorKind.CONNECTION: "no connection",
     ErrorKind.BAD_ANSWER: "an unreadable answer",
 }
-MATCH_SEAT_FAILED = "{seat}'s endpoint failed: {summary}"
-MATCH_ENDPOINT_FAILED = "a model endpoint failed"
 
 
 def attempt_kind(message: str) -> ErrorKind | None:
@@ -92,30 +89,3 @@ def public_step_error(error: str) -> str:
 def step_error_for(user, step_error: str, submission) -> str:
     """A step's error as `user` may read it."""
     return step_error if can_see_endpoint(user, submission) else public_step_error(step_error)
-
-
-def public_match_error(match) -> str:
-    """A failed match's error as readers other than the failing seat's owner and staff
-    read it. The arena's own errors (no endpoint kind) are shown as stored."""
-    if not match.error:
-        return match.error
-    info = describe(match.error_kind) if match.error_kind else None
-    if info is not None and match.failed_seat is not None:
-        spec = GAME_SPECS.get(match.game)
-        seat = (spec.seat_names if spec else ("first", "second"))[match.failed_seat]
-        return MATCH_SEAT_FAILED.format(seat=seat, summary=info.summary)
-    if match.error.startswith(MATCH_ENDPOINT_FAILED):
-        return MATCH_ENDPOINT_FAILED  # stored before the seat and kind were
-    return match.error
-
-
-def match_error_for(user, match) -> str:
-    """A match's error as `user` may read it: in full for staff and for the owner of the
-    seat whose endpoint failed (the first and second submissions loaded)."""
-    if user is not None and user.is_authenticated and user.is_staff:
-        return match.error
-    if match.failed_seat is not None and match.error_kind:
-        failing = match.first if match.failed_seat == 0 else match.second
-        if can_see_endpoint(user, failing):
-            return match.error
-    return public_match_error(match)

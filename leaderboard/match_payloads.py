@@ -4,7 +4,7 @@ send them: the same dicts everywhere, so the replay and the live view draw alike
 from __future__ import annotations
 
 from arena.matches.catalogue import GAME_SPECS, MAX_ATTEMPTS
-from arena.public_errors import match_error_for
+from arena.matches.public_errors import match_error_for
 from leaderboard.selectors.match_replays import match_moves_after
 
 # Completions and prompts are shown whole up to this many characters.

@@ -46,6 +46,27 @@ class SubmissionSummarySerializer(serializers.ModelSerializer):
         fields = ["id", "name", "model", "kind", "is_baseline", "strategy_label"]
 
 
+class EpisodeListSerializer(serializers.ModelSerializer):
+    """An episode as GET /api/episodes/ lists it: what its filters look at, and its URLs."""
+
+    task = serializers.CharField(source="run.task")
+    api_url = serializers.SerializerMethodField()
+    page_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Episode
+        fields = [
+            "id", "run", "index", "task", "seed", "status", "score", "num_steps", "illegal_steps", "cut_off_steps",
+            "end_reason", "error", "api_url", "page_url",
+        ]
+
+    def get_api_url(self, episode) -> str:
+        return reverse("api:episode-detail", args=[episode.pk])
+
+    def get_page_url(self, episode) -> str:
+        return episode.get_absolute_url()
+
+
 class EpisodeSerializer(serializers.ModelSerializer):
     task = serializers.CharField(source="run.task")
     format = serializers.CharField(source="run.format")

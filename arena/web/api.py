@@ -202,6 +202,7 @@ class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
             "temperature", "max_tokens", "reasoning_effort", "thinking_budget_tokens", "num_demonstrations", "show_legal_actions", "chain_of_thought",
             "answer_markers", "lenient_parsing", "context_window", "history_window", "keep_reasoning", "self_correction", "reflection",
             "head_to_head", "price_input_per_mtok", "price_output_per_mtok", "price_cached_input_per_mtok", "budget_tokens_per_run", "budget_usd_per_run",
+            "model_organisation", "model_release_date", "model_weights", "model_url",
             "strategy_label", "tasks", "suites", "mode", "paper_protocol", "episodes_per_task", "task_settings",
             "runs", "tokens", "created_at",
             "max_concurrent_requests", "endpoint_probe", "moderation", "moderation_reason",

@@ -161,7 +161,8 @@ class SubmissionForm(RefusableForm):
     )
     price_input_per_mtok = forms.DecimalField(
         required=False, label="Price per million input tokens (USD)", **SUBMISSION_LIMITS["price_input_per_mtok"],
-        help_text="With prices, the preview estimates the cost.",
+        help_text="With prices, the preview estimates the cost. Empty: a well-known hosted model is costed at the "
+        "arena's price catalogue (its list price, dated); your prices win.",
     )
     price_output_per_mtok = forms.DecimalField(
         required=False, label="Price per million output tokens (USD)", **SUBMISSION_LIMITS["price_output_per_mtok"]
@@ -170,6 +171,18 @@ class SubmissionForm(RefusableForm):
         required=False, label="Price per million cached input tokens (USD)",
         **SUBMISSION_LIMITS["price_cached_input_per_mtok"],
         help_text="Input the provider serves from its prompt cache; empty: the full input price.",
+    )
+    model_organisation = forms.CharField(
+        required=False, max_length=100, label="Organisation", help_text="Who made the model (shown on its rows).",
+    )
+    model_release_date = forms.DateField(
+        required=False, label="Release date", widget=forms.DateInput(attrs={"type": "date"}),
+    )
+    model_weights = forms.ChoiceField(
+        required=False, choices=Submission.WEIGHTS_CHOICES, initial="", label="Weights",
+    )
+    model_url = forms.URLField(
+        required=False, max_length=500, label="Link", help_text="A page about the model.", assume_scheme="https",
     )
     budget_tokens_per_run = forms.IntegerField(
         required=False, label="Token budget per run", **SUBMISSION_LIMITS["budget_tokens_per_run"]
@@ -190,6 +203,7 @@ class SubmissionForm(RefusableForm):
         "name", "provider", "base_url", "model", "api_key", "temperature", "max_tokens", "reasoning_effort",
         "thinking_budget_tokens",
     )
+    MODEL_FIELDS = ("model_organisation", "model_release_date", "model_weights", "model_url")
     OWN_PROTOCOL_FIELDS = ("episodes_per_task", "num_demonstrations", "show_legal_actions", "chain_of_thought", "history_window")
 
     def __init__(self, *args, **kwargs):
@@ -338,6 +352,10 @@ class SubmissionForm(RefusableForm):
     @property
     def endpoint_fields(self):
         return self.bound_fields(self.ENDPOINT_FIELDS)
+
+    @property
+    def model_fields(self):
+        return self.bound_fields(self.MODEL_FIELDS)
 
     @property
     def own_protocol_fields(self):

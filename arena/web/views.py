@@ -35,6 +35,7 @@ SUBMISSION_FIELDS = (
     "keep_reasoning", "self_correction", "reflection", "price_input_per_mtok", "price_output_per_mtok",
     "price_cached_input_per_mtok", "head_to_head",
     "budget_tokens_per_run", "budget_usd_per_run", "max_concurrent_requests",
+    "model_organisation", "model_release_date", "model_weights", "model_url",
 )
 
 

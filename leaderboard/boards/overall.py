@@ -282,8 +282,10 @@ def _row(
 
 def _order(rows: list[Row], *, ranked: bool = True) -> list[Row]:
     """Rows with the average progress first, the higher first; then the others by the
-    number of columns they have figures in. Only model submissions are ranked, and only
-    when `ranked` (custom rows are ordered, not ranked)."""
+    number of columns they have figures in. Only model submissions with an average
+    progress are ranked, and only when `ranked` (custom rows are ordered, not ranked): a
+    row without one ("partial", or none of the shared-scale suites played) has nothing
+    the ranked rows are ordered by, so it is listed after them without a rank."""
     rows.sort(key=lambda row: (
         row.average.mean is None, -(row.average.mean or 0.0), -row.columns_played, row.submission.name,
         row.submission.pk,
@@ -292,7 +294,7 @@ def _order(rows: list[Row], *, ranked: bool = True) -> list[Row]:
         return rows
     rank = 0
     for row in rows:
-        if row.submission.kind == Submission.KIND_MODEL:
+        if row.submission.kind == Submission.KIND_MODEL and row.average.mean is not None:
             rank += 1
             row.rank = rank
     _mark_ties([row for row in rows if row.rank is not None])

@@ -461,9 +461,29 @@ def suite_runs(suite_id: str, *, images: bool | None = None, filters: Filters | 
     return list(runs.order_by("id"))
 
 
+def lean_suite_runs(suite_id: str, *, images: bool | None = None) -> list[Run]:
+    """`suite_runs` as `lean_runs` builds them, each given its submission in one query:
+    BALROG's page reads a thousand runs of imported leaderboard submissions (58 runs
+    each), and building them through Model.__init__ with the submission joined into
+    every row was most of its time (bench/read_pages.py)."""
+    runs = scored_runs(join_submission=False).filter(task__startswith=f"{suite_id}/")
+    if images is True:
+        runs = runs.filter(variant__format__in=IMAGE_FORMATS)
+    elif images is False:
+        runs = runs.exclude(variant__format__in=IMAGE_FORMATS)
+    return with_submissions(lean_runs(runs.order_by("id")))
+
+
 def runs_of_tasks(task_ids, filters: Filters | None = None, *, order: str = "id") -> list[Run]:
     """Runs of these tasks with finished episodes, under the filters, ordered by `order`."""
     return list(scored_runs(filters=filters).filter(task__in=list(task_ids)).order_by(order))
+
+
+def lean_runs_of_tasks(task_ids, filters: Filters | None = None) -> list[Run]:
+    """`runs_of_tasks` by id, read lean (`lean_runs`) with their submissions: for a page
+    that ranks every run of a suite's tasks."""
+    runs = scored_runs(filters=filters, join_submission=False).filter(task__in=list(task_ids)).order_by("id")
+    return with_submissions(lean_runs(runs))
 
 
 def scored_runs_by_id(filters: Filters | None = None) -> list[Run]:

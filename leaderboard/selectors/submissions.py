@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404
 from arena.models import Episode, Experiment, Run, Submission, Worker
 from arena.moderation import ranked, taken_down_for
 from arena.tenancy import submission_endpoint_key
+from leaderboard.selectors.runs import lean_runs, with_submissions
 
 
 def submissions_by_id(ids: list[int]) -> dict[int, Submission]:
@@ -30,8 +31,10 @@ def runs_of_submission(submission: Submission) -> list[Run]:
 
 def ranked_runs_of_tasks(tasks: set[str]) -> list[Run]:
     """Every submission's runs of these tasks that have finished episodes, but those the
-    operators hid (arena.moderation)."""
-    return list(ranked(Run.objects.select_related("submission").filter(task__in=tasks, episodes_done__gt=0)))
+    operators hid (arena.moderation). Read lean (leaderboard.selectors.runs.lean_runs):
+    a model page that played every task reads every run of the arena, a thousand at 10^5
+    episodes, and the ORM's instances were a third of the page's CPU."""
+    return with_submissions(lean_runs(ranked(Run.objects.filter(task__in=tasks, episodes_done__gt=0)).order_by("id")))
 
 
 def sweeps_with_results(submission: Submission) -> list[Experiment]:
@@ -105,3 +108,11 @@ def episodes_playing_through(submission: Submission) -> int:
         return 0
     shares = Submission.objects.filter(pk__in=by_submission).only("pk", "owner_id", "base_url")
     return sum(by_submission[other.pk] for other in shares if submission_endpoint_key(other) == key)
+
+
+def figures_only_submissions(mode: str) -> list[Submission]:
+    """The visible imported submissions of figures only filed under this mode."""
+    found = Submission.objects.filter(kind=Submission.KIND_IMPORTED, balrog_figures_only=True).exclude(
+        moderation=Submission.HIDDEN
+    )
+    return [submission for submission in found.order_by("id") if submission.balrog_reported.get("mode") == mode]

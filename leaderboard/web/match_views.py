@@ -7,7 +7,7 @@ from django.http import JsonResponse
 from django.shortcuts import render
 
 from arena.matches.catalogue import GAME_TITLES, MAX_ATTEMPTS
-from arena.public_errors import match_error_for
+from arena.matches.public_errors import match_error_for
 from leaderboard.match_payloads import match_payload, moves_after
 from leaderboard.selectors.match_replays import match_or_404, recent_matches
 

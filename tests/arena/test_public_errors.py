@@ -7,7 +7,8 @@ from types import SimpleNamespace
 import pytest
 from django.contrib.auth.models import AnonymousUser
 
-from arena.public_errors import attempt_kind, match_error_for, public_step_error
+from arena.matches.public_errors import match_error_for
+from arena.public_errors import attempt_kind, public_step_error
 
 HOSTILE = "Cannot POST /Tenant-Canary-x7/v1/chat/completions?key=Key-Canary-q9 (retry; later)"
 

@@ -117,16 +117,15 @@ def test_it_ranks_an_adventure_task_by_clemscore_with_quality_and_played(client,
     assert "clemscore" in page and "% played" in page and "25.0 ± 25.0" in page
 
 
-def test_the_front_page_shows_every_suite_ranked_by_its_own_metric(client, infogather_runs, baseline):
+def test_the_task_tables_show_every_suite_ranked_by_its_own_metric(client, infogather_runs, baseline):
     new_run(baseline("expert"), task="lmact/gridworld")
     _finished(Run.objects.get(task="lmact/gridworld"), [(1.0, {}), (1.0, {})])
-    page = client.get("/").content.decode()
-    for heading in ("LMAct", "Information gathering", "AdventureGame"):
-        assert f"<h3>{heading} " in page  # each suite under "Task leaderboards"
-    assert "Information gathering: single feature" in page and "AdventureGame: Basic, easy" in page
-    assert "1.000 ± 0.000" in page and "2.50 ± 0.50" in page
-    task_boards = page.split('id="task-leaderboards"', 1)[1]  # below the overall table
-    assert task_boards.index(">Quick<") < task_boards.index(">Lucky<")
+    lmact = client.get("/suites/lmact/").content.decode()
+    assert "<h3>LMAct " in lmact and "1.000 ± 0.000" in lmact  # under "Task leaderboards"
+    page = client.get("/tasks/infogather/single-feature/").content.decode()
+    assert "Information gathering: single feature" in page and "2.50 ± 0.50" in page
+    assert page.index(">Quick<") < page.index(">Lucky<")
+    assert "AdventureGame: Basic, easy" in client.get("/tasks/adventure/basic-easy/").content.decode()
 
 
 def test_the_replay_player_gets_the_renderer_the_suite_declares(baseline):
