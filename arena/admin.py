@@ -47,7 +47,9 @@ class SubmissionAdmin(admin.ModelAdmin):
                 form.add_error("archive", f"Nothing imported: {exc}")
             else:
                 submission = result.submission
-                if result.created:
+                if result.created and submission.balrog_figures_only:
+                    done = f"Imported “{submission.name}”: its reported figures only (no trajectories to replay)."
+                elif result.created:
                     done = f"Imported “{submission.name}”: {result.runs} runs, {result.episodes} episodes."
                 else:
                     done = f"These files were imported already, as “{submission.name}”: nothing changed."

@@ -15,6 +15,7 @@ looks submissions up by their address.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from urllib.parse import urlsplit, urlunsplit
 
 from django.db import models
@@ -72,6 +73,37 @@ def without_query(url: str | None) -> str:
         return url
     names = [pair.split("=", 1)[0] for pair in split.query.split("&") if pair]
     return urlunsplit(split._replace(query="&".join(f"{name}=…" for name in names)))
+
+
+def on_path(base_url: str, change: Callable[[str], str], query: str = "") -> str:
+    """`base_url` with its path (trailing "/" removed) replaced by `change(path)` and its
+    query string kept at the end, followed by `query` when given.
+
+    A base URL is the API root a route hangs off; one with a query string
+    (`http://gw.example/v1?key=…`, a gateway's credential) must keep the query after the
+    route: appending the route to the URL as a string puts it inside the query
+    (`/v1?key=…/chat/completions`), which the server reads as the path `/v1`. So a
+    client builds its URL on the path alone:
+
+        on_path(base, lambda path: path + "/messages" if path.endswith("/v1") else path + "/v1/messages")
+    """
+    split = urlsplit((base_url or "").strip())
+    path = change(split.path.rstrip("/"))
+    queries = [part for part in (split.query, query.lstrip("?")) if part]
+    return urlunsplit(split._replace(path=path, query="&".join(queries), fragment=""))
+
+
+def join_path(base_url: str, route: str, *, unless_ends_with: tuple[str, ...] = (), query: str = "") -> str:
+    """The URL of `route` ("/chat/completions") under `base_url`, its query kept after
+    the route (on_path); unchanged but for its trailing "/" when its path already ends
+    with one of `unless_ends_with` (a base URL given as the full route)."""
+    return on_path(base_url, lambda path: path if path.endswith(unless_ends_with) else path + route, query)
+
+
+def url_path(url: str) -> str:
+    """`url`'s path without its trailing "/": what the clients test for the version or
+    route a base URL already ends with (never the URL string, whose end is its query)."""
+    return urlsplit((url or "").strip()).path.rstrip("/")
 
 
 class EndpointURLField(models.URLField):

@@ -112,6 +112,16 @@ class Submission(Moderated):
     # fingerprint of what was imported, so importing the same folder twice adds nothing.
     source = models.CharField(max_length=100, blank=True)
     import_fingerprint = models.CharField(max_length=64, blank=True, db_index=True)
+    # Imported from BALROG's leaderboard repository (balrog-ai/experiments): the folder
+    # ("LLM/20240924_naive-GPT4o", under its submissions/), its metadata.yaml as published
+    # (name, date, verified, oss, site, org_logo, trajs) and its summary.json's figures
+    # (average_progress, standard_error, environments: progression_percentage,
+    # standard_error, episodes_played). A folder without trajectories is imported as
+    # these figures alone (balrog_figures_only): a leaderboard row with no runs.
+    balrog_folder = models.CharField(max_length=200, blank=True)
+    balrog_metadata = models.JSONField(default=dict, blank=True)
+    balrog_reported = models.JSONField(default=dict, blank=True)
+    balrog_figures_only = models.BooleanField(default=False)
     # Multi-turn strategies (BALROG §3; TextAtari §3; Ke et al. §4.2).
     history_window = models.PositiveIntegerField(default=16)
     keep_reasoning = models.BooleanField(default=False)
@@ -131,6 +141,15 @@ class Submission(Moderated):
     price_cached_input_per_mtok = models.DecimalField(max_digits=10, decimal_places=4, null=True, blank=True)
     budget_tokens_per_run = models.PositiveBigIntegerField(null=True, blank=True)
     budget_usd_per_run = models.DecimalField(max_digits=10, decimal_places=4, null=True, blank=True)
+    # What the model is, as BALROG's site and HAL show beside a row (given by the
+    # submitter; blank when not given): who made it, when it was released, whether its
+    # weights are published, and a page about it.
+    WEIGHTS_OPEN, WEIGHTS_CLOSED = "open", "closed"
+    WEIGHTS_CHOICES = [("", "not said"), (WEIGHTS_OPEN, "open weights"), (WEIGHTS_CLOSED, "closed weights")]
+    model_organisation = models.CharField(max_length=100, blank=True)
+    model_release_date = models.DateField(null=True, blank=True)
+    model_weights = models.CharField(max_length=8, choices=WEIGHTS_CHOICES, blank=True, default="")
+    model_url = models.URLField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -171,20 +190,63 @@ class Submission(Moderated):
         written into it, which Anthropic bills at CACHE_WRITE_PRICE_FACTOR times the input
         price (its prompt-caching pricing: 5-minute cache writes, the only kind the arena
         asks for)."""
-        if self.price_input_per_mtok is None and self.price_output_per_mtok is None:
+        prices = self.effective_prices
+        if prices is None:
             return None
         price_in, price_out, price_cached = self._float_prices()
-        cached = min(max(cached_in or 0, 0), tokens_in) if self.price_cached_input_per_mtok is not None else 0
+        cached = min(max(cached_in or 0, 0), tokens_in) if prices[2] is not None else 0
         written = min(max(cache_written_in or 0, 0), tokens_in - cached)
         return ((tokens_in - cached - written) * price_in + written * price_in * CACHE_WRITE_PRICE_FACTOR
                 + cached * price_cached + tokens_out * price_out) / 1_000_000
 
+    @property
+    def model_facts(self) -> list[str]:
+        """The model's metadata in words, for a row: ["OpenAI", "released 2024-05-13",
+        "closed weights"] (what was given)."""
+        facts = [self.model_organisation] if self.model_organisation else []
+        if self.model_release_date:
+            facts.append(f"released {self.model_release_date.isoformat()}")
+        if self.model_weights:
+            facts.append(self.get_model_weights_display())
+        return facts
+
+    @property
+    def price_source(self) -> str:
+        """Where the prices the costs use come from: "own" (the submission's), "catalogue"
+        (arena.prices, for a well-known model when it gives none), or "" (no price)."""
+        if self.price_input_per_mtok is not None or self.price_output_per_mtok is not None:
+            return "own"
+        return "catalogue" if self._catalogue_price() is not None else ""
+
+    @property
+    def effective_prices(self):
+        """(input, output, cached input) per million tokens the costs use: the submission's
+        own when it gives any (they win), else its model's in the shipped catalogue
+        (arena.prices); None when neither has one. Baselines call no model: none."""
+        if self.price_input_per_mtok is not None or self.price_output_per_mtok is not None:
+            return (self.price_input_per_mtok, self.price_output_per_mtok, self.price_cached_input_per_mtok)
+        listed = self._catalogue_price()
+        if listed is None:
+            return None
+        return (listed.input_per_mtok, listed.output_per_mtok, listed.cached_input_per_mtok)
+
+    @property
+    def catalogue_price_note(self) -> str:
+        """Which catalogue price costs this submission, with its date and source."""
+        listed = self._catalogue_price()
+        return listed.note if listed is not None else ""
+
+    def _catalogue_price(self):
+        if self.kind != self.KIND_MODEL:
+            return None
+        from arena.prices import catalogue_price
+
+        return catalogue_price(self.model)
+
     def _float_prices(self) -> tuple[float, float, float]:
         """The input, output and cached-input prices as floats (0 for none), converted once
         per set of prices: a board costs a thousand runs of a few submissions."""
-        price_in, price_out, price_cached = (
-            self.price_input_per_mtok, self.price_output_per_mtok, self.price_cached_input_per_mtok,
-        )
+        price_in, price_out, price_cached = self.effective_prices or (None, None, None)
         known = self.__dict__.get("_float_prices_of")
         if known is None or known[0] is not price_in or known[1] is not price_out or known[2] is not price_cached:
             known = self.__dict__["_float_prices_of"] = (

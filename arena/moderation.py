@@ -6,6 +6,10 @@
 - flag: it stays ranked, marked, with the reason (e.g. "result under review").
 - verify: it stays ranked, marked as checked by the operators.
 - restore: back to "as submitted".
+- a hidden submission (or run) is taken down: its pages, runs, episodes, live channel,
+  API rows and exports answer 404 to everyone but staff and its owner (`taken_down_for`).
+- suspend a user (arena.services.accounts): they can no longer sign in, their unfinished
+  episodes are cancelled and every submission of theirs is hidden, with the reason.
 
 Every decision is kept as a ModerationAction (who, when, what, why): the audit trail.
 """
@@ -13,6 +17,7 @@ Every decision is kept as a ModerationAction (who, when, what, why): the audit t
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models import Q
 
 from arena import page_generation
 from arena.models import Moderated, ModerationAction, Run, Submission
@@ -26,6 +31,7 @@ STATE_OF = {
 # Hiding and flagging tell the public (and the owner) why; the others may say nothing.
 REASON_REQUIRED = (ModerationAction.HIDE, ModerationAction.FLAG)
 MAX_REASON = 500
+SUSPENDED = "account suspended: "
 
 
 class ModerationRefused(ValueError):
@@ -63,3 +69,26 @@ def moderate(target: Submission | Run, action: str, reason: str, by) -> Moderati
         )
         page_generation.bump_on_commit()  # cached public pages show rankings it changes
     return record
+
+
+def taken_down_for(user, submission: Submission, run: Run | None = None) -> bool:
+    """Whether `user` must get a 404 for this submission (or this run of it): it is
+    hidden, and they are neither staff nor its owner."""
+    hidden = submission.moderation == Moderated.HIDDEN or (run is not None and run.moderation == Moderated.HIDDEN)
+    if not hidden or user is None or not user.is_authenticated:
+        return hidden
+    return not (user.is_staff or (submission.owner_id is not None and submission.owner_id == user.pk))
+
+
+def visible_to(user, queryset, *, submission: str, run: str | None = None):
+    """`queryset` without the rows taken down for `user` (as `taken_down_for` says);
+    `submission` and `run` are the paths from its model to theirs ("" for the model itself)."""
+    if user is not None and user.is_authenticated and user.is_staff:
+        return queryset
+    prefix = f"{submission}__" if submission else ""
+    hidden = Q(**{f"{prefix}moderation": Moderated.HIDDEN})
+    if run is not None:
+        hidden |= Q(**{f"{run}__moderation" if run else "moderation": Moderated.HIDDEN})
+    if user is not None and user.is_authenticated:
+        hidden &= ~Q(**{f"{prefix}owner": user})
+    return queryset.exclude(hidden)

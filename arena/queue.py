@@ -15,13 +15,14 @@ Redis's sorted set, memory) keeps it without a scheduler of its own. Highest fir
   4. baseline episodes not started yet, shared fairly between baseline runs.
 
 "Fairly" is start-time fair queueing (Goyal, Vin & Cheng, "Start-time Fair Queueing",
-SIGCOMM 1996): every message of a flow (a user's submission; a baseline's run) gets a
+SIGCOMM 1996): every message of a flow (a user's account; a baseline's run) gets a
 virtual start tag, one after the other within the flow, and never earlier than the
 band's virtual time, the tag of the message served next. Messages are taken in tag order,
 so flows take turns, one episode each, however much each queued: a submission created
 behind 5,000 baseline episodes and another user's 5,000 episodes has its first episode
-taken next but one. One user's submissions each count as a flow: a user with two
-submissions in the queue gets two turns per round.
+taken next but one. A user's submissions and experiments are one flow (arena.services.runs):
+a user with twenty submissions queued gets one turn per round, as a newcomer with one
+does; inside the flow, episodes go in the order they were queued.
 """
 
 from __future__ import annotations
@@ -72,8 +73,8 @@ def play_episode(episode_id: int) -> None:
 
 @dataclass(frozen=True)
 class Flow:
-    """Episodes that take one turn between them: `key` names the flow (a submission, a
-    baseline run), `baseline` puts it in the baselines' bands."""
+    """Episodes that take one turn between them: `key` names the flow (a user, a
+    submission without an owner, a baseline run), `baseline` puts it in the baselines' bands."""
 
     key: str
     baseline: bool

@@ -11,9 +11,17 @@ would have left.
 
 Then, for one client and the page cache off (what a signed-in visitor, or the first
 visitor after a change, gets), it asks each page `--requests` times through Django's
-request handler (after two warm-up requests) and prints p50/p95 in milliseconds:
+request handler (after two warm-up requests) and prints p50/p95 in milliseconds, for
+every page kind (PAGES: the front page, the task, suite (all five), episode-list,
+model, run, episode, comparison, cost, ratings and match pages, and the read API's
+leaderboards and lists); `--page NAME` (repeatable) measures only the rows named.
 
-    the front page, a task page, /api/leaderboard/?task=…, /api/leaderboard/overall/
+BALROG's leaderboard is imported with `manage.py import_balrog` before the pages are
+asked (issue #40): by default the shipped copy of its 36 folders' figures
+(fixtures/balrog/experiments) and the one shipped submission with trajectories (58 runs,
+255 episodes, 24,027 steps); `--balrog PATH` imports a checkout of balrog-ai/experiments
+instead (its 18 folders with trajectories: some 1,000 runs, 4,600 episodes, 400,000
+steps), `--balrog none` nothing. BALROG's page with it has its own row and target (`TARGETS`).
 
 The child that asks sets the garbage collector as a web process does before its first
 request (arena.web.web_process: start-up's objects frozen, young collections every
@@ -48,18 +56,49 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGET_P95_MS = 50.0
+TARGET_P95_MS = 300.0  # issue #42: every page kind under 300 ms uncached at 10^5 episodes
 TASK_PAGE = ("lmact", "tictactoe")
+BALROG_PAGE = "BALROG page, imported"
+# Every page kind of leaderboard/web/urls.py and the read API, one row each (name, path).
+# "{run}", "{episode}", "{submission}", "{other_episode}" are filled in by the measuring
+# child with the first model run's ids (the rows BUILD writes have no steps or matches:
+# an episode page and a match list read what a finished arena would have).
 PAGES = (
     ("front page", "/"),
     ("task page", f"/tasks/{TASK_PAGE[0]}/{TASK_PAGE[1]}/"),
+    ("task's episodes", f"/tasks/{TASK_PAGE[0]}/{TASK_PAGE[1]}/episodes/?end_reason=step+limit"),
+    ("tasks", "/tasks/"),
+    ("suite: lmact", "/suites/lmact/"),
+    ("suite: balrog", "/suites/balrog/"),
+    ("suite: textatari", "/suites/textatari/"),
+    ("suite: infogather", "/suites/infogather/"),
+    ("suite: adventure", "/suites/adventure/"),
+    ("suite episodes", "/suites/lmact/episodes/?runs={run}"),
+    ("fidelity", "/suites/balrog/fidelity/"),
+    ("submission", "/submissions/{submission}/"),
+    ("run", "/runs/{run}/"),
+    ("run, filtered", "/runs/{run}/?illegal=1&score_min=0"),
+    ("episode", "/episodes/{episode}/"),
+    ("episode compare", "/episodes/{episode}/compare/{other_episode}/"),
+    ("compare submissions", "/compare/?a={submission}&b={other_submission}"),
+    ("cost", "/cost/"),
+    ("ratings", "/ratings/"),
+    ("ratings method", "/ratings/method/"),
+    ("matches", "/matches/"),
     ("/api/leaderboard/", f"/api/leaderboard/?task={TASK_PAGE[0]}/{TASK_PAGE[1]}"),
     ("/api/leaderboard/overall/", "/api/leaderboard/overall/"),
+    (BALROG_PAGE, "/suites/balrog/"),
+    ("/api/episodes/", f"/api/episodes/?task={TASK_PAGE[0]}/{TASK_PAGE[1]}&illegal=1"),
+    ("/api/runs/", "/api/runs/"),
 )
+# Pages whose target is not TARGET_P95_MS: BALROG's page with the whole leaderboard
+# imported, under a second (issue #40).
+TARGETS = {BALROG_PAGE: 1000.0}
+SHIPPED_BALROG = (ROOT / "fixtures" / "balrog" / "experiments", ROOT / "fixtures" / "balrog" / "balrog_submission_llama-3.2-1b.tgz")
 
 # Pages whose bytes the trees must agree on (with --baseline): the timed ones and the
 # front page under its queries, the suite pages and the downloads of the same rows.
-COMPARED = [path for _, path in PAGES] + [
+COMPARED = [path for _, path in PAGES if "{" not in path] + [
     f"/?tab={tab}&columns={columns}&mode={mode}"
     for tab in ("llm", "vlm", "unknown") for columns in ("", "tasks") for mode in ("", "llm", "vlm")
 ] + [
@@ -155,6 +194,13 @@ from django.test import Client
 
 pages, count, serving_gc = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "serving"
 compared = json.loads(sys.argv[4])
+from arena.models import Episode, Run
+first = Run.objects.filter(submission__kind="model").order_by("id")[0]
+second = Run.objects.filter(submission__kind="model", task=first.task).exclude(submission=first.submission_id).order_by("id")[0]
+ids = {"run": first.pk, "submission": first.submission_id, "other_submission": second.submission_id,
+       "episode": first.episodes.order_by("index")[0].pk,
+       "other_episode": Episode.objects.filter(run__task=first.task, index=0).exclude(run=first).order_by("id")[0].pk}
+pages = [(name, path.format(**ids)) for name, path in pages]
 if serving_gc:
     # The collector as a web process sets it before its first request (a tree from
     # before arena.web.web_process has none: CPython's defaults).
@@ -210,6 +256,11 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=0,
                         help="tasks every submission plays (0: all of them, one run each: the most rows a page can get)")
     parser.add_argument("--requests", type=int, default=40, help="requests per page, after two warm-up requests")
+    parser.add_argument("--balrog", default="shipped",
+                        help="BALROG's leaderboard to import: 'shipped' (fixtures/balrog), a checkout of "
+                             "balrog-ai/experiments, or 'none'")
+    parser.add_argument("--runs", type=int, default=1, help="measure the same arena this many times, each reported")
+    parser.add_argument("--page", action="append", default=[], help="measure only this row of PAGES (repeatable)")
     parser.add_argument("--baseline", help="a git revision whose code reads the same database, for the ratio")
     parser.add_argument("--rounds", type=int, default=2, help="turns the trees take, each a share of the requests")
     parser.add_argument("--allocator-row", action="store_true",
@@ -219,6 +270,9 @@ def main() -> None:
                         help="the garbage collector as a web process sets it before serving (arena.web.web_process, "
                              "ARENA_WEB_GC_TUNED), or CPython's defaults")
     args = parser.parse_args()
+    pages = [(name, path) for name, path in PAGES if not args.page or name in args.page]
+    if not pages:
+        parser.error(f"no page named {args.page}; the rows: {', '.join(name for name, _ in PAGES)}")
 
     scratch = Path(tempfile.mkdtemp(prefix="arena-read-pages-"))
     env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL", "ARENA_QUEUE")}
@@ -234,6 +288,7 @@ def main() -> None:
         built = child(ROOT, env, BUILD, str(args.episodes), str(args.submissions), str(args.tasks))
         print(f"built {built['episodes']:,} finished episodes in {built['runs']:,} runs of {built['submissions']} "
               f"submissions in {built['seconds']:.0f} s", flush=True)
+        import_balrog(args.balrog, env)
         # (label, tree, settings of its child): the baseline first, this tree last.
         trees = [("this tree", ROOT, {})]
         if args.allocator_row:
@@ -242,26 +297,46 @@ def main() -> None:
             trees.insert(0, (f"baseline {args.baseline}", extract(args.baseline, Path(tempfile.mkdtemp(dir=scratch))), {}))
         # The trees take turns, a share of the requests each round, so a change in the
         # machine's load falls on both alike.
-        times: dict[str, dict[str, list[float]]] = {label: {name: [] for name, _ in PAGES} for label, _, _ in trees}
-        digests: dict[str, dict[str, str]] = {}
-        for round_number in range(args.rounds):
-            for label, tree, settings in trees:
-                started = time.perf_counter()
-                measured = child(tree, {**env, **settings}, MEASURE, json.dumps(PAGES), str(-(-args.requests // args.rounds)), args.gc,
-                                 json.dumps(COMPARED))
-                for name, samples in measured["times"].items():
-                    times[label].setdefault(name, []).extend(samples)
-                digests.setdefault(label, measured["digests"])
-                print(f"  round {round_number + 1}: {label} in {time.perf_counter() - started:.0f} s", flush=True)
-        results = {label: {name: percentiles(samples) for name, samples in pages.items()} for label, pages in times.items()}
+        # With --runs, the same arena is measured that many times over, each reported.
+        measured_runs = []
+        for run_number in range(args.runs):
+            times: dict[str, dict[str, list[float]]] = {label: {name: [] for name, _ in pages} for label, _, _ in trees}
+            digests: dict[str, dict[str, str]] = {}
+            for round_number in range(args.rounds):
+                for label, tree, settings in trees:
+                    started = time.perf_counter()
+                    measured = child(tree, {**env, **settings}, MEASURE, json.dumps(pages), str(-(-args.requests // args.rounds)),
+                                     args.gc, json.dumps(COMPARED))
+                    for name, samples in measured["times"].items():
+                        times[label].setdefault(name, []).extend(samples)
+                    digests.setdefault(label, measured["digests"])
+                    print(f"  run {run_number + 1}, round {round_number + 1}: {label} in {time.perf_counter() - started:.0f} s",
+                          flush=True)
+            measured_runs.append({label: {name: percentiles(samples) for name, samples in by_page.items()}
+                                  for label, by_page in times.items()})
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    report(args, built, results)
+    for run_number, results in enumerate(measured_runs, 1):
+        if args.runs > 1:
+            print(f"\nrun {run_number} of {args.runs}")
+        report(args, built, results, pages)
     if args.baseline:
         first, second = digests[trees[0][0]], digests[trees[-1][0]]
         differing = [path for path in COMPARED if first[path] != second[path]]
         print(f"\npages byte for byte: {len(COMPARED) - len(differing)} of {len(COMPARED)} the same in both trees"
               + "".join(f"\n  differs: {path}" for path in differing))
+
+
+def import_balrog(which: str, env: dict) -> None:
+    """BALROG's leaderboard imported into the bench's arena (manage.py import_balrog)."""
+    if which == "none":
+        return
+    started = time.perf_counter()
+    for source in SHIPPED_BALROG if which == "shipped" else (Path(which),):
+        done = subprocess.run([sys.executable, "manage.py", "import_balrog", str(source)], cwd=ROOT, env=env,
+                              capture_output=True, text=True, check=True)
+        print(f"  import_balrog {source.name}: {done.stdout.strip().splitlines()[-1]}", flush=True)
+    print(f"imported BALROG's leaderboard in {time.perf_counter() - started:.0f} s", flush=True)
 
 
 def percentiles(samples: list[float]) -> dict:
@@ -270,7 +345,7 @@ def percentiles(samples: list[float]) -> dict:
             "n": len(ordered)}
 
 
-def report(args, built: dict, results: dict) -> None:
+def report(args, built: dict, results: dict, pages: list) -> None:
     print()
     requests = next(iter(next(iter(results.values())).values()))["n"]
     print(f"one client, page cache off, garbage collector: {args.gc}, {requests} requests per page in {args.rounds} rounds, "
@@ -283,7 +358,7 @@ def report(args, built: dict, results: dict) -> None:
     if len(labels) >= 2:
         header += f"{'p95 ratio':>11}{'CPU ratio':>11}"
     print(header)
-    for name, _ in PAGES:
+    for name, _ in pages:
         line = f"{name:28}" + "".join(
             f"{results[label][name]['p50']:>20.1f} /{results[label][name]['p95']:>8.1f} ·{results[label][name + ' cpu']['p50']:>7.1f}"
             f" /{results[label][name + ' cpu']['p95']:>6.1f}"
@@ -293,7 +368,8 @@ def report(args, built: dict, results: dict) -> None:
             line += f"{results[labels[0]][name]['p95'] / results[labels[-1]][name]['p95']:>10.2f}×"
             line += f"{results[labels[0]][name + ' cpu']['p50'] / results[labels[-1]][name + ' cpu']['p50']:>10.2f}×"
         mine = results[labels[-1]][name]["p95"]
-        line += "  meets" if mine < TARGET_P95_MS else "  misses"
+        target = TARGETS.get(name, TARGET_P95_MS)
+        line += ("  meets" if mine < target else "  misses") + ("" if target == TARGET_P95_MS else f" ({target:.0f} ms)")
         print(line)
 
 

@@ -13,12 +13,14 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from django.conf import settings  # noqa: E402
 
 from config.pagecache import PageCache  # noqa: E402
+from arena.web.websocket_limit import OpenSocketLimit  # noqa: E402
 from leaderboard.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         # Anonymous views of the public pages come from each process's memory.
         "http": PageCache(django_asgi_app) if settings.ARENA_PAGE_CACHE else django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(URLRouter(websocket_urlpatterns)),
+        # Websockets open at once are limited per client address (across processes).
+        "websocket": AllowedHostsOriginValidator(OpenSocketLimit(URLRouter(websocket_urlpatterns))),
     }
 )

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import re
 import time
 from collections import OrderedDict
@@ -35,6 +36,7 @@ from django.conf import settings
 from django.http.cookie import parse_cookie
 
 from arena import page_generation
+from arena.web import throttles
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +57,13 @@ MAX_BODY_BYTES = 4 * 1024 * 1024
 # any number of distinct keys.
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
 HIT_HEADER = (b"x-arena-page-cache", b"hit")
+
+
+async def _too_many(send, message: str, wait: float) -> None:
+    await send({"type": "http.response.start", "status": 429, "headers": [
+        (b"content-type", b"text/plain; charset=utf-8"), (b"retry-after", str(math.ceil(wait)).encode()),
+    ]})
+    await send({"type": "http.response.body", "body": message.encode()})
 
 
 @dataclass(frozen=True)
@@ -86,6 +95,13 @@ class PageCache:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http" or not _anonymous_public_get(scope):
             return await self.app(scope, receive, send)
+        if scope["path"].startswith("/api/"):
+            # Answered here, an API read would escape the address's API read limit;
+            # counted here, Django's throttle does not count it again.
+            wait = await sync_to_async(throttles.api_read_wait)(scope)
+            if wait is not None:
+                return await _too_many(send, throttles.API_READS.refusal(wait), wait)
+            scope = {**scope, throttles.COUNTED_IN_SCOPE: True}
         generation = await self._current_generation()
         if generation is None:
             return await self.app(scope, receive, send)

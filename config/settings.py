@@ -208,6 +208,13 @@ ARENA_QUEUE_PATH = env_str("ARENA_QUEUE_PATH", str(VAR_DIR / "queue.sqlite3"))
 # Operators running local models (vLLM, llama.cpp, Ollama) on this machine turn this on.
 ARENA_ALLOW_LOOPBACK = env_bool("ARENA_ALLOW_LOOPBACK", False)
 ARENA_WORKER_CONCURRENCY = env_int("ARENA_WORKER_CONCURRENCY", 32, minimum=1, maximum=1024)
+# Head-to-head play runs itself (arena.matches.continuous): a worker with match places
+# looks this often for pairs to queue (0: never; rounds are then queued by hand).
+ARENA_H2H_SCHEDULE_SECONDS = env_float("ARENA_H2H_SCHEDULE_SECONDS", 5.0, minimum=0.0)
+# Games of one game a pair plays at most (baselines stop playing each other after that).
+ARENA_H2H_PAIR_GAMES = env_int("ARENA_H2H_PAIR_GAMES", 20, minimum=2)
+# Queued and running matches of one user's models together, at most.
+ARENA_H2H_MATCHES_PER_USER = env_int("ARENA_H2H_MATCHES_PER_USER", 4, minimum=2)
 ARENA_HEARTBEAT_STALE_SECONDS = env_int("ARENA_HEARTBEAT_STALE_SECONDS", 120, minimum=5)
 ARENA_MAX_EPISODE_ATTEMPTS = env_int("ARENA_MAX_EPISODE_ATTEMPTS", 3, minimum=1)
 # Long episodes of tasks that can save their state (TextAtari) store a snapshot every
@@ -251,35 +258,49 @@ ARENA_MAX_TASKS_PER_SUBMISSION = env_int("ARENA_MAX_TASKS_PER_SUBMISSION", 100, 
 # Episodes one submission (or one experiment) may queue, counting every run its tasks'
 # option combinations create.
 ARENA_MAX_EPISODES_PER_SUBMISSION = env_int("ARENA_MAX_EPISODES_PER_SUBMISSION", 5000, minimum=1)
-# Per-user attempts in any sliding hour, form and API together (each attempt probes the endpoint).
+# Per-user attempts in an hour's window, form and API together (each attempt probes the
+# endpoint). Every limit below is an atomic count in the shared cache (arena.web.counters):
+# a window opens with the first event and lasts its hour (minute); past the limit: HTTP 429
+# with Retry-After.
 ARENA_SUBMISSIONS_PER_HOUR = env_int("ARENA_SUBMISSIONS_PER_HOUR", 20, minimum=1)
 ARENA_EXPERIMENTS_PER_HOUR = env_int("ARENA_EXPERIMENTS_PER_HOUR", 20, minimum=1)
 ARENA_ENDPOINT_PROBES_PER_HOUR = env_int("ARENA_ENDPOINT_PROBES_PER_HOUR", 30, minimum=1)
-# Per client address in any sliding hour (arena.web.throttles.AddressLimit): accounts
-# created, downloads of exports (.tgz, episodes.zip, GIF, JSON Lines) and endpoint tests
-# (form, "Test endpoint", "Edit endpoint", API dry runs). Past them: HTTP 429 with Retry-After.
+# Episodes one user may have queued (not started yet) at once, over all their submissions
+# and experiments: a submission or experiment that would go past it is refused.
+ARENA_MAX_QUEUED_EPISODES_PER_USER = env_int("ARENA_MAX_QUEUED_EPISODES_PER_USER", 10_000, minimum=1)
+# Per client address (arena.web.throttles.AddressLimit): accounts created, downloads of
+# exports (.tgz, episodes.zip, GIF, JSON Lines) and endpoint tests (form, "Test endpoint",
+# "Edit endpoint", API dry runs) an hour; reads of the API (GET, HEAD, OPTIONS) a minute.
 ARENA_SIGNUPS_PER_HOUR_PER_ADDRESS = env_int("ARENA_SIGNUPS_PER_HOUR_PER_ADDRESS", 5, minimum=1)
 ARENA_DOWNLOADS_PER_HOUR_PER_ADDRESS = env_int("ARENA_DOWNLOADS_PER_HOUR_PER_ADDRESS", 120, minimum=1)
 ARENA_ENDPOINT_PROBES_PER_HOUR_PER_ADDRESS = env_int("ARENA_ENDPOINT_PROBES_PER_HOUR_PER_ADDRESS", 60, minimum=1)
-# After this many failed password checks for one account, or from one address, within
-# ARENA_LOGIN_LOCKOUT_SECONDS, further ones are refused until the oldest failure expires.
+ARENA_API_READS_PER_MINUTE_PER_ADDRESS = env_int("ARENA_API_READS_PER_MINUTE_PER_ADDRESS", 600, minimum=1)
+# Websockets (live episodes and matches) one client address may hold open at once
+# (arena.web.websocket_limit); one more is refused at the handshake (HTTP 403).
+ARENA_WEBSOCKETS_PER_ADDRESS = env_int("ARENA_WEBSOCKETS_PER_ADDRESS", 20, minimum=1, maximum=1000)
+# After this many failed password checks for one account from one address within
+# ARENA_LOGIN_LOCKOUT_SECONDS, that address may not try that account again until the
+# window closes (arena.web.login_lockout); the account stays open from other addresses.
+# One address's failures over all accounts are bounded by the second figure.
 ARENA_LOGIN_MAX_FAILURES = env_int("ARENA_LOGIN_MAX_FAILURES", 5, minimum=1)
+ARENA_LOGIN_MAX_FAILURES_PER_ADDRESS = env_int("ARENA_LOGIN_MAX_FAILURES_PER_ADDRESS", 20, minimum=1)
 ARENA_LOGIN_LOCKOUT_SECONDS = env_int("ARENA_LOGIN_LOCKOUT_SECONDS", 900, minimum=1)
 # Reverse proxies in front of the site whose X-Forwarded-For is trusted to name the
 # client address; 0 trusts none (the header is client-controlled then).
 # Under ARENA_PRODUCTION one (the reverse proxy of docs/deployment.md) unless set.
 ARENA_NUM_PROXIES = env_int("ARENA_NUM_PROXIES", 1 if ARENA_PRODUCTION else 0, minimum=0, maximum=10)
 REST_FRAMEWORK["NUM_PROXIES"] = ARENA_NUM_PROXIES
-AUTHENTICATION_BACKENDS = ["arena.web.throttles.ThrottledModelBackend"]
+AUTHENTICATION_BACKENDS = ["arena.web.login_lockout.ThrottledModelBackend"]
+REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = ["arena.web.throttles.ApiReadThrottle"]
 
-# Throttle and lock-out counters live in Django's cache: Redis in the scaled mode (shared
-# by every process), a database table in the embedded mode (created by `migrate`, see
-# arena.apps).
+# Throttle and lock-out counters live in Django's cache, shared by every web process:
+# Redis in the scaled mode, a database table in the embedded mode (created by `migrate`,
+# see arena.apps) whose increments are atomic (arena.web.shared_cache).
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
                           "KEY_PREFIX": "arena-cache"}}
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "arena_cache",
+    CACHES = {"default": {"BACKEND": "arena.web.shared_cache.AtomicDatabaseCache", "LOCATION": "arena_cache",
                           # Culling at the default 300 entries would let a flood of keys evict lock-outs.
                           "OPTIONS": {"MAX_ENTRIES": 100_000}}}
 

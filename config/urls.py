@@ -9,8 +9,7 @@ from rest_framework.routers import DefaultRouter
 
 from arena.web import api as write_api
 from arena.web.harness_views import submission_rerun_older_api
-from arena.web.forms import LoginForm
-from arena.web.views import healthz
+from arena.web.views import LoginView, healthz
 from leaderboard.compare import views as comparison_views
 from leaderboard.downloads.ratings import ratings_api
 from leaderboard.reported import api as reported_api
@@ -40,7 +39,7 @@ api_patterns = [
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("login/", auth_views.LoginView.as_view(authentication_form=LoginForm), name="login"),
+    path("login/", LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("healthz", healthz, name="healthz"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -142,7 +142,12 @@ MEAN_OVER_TASKS = "mean over tasks"
 # the run that ranks first by the primary metric, as LMAct's Fig. 2 keeps the best
 # setting per model and task.
 BEST_RUN = "best run"
-OVERALL_CELLS = (POOL_EPISODES, MEAN_OVER_TASKS, BEST_RUN)
+# clembench's clemscore (clemcore's clemeval; AdventureGame §4.2, Table 1): per task
+# the mean of the primary metric (quality) and the share of episodes played
+# (`Overall.played_metric`, 0/1 per episode); their macro means over the tasks; the cell
+# is macro quality × macro % played / 100.
+CLEMSCORE = "clemscore"
+OVERALL_CELLS = (POOL_EPISODES, MEAN_OVER_TASKS, BEST_RUN, CLEMSCORE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -168,10 +173,14 @@ class Overall:
     # The suite's figure is on a 0–100 scale where 100 is the task solved and higher is
     # better; such suites make the average progress column (BALROG's way).
     shared_scale: bool = False
+    # For the CLEMSCORE cell: the per-episode 0/1 metric saying the episode was played.
+    played_metric: str = ""
 
     def __post_init__(self):
         if self.cell not in OVERALL_CELLS:
             raise ValueError(f"unknown overall cell {self.cell!r}; choose one of {', '.join(OVERALL_CELLS)}")
+        if (self.cell == CLEMSCORE) != bool(self.played_metric):
+            raise ValueError("the clemscore cell, and it alone, needs the played metric")
         if self.columns and self.column_of is None:
             raise ValueError("named overall columns need a column_of to place runs in them")
 

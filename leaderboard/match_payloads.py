@@ -4,6 +4,7 @@ send them: the same dicts everywhere, so the replay and the live view draw alike
 from __future__ import annotations
 
 from arena.matches.catalogue import GAME_SPECS, MAX_ATTEMPTS
+from arena.matches.public_errors import match_error_for
 from leaderboard.selectors.match_replays import match_moves_after
 
 # Completions and prompts are shown whole up to this many characters.
@@ -24,7 +25,10 @@ def _seat(submission, side: str) -> dict:
     }
 
 
-def match_payload(match) -> dict:
+def match_payload(match, reader=None) -> dict:
+    """The match as `reader` may read it: its error in full for staff and the failing
+    seat's owner, its kind for everyone else and on the live channel, which everyone
+    shares (arena.public_errors)."""
     game = GAME_SPECS.get(match.game)
     sides = game.seat_names if game else ("first", "second")
     return {
@@ -35,7 +39,7 @@ def match_payload(match) -> dict:
         "status": match.status,
         "result": match.result,
         "end_reason": match.end_reason,
-        "error": match.error,
+        "error": match_error_for(reader, match),
         "opening": match.opening,
         "opening_moves": match.opening_moves,
         "start_board": match.start_board,

@@ -15,6 +15,7 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from arena.endpoint_privacy import error_for
 from arena.live.frame import step_preview
+from arena.protocol import row_protocol
 from arena.models import Episode, Run, Step, StoredImage, Submission
 from arena.selectors import RunProgress, run_progress
 from envs.registry import replay_renderer, suite_of
@@ -43,6 +44,27 @@ class SubmissionSummarySerializer(serializers.ModelSerializer):
     class Meta:
         model = Submission
         fields = ["id", "name", "model", "kind", "is_baseline", "strategy_label"]
+
+
+class EpisodeListSerializer(serializers.ModelSerializer):
+    """An episode as GET /api/episodes/ lists it: what its filters look at, and its URLs."""
+
+    task = serializers.CharField(source="run.task")
+    api_url = serializers.SerializerMethodField()
+    page_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Episode
+        fields = [
+            "id", "run", "index", "task", "seed", "status", "score", "num_steps", "illegal_steps", "cut_off_steps",
+            "end_reason", "error", "api_url", "page_url",
+        ]
+
+    def get_api_url(self, episode) -> str:
+        return reverse("api:episode-detail", args=[episode.pk])
+
+    def get_page_url(self, episode) -> str:
+        return episode.get_absolute_url()
 
 
 class EpisodeSerializer(serializers.ModelSerializer):
@@ -167,6 +189,7 @@ class RunSerializer(serializers.ModelSerializer):
     )
     url = serializers.SerializerMethodField()
     api_url = serializers.SerializerMethodField()
+    protocol = serializers.SerializerMethodField()
 
     class Meta:
         model = Run
@@ -211,10 +234,16 @@ class RunSerializer(serializers.ModelSerializer):
             "moderation",
             "moderation_reason",
             "harness",
+            "protocol",
         ]
 
     def get_harness(self, run) -> dict:
         return harness_json(run)
+
+    def get_protocol(self, run) -> dict:
+        """Paper preset or custom, with temperature, max tokens, episodes and parsing
+        (arena.protocol): a custom run is never ranked against the comparable ones."""
+        return row_protocol([run]).to_json()
 
     def _progress(self, run) -> RunProgress:
         # Read once per run for the three fields that show it.
@@ -259,17 +288,20 @@ class StepPage:
     more: bool  # steps after the last of `results` remain
 
 
-def step_page(episode_id: int, after_index: int, max_steps: int, through_index: int | None = None) -> StepPage:
+def step_page(
+    episode_id: int, after_index: int, max_steps: int, through_index: int | None = None, detailed: bool = False
+) -> StepPage:
     """The previews of the steps after `after_index` (and up to `through_index`, when
     given: a window of the replay), at most `max_steps` of them and about
     STEP_PAGE_MAX_BYTES of JSON (at least one step): one page of the steps API, one
-    batch of the live channel."""
+    batch of the live channel. Steps' errors are in full only when `detailed` (the
+    reader may see the endpoint: arena.public_errors)."""
     results: list[dict] = []
     size = 1_000  # room for the page's own fields (count, next) and the commas
     for step in steps_after(episode_id, after_index, through_index, chunk=STEP_READ_CHUNK):
         if len(results) == max_steps:
             return StepPage(results, more=True)
-        preview = step_preview(step)
+        preview = step_preview(step, detailed)
         preview_size = json_size(preview)
         if results and size + preview_size > STEP_PAGE_MAX_BYTES:
             return StepPage(results, more=True)

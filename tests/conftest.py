@@ -81,3 +81,31 @@ def baseline(db):
 
 def new_run(submission: Submission, task="lmact/gridworld", fmt="ascii", episodes=1, first_seed=0):
     return run_create(submission, RunSpec(task=task, format=fmt, num_episodes=episodes, first_seed=first_seed))
+
+
+def preset_variant(task: str, fmt: str = "text", options: dict | None = None) -> dict:
+    """The stored variant of a run of `task` played under its suite's paper preset
+    (arena.protocol: a comparable run), as run_variant writes it for such a run."""
+    from envs.registry import suite_of
+
+    preset = suite_of(task).paper_preset
+    return {"format": fmt, "options": dict(options or {}), **(dict(preset.strategy) if preset else {})}
+
+
+def preset_episodes(task: str) -> int:
+    """The episodes a run of `task` plays under its suite's paper preset."""
+    from envs.registry import get_task_class, suite_of
+
+    return suite_of(task).paper_preset.episodes_of(get_task_class(task))
+
+
+def as_preset(run):
+    """`run` (made by run_create without a preset) as its suite's paper preset would have
+    planned it: the preset's settings in its variant and at least its episodes (the
+    episodes beyond those played stay unplayed): a comparable run (arena.protocol)."""
+    from arena.models import Run
+
+    variant = {**run.variant, **preset_variant(run.task, run.variant.get("format", "text"), run.variant.get("options"))}
+    Run.objects.filter(pk=run.pk).update(variant=variant, num_episodes=max(run.num_episodes, preset_episodes(run.task)))
+    run.refresh_from_db()
+    return run

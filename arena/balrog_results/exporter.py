@@ -25,8 +25,15 @@ from arena.balrog_results.format import ENVIRONMENT_SUMMARY, StepRow, write_json
 from arena.balrog_results.importer import IMAGE_MODE_FOLDER, PROGRESS, RECORD, TEXT_MODE_FOLDER, agent_type_of
 from arena.models import Episode, Run, Submission
 from arena.variant import Variant
+from arena.metrics import fold
+from envs.balrog.babaisai import ALL_LEVELS
+from envs.balrog.babaisai_levels import family_of_seed
 from envs.balrog.catalog import (
+    BABAISAI,
+    BABAISAI_PREFIX,
+    BABAISAI_TASK,
     ENVIRONMENTS,
+    LEVEL_OPTION,
     Environment,
     Figure,
     average_figure,
@@ -37,44 +44,82 @@ from envs.balrog.catalog import (
 from envs.core import IMAGE_FORMATS
 
 
+# The level family a Baba Is AI episode played, among its metrics (envs.balrog.babaisai).
+FAMILY_METRIC = "level"
+
+
 @dataclasses.dataclass
-class TaskRuns:
-    """The runs of one BALROG task (an arena task with its options)."""
+class TaskEpisodes:
+    """The finished episodes of one BALROG task ("BabyAI-MixedTrainLocal-v0/goto",
+    "env/goto_win"), in the order they are written (run by run, episode by episode)."""
 
     name: str
     runs: list[Run] = dataclasses.field(default_factory=list)
+    episodes: list[Episode] = dataclasses.field(default_factory=list)
 
 
-def balrog_runs(submission: Submission) -> dict[Environment, dict[str, TaskRuns]]:
-    """The submission's runs with finished episodes, by BALROG environment and task,
-    in BALROG's order of environments."""
-    found: dict[Environment, dict[str, TaskRuns]] = defaultdict(dict)
-    for run in submission.runs.filter(episodes_done__gt=0).order_by("task", "id"):
-        mapped = balrog_task(run.task, run.options) or _imported_name(run)
-        if mapped is None:
-            continue
-        environment, name = mapped
-        found[environment].setdefault(name, TaskRuns(name)).runs.append(run)
-    return {environment: found[environment] for environment in ENVIRONMENTS if environment in found}
-
-
-def _imported_name(run: Run) -> tuple[Environment, str] | None:
-    """An imported run of a task the catalogue cannot name back (a MiniHack task outside
-    BALROG's list) keeps BALROG's name on its episodes."""
+def _run_task_names(run: Run) -> tuple[Environment, str | None] | None:
+    """The environment of a run and BALROG's name of its task, the name None where each
+    episode names its own: a Baba Is AI run over every level family (the seed picks the
+    family, envs.balrog.babaisai) and an imported run the catalogue cannot name back."""
     environment = environment_of(run.task, run.options)
-    metrics = run.episodes.filter(status=Episode.FINISHED).values_list("metrics", flat=True).first() or {}
+    if environment is None:
+        return None
+    if run.task == BABAISAI_TASK and run.options.get(LEVEL_OPTION, ALL_LEVELS) == ALL_LEVELS:
+        return environment, None
+    mapped = balrog_task(run.task, run.options)
+    return environment, (mapped[1] if mapped else None)
+
+
+def _episode_task_name(episode: Episode, environment: Environment) -> str | None:
+    """BALROG's task of one episode of a run whose episodes name their own: what an
+    imported one brought along, else (Baba Is AI) the level family it played."""
+    metrics = episode.metrics or {}
     name = (metrics.get(RECORD) or {}).get("task")
-    return (environment, name) if environment and isinstance(name, str) else None
+    if isinstance(name, str) and name:
+        return name
+    if environment == BABAISAI:
+        family = metrics.get(FAMILY_METRIC)
+        if not isinstance(family, str) or not family:
+            family = family_of_seed(episode.seed) if episode.seed is not None else ""
+        return f"{BABAISAI_PREFIX}{family}" if family else None
+    return None
+
+
+def balrog_episodes(submission: Submission) -> dict[Environment, dict[str, TaskEpisodes]]:
+    """The submission's finished episodes of BALROG's tasks, by environment (in BALROG's
+    order) and task."""
+    found: dict[Environment, dict[str, TaskEpisodes]] = defaultdict(dict)
+    for run in submission.runs.filter(episodes_done__gt=0).order_by("task", "id"):
+        named = _run_task_names(run)
+        if named is None:
+            continue
+        environment, name = named
+        for episode in run.episodes.filter(status=Episode.FINISHED).order_by("index"):
+            task_name = name or _episode_task_name(episode, environment)
+            if task_name is None:
+                continue
+            task = found[environment].setdefault(task_name, TaskEpisodes(task_name))
+            if not task.runs or task.runs[-1] != run:
+                task.runs.append(run)
+            task.episodes.append(episode)
+    return {environment: found[environment] for environment in ENVIRONMENTS if environment in found}
 
 
 def has_balrog_runs(submission: Submission) -> bool:
     """Whether the submission has finished episodes of BALROG's environments to export."""
-    runs = submission.runs.filter(episodes_done__gt=0).only("task", "variant")
-    return any(environment_of(run.task, run.options) for run in runs)
+    # Values, not instances: each instance of `.only()` read a field left out again, one
+    # query per run (60 queries on the model page of a submission that played every task).
+    runs = submission.runs.filter(episodes_done__gt=0).values_list("task", "variant")
+    return any(environment_of(task, Variant.from_dict(variant).options) for task, variant in runs)
 
 
-def _figures(runs: list[Run]) -> dict:
-    figure = pooled_figure(run.metric_sums.get(PROGRESS, {}) for run in runs)
+def _figures(episodes: list[Episode]) -> dict:
+    """BALROG's figures of these episodes' progress (BALROG §3), as the runs fold it."""
+    sums: dict = {}
+    for episode in episodes:
+        sums = fold(sums, {PROGRESS: (episode.metrics or {}).get(PROGRESS)})
+    figure = pooled_figure([sums.get(PROGRESS, {})])
     return {
         "progression_percentage": figure.mean,
         "standard_error": figure.stderr,
@@ -179,14 +224,13 @@ def _first_record(runs: list[Run]) -> dict:
     return (metrics or {}).get(RECORD) or {}
 
 
-def _export_environment(out: _Archive, environment: Environment, tasks: dict[str, TaskRuns], agent, client) -> dict:
+def _export_environment(out: _Archive, environment: Environment, tasks: dict[str, TaskEpisodes], agent, client) -> dict:
     """Write one environment's episodes and summary; its summary as a dict."""
-    summary = {**_figures([run for task in tasks.values() for run in task.runs]), "tasks": {}}
+    summary = {**_figures([episode for task in tasks.values() for episode in task.episodes]), "tasks": {}}
     steps = tokens_in = tokens_out = episodes = 0
     for name, task in tasks.items():
-        summary["tasks"][name] = _figures(task.runs)
-        finished = Episode.objects.filter(run__in=task.runs, status=Episode.FINISHED).order_by("run_id", "index")
-        for number, episode in enumerate(finished):
+        summary["tasks"][name] = _figures(task.episodes)
+        for number, episode in enumerate(task.episodes):
             trajectory = _trajectory(episode)
             stem = f"{environment.name}/{name}/{name}_run_{number:02d}"
             out.add(f"{stem}.json", write_json(_run_json(episode, name, trajectory, agent, client)))
@@ -203,7 +247,7 @@ def _export_environment(out: _Archive, environment: Environment, tasks: dict[str
 
 def balrog_submission_export(submission: Submission, stream: BinaryIO) -> str:
     """Write the submission's BALROG runs as a .tgz to `stream`; the folder's name."""
-    environments = balrog_runs(submission)
+    environments = balrog_episodes(submission)
     runs = [run for tasks in environments.values() for task in tasks.values() for run in task.runs]
     images = any(run.format in IMAGE_FORMATS for run in runs)
     folder = _folder_name(submission, images)

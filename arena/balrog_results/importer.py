@@ -13,19 +13,30 @@ every figure, so the figures still reproduce `summary.json` — and says what it
 its metrics (`GAPS`: "seed not logged", "no trajectory"); its seed is then unknown
 (None) and it has no steps.
 
+A folder without trajectories (BALROG's repository holds many: summary.json, metadata.yaml
+and a README only) is imported as its reported figures alone: a submission with no runs,
+`balrog_figures_only`, whose leaderboard row shows summary.json's average and
+environments with their standard errors (leaderboard.suites.balrog) and says there is
+nothing to replay. Every imported submission keeps its folder, metadata.yaml and
+summary.json's figures (`Submission.balrog_*`).
+
 The whole folder is read and checked first; a malformed file stops the import with a
 message naming it, and the database is written in one transaction. Importing the same
-files twice finds the first import by its fingerprint and changes nothing.
+files twice finds the first import by its fingerprint and changes nothing. A folder of
+the repository is one row: its figures alone give way to the same folder imported with
+its trajectories, and never replace it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+
 import yaml
 from django.db import transaction
 from django.utils import timezone
 
 from arena.balrog_results.files import MalformedSubmission, SubmissionFiles
+from arena.balrog_results.reported import published_metadata, reported_figures
 from arena.balrog_results.format import (
     ENVIRONMENT_SUMMARY,
     RUN_FILE,
@@ -66,7 +77,9 @@ class ParsedSubmission:
     agent: dict
     client: dict
     format: str
-    runs: list[ParsedRun]
+    runs: list[ParsedRun]  # empty: a folder of figures only
+    folder: str = ""  # "LLM/20240924_naive-GPT4o": the mode folder and the submission's
+    metadata: dict = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,13 +149,12 @@ def _episodes(files: SubmissionFiles) -> list[tuple[Environment, EpisodeFile]]:
         csv_data = files.read(csv_path) if files.has(csv_path) else None
         episode = read_episode(path, files.read(path), csv_path, csv_data)
         found.append((environment, episode))
-    if not found:
-        raise MalformedSubmission(f"{files.label}: no episodes (<environment>/…/<task>_run_NN.json)")
     return found
 
 
 def parse_submission(files: SubmissionFiles) -> ParsedSubmission:
-    """Every file read and checked; nothing written."""
+    """Every file read and checked; nothing written. No episode files: a submission of
+    figures only (`ParsedSubmission.runs` empty)."""
     summary = load_json(files.read("summary.json"), "summary.json")
     check_summary(summary, "summary.json")
     metadata = _metadata(files)
@@ -156,7 +168,13 @@ def parse_submission(files: SubmissionFiles) -> ParsedSubmission:
             raise MalformedSubmission(f"{episode.path}: {exc}") from None
         key = (task.task_id, tuple(sorted(task.options.items())))
         runs.setdefault(key, ParsedRun(environment, task, [])).episodes.append(episode)
-    _check_environment_summaries(files, {run.environment for run in runs.values()})
+    for environment_name in summary["environments"]:
+        try:
+            environment_named(environment_name)
+        except UnknownTask as exc:
+            raise MalformedSubmission(f"summary.json: {exc}") from None
+    summarised = {environment_named(name) for name in summary["environments"]}
+    _check_environment_summaries(files, {run.environment for run in runs.values()} | summarised)
     for run in runs.values():
         run.episodes.sort(key=lambda e: (e.number, e.path))
     images = files.mode_folder == IMAGE_MODE_FOLDER or _whole(agent.get("max_image_history"), 0) > 0
@@ -168,7 +186,17 @@ def parse_submission(files: SubmissionFiles) -> ParsedSubmission:
         client=client,
         format=IMAGE_FORMAT if images else TEXT_FORMAT,
         runs=list(runs.values()),
+        folder=_repository_folder(files),
+        metadata=published_metadata(metadata),
     )
+
+
+def _repository_folder(files: SubmissionFiles) -> str:
+    """The folder's place under the repository's submissions/ ("LLM/<name>"), or its
+    name alone when it was not read from under LLM/ or VLM/."""
+    if files.mode_folder in (TEXT_MODE_FOLDER, IMAGE_MODE_FOLDER):
+        return f"{files.mode_folder}/{files.folder_name}"
+    return files.folder_name
 
 
 def _whole(value, default: int) -> int:
@@ -192,7 +220,18 @@ def _submission(parsed: ParsedSubmission, fingerprint: str) -> Submission:
         history_window=max(1, _whole(parsed.agent.get("max_history"), 16)),
         # BALROG's remember_cot only matters to its chain-of-thought agents.
         keep_reasoning="cot" in agent_type and bool(parsed.agent.get("remember_cot", False)),
+        **_listing(parsed),
     )
+
+
+def _listing(parsed: ParsedSubmission) -> dict:
+    """The folder's place, metadata.yaml and summary.json's figures (Submission.balrog_*)."""
+    return {
+        "balrog_folder": parsed.folder[:200],
+        "balrog_metadata": parsed.metadata,
+        "balrog_reported": {**reported_figures(parsed.summary), "mode": "vlm" if parsed.format == IMAGE_FORMAT else "llm"},
+        "balrog_figures_only": not parsed.runs,
+    }
 
 
 def _run(submission: Submission, parsed: ParsedRun, fmt: str, now) -> Run:
@@ -304,6 +343,36 @@ def _store_episodes(run: Run, episodes: list[EpisodeFile], now) -> int:
     return stored
 
 
+# One row per folder of BALROG's repository: its figures alone (a copy of the repository
+# without trajectories, as fixtures/balrog/experiments ships) give way to the same folder
+# with its trajectories, and never replace it.
+def _same_folder(parsed: ParsedSubmission):
+    if "/" not in parsed.folder:  # not read from under the repository's LLM/ or VLM/
+        return Submission.objects.none()
+    return Submission.objects.filter(kind=Submission.KIND_IMPORTED, balrog_folder=parsed.folder)
+
+
+def _same_folder_with_more(parsed: ParsedSubmission) -> Submission | None:
+    """An import of the same folder with trajectories, when these files have none."""
+    return None if parsed.runs else _same_folder(parsed).filter(balrog_figures_only=False).first()
+
+
+def _same_folder_with_less(parsed: ParsedSubmission):
+    """Imports of the same folder's figures alone, when these files have trajectories."""
+    return _same_folder(parsed).filter(balrog_figures_only=True) if parsed.runs else Submission.objects.none()
+
+
+def _add_listing(submission: Submission, parsed: ParsedSubmission) -> None:
+    """An import made before the arena kept a folder's listing gets it (once: the same
+    files then change nothing)."""
+    if submission.balrog_reported:
+        return
+    listing = _listing(parsed)
+    for field, value in listing.items():
+        setattr(submission, field, value)
+    submission.save(update_fields=list(listing))
+
+
 def _already_imported(submission: Submission) -> ImportResult:
     episodes = Episode.objects.filter(run__submission=submission)
     return ImportResult(
@@ -324,8 +393,12 @@ def balrog_submission_import(files: SubmissionFiles) -> ImportResult:
                 gaps[gap] = gaps.get(gap, 0) + 1
     with transaction.atomic():
         earlier = Submission.objects.filter(kind=Submission.KIND_IMPORTED, import_fingerprint=fingerprint).first()
+        if earlier is None:
+            earlier = _same_folder_with_more(parsed)
         if earlier is not None:
+            _add_listing(earlier, parsed)
             return _already_imported(earlier)
+        _same_folder_with_less(parsed).delete()
         submission = _submission(parsed, fingerprint)
         for parsed_run in parsed.runs:
             run = _run(submission, parsed_run, parsed.format, now)

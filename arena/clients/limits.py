@@ -20,9 +20,14 @@ at every call, and each prompt is read again from its first token (on a 1-slot s
 with 20 episodes queued, 3 of 785 prompt tokens came from the cache). Calls made with a
 `holder` (an episode) therefore lease a slot for the holder's whole life: its first call
 takes one, its later calls go straight through, `release` gives it back. The lease
-says which slot (0..cap-1), which llama.cpp's server is told (`id_slot`), so each
-episode's prefix stays cached in its own slot; the episodes beyond the limit wait their
-turn in the worker, as calls beyond it always did.
+says which slot, which llama.cpp's server is told (`id_slot`), so each episode's prefix
+stays cached in its own slot; the episodes beyond the limit wait their turn in the
+worker, as calls beyond it always did. Slot numbers belong to the server, not to a
+gate: two tenants of one server (two accounts, each with its own gate) take their
+numbers from one `ServerSlots`, so that no two holders in this worker are given the
+same slot and evict each other's cache (each gate numbering from 0 sent the first
+episode of each account to slot 0). A holder whose number is past the server's slots
+is not pinned: the server chooses (arena.play.agents).
 
 Pace by the server. The submission's figure is a cap, not a fixed pace: the in-flight
 limit follows the endpoint (additive increase, multiplicative decrease, as TCP does):
@@ -111,10 +116,29 @@ def _count(value: str | None) -> int | None:
         return None
 
 
+class ServerSlots:
+    """The slot numbers of one model server in use on one event loop, by holder: the
+    lowest number no holder has, whichever tenant's gate it leases through."""
+
+    def __init__(self):
+        self._numbers: dict[object, int] = {}
+
+    def take(self, holder: object) -> int:
+        taken = set(self._numbers.values())
+        number = next(n for n in range(len(taken) + 1) if n not in taken)
+        self._numbers[holder] = number
+        return number
+
+    def give_back(self, holder: object) -> None:
+        self._numbers.pop(holder, None)
+
+
 class EndpointGate:
     """The in-flight limit and latency record of one endpoint, on one event loop."""
 
-    def __init__(self, limit: int, on_change: Callable[[dict], None] | None = None):
+    def __init__(
+        self, limit: int, on_change: Callable[[dict], None] | None = None, server_slots: ServerSlots | None = None
+    ):
         self.cap = max(1, int(limit))
         self.limit = self.cap
         self.in_flight = 0
@@ -130,6 +154,8 @@ class EndpointGate:
         self.server_figures: dict[str, dict] = {}
         self.pause_reason = ""
         self._leases: dict[object, int] = {}  # holder -> its slot number
+        # Shared with the other tenants' gates of the same server (gate_for).
+        self._server_slots = server_slots if server_slots is not None else ServerSlots()
         self._queue: collections.deque[object] = collections.deque()  # callers waiting, first come first
 
     # --- slots -------------------------------------------------------------------------
@@ -204,9 +230,7 @@ class EndpointGate:
             await self._acquire()
         finally:
             self.waiting -= 1
-        taken = set(self._leases.values())
-        number = next(n for n in range(self.cap + len(taken) + 1) if n not in taken)
-        self._leases[holder] = number
+        number = self._leases[holder] = self._server_slots.take(holder)
         return number
 
     def slot_of(self, holder: object) -> int | None:
@@ -215,6 +239,7 @@ class EndpointGate:
     def release(self, holder: object) -> None:
         """Give back the slot `holder` leases, if it has one."""
         if self._leases.pop(holder, None) is not None:
+            self._server_slots.give_back(holder)
             self.in_flight -= 1
             self._changed.set()
 
@@ -309,18 +334,24 @@ class EndpointGate:
 
 
 # Gates per event loop (tests and management commands run several loops in one process;
-# an asyncio primitive belongs to one loop), then per endpoint key.
+# an asyncio primitive belongs to one loop), then per endpoint key; servers' slot
+# numbers per loop, then per server.
 _gates: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_servers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def gate_for(endpoint: str, limit: int, on_change: Callable[[dict], None] | None = None) -> EndpointGate:
+def gate_for(
+    endpoint: str, limit: int, on_change: Callable[[dict], None] | None = None, server: str | None = None
+) -> EndpointGate:
     """The gate of `endpoint` on the running loop. Callers sharing the key share the gate
     (the first one's limit applies), so the key names one tenant's use of a URL
     (arena.tenancy), never the URL alone: a stranger's limit, 429s and pauses must not
-    set another tenant's pace."""
+    set another tenant's pace. Gates given the same `server` (arena.tenancy.server_key)
+    number its slots together (module docstring); without one a gate numbers its own."""
     loop = asyncio.get_running_loop()
     gates = _gates.setdefault(loop, {})
     gate = gates.get(endpoint)
     if gate is None:
-        gate = gates[endpoint] = EndpointGate(limit, on_change)
+        slots = _servers.setdefault(loop, {}).setdefault(server, ServerSlots()) if server is not None else None
+        gate = gates[endpoint] = EndpointGate(limit, on_change, slots)
     return gate

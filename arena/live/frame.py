@@ -18,6 +18,7 @@ from rest_framework import serializers
 from rest_framework.utils.encoders import JSONEncoder
 
 from arena.models import Step, StoredImage
+from arena.public_errors import public_step_error
 
 
 def _image_url(sha: str) -> str:
@@ -53,7 +54,9 @@ def _cut_long_texts(value, path: str, cut: list[str]):
 
 class StepSerializer(serializers.ModelSerializer):
     """One step. In full by default; with the context {"preview": True} (lists of steps)
-    every text longer than STEP_TEXT_PREVIEW_CHARS is cut and named in `truncated`."""
+    every text longer than STEP_TEXT_PREVIEW_CHARS is cut and named in `truncated`. Its
+    error is the kind of what the endpoint did (arena.public_errors) unless the context
+    says {"detailed": True}: a reader who may see the endpoint (its owner, staff)."""
 
     observation_image = serializers.SerializerMethodField()
     viewer_frame = serializers.SerializerMethodField(
@@ -67,6 +70,10 @@ class StepSerializer(serializers.ModelSerializer):
         "paths (e.g. completion, calls.0.completion); empty when the step is whole. full_url serves it whole."
     )
     full_url = serializers.SerializerMethodField()
+    error = serializers.SerializerMethodField(
+        help_text="a note of what went wrong on the way (a call that succeeded after retries, an answer that "
+        "was no action): the endpoint's message for the submission's owner and staff, its kind for others"
+    )
 
     class Meta:
         model = Step
@@ -105,6 +112,9 @@ class StepSerializer(serializers.ModelSerializer):
             data["truncated"] = cut
         return data
 
+    def get_error(self, step) -> str:
+        return step.error if self.context.get("detailed") else public_step_error(step.error)
+
     def get_truncated(self, step) -> list[str]:
         return []  # a whole step; to_representation names what a preview cuts
 
@@ -129,19 +139,20 @@ class StepSerializer(serializers.ModelSerializer):
 
 
 @functools.cache
-def _preview_serializer() -> StepSerializer:
+def _preview_serializer(detailed: bool) -> StepSerializer:
     # Building a model serializer's fields costs far more than rendering one step with
     # them, and a live worker renders every step it commits: one instance serves all
     # (rendering keeps no state on it).
-    return StepSerializer(context={"preview": True})
+    return StepSerializer(context={"preview": True, "detailed": detailed})
 
 
-def step_preview(step: Step) -> dict:
-    """One step as lists of steps show it (long texts cut)."""
-    return _preview_serializer().to_representation(step)
+def step_preview(step: Step, detailed: bool = False) -> dict:
+    """One step as lists of steps show it (long texts cut); its error in full only when
+    `detailed` (the reader may see the endpoint)."""
+    return _preview_serializer(detailed).to_representation(step)
 
 
 def step_frame(step: Step) -> str:
-    """The client message of one step, as JSON text: what the consumer sends for it
-    after reading it from the database."""
+    """The client message of one step, as JSON text: what the live channel, which every
+    reader shares, sends for it (its error as a kind)."""
     return json.dumps({"type": "step", "step": step_preview(step)}, cls=JSONEncoder, separators=(",", ":"))

@@ -19,7 +19,7 @@ class GameSpec:
     title: str
     # The seat names a reader sees, and the model is told which it plays.
     seat_names: tuple[str, str]
-    # The board the replay draws ("chess" uses the episode player's chess renderer).
+    # The episode player's renderer that draws the board (static/js/renderers/).
     renderer: str
 
 
@@ -27,8 +27,8 @@ GAME_SPECS: dict[str, GameSpec] = {
     spec.slug: spec
     for spec in (
         GameSpec("chess", "Chess", ("White", "Black"), "chess"),
-        GameSpec("tictactoe", "Tic-tac-toe", ("X", "O"), "text"),
-        GameSpec("connect_four", "Connect Four", ("X", "O"), "text"),
+        GameSpec("tictactoe", "Tic-tac-toe", ("X", "O"), "tictactoe"),
+        GameSpec("connect_four", "Connect Four", ("X", "O"), "connect_four"),
     )
 }
 

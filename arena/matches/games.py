@@ -46,7 +46,7 @@ class TwoPlayerGame(abc.ABC):
     seat_names = ("first", "second")
     # A game still going after this many plies (opening excluded) is a draw.
     max_plies = 0
-    # The board the replay draws ("chess" uses the episode player's chess renderer).
+    # The episode player's renderer that draws the board (static/js/renderers/).
     renderer = "text"
 
     def __init__(self):
@@ -191,7 +191,8 @@ class TicTacToeGame(TwoPlayerGame):
         row, column = action % 3, action // 3
         return "abc"[row] + str(column + 1)
 
-    def _row_major(self) -> str:
+    def row_major(self) -> str:
+        """The nine cells row by row from a1 ("x", "o", "."), LMAct's board string."""
         squares = self.env.unwrapped.board.squares
         marks = {0: ".", 1: "x", 2: "o"}
         return "".join(marks[squares[column * 3 + row]] for row in range(3) for column in range(3))
@@ -200,10 +201,10 @@ class TicTacToeGame(TwoPlayerGame):
         return random.Random(f"h2h/tictactoe/opening:{seed}").sample(range(9), self.opening_plies)
 
     def observation(self, seat: int) -> str:
-        return lmact_tictactoe.board_text(self._row_major(), "x" if seat == 0 else "o", annotated=True)
+        return lmact_tictactoe.board_text(self.row_major(), "x" if seat == 0 else "o", annotated=True)
 
     def position_text(self) -> str:
-        return lmact_tictactoe.board_text(self._row_major(), "x")
+        return lmact_tictactoe.board_text(self.row_major(), "x")
 
     def answer_hint(self) -> str:
         return "an empty cell, a row letter a-c and a column digit 1-3, e.g. b2"

@@ -29,6 +29,11 @@ class Match(models.Model):
     end_reason = models.CharField(max_length=200, blank=True)
     num_moves = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
+    # Of a match failed by a seat's endpoint: the arena.clients.errors.ErrorKind and the
+    # seat (0 first, 1 second), so that readers other than that seat's owner and staff
+    # read the kind rather than the endpoint's message (arena.public_errors).
+    error_kind = models.CharField(max_length=32, blank=True)
+    failed_seat = models.PositiveSmallIntegerField(null=True, blank=True)
     harness_version = models.CharField(max_length=64, blank=True, default="")
     # The shared start as a reader sees it: the opening's name (chess) and its moves.
     opening = models.CharField(max_length=200, blank=True)

@@ -13,11 +13,12 @@ import asyncio
 import logging
 import os
 import socket
+import time
 import uuid
 
 from django.conf import settings
 
-from arena.matches import services
+from arena.matches import continuous, services
 from arena.matches.games import Ending, new_game
 from arena.matches.models import Match
 from arena.matches.seats import MAX_ATTEMPTS, SeatFailed, seat_for
@@ -49,7 +50,9 @@ async def play_match(match: Match, worker: str, on_move=None) -> None:
     except services.MatchLeaseLost:
         logger.warning("match %s was given to another worker; %s stops playing it", match.pk, worker)
     except SeatFailed as failure:
-        await db(services.match_fail, match.pk, worker, f"a model endpoint failed: {failure}")
+        await db(
+            services.match_fail, match.pk, worker, f"a model endpoint failed: {failure}", failure.kind, failure.seat
+        )
     except Exception as exc:  # a bug or a broken engine must not take the worker down
         logger.exception("match %s crashed", match.pk)
         await db(services.match_fail, match.pk, worker, f"internal error while playing: {type(exc).__name__}: {exc}")
@@ -89,14 +92,24 @@ async def _play_moves(match: Match, worker: str, game, seats, index: int, on_mov
 
 
 class MatchWorker:
-    """Claims queued matches and plays up to `concurrency` of them at once."""
+    """Claims queued matches and plays up to `concurrency` of them at once.
 
-    def __init__(self, concurrency: int = 4, name: str | None = None, on_move=None):
+    With `schedule_seconds` it also queues the next matches itself that often
+    (arena.matches.continuous), so head-to-head play needs no operator. Matches between
+    two baselines are taken only while `baselines_may_play()` says so: the episode
+    worker beside it says no while a user's episode is queued or playing, so the
+    baselines' engines never take the cores from a user's episode."""
+
+    def __init__(self, concurrency: int = 4, name: str | None = None, on_move=None, *,
+                 schedule_seconds: float = 0.0, baselines_may_play=None):
         self.concurrency = concurrency
         self.name = name or f"matches-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.on_move = on_move
+        self.schedule_seconds = schedule_seconds
+        self.baselines_may_play = baselines_may_play or (lambda: True)
         self.in_flight: dict[int, asyncio.Task] = {}
         self._stopping = asyncio.Event()
+        self._next_schedule = 0.0
 
     def stop(self) -> None:
         """Take no more matches; those in play go back to the queue at once and resume
@@ -125,13 +138,24 @@ class MatchWorker:
             except Exception:
                 logger.exception("match worker housekeeping failed; will retry")
 
+    async def _schedule_if_due(self) -> None:
+        if not self.schedule_seconds or time.monotonic() < self._next_schedule:
+            return
+        self._next_schedule = time.monotonic() + self.schedule_seconds
+        try:
+            await db(continuous.schedule_due)
+        except Exception:  # a scheduling bug must not stop the matches in play
+            logger.exception("scheduling head-to-head matches failed; will retry")
+
     async def _claim_and_play(self, until_idle: bool) -> int:
         played = 0
         while not self._stopping.is_set():
+            await self._schedule_if_due()
             if len(self.in_flight) >= self.concurrency:
-                await asyncio.wait(self.in_flight.values(), return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait(self.in_flight.values(), timeout=self.schedule_seconds or None,
+                                   return_when=asyncio.FIRST_COMPLETED)
                 continue
-            match = await db(services.next_queued_match, self.name)
+            match = await db(services.next_queued_match, self.name, self.baselines_may_play())
             if match is None:
                 if until_idle and not self.in_flight:
                     break

@@ -1,8 +1,8 @@
 """Scheduling a round: who plays whom next, on which openings.
 
 The players of a game are the model submissions that opted in (`head_to_head`) and
-have budget left, and the anchors: the random legal-move baseline, and for chess
-Stockfish at skill level 0. Which pairs play is the ratings' choice,
+have budget left, and the game's baselines (arena.matches.anchors): random legal
+moves, and engines of known strength. Which pairs play is the ratings' choice,
 `arena.matches.ratings.pairs_for_round(game, players, results)`: the pairs whose
 result is expected to teach the ratings the most (docs/ratings.md, "Pair choice"),
 each player at most once; `per_player` passes of it give each player up to that many
@@ -23,14 +23,14 @@ from arena.matches import services
 from arena.matches.games import GAMES
 from arena.matches.models import Match, MatchMove
 from arena.matches.ratings import pairs_for_round
-from arena.matches.seats import RANDOM_POLICY, STOCKFISH_POLICY
+from arena.matches.anchors import anchors_of
 from arena.models import Submission
 from arena.services.submissions import baseline_submission
 
-ANCHOR_NAMES = {RANDOM_POLICY: "Random legal moves", STOCKFISH_POLICY: "Stockfish level 0 (one node)"}
 
-
-def round_pairs(game: str, players: Sequence[int], results: Sequence[tuple[int, int, float]], *, per_player: int = 1):
+def round_pairs(
+    game: str, players: Sequence[int], results: Sequence[tuple[int, int, float]], *, per_player: int = 1, allowed=None,
+):
     """The round's pairs: `per_player` passes of the rating's pair choice
     (`arena.matches.ratings.pairs_for_round`, each player at most once per pass). Before
     each further pass the pairs already chosen count as drawn games, so the choice moves
@@ -39,7 +39,9 @@ def round_pairs(game: str, players: Sequence[int], results: Sequence[tuple[int, 
     seen: set[frozenset] = set()
     assumed = list(results)
     for _ in range(per_player):
-        fresh = [pair for pair in pairs_for_round(game, players, assumed) if frozenset(pair) not in seen]
+        fresh = [
+            pair for pair in pairs_for_round(game, players, assumed, allowed=allowed) if frozenset(pair) not in seen
+        ]
         for a, b in fresh:
             seen.add(frozenset((a, b)))
             assumed += [(a, b, 0.5), (b, a, 0.5)]
@@ -48,8 +50,8 @@ def round_pairs(game: str, players: Sequence[int], results: Sequence[tuple[int, 
 
 
 def anchors(game: str) -> list[Submission]:
-    policies = [RANDOM_POLICY] + ([STOCKFISH_POLICY] if game == "chess" else [])
-    return [baseline_submission(policy, ANCHOR_NAMES[policy]) for policy in policies]
+    """The game's baselines (arena.matches.anchors), their submissions made on first use."""
+    return [baseline_submission(anchor.policy, anchor.name) for anchor in anchors_of(game)]
 
 
 def _tokens_spent(submission: Submission) -> tuple[int, int]:
@@ -95,13 +97,17 @@ def finished_results(game: str) -> list[tuple[int, int, float]]:
     )
 
 
+def next_round(game: str) -> int:
+    return (Match.objects.filter(game=game).aggregate(last=Max("round"))["last"] or 0) + 1
+
+
 def schedule_round(game: str, *, openings_per_pair: int = 1, per_player: int = 1) -> list[Match]:
     """Queue the next round of `game`; the matches queued (none when fewer than two
     players can play)."""
     if game not in GAMES:
         raise ValueError(f"unknown head-to-head game {game!r}; known: {', '.join(GAMES)}")
     players = {s.pk: s for s in opted_in_models() + anchors(game)}
-    round_number = (Match.objects.filter(game=game).aggregate(last=Max("round"))["last"] or 0) + 1
+    round_number = next_round(game)
     pairs = round_pairs(game, list(players), finished_results(game), per_player=per_player)
     seeds = [(round_number - 1) * openings_per_pair + k for k in range(openings_per_pair)]
     queued: list[Match] = []

@@ -1,5 +1,5 @@
 """Who sits at a match's seats: a model (the submission's endpoint), or an anchor
-baseline (random legal moves; for chess, Stockfish at skill level 0 limited to one node).
+baseline (random legal moves, or an engine: arena.matches.anchors).
 
 A model is asked for a move with LMAct's zero-shot prompt (arena.strategies.lmact: the
 same preamble, "Observation:" block, legal-action list, chain-of-thought request and
@@ -27,14 +27,12 @@ from arena.play.pace import submission_gate
 from arena.strategies.lmact import LMActPrompter, build_prefix, parse_action, parse_reasoning
 from arena.strategies.shape import MessageShape, adapt
 from envs.core import Observation
-from envs.lmact.stockfish import Stockfish
 
+from arena.matches.anchors import anchor_move
 from arena.matches.catalogue import MAX_ATTEMPTS
-from arena.matches.games import ChessGame, TwoPlayerGame
+from arena.matches.games import TwoPlayerGame
 
 FEEDBACK_QUOTE_CHARS = 40
-STOCKFISH_POLICY = "stockfish-level-0"
-RANDOM_POLICY = "random"
 
 # Said after LMAct's zero-shot preamble: the game, the opponent, the side and the turn.
 GAME_INTRO = "The game is {game}, against another player; you play {side}, and it is your turn.\n\n"
@@ -47,7 +45,13 @@ ILLEGAL_FEEDBACK = (
 
 class SeatFailed(Exception):
     """The seat's endpoint gave no answer after all its retries: the match cannot be
-    scored (it fails; it is neither a win nor a loss)."""
+    scored (it fails; it is neither a win nor a loss). Carries the kind of failure and
+    the seat, for what readers other than the seat's owner are told (arena.public_errors)."""
+
+    def __init__(self, message: str, kind: str = "", seat: int | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.seat = seat
 
 
 @dataclasses.dataclass
@@ -79,25 +83,20 @@ class MoveAnswer:
 
 
 class BaselineSeat:
-    """An anchor: random legal moves, or at chess Stockfish level 0 limited to one node
-    (LMAct's chess opponent; elsewhere that policy plays random legal moves too). Its dice
-    are seeded by the match and the ply, so a resumed match plays on as it would have."""
+    """A baseline at the seat: its engine or policy (arena.matches.anchors) chooses the
+    move. Its dice are seeded by the match and the ply, so a resumed match plays on as
+    it would have."""
 
     is_model = False
 
     def __init__(self, submission: Submission, match_key: str):
         self.submission = submission
         self.match_key = match_key
-        self._engine: Stockfish | None = None
+        self._engines: dict = {}
 
     def _choose(self, game: TwoPlayerGame) -> str:
-        legal = list(game.legal_moves())
         dice = random.Random(f"h2h/{self.match_key}/{self.submission.policy}:{game.plies}")
-        if self.submission.policy == STOCKFISH_POLICY and isinstance(game, ChessGame):
-            if self._engine is None:
-                self._engine = Stockfish()
-            return game.board.san(self._engine.weakened_move(game.board, 0, dice))
-        return dice.choice(legal)
+        return anchor_move(self.submission.policy, game, dice, self._engines)
 
     async def move(self, game: TwoPlayerGame, seat: int) -> MoveAnswer:
         observation = game.observation(seat)
@@ -105,8 +104,8 @@ class BaselineSeat:
         return MoveAnswer(action=action, observation=observation, attempts=[Attempt([], parsed_action=action, legal=True)])
 
     async def aclose(self) -> None:
-        if self._engine is not None:
-            self._engine.close()
+        for engine in self._engines.values():
+            engine.close()
 
 
 class ModelSeat:
@@ -133,7 +132,7 @@ class ModelSeat:
         body = "".join(part["text"] for part in parts)
         return body, observation
 
-    async def _call(self, messages: list[dict]):
+    async def _call(self, messages: list[dict], seat: int):
         gate = submission_gate(self.submission)
         sent, _ = adapt(messages, self.shape)
 
@@ -143,7 +142,7 @@ class ModelSeat:
         try:
             return await gate.call(self.client, send, settings.ARENA_MODEL_TIMEOUT_SECONDS)
         except ModelCallError as exc:
-            raise SeatFailed(hide_endpoint(str(exc), self.submission.base_url)) from None
+            raise SeatFailed(hide_endpoint(str(exc), self.submission.base_url), exc.kind or "", seat) from None
 
     async def move(self, game: TwoPlayerGame, seat: int) -> MoveAnswer:
         legal = list(game.legal_moves())
@@ -152,7 +151,7 @@ class ModelSeat:
         answer = MoveAnswer(action=None, observation=observation, messages=list(messages))
         added = list(messages)
         for number in range(1, MAX_ATTEMPTS + 1):
-            reply = await self._call(messages)
+            reply = await self._call(messages, seat)
             parsed = parse_action(reply.text, legal)
             attempt = Attempt(
                 messages_added=added,

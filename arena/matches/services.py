@@ -4,9 +4,11 @@ committed in order and a result only on a finished match."""
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from arena import page_generation
@@ -15,6 +17,7 @@ from arena.live import publish
 from arena.matches.games import HARNESS_VERSION, Ending
 from arena.matches.models import Match, MatchMove
 from arena.matches.seats import MoveAnswer
+from arena.models import Submission
 
 
 def queue_pair(game: str, a, b, opening_seed: int, round_number: int) -> list[Match]:
@@ -28,6 +31,10 @@ def queue_pair(game: str, a, b, opening_seed: int, round_number: int) -> list[Ma
             )
             for first, second in ((a, b), (b, a))
         ]
+
+
+# Queued matches looked at per line when claiming one (another worker may take some first).
+LOOKAHEAD = 20
 
 
 class MatchLeaseLost(Exception):
@@ -68,9 +75,20 @@ def release_matches(worker: str, match_ids) -> int:
     )
 
 
-def next_queued_match(worker: str) -> Match | None:
-    """The oldest queued match, claimed for `worker` (None when none is left)."""
-    for match_id in Match.objects.filter(status=Match.QUEUED).order_by("created_at", "id").values_list("id", flat=True)[:20]:
+def next_queued_match(worker: str, baselines_only_too: bool = True) -> Match | None:
+    """The next queued match, claimed for `worker` (None when none is left): the oldest
+    with a model at a seat first (a newly opted-in model's first match does not wait
+    behind baselines playing each other), then, if `baselines_only_too`, one between two
+    baselines, of the game with the fewest matches playing (a game of quick matches does
+    not wait behind Stockfish's), the oldest of it."""
+    queued = Match.objects.filter(status=Match.QUEUED).order_by("created_at", "id")
+    with_model = ~Q(first__kind=Submission.KIND_BASELINE) | ~Q(second__kind=Submission.KIND_BASELINE)
+    candidates = list(queued.filter(with_model).values_list("id", flat=True)[:LOOKAHEAD])
+    if baselines_only_too:
+        playing = Counter(Match.objects.filter(status=Match.RUNNING).values_list("game", flat=True))
+        baseline_only = list(queued.exclude(with_model).values_list("id", "game")[:LOOKAHEAD])
+        candidates += [match_id for match_id, game in sorted(baseline_only, key=lambda row: playing[row[1]])]
+    for match_id in candidates:
         if match_claim(match_id, worker):
             return Match.objects.select_related("first", "second").get(pk=match_id)
     return None
@@ -128,13 +146,15 @@ def match_finish(match_id: int, worker: str, ending: Ending) -> None:
         publish.publish_match_end_on_commit(match_id)
 
 
-def match_fail(match_id: int, worker: str, error: str) -> None:
-    """End a match that could not be played out; it carries no result. The error is
-    public: whatever failed (a seat, or the arena's own code) may have quoted either
-    side's endpoint address (arena.endpoint_privacy)."""
+def match_fail(match_id: int, worker: str, error: str, kind: str = "", seat: int | None = None) -> None:
+    """End a match that could not be played out; it carries no result. The error has
+    both sides' endpoint addresses hidden whatever failed (a seat, or the arena's own
+    code); a seat's endpoint failure is stored with its kind and seat, which is what
+    readers other than that seat's owner and staff are shown (arena.public_errors)."""
     urls = Match.objects.filter(pk=match_id).values_list("first__base_url", "second__base_url").first() or ()
     with transaction.atomic():
         _held(match_id, worker).update(
-            status=Match.FAILED, error=hide_endpoint(error, *urls), finished_at=timezone.now()
+            status=Match.FAILED, error=hide_endpoint(error, *urls), error_kind=kind or "",
+            failed_seat=seat if kind else None, finished_at=timezone.now(),
         )
         publish.publish_match_end_on_commit(match_id)

@@ -20,7 +20,7 @@ from django.core.cache import cache
 
 from arena.clients.limits import EndpointGate, gate_for
 from arena.play.dbthread import db
-from arena.tenancy import submission_endpoint_key
+from arena.tenancy import server_key, submission_endpoint_key
 
 logger = logging.getLogger(__name__)
 
@@ -35,9 +35,12 @@ def pace_key(endpoint: str) -> str:
 
 def submission_gate(submission) -> EndpointGate:
     """The gate the submission's calls go through on the running loop: its tenant's
-    (arena.tenancy), publishing its pace for the submission page."""
+    (arena.tenancy), publishing its pace for the submission page, numbering the server's
+    slots with the other tenants of the server."""
     endpoint = submission_endpoint_key(submission)
-    return gate_for(endpoint, submission.max_concurrent_requests, publisher(endpoint))
+    return gate_for(
+        endpoint, submission.max_concurrent_requests, publisher(endpoint), server=server_key(submission.base_url)
+    )
 
 
 def publisher(endpoint: str):

@@ -76,6 +76,7 @@ class Worker:
         self.endpoint_of: dict[int, str] = {}  # episode in flight -> its endpoint's key (arena.tenancy)
         self._stopping = asyncio.Event()
         self._next_newcomer_check = 0.0
+        self._user_episode_queued = False  # as of the loop's latest look at the queue's head
 
     def stop(self) -> None:
         """Take no more episodes, and give the ones in play back to the queue at their
@@ -93,6 +94,7 @@ class Worker:
         try:
             while not self._stopping.is_set():
                 head = await sync_to_async(queue.head_band, thread_sensitive=False)()
+                self._user_episode_queued = head is not None and not queue.is_baseline_band(head)
                 if head is not None and not queue.is_baseline_band(head):
                     self._baselines_give_way()
                 full = len(self.in_flight) >= self.concurrency
@@ -197,6 +199,11 @@ class Worker:
 
     def _users_in_flight(self) -> bool:
         return len(self.in_flight) > len(self.baselines_in_flight)
+
+    def users_busy(self) -> bool:
+        """Whether a user's episode is queued or playing here: baseline work (episodes,
+        and matches between baselines) waits meanwhile."""
+        return self._user_episode_queued or self._users_in_flight()
 
     def _baselines_give_way(self) -> None:
         """A user's episode waits: the baseline episodes in play go back to the queue at

@@ -83,17 +83,27 @@ def _note_priorities(priorities: dict[int, float]) -> None:
 
 def _queue_flows(episode_ids: list[int]) -> list[tuple[queue.Flow, list[int]]]:
     """The episodes by the flow they take turns in, in the order given: a baseline's
-    run (so every task's baseline rows grow together), or a user's submission."""
-    rows = Episode.objects.filter(pk__in=episode_ids).values_list("pk", "run_id", "run__submission_id", "run__submission__kind")
-    flow_of = {
-        pk: queue.Flow(f"run:{run_id}", True) if kind == Submission.KIND_BASELINE else queue.Flow(f"submission:{submission_id}", False)
-        for pk, run_id, submission_id, kind in rows
-    }
+    run (so every task's baseline rows grow together), or a user's account — all their
+    submissions and experiments together, so that twenty submissions take one turn, as
+    a newcomer's one does. A submission without an owner (made by a script) is a flow
+    of its own."""
+    rows = Episode.objects.filter(pk__in=episode_ids).values_list(
+        "pk", "run_id", "run__submission_id", "run__submission__kind", "run__submission__owner_id"
+    )
+    flow_of = {pk: _flow(run_id, submission_id, kind, owner_id) for pk, run_id, submission_id, kind, owner_id in rows}
     flows: dict[queue.Flow, list[int]] = {}
     for pk in episode_ids:
         if pk in flow_of:
             flows.setdefault(flow_of[pk], []).append(pk)
     return list(flows.items())
+
+
+def _flow(run_id: int, submission_id: int, kind: str, owner_id: int | None) -> queue.Flow:
+    if kind == Submission.KIND_BASELINE:
+        return queue.Flow(f"run:{run_id}", True)
+    if owner_id is not None:
+        return queue.Flow(f"owner:{owner_id}", False)
+    return queue.Flow(f"submission:{submission_id}", False)
 
 
 def run_variant(submission: Submission, spec: RunSpec, overrides: dict | None = None) -> dict:

@@ -51,8 +51,11 @@ ROBUST_COT_ANSWER = (
     f"Put the action you chose in place of {PLACEHOLDER}."
 )
 # What BALROG's robust chain-of-thought agent reads from a reply without the markers:
-# a sentence that is no action, so the default action plays.
-NO_ACTION_READ = "No valid action could be read from the reasoning."
+# a sentence that is no action, so the default action plays — except in TextWorld, whose
+# game is sent every output: its first word is no verb of the games, so they answer it
+# as they answer BALROG's sentence ("That's not a verb I recognise."; a sentence opening
+# with "No" would be read as the answer "no").
+NO_ACTION_READ = "Unreadable reply: no action was found in the reasoning."
 COT_LABEL = "ACTION:"
 
 _MARKED = re.compile(re.escape(MARKER_OPEN) + r"(.*?)" + re.escape(MARKER_CLOSE), re.DOTALL)

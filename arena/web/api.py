@@ -19,14 +19,16 @@ from rest_framework.response import Response
 
 from arena.services.submissions import PAPER_EPISODES_PER_RUN, experiment_create, experiment_run_specs, submission_create
 from arena.services import run_actions
+from arena.web import preset_choice
 from arena.web.catalogue import submission_catalogue
 from arena.endpoint_privacy import can_see_endpoint, hide_endpoint_in
 from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
 from arena.models import Experiment, Run, Submission
+from arena.moderation import visible_to
 from arena.web.preview import submission_preview
 from arena.web.unknown_fields import RejectsUnknownFields
 from arena.web.throttles import (
-    ENDPOINT_PROBES, EndpointProbeAddressThrottle, EndpointProbeThrottle, ExperimentThrottle, SubmissionThrottle,
+    API_READS, ENDPOINT_PROBES, EndpointProbeAddressThrottle, EndpointProbeThrottle, ExperimentThrottle, SubmissionThrottle,
 )
 from arena.web.validation import (
     MAX_DEMONSTRATIONS,
@@ -35,6 +37,7 @@ from arena.web.validation import (
     SUBMISSION_LIMITS,
     check_endpoint,
     check_episode_volume,
+    check_queued_episodes,
     check_submission_fields,
     choose_task_variants,
     parse_task_variant,
@@ -83,6 +86,21 @@ class EndpointURLField(serializers.CharField):
     """An http(s) URL, checked against the URL guard by arena.web.validation.validate_base_url."""
 
 
+@extend_schema_field({"oneOf": [{"type": "array", "items": {"type": "string"}}, {"type": "boolean"}]})
+class PaperProtocolField(serializers.Field):
+    """The suites played as in their paper: a list of suite ids, or true / false."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool):
+            return data
+        if isinstance(data, list) and all(isinstance(item, str) for item in data):
+            return data
+        raise serializers.ValidationError("A list of suite ids, or true (every chosen suite with a preset) or false.")
+
+    def to_representation(self, value):
+        return value
+
+
 class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
     """A submission. `api_key` is write-only: it is stored encrypted and never returned."""
 
@@ -103,10 +121,14 @@ class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
         choices=MODE_CHOICES, write_only=True, required=False, default=MODE_VLM,
         help_text="llm: text observations only (image formats refused, left out of whole suites); vlm: all formats.",
     )
-    paper_protocol = serializers.ListField(
-        child=serializers.CharField(), write_only=True, required=False, default=list,
-        help_text="Suites whose runs play their paper preset (its settings and episodes) instead of this "
-        "submission's own; see the catalogue for what each preset fixes.",
+    paper_protocol = PaperProtocolField(
+        write_only=True, required=False,
+        help_text="Suites whose runs play their paper preset (its settings and episodes: comparable rows), as "
+        "a list of suite ids, or true (every chosen suite with a preset) or false (none: custom rows, listed "
+        "apart). Left out: every chosen suite with a preset plays it, as the form's default, except a suite "
+        "whose preset a field this request sets would contradict. A field this request sets that a listed "
+        "suite's preset would change is refused (400), never overridden; see the catalogue for what each "
+        "preset fixes.",
     )
     episodes_per_task = serializers.IntegerField(
         write_only=True, min_value=1, default=10, help_text="Per run, for the suites not in `paper_protocol`."
@@ -180,6 +202,7 @@ class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
             "temperature", "max_tokens", "reasoning_effort", "thinking_budget_tokens", "num_demonstrations", "show_legal_actions", "chain_of_thought",
             "answer_markers", "lenient_parsing", "context_window", "history_window", "keep_reasoning", "self_correction", "reflection",
             "head_to_head", "price_input_per_mtok", "price_output_per_mtok", "price_cached_input_per_mtok", "budget_tokens_per_run", "budget_usd_per_run",
+            "model_organisation", "model_release_date", "model_weights", "model_url",
             "strategy_label", "tasks", "suites", "mode", "paper_protocol", "episodes_per_task", "task_settings",
             "runs", "tokens", "created_at",
             "max_concurrent_requests", "endpoint_probe", "moderation", "moderation_reason",
@@ -217,7 +240,14 @@ class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
 
         variants = choose_task_variants(attrs, add_error)
         if variants is not None:
+            self._choose_paper_protocol(attrs, variants, add_error)
+        if variants is not None and not errors:
             self.planned_runs = plan_runs(attrs, variants, add_error)
+        if variants is not None and self.planned_runs and not errors:
+            try:
+                check_queued_episodes(self.context["request"].user, self.planned_runs)
+            except DjangoValidationError as exc:
+                add_error("episodes_per_task", exc.messages[0])
         if errors:
             raise serializers.ValidationError(errors)
         attrs.setdefault("provider", Submission.PROVIDER_OPENAI)
@@ -245,7 +275,26 @@ class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
         return _django_validator(validate_suite_ids)(value)
 
     def validate_paper_protocol(self, value):
+        if isinstance(value, bool):
+            return value
         return _django_validator(lambda ids: validate_suite_ids(ids, with_preset=True))(value)
+
+    def _choose_paper_protocol(self, attrs, variants, add_error) -> None:
+        """attrs["paper_protocol"] as the suites that play their preset (arena.web
+        .preset_choice): the request's, refused where a field it sets contradicts a
+        listed suite's preset; or, left out, the form's default."""
+        sent = self.initial_data if isinstance(self.initial_data, dict) else {}
+        chosen = {name: attrs[name] for name in preset_choice.LABELS if name in sent and name in attrs}
+        offered = preset_choice.suites_with_preset(variants)
+        given = attrs.get("paper_protocol")
+        if given is None:
+            conflicting = preset_choice.conflicting_suites(chosen, offered, variants)
+            attrs["paper_protocol"] = [suite_id for suite_id in offered if suite_id not in conflicting]
+            return
+        suites = offered if given is True else [] if given is False else list(given)
+        for field, messages in preset_choice.conflicts(chosen, suites, variants).items():
+            add_error(field, " ".join(messages) + " " + preset_choice.how_to_choose("api"))
+        attrs["paper_protocol"] = suites
 
     def validate_episodes_per_task(self, value):
         if value > settings.ARENA_MAX_EPISODES_PER_TASK:
@@ -304,6 +353,7 @@ class ExperimentSerializer(RejectsUnknownFields, serializers.ModelSerializer):
         )
         try:
             check_episode_volume(runs, what="experiment")
+            check_queued_episodes(self.context["request"].user, runs, what="experiment")
         except DjangoValidationError as exc:
             raise serializers.ValidationError({"num_episodes": exc.messages}) from None
         return attrs
@@ -322,15 +372,18 @@ class ExperimentSerializer(RejectsUnknownFields, serializers.ModelSerializer):
 
 
 class _CreateThrottledViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
-    """Reads are free; each create attempt counts against the user's hourly limit, which
+    """Each create attempt counts against the user's hourly limit, which
     the form views share (arena.web.throttles)."""
 
     create_throttle = None
 
     def get_throttles(self):
-        return [self.create_throttle()] if self.action == "create" else []
+        # Reads count against the address's API read limit (the API's default throttle).
+        return [self.create_throttle()] if self.action == "create" else super().get_throttles()
 
     def throttled(self, request, wait):
+        if self.action != "create":
+            raise Throttled(wait, detail=API_READS.refusal(wait))
         raise Throttled(wait, detail=self.create_throttle.refusal(wait))
 
 
@@ -345,6 +398,10 @@ class SubmissionViewSet(_CreateThrottledViewSet):
     serializer_class = SubmissionSerializer
     create_throttle = SubmissionThrottle
 
+    def get_queryset(self):
+        # Hidden submissions: 404 but to staff and their owner (arena.moderation).
+        return visible_to(getattr(self.request, "user", None), super().get_queryset(), submission="")
+
     def _dry_run(self) -> bool:
         return self.request.query_params.get("dry_run", "").lower() in ("1", "true", "yes")
 
@@ -352,15 +409,16 @@ class SubmissionViewSet(_CreateThrottledViewSet):
         # A dry run creates nothing but calls the submitter's endpoint, as "Test
         # endpoint" does, and counts against the same limit.
         if self.action == "create" and self._dry_run():
-            return [EndpointProbeThrottle(), EndpointProbeAddressThrottle()]
+            self._by_address = EndpointProbeAddressThrottle()
+            return [EndpointProbeThrottle(), self._by_address]
         return super().get_throttles()
 
     def throttled(self, request, wait):
-        if not self._dry_run():
-            raise Throttled(wait, detail=self.create_throttle.refusal(wait))
-        by_address = ENDPOINT_PROBES.wait(request)
-        refusal = ENDPOINT_PROBES.refusal(by_address) if by_address else EndpointProbeThrottle.refusal(wait)
-        raise Throttled(wait, detail=refusal)
+        if self.action != "create" or not self._dry_run():
+            return super().throttled(request, wait)
+        if self._by_address.wait() is not None:  # the address's limit, not the user's
+            raise Throttled(wait, detail=ENDPOINT_PROBES.refusal(wait))
+        raise Throttled(wait, detail=EndpointProbeThrottle.refusal(wait))
 
     @extend_schema(
         parameters=[OpenApiParameter(
@@ -394,7 +452,7 @@ class SubmissionViewSet(_CreateThrottledViewSet):
 
 class TokenView(ObtainAuthToken):
     """`POST /api/token/` (username, password) → the user's token. While the account or
-    the address is locked out after failed attempts (arena.web.throttles), the answer is 429
+    the address is locked out after failed attempts (arena.web.login_lockout), the answer is 429
     with Retry-After and the password is not checked."""
 
     def post(self, request, *args, **kwargs):

@@ -5,6 +5,7 @@ from django.forms.utils import ErrorDict
 
 from arena.clients.reasoning_params import ReasoningSetting, reasoning_problems
 from arena.services.submissions import PAPER_EPISODES_PER_RUN, experiment_run_specs
+from arena.web import preset_choice
 from arena.web.catalogue import TaskSetting, submission_catalogue, value_text
 from arena.models import Submission
 from arena.web.validation import (
@@ -15,6 +16,7 @@ from arena.web.validation import (
     SUBMISSION_LIMITS,
     check_endpoint,
     check_episode_volume,
+    check_queued_episodes,
     check_submission_fields,
     choose_task_variants,
     parse_task_variant,
@@ -32,7 +34,7 @@ class SignUpForm(UserCreationForm):
 
 
 class LoginForm(AuthenticationForm):
-    """Django's login form; when the lock-out (arena.web.throttles) refused to check the
+    """Django's login form; when the lock-out (arena.web.login_lockout) refused to check the
     password, it says so instead of "wrong password"."""
 
     def get_invalid_login_error(self):
@@ -47,9 +49,10 @@ class RefusableForm(forms.Form):
     then shows the refusal, keeps what the user typed, and validates nothing (no DNS
     look-up, no endpoint probe)."""
 
-    def __init__(self, *args, refusal: str | None = None, **kwargs):
+    def __init__(self, *args, refusal: str | None = None, owner=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.refusal = refusal
+        self.owner = owner  # whose queued episodes count against the cap (check_queued_episodes)
 
     def full_clean(self):
         if self.refusal is None:
@@ -148,7 +151,9 @@ class SubmissionForm(RefusableForm):
     head_to_head = forms.BooleanField(
         required=False, initial=False, label="Head-to-head matches",
         help_text="Also play chess, tic-tac-toe and Connect Four against the other opted-in submissions and the "
-        "baselines, for the ratings (within the token budget per run).",
+        "baselines (Stockfish, a perfect tic-tac-toe player, a Connect Four searcher, random moves), for the "
+        "ratings. The worker schedules the matches by itself, the first within a minute, within your endpoint's "
+        "concurrent requests and the token budget per run.",
     )
     reflection = forms.ChoiceField(
         choices=Submission.REFLECTION_CHOICES, initial=Submission.REFLECTION_NONE, label="Reflection (multi-turn suites)",
@@ -156,7 +161,8 @@ class SubmissionForm(RefusableForm):
     )
     price_input_per_mtok = forms.DecimalField(
         required=False, label="Price per million input tokens (USD)", **SUBMISSION_LIMITS["price_input_per_mtok"],
-        help_text="With prices, the preview estimates the cost.",
+        help_text="With prices, the preview estimates the cost. Empty: a well-known hosted model is costed at the "
+        "arena's price catalogue (its list price, dated); your prices win.",
     )
     price_output_per_mtok = forms.DecimalField(
         required=False, label="Price per million output tokens (USD)", **SUBMISSION_LIMITS["price_output_per_mtok"]
@@ -165,6 +171,18 @@ class SubmissionForm(RefusableForm):
         required=False, label="Price per million cached input tokens (USD)",
         **SUBMISSION_LIMITS["price_cached_input_per_mtok"],
         help_text="Input the provider serves from its prompt cache; empty: the full input price.",
+    )
+    model_organisation = forms.CharField(
+        required=False, max_length=100, label="Organisation", help_text="Who made the model (shown on its rows).",
+    )
+    model_release_date = forms.DateField(
+        required=False, label="Release date", widget=forms.DateInput(attrs={"type": "date"}),
+    )
+    model_weights = forms.ChoiceField(
+        required=False, choices=Submission.WEIGHTS_CHOICES, initial="", label="Weights",
+    )
+    model_url = forms.URLField(
+        required=False, max_length=500, label="Link", help_text="A page about the model.", assume_scheme="https",
     )
     budget_tokens_per_run = forms.IntegerField(
         required=False, label="Token budget per run", **SUBMISSION_LIMITS["budget_tokens_per_run"]
@@ -185,6 +203,7 @@ class SubmissionForm(RefusableForm):
         "name", "provider", "base_url", "model", "api_key", "temperature", "max_tokens", "reasoning_effort",
         "thinking_budget_tokens",
     )
+    MODEL_FIELDS = ("model_organisation", "model_release_date", "model_weights", "model_url")
     OWN_PROTOCOL_FIELDS = ("episodes_per_task", "num_demonstrations", "show_legal_actions", "chain_of_thought", "history_window")
 
     def __init__(self, *args, **kwargs):
@@ -253,11 +272,29 @@ class SubmissionForm(RefusableForm):
             variants = choose_task_variants(cleaned, self._add_error)
             if variants is not None:
                 cleaned["task_settings"] = self._chosen_settings({task_id for task_id, _ in variants})
+                self._check_preset_against_choices(cleaned, variants)
+            if variants is not None and not self.errors:
                 self.runs = plan_runs(cleaned, variants, self._add_error)
+        if self.runs and not self.errors:
+            try:
+                check_queued_episodes(self.owner, self.runs)
+            except forms.ValidationError as exc:
+                self.add_error("episodes_per_task", exc)
         if not self.errors:
             # Only a submission that is otherwise valid is worth a call to its endpoint.
             self.probe = check_endpoint(cleaned, self.add_error, task_variants=cleaned.get("tasks"))
         return cleaned
+
+    def _check_preset_against_choices(self, cleaned, variants) -> None:
+        """The pre-ticked "As in the paper" never overrides a setting the submitter
+        changed (arena.web.preset_choice): where they disagree, the form says so, naming
+        the setting, both values and the two ways out, and nothing is queued."""
+        chosen = {
+            name: cleaned[name] for name in preset_choice.LABELS if name in self.changed_data and name in cleaned
+        }
+        found = preset_choice.conflicts(chosen, cleaned.get("paper_protocol") or (), variants)
+        for field, messages in found.items():
+            self.add_error(field, " ".join(messages) + " " + preset_choice.how_to_choose("form"))
 
     def _add_error(self, field, message):
         # The shared checks name the API's fields; this form spreads task settings
@@ -315,6 +352,10 @@ class SubmissionForm(RefusableForm):
     @property
     def endpoint_fields(self):
         return self.bound_fields(self.ENDPOINT_FIELDS)
+
+    @property
+    def model_fields(self):
+        return self.bound_fields(self.MODEL_FIELDS)
 
     @property
     def own_protocol_fields(self):
@@ -378,6 +419,7 @@ class ExperimentForm(RefusableForm):
             )
             try:
                 check_episode_volume(runs, what="experiment")
+                check_queued_episodes(self.owner, runs, what="experiment")
             except forms.ValidationError as exc:
                 self.add_error("episodes", exc)
         return cleaned

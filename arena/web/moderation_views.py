@@ -1,12 +1,15 @@
 """The operators' moderation page: hide, flag, verify or restore a submission or a run
-with a public reason (arena.moderation), and the audit trail of every decision."""
+with a public reason, suspend or reinstate a user (arena.moderation), and the audit
+trail of every decision."""
 
 from django import forms
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
+from django.contrib.auth import get_user_model
 from django.shortcuts import redirect, render
 
 from arena.moderation import ModerationRefused, moderate
+from arena.services.accounts import reinstate_user, suspend_user
 from arena.models import Moderated, ModerationAction, Run, Submission
 
 TRAIL_LENGTH = 200
@@ -35,9 +38,51 @@ class ModerationForm(forms.Form):
         return cleaned
 
 
+class SuspensionForm(forms.Form):
+    SUSPEND, REINSTATE = "suspend", "reinstate"
+
+    username = forms.CharField(max_length=150, label="User name")
+    action = forms.ChoiceField(choices=[(SUSPEND, "suspend"), (REINSTATE, "reinstate")], label="Account action")
+    reason = forms.CharField(
+        max_length=480, required=False, widget=forms.Textarea(attrs={"rows": 2}), label="Why",
+        help_text="Needed to suspend; shown publicly on each submission it hides.",
+    )
+
+    def clean_username(self):
+        user = get_user_model().objects.filter(username=self.cleaned_data["username"]).first()
+        if user is None:
+            raise forms.ValidationError("There is no such user.")
+        return user
+
+
+def _suspension(request):
+    form = SuspensionForm(request.POST, prefix="account")
+    if not form.is_valid():
+        return form
+    data = form.cleaned_data
+    user = data["username"]
+    if data["action"] == SuspensionForm.REINSTATE:
+        reinstate_user(user)
+        messages.success(request, f"{user.username} may sign in again; their hidden submissions stay hidden until restored.")
+        return None
+    try:
+        hidden = suspend_user(user, data["reason"], by=request.user)
+    except ModerationRefused as refusal:
+        form.add_error(None, str(refusal))
+        return form
+    messages.success(request, f"{user.username} is suspended; {hidden} submission(s) hidden.")
+    return None
+
+
 @staff_member_required
 def moderation_page(request):
-    if request.method == "POST":
+    suspension = SuspensionForm(prefix="account")
+    if request.method == "POST" and "account-username" in request.POST:
+        suspension = _suspension(request)
+        if suspension is None:
+            return redirect("arena:moderation")
+        form = ModerationForm()
+    elif request.method == "POST":
         form = ModerationForm(request.POST)
         if form.is_valid():
             data = form.cleaned_data
@@ -56,8 +101,10 @@ def moderation_page(request):
         form = ModerationForm(initial=initial)
     context = {
         "form": form,
+        "suspension": suspension,
+        "suspended": get_user_model().objects.filter(is_active=False).order_by("username"),
         "submissions": Submission.objects.exclude(moderation=Moderated.MODERATION_NONE).order_by("-pk"),
         "runs": Run.objects.select_related("submission").exclude(moderation=Moderated.MODERATION_NONE).order_by("-pk"),
         "trail": ModerationAction.objects.select_related("submission", "run__submission", "by")[:TRAIL_LENGTH],
     }
-    return render(request, "arena/moderation.html", context, status=400 if form.errors else 200)
+    return render(request, "arena/moderation.html", context, status=400 if form.errors or suspension.errors else 200)

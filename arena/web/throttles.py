@@ -1,29 +1,28 @@
-"""Rate limits kept in Django's cache (Redis in the scaled mode, a database table in the
-embedded one), so every web process sees the same counts.
+"""Rate limits, counted with atomic increments in the shared cache (arena.web.counters),
+so every web process — and every machine of the scaled mode — counts together.
 
-- Submissions and experiments: DRF throttles per user on the API; the form views ask the
-  same throttle classes (`form_refusal`), so form and API share one count.
-- Passwords: every password check goes through `ThrottledModelBackend` (login form,
-  `POST /api/token/`, the admin). After ARENA_LOGIN_MAX_FAILURES failures for one
-  account or from one address within ARENA_LOGIN_LOCKOUT_SECONDS, the password is not
-  even checked until the oldest of those failures is that old.
+- Per user: submissions, experiments and endpoint tests. DRF throttles on the API; the
+  form views ask the same classes (`form_refusal`), so form and API share one count.
+- Per client address: accounts made, downloads, endpoint tests, API reads (`AddressLimit`).
+- Sign-in failures: arena.web.login_lockout; open websockets: arena.web.websocket_limit.
+
+Each request is counted before the work it guards, so parallel requests cannot all see
+room under the limit and all go on.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import math
-import time
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.contrib.auth.backends import ModelBackend
-from django.core.cache import cache
-from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
-from rest_framework.throttling import BaseThrottle, UserRateThrottle
+from rest_framework.permissions import SAFE_METHODS
+from rest_framework.throttling import BaseThrottle
+
+from arena.web.counters import WindowCounter
+
+HOUR = 3600
 
 
 def wait_in_words(seconds: float) -> str:
@@ -34,15 +33,39 @@ def wait_in_words(seconds: float) -> str:
     return f"{minutes} minutes"
 
 
-class _HourlyUserThrottle(UserRateThrottle):
-    """A per-user limit per sliding hour, read from an ARENA_* setting when the throttle is
-    made (DRF's own rate table is read once at import, which a setting change would miss)."""
+def client_address(request) -> str | None:
+    """The client's address, trusting X-Forwarded-For only from ARENA_NUM_PROXIES proxies
+    (DRF's rule, which the API throttles use too)."""
+    if request is None:
+        return None
+    return BaseThrottle().get_ident(request) or None
 
+
+def scope_address(scope) -> str:
+    """`client_address` of an ASGI scope (websockets, the page cache in front of Django)."""
+    remote = (scope.get("client") or ("unknown",))[0]
+    forwarded = dict(scope.get("headers") or []).get(b"x-forwarded-for")
+    proxies = settings.ARENA_NUM_PROXIES
+    if not proxies or not forwarded:
+        return remote
+    addresses = forwarded.decode("latin1").split(",")
+    return addresses[-min(proxies, len(addresses))].strip()
+
+
+class _HourlyUserThrottle(BaseThrottle):
+    """At most the ARENA_* setting's number of attempts per user in an hour's window."""
+
+    scope = ""
     setting = ""
     what = ""
 
-    def get_rate(self):
-        return f"{getattr(settings, self.setting)}/hour"
+    def allow_request(self, request, view):
+        counter = WindowCounter(f"user:{self.scope}", HOUR)
+        self._wait = counter.take(str(request.user.pk), getattr(settings, self.setting))
+        return self._wait is None
+
+    def wait(self):
+        return self._wait
 
     @classmethod
     def refusal(cls, wait: float | None) -> str:
@@ -88,89 +111,6 @@ def form_refusal(throttle_class: type[_HourlyUserThrottle], request) -> str | No
     return None
 
 
-def client_address(request) -> str | None:
-    """The client's address, trusting X-Forwarded-For only from ARENA_NUM_PROXIES proxies
-    (DRF's rule, which the API throttles use too)."""
-    if request is None:
-        return None
-    return BaseThrottle().get_ident(request) or None
-
-
-class LoginRefused(PermissionDenied):
-    def __init__(self, wait: float):
-        self.wait = wait
-        super().__init__(
-            "Too many failed sign-ins for this account or from this address. "
-            f"Try again in {wait_in_words(wait)}."
-        )
-
-
-class LoginAttempt:
-    """One password check, counted as a failure from the start: a burst of parallel
-    guesses is refused as soon as the count is full, not after their passwords were
-    checked. `succeeded()` takes the attempt back."""
-
-    clock = staticmethod(time.time)
-
-    def __init__(self, request, username: str):
-        name = hashlib.sha256(str(username).casefold().encode()).hexdigest()
-        self.keys = [f"login-failures:user:{name}"]
-        address = client_address(request)
-        if address:
-            self.keys.append(f"login-failures:address:{hashlib.sha256(address.encode()).hexdigest()}")
-        self.window = settings.ARENA_LOGIN_LOCKOUT_SECONDS
-        self.limit = settings.ARENA_LOGIN_MAX_FAILURES
-        self.at = self.clock()
-
-    def _recent(self, key: str) -> list[float]:
-        return [t for t in cache.get(key, []) if t > self.at - self.window]
-
-    def begin(self) -> None:
-        """Record the attempt, or raise LoginRefused while an account or address is locked."""
-        histories = {key: sorted(self._recent(key)) for key in self.keys}
-        waits = [h[-self.limit] + self.window - self.at for h in histories.values() if len(h) >= self.limit]
-        if waits:
-            raise LoginRefused(max(waits))
-        for key, history in histories.items():
-            cache.set(key, [*history, self.at], timeout=self.window)
-
-    def succeeded(self) -> None:
-        for key in self.keys:
-            history = self._recent(key)
-            if self.at in history:
-                history.remove(self.at)
-            cache.set(key, history, timeout=self.window)
-
-
-class ThrottledModelBackend(ModelBackend):
-    """Django's username/password backend behind the per-account and per-address lock-out.
-
-    A refused check raises LoginRefused, which Django's `authenticate()` takes as "stop"
-    (it returns None); the reason is left on the request as `login_refusal` for the
-    login form and the token view to show.
-    """
-
-    def authenticate(self, request, username=None, password=None, **kwargs):
-        if username is None:
-            username = kwargs.get(get_user_model().USERNAME_FIELD)
-        if username is None or password is None:
-            return None
-        attempt = LoginAttempt(request, username)
-        try:
-            attempt.begin()
-        except LoginRefused as refusal:
-            if request is not None:
-                request.login_refusal = refusal
-            raise
-        user = super().authenticate(request, username=username, password=password, **kwargs)
-        if user is not None:
-            attempt.succeeded()
-        return user
-
-    async def aauthenticate(self, request, username=None, password=None, **kwargs):
-        return await sync_to_async(self.authenticate)(request, username=username, password=password, **kwargs)
-
-
 # --- limits per client address -----------------------------------------------------
 # Fresh accounts would get around every per-user limit, and downloads need no account:
 # these doors are counted per client address (client_address: X-Forwarded-For trusted
@@ -178,47 +118,28 @@ class ThrottledModelBackend(ModelBackend):
 
 
 class AddressLimit:
-    """At most `setting` events per address in any sliding `window_seconds`."""
+    """At most `setting` events per address in a window of `window_seconds` that opens
+    with the address's first event."""
 
-    clock = staticmethod(time.time)
-
-    def __init__(self, scope: str, setting: str, what: str, window_seconds: int = 3600):
+    def __init__(self, scope: str, setting: str, what: str, window_seconds: int = HOUR):
         self.scope, self.setting, self.what, self.window = scope, setting, what, window_seconds
+        self.counter = WindowCounter(f"address:{scope}", window_seconds)
 
     @property
     def limit(self) -> int:
         return getattr(settings, self.setting)
 
-    def _key(self, request) -> str:
-        address = client_address(request) or "unknown"
-        return f"address-limit:{self.scope}:{hashlib.sha256(address.encode()).hexdigest()}"
-
-    def _recent(self, request, now: float) -> list[float]:
-        return sorted(t for t in cache.get(self._key(request), []) if t > now - self.window)
-
-    def wait(self, request) -> float | None:
-        """Seconds until the address may go on, or None when it may now."""
-        now = self.clock()
-        recent = self._recent(request, now)
-        if len(recent) < self.limit:
-            return None
-        return max(1.0, recent[-self.limit] + self.window - now)
-
-    def record(self, request) -> None:
-        now = self.clock()
-        cache.set(self._key(request), [*self._recent(request, now), now], timeout=self.window)
-
     def take(self, request) -> float | None:
-        """Count this request, or return the wait when the address is at its limit
-        (then nothing is counted)."""
-        wait = self.wait(request)
-        if wait is None:
-            self.record(request)
-        return wait
+        """Count this request; None when the address is within its limit, else the
+        seconds until its window closes."""
+        return self.counter.take(client_address(request) or "unknown", self.limit)
 
     def refusal(self, wait: float) -> str:
-        hours = self.window // 3600
-        per = "an hour" if hours == 1 else f"per {hours} hours"
+        if self.window % HOUR == 0:
+            hours = self.window // HOUR
+            per = "an hour" if hours == 1 else f"per {hours} hours"
+        else:
+            per = "a minute" if self.window == 60 else f"per {self.window} seconds"
         return (
             f"Too many {self.what} from your address: this arena allows {self.limit} {per}. "
             f"Try again in {wait_in_words(wait)}."
@@ -228,6 +149,7 @@ class AddressLimit:
 SIGNUPS = AddressLimit("signups", "ARENA_SIGNUPS_PER_HOUR_PER_ADDRESS", "new accounts")
 DOWNLOADS = AddressLimit("downloads", "ARENA_DOWNLOADS_PER_HOUR_PER_ADDRESS", "downloads")
 ENDPOINT_PROBES = AddressLimit("endpoint-probes", "ARENA_ENDPOINT_PROBES_PER_HOUR_PER_ADDRESS", "endpoint tests")
+API_READS = AddressLimit("api-reads", "ARENA_API_READS_PER_MINUTE_PER_ADDRESS", "API reads", window_seconds=60)
 
 
 def too_many(message: str, wait: float) -> HttpResponse:
@@ -251,12 +173,41 @@ def download_limited(view):
     return limited
 
 
-class EndpointProbeAddressThrottle(BaseThrottle):
-    """The API's side of ENDPOINT_PROBES (a dry run probes the endpoint)."""
+class _AddressThrottle(BaseThrottle):
+    door: AddressLimit
 
     def allow_request(self, request, view):
-        self._wait = ENDPOINT_PROBES.take(request)
+        self._wait = self.door.take(request)
         return self._wait is None
 
     def wait(self):
         return self._wait
+
+
+class EndpointProbeAddressThrottle(_AddressThrottle):
+    """The API's side of ENDPOINT_PROBES (a dry run probes the endpoint)."""
+
+    door = ENDPOINT_PROBES
+
+
+# Set in the ASGI scope of an API read the page cache (config.pagecache) has counted.
+COUNTED_IN_SCOPE = "arena.api_read_counted"
+
+
+def api_read_wait(scope) -> float | None:
+    """Count an API read that the page cache may answer before Django is reached."""
+    return API_READS.counter.take(scope_address(scope), API_READS.limit)
+
+
+class ApiReadThrottle(_AddressThrottle):
+    """Every GET (HEAD, OPTIONS) of the API counts against the address's per-minute
+    limit: a run page polls its run every 2 s, so one viewer uses 30 a minute."""
+
+    door = API_READS
+
+    def allow_request(self, request, view):
+        scope = getattr(request._request, "scope", None) or {}
+        if request.method not in SAFE_METHODS or scope.get(COUNTED_IN_SCOPE):
+            self._wait = None
+            return True
+        return super().allow_request(request, view)

@@ -96,11 +96,26 @@ def validate_base_url(url: str) -> str:
     return url.rstrip("/")
 
 
+# Unicode's bidirectional formatting characters (UAX #9 §2): U+202E in a name shown on
+# the leaderboard would reverse the text after it, so a name could read as another's.
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def refuse_bidi_controls(text: str, what: str) -> str:
+    found = sorted({f"U+{ord(char):04X}" for char in text or "" if char in BIDI_CONTROLS})
+    if found:
+        raise ValidationError(
+            f"The {what} holds Unicode direction controls ({', '.join(found)}), which would make it read "
+            "differently from what it is; remove them."
+        )
+    return text
+
+
 def validate_model_name(model: str) -> str:
     model = (model or "").strip()
     if not model:
         raise ValidationError("Enter the model name the endpoint expects, e.g. gpt-4o or llama-3.1-8b-instruct.")
-    return model
+    return refuse_bidi_controls(model, "model name")
 
 
 def validate_api_key(key: str) -> str:
@@ -138,9 +153,17 @@ def check_submission_fields(fields: dict, add_error) -> None:
     go to `add_error(field, message)`. A model name is needed except by an agent
     endpoint (the agent picks its own); a cost budget needs prices. Normalises
     `fields["model"]` in place."""
+    try:
+        refuse_bidi_controls(fields.get("name") or "", "name")
+    except ValidationError as exc:
+        add_error("name", exc.messages[0])
     provider = fields.get("provider")
     if provider == Submission.PROVIDER_AGENT:
         fields["model"] = (fields.get("model") or "").strip()
+        try:
+            refuse_bidi_controls(fields["model"], "model name")
+        except ValidationError as exc:
+            add_error("model", exc.messages[0])
     elif provider and "model" in fields:
         try:
             fields["model"] = validate_model_name(fields["model"])
@@ -405,3 +428,22 @@ def check_episode_volume(runs, *, what: str = "submission") -> None:
         f"This {what} would queue {total:,} episodes in {len(runs)} runs{why}; this arena allows "
         f"{limit:,} per {what}. Choose fewer tasks or fewer episodes."
     )
+
+
+def check_queued_episodes(owner, runs, *, what: str = "submission") -> None:
+    """Refuse a submission or an experiment that would take its owner past
+    ARENA_MAX_QUEUED_EPISODES_PER_USER episodes waiting in the queue, over all their
+    submissions: the queue takes turns between owners, and this bounds how far ahead
+    one owner's backlog reaches."""
+    if owner is None or not getattr(owner, "is_authenticated", False):
+        return
+    from arena.models import Episode
+
+    adding = sum(spec.num_episodes for spec in runs)
+    queued = Episode.objects.filter(status=Episode.QUEUED, run__submission__owner=owner).count()
+    limit = settings.ARENA_MAX_QUEUED_EPISODES_PER_USER
+    if queued + adding > limit:
+        raise ValidationError(
+            f"This {what} would queue {adding:,} episodes and you have {queued:,} waiting in the queue; this arena "
+            f"allows {limit:,} queued per user. Wait for some to play, or cancel a run, or choose fewer episodes."
+        )

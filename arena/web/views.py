@@ -3,6 +3,7 @@ import tempfile
 
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import connection
@@ -17,8 +18,9 @@ from arena.services.submissions import submission_create
 from arena.services import run_actions
 from arena.balrog_results.exporter import balrog_submission_export, has_balrog_runs
 from arena.crypto import decrypt_secret, encrypt_secret
-from arena.web.forms import EndpointForm, SignUpForm, SubmissionForm
+from arena.web.forms import EndpointForm, LoginForm, SignUpForm, SubmissionForm
 from arena.models import Run, Submission, Worker
+from arena.moderation import taken_down_for
 from arena.web.preview import submission_preview
 from arena.web.throttles import (
     SIGNUPS, EndpointProbeThrottle, SubmissionThrottle, download_limited, form_refusal,
@@ -33,30 +35,46 @@ SUBMISSION_FIELDS = (
     "keep_reasoning", "self_correction", "reflection", "price_input_per_mtok", "price_output_per_mtok",
     "price_cached_input_per_mtok", "head_to_head",
     "budget_tokens_per_run", "budget_usd_per_run", "max_concurrent_requests",
+    "model_organisation", "model_release_date", "model_weights", "model_url",
 )
 
 
 def signup(request):
     """Accounts per client address are limited (arena.web.throttles.SIGNUPS): fresh accounts
-    would otherwise get around every per-user limit. Only accounts made count."""
+    would otherwise get around every per-user limit. Only valid forms count, each before
+    its account is made, so parallel sign-ups cannot all pass."""
     if request.method == "POST":
-        wait = SIGNUPS.wait(request)
-        if wait is not None:
-            response = render(
-                request, "arena/signup.html", {"form": SignUpForm(), "refusal": SIGNUPS.refusal(wait)}, status=429
-            )
-            response["Retry-After"] = str(math.ceil(wait))
-            return response
         form = SignUpForm(request.POST)
         if form.is_valid():
+            wait = SIGNUPS.take(request)
+            if wait is not None:
+                response = render(
+                    request, "arena/signup.html", {"form": SignUpForm(), "refusal": SIGNUPS.refusal(wait)}, status=429
+                )
+                response["Retry-After"] = str(math.ceil(wait))
+                return response
             user = form.save()
-            SIGNUPS.record(request)
             login(request, user)
             messages.success(request, "Welcome! You can now submit a model.")
             return redirect("arena:submit")
     else:
         form = SignUpForm()
     return render(request, "arena/signup.html", {"form": form})
+
+
+class LoginView(auth_views.LoginView):
+    """Django's sign-in page; while the lock-out (arena.web.login_lockout) refuses this
+    account from this address, it answers 429 with Retry-After instead of 200."""
+
+    authentication_form = LoginForm
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        refusal = getattr(self.request, "login_refusal", None)
+        if refusal is not None:
+            response.status_code = 429
+            response["Retry-After"] = str(math.ceil(refusal.wait))
+        return response
 
 
 # A password field is never filled in again, so the key typed before "Preview" would be
@@ -77,7 +95,7 @@ def submit(request):
     previewing = "preview" in request.POST
     # A preview calls the submitter's endpoint like "Test endpoint" does.
     throttle = EndpointProbeThrottle if previewing else SubmissionThrottle
-    form = SubmissionForm(_with_kept_key(request), refusal=form_refusal(throttle, request))
+    form = SubmissionForm(_with_kept_key(request), refusal=form_refusal(throttle, request), owner=request.user)
     valid = form.is_valid()
     preview = None
     if form.runs is not None and form.probe is not None:
@@ -144,6 +162,8 @@ def submission_balrog_export(request, pk):
     """The submission's BALROG runs as a .tgz in the layout of BALROG's leaderboard
     submissions (arena.balrog_results.exporter): no endpoint address, no key."""
     submission = get_object_or_404(Submission, pk=pk)
+    if taken_down_for(request.user, submission):
+        raise Http404("no such submission")
     if not has_balrog_runs(submission):
         raise Http404("this submission has no finished episodes of BALROG's environments")
     archive = tempfile.SpooledTemporaryFile(max_size=EXPORT_SPOOL_BYTES)

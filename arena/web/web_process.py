@@ -8,7 +8,8 @@ every full collection walk them all, with Django's and every module's objects be
 With CPython's default thresholds, 200 clients on cached pages made a process run 5-10
 full collections in 8 s, each pausing every request in it for 100-500 ms, and the
 collector took over a quarter of the process's CPU (bench/http_load.py, the rows with and
-without ARENA_WEB_GC_TUNED). So, before the first request:
+without ARENA_WEB_GC_TUNED). So, before the first request (after the modules every page
+imports are loaded, `load_what_pages_read`):
 
 - everything loaded so far (Django, the project's modules, the page cache) is moved out
   of the collector's sight with `gc.freeze()`: it lives as long as the process;
@@ -35,8 +36,24 @@ from arena.memory import keep_freed_memory
 THRESHOLDS = (20_000, 10, 100)
 
 
+def load_what_pages_read() -> None:
+    """Import what the pages import on first use: the URL patterns (every view's module)
+    and the task catalogue (every game's class, with minihack, nle, chess and their
+    packages). Left to the first request, a fresh process's first page took about 2 s of
+    CPU for them (BALROG's page: 1.9 s against 0.2 s for the same page next; 13 s of
+    wall time on a loaded 2-core machine, issue #40); before serving, and frozen with the
+    rest of start-up, they cost no visitor anything."""
+    from django.urls import get_resolver
+
+    from envs.registry import all_suites
+
+    get_resolver().url_patterns  # noqa: B018 (imports the URL configuration's modules)
+    all_suites()
+
+
 def prepare_for_serving() -> None:
     """Called once the application is imported, before the first request."""
+    load_what_pages_read()
     if settings.ARENA_WEB_KEEP_FREED_MEMORY:
         # A page's large strings reuse the memory of the page before instead of being
         # mapped afresh by the kernel (arena.memory).

@@ -1,7 +1,7 @@
 """The AdventureGame suite's descriptor; its nine experiments are the tasks of
 envs.adventure.specs (`adventure/basic-easy`, …, `adventure/synthetic-hard`)."""
 
-from envs.suite import CHAT, MEAN_OF_EPISODE_METRIC, POOL_EPISODES, Metric, Overall, PaperPreset, Suite
+from envs.suite import CHAT, CLEMSCORE as CLEMSCORE_CELL, MEAN_OF_EPISODE_METRIC, Metric, Overall, PaperPreset, Suite
 
 # AdventureGame §4.2 and envs.adventure.metrics. One task is one experiment. Per run the
 # figure is the paper's quality of that experiment: successes over all its episodes × 100
@@ -84,13 +84,15 @@ SUITE = Suite(
     ),
     # One column: clemscore is already the suite's figure over its experiments.
     overall=Overall(
-        cell=POOL_EPISODES,
+        cell=CLEMSCORE_CELL,
         note=(
-            "AdventureGame: the share of episodes solved on 0–100 (the paper's quality, successes over all "
-            "episodes), over the pooled episodes of the experiments the submission played."
+            "AdventureGame: clemscore on 0–100, macro quality × macro % played / 100 over the experiments the "
+            "submission played (§4.2, Table 1; clembench's clemscore), quality being the share of all an "
+            "experiment's episodes solved; its s.e. is the macro quality's with % played held fixed."
         ),
         columns=(("clemscore", "clemscore"),),
         column_of=lambda task_id, options: "clemscore",
         shared_scale=True,
+        played_metric="played",
     ),
 )

@@ -71,32 +71,46 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
+# The per-episode values the aggregate sums, per experiment.
+TOTALS = ("played", "quality", "goal_success_rate", "turns", "optimal_turns", "code_score")
+
+
 def aggregate(episodes: Iterable[dict]) -> dict:
     """Per-experiment and macro-averaged played / quality / goal rate and the paper's
     clemscore; clembench's code score under "code"."""
-    groups: dict[str, list[dict]] = {}
+    totals: dict[str, dict] = {}
     for metrics in episodes:
-        groups.setdefault(metrics["experiment"], []).append(metrics)
-    order = [e for e in EXPERIMENTS if e in groups] + sorted(e for e in groups if e not in EXPERIMENTS)
+        entry = totals.setdefault(metrics["experiment"], {"episodes": 0, **{key: 0.0 for key in TOTALS}})
+        entry["episodes"] += 1
+        for key in TOTALS:
+            # code_score is None exactly for the episodes not played, which it skips.
+            entry[key] += float(metrics.get(key) or 0.0)
+    return aggregate_totals(totals)
+
+
+def aggregate_totals(totals: dict[str, dict]) -> dict:
+    """`aggregate` from each experiment's episode count and the sums of its episodes'
+    TOTALS (what a run's folded metrics hold: the suite page reads no episode)."""
+    order = [e for e in EXPERIMENTS if e in totals] + sorted(e for e in totals if e not in EXPERIMENTS)
     per_experiment = {}
     for experiment in order:
-        group = groups[experiment]
-        played = [m for m in group if m["played"]]
+        entry = totals[experiment]
+        count = entry["episodes"]
         per_experiment[experiment] = {
-            "episodes": len(group),
-            "played": 100.0 * len(played) / len(group),
+            "episodes": count,
+            "played": 100.0 * entry["played"] / count,
             # the paper's tables: successes over all the experiment's episodes
-            "quality": _mean([m["quality"] for m in group]),
-            "goal_success_rate": _mean([m["goal_success_rate"] for m in group]),
-            "turns": _mean([m["turns"] for m in group]),
-            "optimal_turns": _mean([m["optimal_turns"] for m in group]),
+            "quality": entry["quality"] / count,
+            "goal_success_rate": entry["goal_success_rate"] / count,
+            "turns": entry["turns"] / count,
+            "optimal_turns": entry["optimal_turns"] / count,
         }
     played = _mean([e["played"] for e in per_experiment.values()])
     quality = _mean([e["quality"] for e in per_experiment.values()])
-    pooled = [m for group in groups.values() for m in group]
-    pooled_played = [m for m in pooled if m["played"]]
-    code_quality = _mean([m.get("code_score") or 0.0 for m in pooled_played])
-    code_played = 100.0 * len(pooled_played) / len(pooled) if pooled else 0.0
+    pooled = sum(entry["episodes"] for entry in totals.values())
+    pooled_played = sum(entry["played"] for entry in totals.values())
+    code_quality = sum(entry["code_score"] for entry in totals.values()) / pooled_played if pooled_played else 0.0
+    code_played = 100.0 * pooled_played / pooled if pooled else 0.0
     return {
         "experiments": per_experiment,
         "played": played,

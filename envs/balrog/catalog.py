@@ -36,6 +36,9 @@ MINIHACK = Environment("minihack", "MiniHack")
 NETHACK = Environment("nle", "NetHack")
 # BALROG's order (the columns of its leaderboard and of Table 1 in the paper).
 ENVIRONMENTS = (BABYAI, CRAFTER, TEXTWORLD, BABAISAI, MINIHACK, NETHACK)
+# The environments with an image mode: BALROG's VLM leaderboard averages over these five
+# (TextWorld is text only, BALROG §2), as each VLM submission's summary.json does.
+IMAGE_MODE_ENVIRONMENTS = (BABYAI, CRAFTER, BABAISAI, MINIHACK, NETHACK)
 
 # Tasks with a fixed name on both sides: BALROG's name → the arena's task id.
 FIXED_TASKS: dict[Environment, dict[str, str]] = {

@@ -5,8 +5,9 @@ BALROG takes the wrapper from balrog-nle, its own NLE build (a prebuilt wheel: n
 needs building). The arena cannot install it: balrog-nle replaces the `nle` package with
 a gym-0.23 version that MiniHack 1.0.2 does not run on (docs/fidelity/balrog.md). So this
 module writes the wrapper's text from nle 1.3.0's own observations (`glyphs`, `blstats`,
-`tty_chars`, `tty_cursor`, `inv_strs`, `inv_letters`); its tests check the texts the
-arena expects, not yet reference outputs of balrog-nle's wrapper:
+`tty_chars`, `tty_cursor`, `inv_strs`, `inv_letters`); the language observation of
+Boxoban's states is compared with balrog-nle's own outputs, the other texts with the texts
+the arena expects:
 
 - the message on the top line of the terminal, with the rest of a menu or a long text
   when the screen shows one;
@@ -131,6 +132,12 @@ def surroundings_text(glyphs: np.ndarray, blstats: np.ndarray) -> str:
     for (name, distance), directions in groups.items():
         once = [d for d in dict.fromkeys(directions) if directions.count(d) == 1]
         several = [d for d in dict.fromkeys(directions) if directions.count(d) > 1]
+        if once and several and plural(name) == name:
+            # A name that is its own plural ("bars"): balrog-nle's wrapper gives both
+            # lines the directions of the plural one (its lines are keyed by their
+            # words, so the plural's directions replace the singular's): two equal lines,
+            # and the singular's directions are not said (Boxoban's walls are bars).
+            once = several
         if once:
             lines.append(f"{name} {distance} {_join_directions(once)}")
         if several:

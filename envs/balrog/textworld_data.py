@@ -1,6 +1,5 @@
 """The 75 TextWorld games BALROG evaluates (BALROG App. C), shipped as one archive; which
-game an episode plays is `game_for_seed` (a labelled deviation from BALROG's unseeded
-harness, see there).
+game an episode plays is `game_for_seed` (BALROG's harness's order, see there).
 
 envs/balrog/data/textworld_games.tgz holds 25 games of each family (treasure hunter,
 the cooking game, coin collector), each a game file (`.ulx` or `.z8`) next to its
@@ -96,8 +95,8 @@ class Game:
 
 
 def family_game_files(family: str) -> list[Path]:
-    """The family's game files sorted by name: BALROG's order, so seed mod 25 picks the
-    game BALROG's seed picks."""
+    """The family's game files sorted by name: the order in which BALROG's factory
+    numbers them."""
     if family not in FAMILIES:
         raise ValueError(f"unknown TextWorld family {family!r}; choose one of {', '.join(FAMILIES)}")
     folder = games_dir() / family
@@ -116,11 +115,15 @@ def load_game(family: str, path: Path) -> Game:
 
 
 def game_for_seed(family: str, seed: int) -> Game:
-    """The game a seed plays: seed mod the family's number of games, files sorted by
-    name. That is BALROG's rule when its harness is given a seed; BALROG's released
-    config gives none, and its workers then take a task's games in turn with a
-    per-process counter (the first episode of a task in a worker plays game 1), so which
-    games a leaderboard submission played depends on its scheduling — a labelled
-    deviation (docs/fidelity/balrog.md)."""
+    """The game a seed plays: game (seed + 1) mod the family's number of games, files
+    sorted by name.
+
+    BALROG's released config gives its harness no seed; its TextWorld factory, one per
+    worker process, then counts a task's episodes and gives the n-th one game n mod 25,
+    so a worker's first episode of a task plays game 1 (checked against BALROG's code and
+    against the games its leaderboard submissions played). Seed s is the (s + 1)-th
+    episode, so seeds 0-9 play games 1-10: BALROG's harness with one worker. With the
+    config's 16 workers the episodes of a task spread over workers and most play the first
+    games (a labelled deviation, docs/fidelity/balrog.md)."""
     files = family_game_files(family)
-    return load_game(family, files[seed % len(files)])
+    return load_game(family, files[(seed + 1) % len(files)])

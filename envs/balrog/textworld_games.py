@@ -3,14 +3,26 @@ cooking game and coin collector, played from the 75 game files BALROG evaluates
 (envs.balrog.textworld_data) with TextWorld's own interpreters.
 
 Protocol, as BALROG's TextWorld environment has it:
-- `reset(seed)` plays game `seed mod 25` of the family, its game files sorted by name.
+- `reset(seed)` plays game `(seed + 1) mod 25` of the family, its game files sorted by
+  name: the game BALROG's harness gives to a task's (seed + 1)-th episode in a worker
+  (`envs.balrog.textworld_data.game_for_seed`).
 - An episode lasts at most 80 steps; a step's reward is the rise of the game's score,
   and the episode's progress is score / maximum score, or 100 once the game is won.
 - The game's objective is cut out of every observation, as BALROG does ("hidden", the
   default); the setting `objective` = "shown" keeps it in the first observation.
 - Observations are the game's own text, without the title banner; BALROG gives no
   short-term context for TextWorld, so `Observation.context` stays empty.
-- The default action, run in place of an output the game cannot take, is "help".
+- Every output reaches the game as it is, as BALROG's action space accepts any text:
+  several lines, chained commands ("go east. go west"), out-of-game verbs and the empty
+  output included. The game runs with the information BALROG requests of TextWorld (no
+  admissible commands: with that request TextWorld's bookkeeping raises on a chained
+  command); the admissible commands, which only the random baseline needs, come from a
+  second interpreter that plays the same commands (`AdmissibleCommands`).
+- An output that stops the interpreter (quitting and confirming) ends the episode at the
+  next step, where BALROG's step raises and its harness drops the episode; the arena keeps
+  it with its progress (a labelled deviation). An output that would make the interpreter
+  read or write files (save, restore, script, transcript) plays the default action "help"
+  (a labelled deviation: BALROG sends it; `touches_files`).
 """
 
 from __future__ import annotations
@@ -22,6 +34,7 @@ from typing import ClassVar
 
 from envs.balrog import textworld_prompts as prompts
 from envs.balrog.protocol import BalrogTask, Outcome
+from envs.balrog.textworld_admissible import AdmissibleCommands
 from envs.balrog.textworld_data import Game, game_for_seed
 from envs.core import ExpertPolicy, Observation, RandomLegalPolicy
 
@@ -38,40 +51,38 @@ GAMES_PER_FAMILY = 25
 # unless given a seed; a fixed one keeps every machine on the same episode. (The glulx
 # interpreter of the other two families takes none.) Jericho reads 0 as "no seed".
 INTERPRETER_SEED = 1
-# Commands that act on the interpreter rather than in the story: saving and quitting
-# stop the glulx interpreter, and restarting, restoring or undoing rewinds the game
-# behind TextWorld's bookkeeping (its score and admissible commands).
-OUT_OF_GAME_VERBS = frozenset(
-    {"quit", "q", "restart", "restore", "save", "undo", "script", "transcript", "unscript", "noscript"}
-)
+# What BALROG's TextWorld factory asks of TextWorld (its config's `textworld_kwargs`):
+# the game prints what this request makes it print, so the arena asks the same.
+BALROG_REQUEST = {"objective": True, "description": True, "score": True, "max_score": True, "won": True}
+# Verbs with which the interpreter reads or writes files (`touches_files`).
+FILE_VERBS = frozenset({"save", "restore", "script", "transcript"})
+_COMMAND_SEPARATORS = re.compile(r"[\n\r.,;]|\bthen\b")
+_WORD = re.compile(r"[a-z]+")
 # What an observation says when the game printed nothing (e.g. "goal" once the
 # objective is cut out): chat APIs refuse empty messages.
 NOTHING_PRINTED = "(The game printed nothing.)"
+GAME_STOPPED = "(The game has stopped: the interpreter quit after the previous command.)"
 
 # Jericho warns that it cannot read the score of TextWorld's .z8 games; TextWorld reads
 # score, turns and the end of the game from the game's own output instead.
 warnings.filterwarnings("ignore", message=r"Game '.*' is not fully supported", module="jericho")
 
 
-def is_single_command(candidate: str) -> bool:
-    """Whether the game can take `candidate` as one command.
+def touches_files(output: str) -> bool:
+    """Whether the game would read or write a file of the worker's machine for `output`.
 
-    BALROG sends every output to the game; a few break TextWorld's interpreters or its
-    bookkeeping, so these are refused (and replaced by the default action): an empty or
-    multi-line output, several commands in one (the parser splits on full stops, commas
-    and "then"; one closing full stop is harmless), an out-of-game verb, and
-    TextWorld's own debugging commands ("tw-…").
+    The cooking games' interpreter (Jericho's frotz, in the worker's process) saves a game
+    and writes a transcript into the current directory, and restoring reads what another
+    episode saved there; so a command of the output — a line, or a part between full
+    stops, commas, semicolons or "then", as the game splits them — that starts with one
+    of these verbs plays the default action instead. (No reply of the 33,002 TextWorld
+    replies in BALROG's leaderboard submissions holds one.)
     """
-    text = candidate.strip()
-    if not text or "\n" in text or "\r" in text:
-        return False
-    body = text[:-1] if text.endswith(".") else text
-    if "." in body or "," in body:
-        return False
-    words = body.lower().split()
-    if not words or "then" in words:
-        return False
-    return words[0] not in OUT_OF_GAME_VERBS and not words[0].startswith("tw-")
+    for command in _COMMAND_SEPARATORS.split(output.lower()):
+        words = _WORD.findall(command)
+        if words and words[0] in FILE_VERBS:
+            return True
+    return False
 
 
 def clean_feedback(raw: str, objective: str, show_objective: bool) -> str:
@@ -129,6 +140,8 @@ class TextWorldTask(BalrogTask):
         self._game: Game | None = None
         self._state = None  # TextWorld's GameState after the last command
         self._walkthrough_done = 0  # walkthrough commands played so far, in order
+        self._played: list[str] = []  # the commands sent to the game since the reset
+        self._admissible: AdmissibleCommands | None = None
 
     def configure(self, **options) -> None:
         super().configure(**options)
@@ -153,13 +166,20 @@ class TextWorldTask(BalrogTask):
 
     # -- actions ---------------------------------------------------------------------------
     def is_valid(self, candidate: str) -> bool:
-        return is_single_command(candidate)
+        """Any text, as BALROG's TextWorld action space contains every output, which its
+        game then reads (several lines and chained commands included) — except an output
+        that would make the interpreter write or read files (`touches_files`)."""
+        return not touches_files(candidate)
 
     def legal_actions(self) -> list[str]:
-        """The game's admissible commands now (what the random baseline draws from)."""
+        """The game's admissible commands now (what the random baseline draws from), from
+        a second interpreter started on first use (`envs.balrog.textworld_admissible`)."""
         if self._state is None:
             return []
-        return sorted(self._state.admissible_commands or ())
+        with TEXTWORLD_LOCK:
+            if self._admissible is None:
+                self._admissible = AdmissibleCommands(str(self._game.path), INTERPRETER_SEED, self._played)
+            return self._admissible.now()
 
     def expert_action(self) -> str:
         walkthrough = self._require_game().walkthrough
@@ -174,10 +194,12 @@ class TextWorldTask(BalrogTask):
     def _start(self, seed: int) -> Observation:
         game = game_for_seed(self.balrog_name, seed)
         with TEXTWORLD_LOCK:
+            self._close_admissible()
             self._open(game)
             self._state = self._env.reset()
         self._game = game
         self._walkthrough_done = 0
+        self._played = []
         return self._observation(self._state.feedback)
 
     def _open(self, game: Game) -> None:
@@ -189,8 +211,7 @@ class TextWorldTask(BalrogTask):
         # over a second to import.
         import textworld
 
-        wanted = textworld.EnvInfos(score=True, max_score=True, won=True, lost=True, admissible_commands=True)
-        self._env = textworld.start(str(game.path), wanted)
+        self._env = textworld.start(str(game.path), textworld.EnvInfos(**BALROG_REQUEST))
         self._env.seed(INTERPRETER_SEED)
         self._env_game = game
 
@@ -198,10 +219,27 @@ class TextWorldTask(BalrogTask):
         if _normalised(action) == _normalised(self.expert_action()):
             self._walkthrough_done += 1
         previous_score = self._state.score
+        from textworld.core import GameNotRunningError
+
         with TEXTWORLD_LOCK:
-            self._state, _, _ = self._env.step(action)
+            try:
+                self._state, _, _ = self._env.step(action)
+            except GameNotRunningError:
+                # The previous command stopped the interpreter (quit confirmed, save or
+                # restore in a glulx game): BALROG's step raises here and its harness
+                # drops the episode; the arena ends it with the progress it had.
+                return Outcome(
+                    observation=Observation(text=GAME_STOPPED),
+                    reward=0.0,
+                    terminated=True,
+                    end_reason="game stopped",
+                    info={"score": previous_score, "max_score": self._state.max_score},
+                )
+            self._played.append(action)
+            if self._admissible is not None:
+                self._admissible.follow(action)
         state = self._state
-        end_reason = "won" if state.won else "lost" if state.lost else None
+        end_reason = "won" if state.won else "lost" if state.get("lost") else None
         return Outcome(
             observation=self._observation(state.feedback),
             reward=float(state.score - previous_score),
@@ -226,9 +264,15 @@ class TextWorldTask(BalrogTask):
             raise RuntimeError(f"{self.id}: call reset(seed) first")
         return self._game
 
+    def _close_admissible(self) -> None:
+        if self._admissible is not None:
+            self._admissible.close()
+        self._admissible = None
+
     def close(self) -> None:
-        if self._env is not None:
-            with TEXTWORLD_LOCK:
+        with TEXTWORLD_LOCK:
+            self._close_admissible()
+            if self._env is not None:
                 self._env.close()
         self._env = None
         self._env_game = None
@@ -236,16 +280,20 @@ class TextWorldTask(BalrogTask):
 
 def _description(family_text: str, extra: str = "") -> str:
     return (
-        f"{family_text} BALROG App. C: one of the 25 games BALROG evaluates, game = seed mod 25 (files sorted by "
-        "name, as BALROG orders them), at most 80 steps; progress is the game's score over its maximum score, "
-        "100 once won. The objective is hidden, as BALROG cuts it out of every observation (even of the 'goal' "
-        "command's answer); the setting objective = shown keeps it in the first observation. BALROG's prompts "
-        "announce 40 steps (treasure hunter) and 25 (coin collector) while its episodes run 80; the prompt here "
-        "says what BALROG's says. Any one-line command is played, as in BALROG; only outputs that would break the interpreter or "
-        "its bookkeeping (empty, several lines or commands, quit/restart/save/restore/undo) run the default "
-        "'help' instead. Observations are the game's own text without its title banner (BALROG gives TextWorld "
-        "no short-term context). Baselines: random draws among the game's admissible commands; Walkthrough "
-        f"replays the walkthrough stored with the game.{extra}"
+        f"{family_text} BALROG App. C: one of the 25 games BALROG evaluates, at most 80 steps; progress is the "
+        "game's score over its maximum score, 100 once won. Seed s plays game (s + 1) mod 25 (files sorted by "
+        "name): the game BALROG's harness gives to a task's (s + 1)-th episode in one worker, so the preset's "
+        "10 episodes play games 1-10 as BALROG run with one worker does (with its 16 workers most leaderboard "
+        "episodes played games 1-3). The objective is hidden, as BALROG cuts it out of every observation (even "
+        "of the 'goal' command's answer); the setting objective = shown keeps it in the first observation. "
+        "BALROG's prompts announce 40 steps (treasure hunter) and 25 (coin collector) while its episodes run 80; "
+        "the prompt here says what BALROG's says. Every output reaches the game as it is, as in BALROG: several "
+        "lines, chained commands and out-of-game verbs included; an output that stops the interpreter (quit "
+        "confirmed) ends the episode at the next step (BALROG drops such an episode), and one that would make "
+        "it read or write files (save, restore, script, transcript) plays 'help'. "
+        "Observations are the game's own text without its title banner (BALROG gives TextWorld no short-term "
+        "context). Baselines: random draws among the game's admissible commands; Walkthrough replays the "
+        f"walkthrough stored with the game.{extra}"
     )
 
 
@@ -269,8 +317,8 @@ class CookingGame(TextWorldTask):
     description = _description(
         "Read the recipe, then fetch, cut and cook up to 5 ingredients across 13 rooms and eat the meal.",
         " The walkthroughs of four games are longer than 80 steps, so even they cannot win those games: "
-        "cooking_item5_seed_11996 (88 steps, seeds ≡ 1 mod 25), _17067 (90, ≡ 8), _20939 (83, ≡ 12) and "
-        "_5972 (88, ≡ 22); _3653 (≡ 19) needs exactly 80.",
+        "cooking_item5_seed_11996 (88 steps, seeds ≡ 0 mod 25), _17067 (90, ≡ 7), _20939 (83, ≡ 11) and "
+        "_5972 (88, ≡ 21); _3653 (≡ 18) needs exactly 80.",
     )
 
 

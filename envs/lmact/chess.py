@@ -272,7 +272,7 @@ def board_image(board: chess.Board) -> Image.Image:
 
 # -- the task ------------------------------------------------------------------
 class Chess(Task):
-    renderer = "chess"  # the replay player draws the board (static/js/renderers-chess.js)
+    renderer = "chess"  # the replay player draws the board (static/js/renderers/chess.js)
     score_range = (-1.0, 1.0)
     blocking = True  # every step waits for a Stockfish search
     baseline_episodes = 20
@@ -425,6 +425,14 @@ class Chess(Task):
     @property
     def agent_colour(self) -> chess.Color:
         return self._agent
+
+    def viewer_png(self) -> bytes | None:
+        """The board for the replay of a 'pgn' episode, whose text (a move list) holds no
+        position the replay could draw; the other text formats are drawn from their text
+        (static/js/renderers/chess.js), 'rgb' is a picture already."""
+        if self.format != "pgn" or self._board is None:
+            return None
+        return render.encode_png(board_image(self._board))
 
     def _observe(self) -> Observation:
         if self.format == "rgb":

@@ -158,15 +158,15 @@ class Stockfish:
                         raise
 
     # -- searches ----------------------------------------------------------------
-    def top_lines(self, board: chess.Board, lines: int = _HANDICAP_LINES) -> list[tuple[chess.Move, int]]:
-        """The best `lines` moves of a fresh depth-1 search, best first, with internal scores."""
+    def top_lines(self, board: chess.Board, lines: int = _HANDICAP_LINES, depth: int = 1) -> list[tuple[chess.Move, int]]:
+        """The best `lines` moves of a fresh search `depth` plies deep, best first, with internal scores."""
 
         def search(engine):
             # A new `game` object makes python-chess send ucinewgame, which clears the
             # hash table: the result then depends on the position only.
             return engine.analyse(
                 board,
-                chess.engine.Limit(depth=1),
+                chess.engine.Limit(depth=depth),
                 multipv=lines,
                 game=object(),
                 options={"Skill Level": 20},
@@ -184,13 +184,15 @@ class Stockfish:
         return ranked
 
     def weakened_move(self, board: chess.Board, level: int, rng: random.Random) -> chess.Move:
-        """The move of Stockfish at skill `level` limited to one node, with `rng` as its dice."""
+        """The move of Stockfish at skill `level`, with `rng` as its dice. Stockfish picks
+        a handicapped move once its search reaches depth 1 + level (Skill::time_to_pick);
+        at level 0 that is the depth-1 search a one-node limit yields."""
         legal = list(board.legal_moves)
         if not legal:
             raise ValueError("the side to move has no legal move")
         if len(legal) == 1:
             return legal[0]
-        candidates = self.top_lines(board, min(_HANDICAP_LINES, len(legal)))
+        candidates = self.top_lines(board, min(_HANDICAP_LINES, len(legal)), depth=1 + level)
         if not candidates:  # not expected; keep the game going with the engine's own choice
             return self.best_move(board, nodes=1)
         return weakened_choice(candidates, level, rng)

@@ -216,6 +216,7 @@ def board_image(board: str) -> Image.Image:
 
 # -- the task ------------------------------------------------------------------
 class TicTacToe(Task):
+    renderer = "tictactoe"  # the replay player draws the grid (static/js/renderers/grid_games.js)
     score_range = (-1.0, 1.0)
     description = (
         "Tic-tac-toe against an opponent that marks an empty cell uniformly at random "

@@ -7,6 +7,8 @@ of BALROG's page, a game of TextAtari's. Each reads the runs' folded aggregates
   the sample standard error the task pages show;
 - the mean over tasks or columns (`mean_of`): the mean of the means with the standard
   error √(Σ SE²) / n, as BALROG averages its environments and TextAtari its games;
+- clembench's clemscore (`clemscore_of`): per task the primary metric's mean and the
+  share of episodes played, their macro means over the tasks, and their product / 100;
 - a column's cell (`cell_figure`): one of those, or the best run, as the suite's
   `Overall.cell` says.
 """
@@ -22,7 +24,7 @@ from django.urls import get_script_prefix, reverse
 from arena.metrics import summary
 from arena.models import Run
 from envs.balrog.catalog import NO_EPISODES, Figure, average_figure, pooled_figure_of
-from envs.suite import BEST_RUN, MEAN_OF_EPISODE_METRIC_OVER, MEAN_OVER_TASKS, Metric, Suite
+from envs.suite import BEST_RUN, CLEMSCORE, MEAN_OF_EPISODE_METRIC_OVER, MEAN_OVER_TASKS, Metric, Suite
 from leaderboard.selectors.runs import metric_value, rank_key_of
 
 # The mean of several figures' means, with the standard error √(Σ SE²) / n over those
@@ -121,6 +123,28 @@ def mean_over_tasks(runs: list[Run], suite: Suite) -> Figure:
     return mean_of(pooled_runs(task_runs, suite) for task_runs in grouped(runs, lambda run: run.task).values())
 
 
+def clemscore_of(runs: list[Run], suite: Suite) -> Figure:
+    """clembench's clemscore of `runs` (clemcore's clemeval; AdventureGame §4.2, Table 1):
+    macro quality × macro % played / 100 over their tasks, a task's quality being the
+    primary metric over all its episodes (an aborted one counts 0, as Tables 2-3 count it).
+    The standard error is the macro quality's (√(Σ SE²)/n) times % played / 100, the
+    share played held fixed: clembench reports none."""
+    qualities, shares = [], []
+    for task_runs in grouped(runs, lambda run: run.task).values():
+        quality = pooled_runs(task_runs, suite)
+        played = sample_pooled([run.metric_sums.get(suite.overall.played_metric, _NO_SUMS) for run in task_runs], 100.0)
+        if quality.mean is None or played.mean is None:
+            continue
+        qualities.append(quality)
+        shares.append(played.mean)
+    if not qualities:
+        return NO_EPISODES
+    macro_quality = mean_of(qualities)
+    macro_played = math.fsum(shares) / len(shares)
+    stderr = None if macro_quality.stderr is None else macro_quality.stderr * macro_played / 100.0
+    return Figure(macro_quality.mean * macro_played / 100.0, stderr, macro_quality.episodes)
+
+
 def cell_figure(runs: list[Run], suite: Suite) -> tuple[Figure, list[Run]]:
     """The figure of one column's runs and the runs behind it, as the suite's
     `Overall.cell` says: the best run, the mean over tasks, or the pooled episodes."""
@@ -133,6 +157,8 @@ def cell_figure(runs: list[Run], suite: Suite) -> tuple[Figure, list[Run]]:
         return Figure(value.mean, value.stderr, value.episodes), [best]
     if suite.overall.cell == MEAN_OVER_TASKS:
         return mean_over_tasks(runs, suite), runs
+    if suite.overall.cell == CLEMSCORE:
+        return clemscore_of(runs, suite), runs
     return pooled_runs(runs, suite), runs
 
 

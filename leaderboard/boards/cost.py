@@ -7,10 +7,12 @@ progress for the overall chart; per suite its own figure where it has one (BALRO
 average, TextAtari's mean, AdventureGame's clemscore), else one chart per column, since
 LMAct's and information gathering's tasks share no scale. A figure is drawn only when
 the leaderboard shows it complete. The cost is what the runs behind that figure spent,
-per episode played (finished or failed: both spent tokens): in USD when every
-submission on the chart has prices, else in tokens (input and output) for all of them,
-so that one axis never mixes the two. Baselines call no model and are left out, as are
-submissions that recorded no tokens.
+per episode played (finished or failed: both spent tokens), in USD: at the submission's
+own prices, or for a well-known hosted model that gives none at the shipped catalogue's
+list price (arena.prices). A submission priced by neither is left out of the chart and
+counted, so that the axis stays in dollars; only a chart none of whose submissions has a
+price is drawn in tokens (input and output). Baselines call no model and are left out,
+as are submissions that recorded no tokens.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ class CostChart:
     axis: str  # USD or TOKENS
     points: list[CostPoint]  # the frontier's and the dominated ones, cheapest first
     left_out: int  # model submissions with a figure but no recorded tokens
+    unpriced: int = 0  # model submissions left out of a USD chart: no price given nor listed
 
     @property
     def frontier(self) -> list[CostPoint]:
@@ -90,12 +93,15 @@ def _point(submission: Submission, figure, runs: list[Run]) -> CostPoint | None:
 
 
 def _chart(key: str, title: str, metric, candidates: list[CostPoint], left_out: int) -> CostChart:
-    axis = USD if candidates and all(point.usd_per_episode is not None for point in candidates) else TOKENS
+    priced = [point for point in candidates if point.usd_per_episode is not None]
+    axis = USD if priced else TOKENS
+    unpriced = len(candidates) - len(priced) if priced else 0
+    candidates = priced or candidates
     points = sorted(candidates, key=lambda p: (p.cost(axis), -p.score if metric.higher_is_better else p.score))
     flags = dominated_flags([(p.cost(axis), p.score) for p in points], higher_is_better=metric.higher_is_better)
     for point, dominated in zip(points, flags):
         point.dominated = dominated
-    return CostChart(key, title, _label(metric), metric.higher_is_better, metric.digits, axis, points, left_out)
+    return CostChart(key, title, _label(metric), metric.higher_is_better, metric.digits, axis, points, left_out, unpriced)
 
 
 def _label(metric) -> str:

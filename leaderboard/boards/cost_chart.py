@@ -5,12 +5,8 @@ the submission's own point ringed."""
 
 from __future__ import annotations
 
-import json
-
-import plotly.graph_objects as go
-
 from leaderboard.boards import overall
-from leaderboard.boards.charts import plain_text
+from leaderboard.boards.charts import _figure, _scatter, plain_text
 from leaderboard.boards.cost import USD, CostChart, CostPoint, cost_charts
 
 FRONTIER_COLOUR = "#1f6feb"
@@ -26,8 +22,8 @@ def _hover(point: CostPoint, chart: CostChart) -> str:
     return f"{name}<br>{point.score:.{chart.digits}f}{stderr}<br>{cost} per episode ({point.episodes} episodes)<br>{state}"
 
 
-def _trace(points: list[CostPoint], chart: CostChart, *, name: str, colour: str, size: int = 11) -> go.Scatter:
-    return go.Scatter(
+def _trace(points: list[CostPoint], chart: CostChart, *, name: str, colour: str, size: int = 11) -> dict:
+    return _scatter(
         x=[point.cost(chart.axis) for point in points],
         y=[point.score for point in points],
         error_y={"type": "data", "array": [point.score_stderr or 0 for point in points], "color": colour},
@@ -57,34 +53,33 @@ def frontier_steps(chart: CostChart) -> tuple[list[float], list[float]]:
 def cost_figure(chart: CostChart, own=None) -> dict:
     """The chart as a Plotly figure (a dict for json_script); `own`: the submission whose
     point is ringed."""
-    figure = go.Figure()
+    # Plain traces and layout (leaderboard.boards.charts._figure): built through Plotly's
+    # objects, the model page's dozen charts took 0.3 s of CPU at 10^5 episodes.
     xs, ys = frontier_steps(chart)
-    figure.add_trace(go.Scatter(
+    traces = [_scatter(
         x=xs, y=ys, mode="lines", line={"color": FRONTIER_COLOUR, "width": 2}, name="Pareto frontier",
         hoverinfo="skip",
-    ))
-    figure.add_trace(_trace(chart.frontier, chart, name="on the frontier", colour=FRONTIER_COLOUR))
+    ), _trace(chart.frontier, chart, name="on the frontier", colour=FRONTIER_COLOUR)]
     dominated = [point for point in chart.points if point.dominated]
     if dominated:
-        figure.add_trace(_trace(dominated, chart, name="dominated", colour=DOMINATED_COLOUR))
+        traces.append(_trace(dominated, chart, name="dominated", colour=DOMINATED_COLOUR))
     if own is not None:
         mine = chart.point_of(own)
         if mine is not None:
-            figure.add_trace(go.Scatter(
+            traces.append(_scatter(
                 x=[mine.cost(chart.axis)], y=[mine.score], mode="markers", name="this submission",
                 marker={"size": 20, "color": "rgba(0,0,0,0)", "line": {"width": 3, "color": OWN_COLOUR}},
                 hoverinfo="skip",
             ))
     direction = "higher is better" if chart.higher_is_better else "lower is better"
-    figure.update_layout(
-        title={"text": plain_text(chart.title)},
-        xaxis={"title": {"text": chart.axis_label + " · cheaper to the left"}, "rangemode": "tozero"},
-        yaxis={"title": {"text": f"{plain_text(chart.metric_label)} · {direction}"}},
-        legend={"orientation": "h", "y": -0.25},
-        margin={"t": 50, "l": 70, "r": 20, "b": 90},
-        height=420,
-    )
-    return json.loads(figure.to_json())
+    return _figure(traces, {
+        "title": {"text": plain_text(chart.title)},
+        "xaxis": {"title": {"text": chart.axis_label + " · cheaper to the left"}, "rangemode": "tozero"},
+        "yaxis": {"title": {"text": f"{plain_text(chart.metric_label)} · {direction}"}},
+        "legend": {"orientation": "h", "y": -0.25},
+        "margin": {"t": 50, "l": 70, "r": 20, "b": 90},
+        "height": 420,
+    })
 
 
 def chart_context(chart, own=None) -> dict:

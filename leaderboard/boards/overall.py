@@ -18,6 +18,7 @@ import math
 from django.urls import get_script_prefix, reverse
 
 from arena.models import Run, Submission
+from arena.protocol import RowProtocol, is_comparable, row_protocol
 from envs.balrog.catalog import NO_EPISODES, Figure
 from envs.registry import all_suites, tasks_of
 from arena.matches.ratings import PlayerRating
@@ -116,6 +117,9 @@ class Row:
     # The head-to-head rating over all games (leaderboard.boards.ratings), None when the
     # submission has none.
     rating: PlayerRating | None = None
+    # The protocol its runs were played under (arena.protocol): a submission's runs under
+    # its suites' paper presets and its custom runs make two rows, on two tables.
+    protocol: RowProtocol | None = None
 
     @property
     def columns_played(self) -> int:
@@ -131,8 +135,10 @@ class Board:
     tab: str
     strategy: str
     columns: list[Column]
-    rows: list[Row]
+    rows: list[Row]  # played under the papers' presets (and baselines): ranked
     shared_suites: list[Suite]  # the suites the average progress is taken over
+    # Rows of runs played with custom settings: listed apart, never ranked against `rows`.
+    custom_rows: list[Row] = dataclasses.field(default_factory=list)
 
     @property
     def suites(self) -> list[Suite]:
@@ -264,6 +270,7 @@ def _row(
     costs = [run.cost_at(submission) for run in runs]  # the runs of `submission`
     return Row(
         submission=submission,
+        protocol=row_protocol(runs),
         cells=cells,
         average=mean_of(shared_figures) if all_shared else NO_EPISODES,
         average_partial=not all_shared and shared_played > 0,
@@ -273,16 +280,21 @@ def _row(
     )
 
 
-def _order(rows: list[Row]) -> list[Row]:
+def _order(rows: list[Row], *, ranked: bool = True) -> list[Row]:
     """Rows with the average progress first, the higher first; then the others by the
-    number of columns they have figures in. Only model submissions are ranked."""
+    number of columns they have figures in. Only model submissions with an average
+    progress are ranked, and only when `ranked` (custom rows are ordered, not ranked): a
+    row without one ("partial", or none of the shared-scale suites played) has nothing
+    the ranked rows are ordered by, so it is listed after them without a rank."""
     rows.sort(key=lambda row: (
         row.average.mean is None, -(row.average.mean or 0.0), -row.columns_played, row.submission.name,
         row.submission.pk,
     ))
+    if not ranked:
+        return rows
     rank = 0
     for row in rows:
-        if row.submission.kind == Submission.KIND_MODEL:
+        if row.submission.kind == Submission.KIND_MODEL and row.average.mean is not None:
             rank += 1
             row.rank = rank
     _mark_ties([row for row in rows if row.rank is not None])
@@ -331,8 +343,8 @@ def board(tab: str = "llm", strategy: str = "", runs: list[Run] | None = None) -
         by_column.setdefault(column.suite.id, []).append(column)
     # Each run's suite and column worked out once (the cells, the suite's figure and the
     # average each asked for them before).
-    by_submission: dict[int, list[Run]] = {}
-    by_suite: dict[int, dict[str, list[Run]]] = {}
+    by_submission: dict[tuple[int, bool], list[Run]] = {}
+    by_suite: dict[tuple[int, bool], dict[str, list[Run]]] = {}
     keys: dict[int, str | None] = {}
     # A column key depends on the task and the variant alone, and a board's thousand runs
     # share a few hundred such pairs (lean runs share one decoded variant per variant
@@ -340,7 +352,8 @@ def board(tab: str = "llm", strategy: str = "", runs: list[Run] | None = None) -
     # alive in the entry, so that its id stays its own).
     placed: dict[tuple[str, int], tuple[object, str | None]] = {}
     for run in without_superseded(runs):
-        task, submission_id = run.task, run.submission_id
+        # A submission's comparable and custom runs are two rows (arena.protocol).
+        task, submission_id = run.task, (run.submission_id, is_comparable(run))
         suite_id = task.split("/", 1)[0]
         by_submission.setdefault(submission_id, []).append(run)
         if suite_id in by_column:
@@ -351,11 +364,11 @@ def board(tab: str = "llm", strategy: str = "", runs: list[Run] | None = None) -
                 entry = placed[task, id(variant)] = (variant, column_key(by_column[suite_id][0].suite, run))
             keys[run.id] = entry[1]
     script_prefix = get_script_prefix()
-    rows = [
-        _row(group[0].submission, group, by_suite.get(submission_id, {}), by_column, shared, keys, script_prefix)
-        for submission_id, group in by_submission.items()
-    ]
+    rows, custom = [], []
+    for (submission_id, comparable), group in by_submission.items():
+        row = _row(group[0].submission, group, by_suite.get((submission_id, comparable), {}), by_column, shared, keys, script_prefix)
+        (rows if comparable else custom).append(row)
     ratings = overall_ratings()
-    for row in rows:
+    for row in rows + custom:
         row.rating = ratings.get(row.submission.pk)
-    return Board(tab, strategy, columns, _order(rows), shared)
+    return Board(tab, strategy, columns, _order(rows), shared, _order(custom, ranked=False))

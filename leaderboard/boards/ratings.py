@@ -3,9 +3,12 @@ per game, and over all games at once, the Bradley–Terry ratings of arena.match
 from the finished matches, with the submissions they belong to, their records and the
 pairwise score matrix (docs/ratings.md).
 
-The overall rating is one Bradley–Terry fit over the matches of every game together: one
-strength per submission, as if it were the same player in every game. The scale is
-anchored on the random baseline, which plays every game.
+The rating pages are per game first. The overall rating ("all games") is one
+Bradley–Terry fit over the matches of every game together, one strength per submission,
+as if it were the same player in every game; so it is only over the players who have
+played every game (and their matches with each other): a Stockfish that plays chess
+alone is no rival of a model over all games. The scale is anchored on the random
+baseline, which plays every game.
 
 A fit with its 1000 bootstrap resamples costs tens of milliseconds; it is kept per set
 of finished matches (in the process's memory), so a page read twice between two matches
@@ -59,6 +62,8 @@ class RatingBoard:
     anchor_rating: float
     ratings: Ratings | None  # None without an anchor to rate against
     rows: list[RatingRow]  # the rated ones by rating, then the others
+    # All games only: how many players are left out for not having played every game.
+    left_out: int = 0
 
     @property
     def rated_rows(self) -> list[RatingRow]:
@@ -100,18 +105,38 @@ def rated_games() -> list[str]:
     return list(dict.fromkeys([*GAMES, *games_played()]))
 
 
+def all_games_results() -> tuple[tuple, frozenset, int]:
+    """The matches of the overall fit: every game's, between players who have each played
+    every game of the arena; those players; how many others played some game only."""
+    per_game = [finished_results(game) for game in GAMES]
+    players_of = [{player for result in results for player in result[:2]} for results in per_game]
+    everyone = frozenset(set.intersection(*players_of)) if players_of else frozenset()
+    results = tuple(
+        result for results in per_game for result in results if result[0] in everyone and result[1] in everyone
+    )
+    return results, everyone, len(set().union(*players_of) - everyone)
+
+
 def board(game: str) -> RatingBoard:
     """The ratings of one game (a slug of rated_games()) or of all (ALL_GAMES)."""
     title = game_title(game)
-    results = tuple(finished_results(None if game == ALL_GAMES else game))
     anchor = baseline_of_policy(ANCHOR_POLICY)
-    entrants = head_to_head_entrants()
+    entrants = tuple(entrant.pk for entrant in head_to_head_entrants())
+    left_out = 0
+    if game == ALL_GAMES:
+        results, everyone, left_out = all_games_results()
+        # An opted-in model listed before its first match only until it has played some
+        # game and not yet every one.
+        played = {player for result in finished_results() for player in result[:2]}
+        entrants = tuple(pk for pk in entrants if pk in everyone or pk not in played)
+    else:
+        results = tuple(finished_results(game))
     if anchor is None:
         return RatingBoard(game, title, None, ANCHOR_RATING, None, [])
-    ratings = _fitted(results, anchor.pk, tuple(entrant.pk for entrant in entrants), game)
+    ratings = _fitted(results, anchor.pk, entrants, game)
     submissions = submissions_by_id([entry.player for entry in ratings.players])
     rows = [RatingRow(submissions[entry.player], entry) for entry in ratings.players if entry.player in submissions]
-    return RatingBoard(game, title, anchor, ratings.anchor_rating, ratings, rows)
+    return RatingBoard(game, title, anchor, ratings.anchor_rating, ratings, rows, left_out)
 
 
 @functools.lru_cache(maxsize=FITS_KEPT)
@@ -124,7 +149,7 @@ def overall_ratings() -> dict[int, PlayerRating]:
     """Each rated submission's rating over all games, by submission id (for the overall
     leaderboard's column); empty before the first finished match."""
     # The matches first: without any, the anchor is not read (every front page asks).
-    results = tuple(finished_results())
+    results, _everyone, _left_out = all_games_results()
     if not results:
         return {}
     anchor_id = baseline_id_of_policy(ANCHOR_POLICY)
@@ -134,9 +159,12 @@ def overall_ratings() -> dict[int, PlayerRating]:
     return {entry.player: entry for entry in ratings.rated}
 
 
+def default_game() -> str:
+    """The game /ratings/ shows: the first of the arena's."""
+    return next(iter(GAMES))
+
+
 def page_url(game: str) -> str:
-    if game == ALL_GAMES:
-        return reverse("leaderboard:ratings")
     return reverse("leaderboard:ratings-game", args=[game])
 
 

@@ -10,7 +10,8 @@ An empty CSV cell is a figure the page shows as "—".
 
 from __future__ import annotations
 
-from leaderboard.boards.harness import overall_row_harness, run_standing
+from arena.protocol import RowProtocol, row_protocol
+from leaderboard.boards.harness import overall_row_harness, run_standing, runs_behind
 from leaderboard.boards.overall import AVERAGE_DIGITS, AVERAGE_LABEL, Board, Cell, Column, Row
 from leaderboard.selectors.runs import LeaderboardRow
 
@@ -39,7 +40,7 @@ def overall_header(board: Board) -> list[str]:
         header += [name, f"{column.suite.title} · {column.title} s.e.{_unit(column.unit)}"]
         if not column.summary:
             header.append(f"{column.suite.title} · {column.title} episodes")
-    header += ["Tokens in", "Tokens out", "Cost (USD)", *RATING_HEADER, "Model page", "Harness"]
+    header += ["Tokens in", "Tokens out", "Cost (USD)", *RATING_HEADER, "Model page", "Harness", "Protocol"]
     return header
 
 
@@ -61,7 +62,7 @@ def overall_record(row: Row, base_url: str) -> list[str]:
         values += _cell_values(cell)
     values += [
         str(row.tokens_in), str(row.tokens_out), _rounded(row.cost_usd, COST_DIGITS), *_rating_values(row),
-        base_url + row.submission.get_absolute_url(), overall_row_harness(row).summary,
+        base_url + row.submission.get_absolute_url(), overall_row_harness(row).summary, _protocol(row).text,
     ]
     return values
 
@@ -75,8 +76,14 @@ def _rating_values(row: Row) -> list[str]:
 
 
 def overall_csv_rows(board: Board, base_url: str) -> list[list[str]]:
-    """The header, then one record per row, in the page's order."""
-    return [overall_header(board), *(overall_record(row, base_url) for row in board.rows)]
+    """The header, then one record per row, in the page's order: the comparable rows,
+    then the custom ones (unranked; their "Protocol" says so)."""
+    rows = [*board.rows, *board.custom_rows]
+    return [overall_header(board), *(overall_record(row, base_url) for row in rows)]
+
+
+def _protocol(row: Row) -> RowProtocol:
+    return row.protocol if row.protocol is not None else row_protocol(runs_behind(row))
 
 
 def _figure_json(figure) -> dict:
@@ -113,6 +120,7 @@ def overall_json_row(row: Row, base_url: str) -> dict:
             "games": row.rating.record.games,
         },
         "harness": _harness_json(row),
+        "protocol": _protocol(row).to_json(),
     }
 
 

@@ -10,7 +10,9 @@ the file alone rebuilds the exact prompt of every step. Image parts name their P
 hash; each line's `images` maps those hashes to the URL that serves them.
 
 The endpoint's address, its key and the owner are never written: the header names the
-submission by its name, model and generation settings only.
+submission by its name, model and generation settings only. A step's error is the
+endpoint's message only in the owner's and staff's downloads (`detailed`); others get
+its kind (arena.public_errors).
 
 Everything is produced by generators that read the steps EXPORT_CHUNK_STEPS at a time
 (by index, each chunk a query of its own), so an episode of 100,000 steps streams in
@@ -30,6 +32,7 @@ from asgiref.sync import sync_to_async
 from django.core.serializers.json import DjangoJSONEncoder
 
 from arena.models import Episode, Run, Step, StoredImage, Submission
+from arena.public_errors import public_step_error
 from leaderboard.selectors.episodes import episode_ids_of_run, episode_with_run, steps_chunk
 
 EXPORT_CHUNK_STEPS = 200
@@ -107,8 +110,10 @@ def episode_header(episode: Episode) -> dict:
     }
 
 
-def step_line(step: Step) -> dict:
+def step_line(step: Step, detailed: bool = False) -> dict:
     data = {field: getattr(step, field) for field in STEP_FIELDS}
+    if not detailed:
+        data["error"] = public_step_error(step.error)
     data["kind"] = "step"
     data["observation_image"] = step.observation_image_id
     data["calls"] = step.calls_with_completions
@@ -130,12 +135,13 @@ def steps_in_chunks(episode_id: int) -> Iterator[Step]:
         after = rows[-1].index
 
 
-def episode_jsonl(episode: Episode) -> Iterator[bytes]:
-    """The episode as JSON Lines, a chunk of lines at a time."""
+def episode_jsonl(episode: Episode, detailed: bool = False) -> Iterator[bytes]:
+    """The episode as JSON Lines, a chunk of lines at a time (steps' errors in full when
+    `detailed`)."""
     yield _line(episode_header(episode))
     buffer: list[bytes] = []
     for step in steps_in_chunks(episode.pk):
-        buffer.append(_line(step_line(step)))
+        buffer.append(_line(step_line(step, detailed)))
         if len(buffer) >= EXPORT_CHUNK_STEPS:
             yield b"".join(buffer)
             buffer = []
@@ -188,7 +194,7 @@ class _Sink(io.RawIOBase):
         return data
 
 
-def run_zip(run: Run) -> Iterator[bytes]:
+def run_zip(run: Run, detailed: bool = False) -> Iterator[bytes]:
     """The run as a zip: `episode-<index>.jsonl` per episode, then `run.json` with the
     run's aggregates and the list of its episodes. Streamed: only the current chunk of
     one episode is ever held."""
@@ -205,7 +211,7 @@ def run_zip(run: Run) -> Iterator[bytes]:
                  "score": episode.score, "num_steps": episode.num_steps}
             )
             with archive.open(name, mode="w", force_zip64=True) as member:
-                for piece in episode_jsonl(episode):
+                for piece in episode_jsonl(episode, detailed):
                     member.write(piece)
                     if len(sink.pending) > 1 << 20:
                         yield sink.take()

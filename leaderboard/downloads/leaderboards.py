@@ -114,6 +114,9 @@ class OverallLeaderboardView(DownloadView):
             "notes": {suite.id: suite.overall.note for suite in board.suites},
             "columns": [tables.column_json(column) for column in board.columns],
             "rows": [tables.overall_json_row(row, base_url) for row in board.rows],
+            # Played with custom settings rather than the papers' presets: never ranked
+            # against "rows" (each row's "protocol" says what it played).
+            "custom_rows": [tables.overall_json_row(row, base_url) for row in board.custom_rows],
         }
         response = Response(data)
         if request.query_params.get("format") == "json":  # the page's "Download JSON" link

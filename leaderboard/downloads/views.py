@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.http import HttpResponse, StreamingHttpResponse
 
+from arena.endpoint_privacy import can_see_endpoint
 from arena.web.throttles import download_limited
 from leaderboard import frames
 from leaderboard.downloads import exports
@@ -27,31 +28,33 @@ def _streamed(chunks, filename: str, content_type: str) -> StreamingHttpResponse
 def episode_jsonl(request, pk):
     """The episode as JSON Lines: a header line, then one line per step (see
     leaderboard.downloads.exports for what they hold)."""
-    episode = episode_or_404(pk)
+    episode = episode_or_404(pk, request.user)
     try:
         exports.exportable(episode.run.submission)
     except exports.NotExportable as reason:
         return _refused(reason)
-    return _streamed(exports.episode_jsonl(episode), f"arena-episode-{episode.pk}.jsonl",
+    detailed = can_see_endpoint(request.user, episode.run.submission)
+    return _streamed(exports.episode_jsonl(episode, detailed), f"arena-episode-{episode.pk}.jsonl",
                      "application/x-ndjson; charset=utf-8")
 
 
 @download_limited
 def run_zip(request, pk):
     """The run's episodes, one JSON Lines file each, with run.json (its aggregates)."""
-    run = run_or_404(pk)
+    run = run_or_404(pk, request.user)
     try:
         exports.exportable(run.submission)
     except exports.NotExportable as reason:
         return _refused(reason)
-    return _streamed(exports.run_zip(run), f"arena-run-{run.pk}-episodes.zip", "application/zip")
+    detailed = can_see_endpoint(request.user, run.submission)
+    return _streamed(exports.run_zip(run, detailed), f"arena-run-{run.pk}-episodes.zip", "application/zip")
 
 
 @download_limited
 def episode_gif(request, pk):
     """The episode's pictures as an animated GIF (leaderboard.frames: sampled, scaled,
     cached on disk by content)."""
-    episode = bare_episode_or_404(pk)
+    episode = bare_episode_or_404(pk, request.user)
     path = frames.episode_gif(episode)
     if path is None:
         return HttpResponse("This episode has no pictures to animate.", status=404,

@@ -9,9 +9,12 @@ import json
 import math
 
 import orjson
+from arena.protocol import is_comparable
 from arena.clients.errors import describe
 from arena.metrics import summary
+from arena.moderation import taken_down_for
 from django.db import router
+from django.http import Http404
 from django.db.models import JSONField, TextField
 from django.db.models.base import ModelState
 from django.db.models.functions import Cast
@@ -209,7 +212,8 @@ def scored_runs(task_id: str | None = None, filters: Filters | None = None, *, j
 
 def leaderboard_rows(task_id: str, filters: Filters | None = None) -> list[LeaderboardRow]:
     """Model runs ranked by the primary metric of the task's suite (`rank_key`), with
-    the suite's metrics; baselines are unranked reference rows, placed by the same rule."""
+    the suite's metrics; baselines are unranked reference rows, placed by the same rule;
+    runs with custom settings (arena.protocol) follow, unranked."""
     return ranked_rows(suite_of(task_id), list(scored_runs(task_id, filters)))
 
 
@@ -221,9 +225,12 @@ def ranked_rows(suite: Suite, runs: list[Run], *, primary_only: bool = False) ->
     metrics = suite.metrics[:1] if primary_only else suite.metrics
     valued = [(run, [metric_value(run, metric) for metric in metrics]) for run in runs]
     valued.sort(key=lambda item: rank_key_of(item[0], item[1][0]))
+    # Runs with custom settings (arena.protocol) come after the comparable ones, unranked.
+    comparable = [is_comparable(run) for run, _ in valued]
+    valued = [item for item, ok in zip(valued, comparable) if ok] + [item for item, ok in zip(valued, comparable) if not ok]
     rows, rank = [], 0
     for run, metrics in valued:
-        if run.submission.is_baseline:
+        if run.submission.is_baseline or not is_comparable(run):
             rows.append(LeaderboardRow(rank=None, run=run, metrics=metrics))
         else:
             rank += 1
@@ -414,9 +421,13 @@ def _first_clause(error: str) -> str:
     return text if len(text) <= 160 else text[:159] + "…"
 
 
-def run_or_404(pk: int) -> Run:
-    """One run with its submission; a 404 when there is none."""
-    return get_object_or_404(Run.objects.select_related("submission"), pk=pk)
+def run_or_404(pk: int, viewer=None) -> Run:
+    """One run with its submission; a 404 when there is none, or when moderation took it
+    down for `viewer` (arena.moderation.taken_down_for)."""
+    run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
+    if viewer is not None and taken_down_for(viewer, run.submission, run):
+        raise Http404("no such run")
+    return run
 
 
 def runs_newest_first(*, task: str | None = None, submission: int | None = None, status: str | None = None):
@@ -450,9 +461,29 @@ def suite_runs(suite_id: str, *, images: bool | None = None, filters: Filters | 
     return list(runs.order_by("id"))
 
 
+def lean_suite_runs(suite_id: str, *, images: bool | None = None) -> list[Run]:
+    """`suite_runs` as `lean_runs` builds them, each given its submission in one query:
+    BALROG's page reads a thousand runs of imported leaderboard submissions (58 runs
+    each), and building them through Model.__init__ with the submission joined into
+    every row was most of its time (bench/read_pages.py)."""
+    runs = scored_runs(join_submission=False).filter(task__startswith=f"{suite_id}/")
+    if images is True:
+        runs = runs.filter(variant__format__in=IMAGE_FORMATS)
+    elif images is False:
+        runs = runs.exclude(variant__format__in=IMAGE_FORMATS)
+    return with_submissions(lean_runs(runs.order_by("id")))
+
+
 def runs_of_tasks(task_ids, filters: Filters | None = None, *, order: str = "id") -> list[Run]:
     """Runs of these tasks with finished episodes, under the filters, ordered by `order`."""
     return list(scored_runs(filters=filters).filter(task__in=list(task_ids)).order_by(order))
+
+
+def lean_runs_of_tasks(task_ids, filters: Filters | None = None) -> list[Run]:
+    """`runs_of_tasks` by id, read lean (`lean_runs`) with their submissions: for a page
+    that ranks every run of a suite's tasks."""
+    runs = scored_runs(filters=filters, join_submission=False).filter(task__in=list(task_ids)).order_by("id")
+    return with_submissions(lean_runs(runs))
 
 
 def scored_runs_by_id(filters: Filters | None = None) -> list[Run]:

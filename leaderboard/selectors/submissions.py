@@ -6,11 +6,13 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.db.models import Count
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from arena.models import Episode, Experiment, Run, Submission, Worker
-from arena.moderation import ranked
+from arena.moderation import ranked, taken_down_for
 from arena.tenancy import submission_endpoint_key
+from leaderboard.selectors.runs import lean_runs, with_submissions
 
 
 def submissions_by_id(ids: list[int]) -> dict[int, Submission]:
@@ -29,8 +31,10 @@ def runs_of_submission(submission: Submission) -> list[Run]:
 
 def ranked_runs_of_tasks(tasks: set[str]) -> list[Run]:
     """Every submission's runs of these tasks that have finished episodes, but those the
-    operators hid (arena.moderation)."""
-    return list(ranked(Run.objects.select_related("submission").filter(task__in=tasks, episodes_done__gt=0)))
+    operators hid (arena.moderation). Read lean (leaderboard.selectors.runs.lean_runs):
+    a model page that played every task reads every run of the arena, a thousand at 10^5
+    episodes, and the ORM's instances were a third of the page's CPU."""
+    return with_submissions(lean_runs(ranked(Run.objects.filter(task__in=tasks, episodes_done__gt=0)).order_by("id")))
 
 
 def sweeps_with_results(submission: Submission) -> list[Experiment]:
@@ -50,8 +54,12 @@ def submissions_sharing_tasks(submission: Submission) -> list[Submission]:
     return list(others.distinct())
 
 
-def submission_or_404(pk: int) -> Submission:
-    return get_object_or_404(Submission, pk=pk)
+def submission_or_404(pk: int, viewer=None) -> Submission:
+    """A 404 too when moderation took the submission down for `viewer`."""
+    submission = get_object_or_404(Submission, pk=pk)
+    if viewer is not None and taken_down_for(viewer, submission):
+        raise Http404("no such submission")
+    return submission
 
 
 def experiments_of(submission: Submission) -> list[Experiment]:
@@ -63,8 +71,11 @@ def experiment_run_count(experiment: Experiment) -> int:
     return experiment.runs.count()
 
 
-def experiment_or_404(pk: int) -> Experiment:
-    return get_object_or_404(Experiment.objects.select_related("submission"), pk=pk)
+def experiment_or_404(pk: int, viewer=None) -> Experiment:
+    experiment = get_object_or_404(Experiment.objects.select_related("submission"), pk=pk)
+    if viewer is not None and taken_down_for(viewer, experiment.submission):
+        raise Http404("no such experiment")
+    return experiment
 
 
 def runs_of_experiment(experiment: Experiment) -> list[Run]:
@@ -97,3 +108,11 @@ def episodes_playing_through(submission: Submission) -> int:
         return 0
     shares = Submission.objects.filter(pk__in=by_submission).only("pk", "owner_id", "base_url")
     return sum(by_submission[other.pk] for other in shares if submission_endpoint_key(other) == key)
+
+
+def figures_only_submissions(mode: str) -> list[Submission]:
+    """The visible imported submissions of figures only filed under this mode."""
+    found = Submission.objects.filter(kind=Submission.KIND_IMPORTED, balrog_figures_only=True).exclude(
+        moderation=Submission.HIDDEN
+    )
+    return [submission for submission in found.order_by("id") if submission.balrog_reported.get("mode") == mode]

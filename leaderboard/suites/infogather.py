@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 from arena.metrics import summary
 from arena.models import Run
 from envs.registry import suite_of
+from arena.protocol import is_comparable
 from leaderboard.selectors.runs import rank_key, scored_runs_of_task
 from leaderboard.boards.charts import BASELINE_STYLE, figure_json, plain_text
 
@@ -53,12 +54,13 @@ def leaderboard(task_id: str, filters=None) -> list[Row]:
         Row(None, run, summary(run.metric_sums.get("identified", {})), summary(run.metric_sums.get(STEPS, {})))
         for run in _runs(task_id, filters)
     ]
-    rows.sort(key=lambda r: (r.num_colours or 0, rank_key(r.run, primary)))
+    # Within a group, runs with custom settings (arena.protocol) after the others, unranked.
+    rows.sort(key=lambda r: (r.num_colours or 0, not is_comparable(r.run), rank_key(r.run, primary)))
     rank, group = 0, None
     for row in rows:
         if row.num_colours != group:
             rank, group = 0, row.num_colours
-        if not row.submission.is_baseline:
+        if not row.submission.is_baseline and is_comparable(row.run):
             rank += 1
             row.rank = rank
     return rows

@@ -18,6 +18,7 @@ import math
 
 from django.utils.text import slugify
 
+from arena.protocol import CUSTOM, RowProtocol, row_protocol
 from arena.models import Run, Submission
 from arena.variant import Variant
 from envs.balrog.catalog import Figure
@@ -166,6 +167,7 @@ class Row:
     cells: list[Cell]
     mean: Figure
     rank: int | None = None
+    protocol: RowProtocol | None = None  # the protocol its runs were played under (arena.protocol)
 
     @property
     def key(self) -> str:
@@ -254,7 +256,7 @@ def board(suite: Suite, filters: PageFilters = PageFilters()) -> tuple[list[Game
     """The columns (games by category) and the rows: more games played first (a mean
     over fewer games is not comparable), then the higher mean normalised score. Model
     submissions are ranked; baselines are reference rows, kept under every filter but
-    the step limit."""
+    the step limit; rows with custom settings follow, unranked."""
     columns = games(suite)
     default_steps = {game.task_id: tasks_of(suite.id)[game.task_id].max_steps for game in columns}
     grouped: dict[tuple, list[Run]] = {}
@@ -266,11 +268,14 @@ def board(suite: Suite, filters: PageFilters = PageFilters()) -> tuple[list[Game
             continue
         grouped.setdefault(key, []).append(run)
     rows = [_row(key, group, columns, suite) for key, group in grouped.items()]
-    rows.sort(key=lambda row: (-row.games_played, -(row.mean.mean if row.mean.mean is not None else -math.inf),
-                               row.submission.pk, row.key))
+    for row in rows:
+        row.protocol = row_protocol(run for cell in row.cells for run in cell.runs)
+    # Rows with custom settings (arena.protocol) after the others, never ranked.
+    rows.sort(key=lambda row: (row.protocol.kind == CUSTOM, -row.games_played,
+                               -(row.mean.mean if row.mean.mean is not None else -math.inf), row.submission.pk, row.key))
     rank = 0
     for row in rows:
-        if row.submission.kind == Submission.KIND_MODEL:
+        if row.submission.kind == Submission.KIND_MODEL and row.protocol.kind != CUSTOM:
             rank += 1
             row.rank = rank
     return columns, rows

@@ -15,7 +15,8 @@ from django.utils.safestring import SafeString, mark_safe
 
 from leaderboard.boards.harness import overall_row_harness
 from leaderboard.templatetags.arena_format import figure, unrounded, usd
-from leaderboard.templatetags.run_rows import escape
+from leaderboard.templatetags.protocol_marks import protocol_html, protocol_of_row
+from leaderboard.templatetags.run_rows import escape, moderation_mark
 
 register = template.Library()
 
@@ -41,8 +42,27 @@ def row_harness_mark(row, standings: dict | None = None) -> str:
     return f'<div class="harness-old" title="{_text(harness.summary)}">{_text(notes[0] if notes else "")}{more}</div>\n'
 
 
+def model_cell(submission) -> str:
+    """The model's name (linked to the page the submitter gave) and what is known of it:
+    organisation, release date, open or closed weights (Submission.model_facts)."""
+    name = _text(submission.model or "—")
+    if submission.model_url:
+        name = f'<a class="model-link" href="{_text(submission.model_url)}" rel="nofollow noopener">{name}</a>'
+    facts = submission.model_facts
+    return name + (f'<div class="muted model-facts">{_text(" · ".join(facts))}</div>' if facts else "")
+
+
+NOT_RANKED = (
+    '<span class="badge not-ranked" title="No average progress yet: listed apart, not ranked">not ranked</span>'
+)
+
+
 def _rank_cell(row) -> str:
     if not row.rank:
+        if not row.submission.is_baseline:
+            if row.protocol is not None and row.protocol.comparable:
+                return NOT_RANKED  # no average progress yet
+            return '<span class="badge custom" title="Custom settings: not ranked against the paper\'s protocol">custom</span>'
         return '<span class="badge baseline">baseline</span>'
     mark = ""
     if row.tie_explanation:
@@ -113,8 +133,9 @@ def compact_row(row, average_digits, per_task_query: str, ratings_url: str | Non
         f'\n    <tr class="{"baseline-row" if submission.is_baseline else ""}" data-submission="{_text(submission.pk)}">\n'
         f'      <td class="num" data-sort="{_text("" if row.rank is None else row.rank)}">{_rank_cell(row)}</td>\n'
         f'      <td data-sort="{_text(submission.name)}"><a class="model-page" href="{_text(submission.get_absolute_url())}">'
-        f"{_text(submission.name)}</a>{row_harness_mark(row, standings)}</td>\n"
-        f'      <td data-sort="{_text(submission.model)}">{_text(submission.model or "—")}</td>\n'
+        f"{_text(submission.name)}</a>{moderation_mark(submission) if submission.moderation else ''}"
+        f"{protocol_html(protocol_of_row(row))}{row_harness_mark(row, standings)}</td>\n"
+        f'      <td data-sort="{_text(submission.model)}">{model_cell(submission)}</td>\n'
         f'      <td class="num" data-sort="{_text(unrounded(row.average.mean))}">{_average_cell(row, average_digits)}</td>\n'
         f"      {rating}\n"
         f"      {cells}\n"
@@ -124,11 +145,12 @@ def compact_row(row, average_digits, per_task_query: str, ratings_url: str | Non
 
 
 @register.simple_tag
-def overall_compact_rows(board, average_digits, per_task_query: str) -> SafeString:
+def overall_compact_rows(board, average_digits, per_task_query: str, custom: bool = False) -> SafeString:
     """Every row of the overall board `board` (leaderboard.boards.overall.Board) in the
-    compact table, in order."""
-    ratings_url = _text(reverse("leaderboard:ratings")) if board.has_ratings else None
+    compact table, in order: its comparable rows, or with `custom` its custom ones."""
+    ratings_url = _text(reverse("leaderboard:ratings-game", args=["all"])) if board.has_ratings else None
     standings: dict = {}  # the runs' harness standings, by task and version, for every row
     return mark_safe("".join(
-        compact_row(row, average_digits, per_task_query, ratings_url, standings) for row in board.rows
+        compact_row(row, average_digits, per_task_query, ratings_url, standings)
+        for row in (board.custom_rows if custom else board.rows)
     ))

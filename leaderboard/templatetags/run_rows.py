@@ -25,7 +25,9 @@ from django.utils.text import capfirst, slugify
 
 from envs import harness
 from envs.registry import suite_of
+from arena.protocol import row_protocol
 from leaderboard.boards.harness import standing_of
+from leaderboard.templatetags.protocol_marks import protocol_html
 from leaderboard.templatetags.arena_format import compact, percent, task_url, usd
 
 register = template.Library()
@@ -110,6 +112,8 @@ def _harness_mark(task: str, stored: str, current: str) -> SafeString:
 
 def _rank_cell(row) -> str:
     if not row.rank:
+        if not row.run.submission.is_baseline:
+            return '<span class="badge custom" title="Custom settings: not ranked against the paper\'s protocol">custom</span>'
         return '<span class="badge baseline">baseline</span>'
     mark, prefix = row.neighbour_mark, ""
     if mark:
@@ -244,7 +248,7 @@ def run_row(row, run_url: Callable[[int], str], submission_url: Callable[[int], 
         f'      <td class="num">{_rank_cell(row)}</td>\n'
         f"      <td>{name_cell}</td>\n"
         f"      <td>{model_cell}</td>\n"
-        f'      <td class="variant">{parts.variant_cell(run, submission.is_baseline)}</td>\n'
+        f'      <td class="variant">{parts.variant_cell(run, submission.is_baseline)}{protocol_html(row_protocol([run]))}</td>\n'
         f"      {_metric_cells(row, run_url(run.id), parts.metrics)}\n"
         f'      <td class="num">{episodes}</td>\n'
         f'      <td class="num">{illegal}</td>\n'

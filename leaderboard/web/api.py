@@ -11,13 +11,25 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
+from arena.endpoint_privacy import can_see_endpoint
 from arena.models import Episode, Run
+from arena.moderation import visible_to
 from envs.registry import all_tasks
 from arena.live.frame import STEP_TEXT_PREVIEW_CHARS, StepSerializer
-from leaderboard.selectors.episodes import counted_steps, episodes_with_run, step_or_404
-from leaderboard.selectors.runs import runs_newest_first
+from leaderboard.selectors.episodes import (
+    MIN_STEP_SEARCH_CHARS,
+    STEP_SEARCH_LIMIT,
+    EpisodeFilters,
+    counted_steps,
+    episodes_with_run,
+    filtered_episodes_of_run,
+    filtered_episodes_of_task,
+    search_steps,
+    step_or_404,
+)
+from leaderboard.selectors.runs import run_or_404, runs_newest_first
 from leaderboard.downloads.leaderboards import OverallLeaderboardView, TaskLeaderboardView
-from leaderboard.serializers import STEP_PAGE_MAX_BYTES, EpisodeSerializer, RunSerializer, step_page
+from leaderboard.serializers import STEP_PAGE_MAX_BYTES, EpisodeListSerializer, EpisodeSerializer, RunSerializer, step_page
 from leaderboard.web.step_marks import (
     MARK_KINDS,
     MAX_WINDOW_STEPS,
@@ -77,7 +89,8 @@ class RunViewSet(viewsets.ReadOnlyModelViewSet):
         filters = RunFilterSerializer(data={name: params[name] for name in ("task", "submission", "status") if params.get(name)})
         filters.is_valid(raise_exception=True)  # a 400 that names the parameter
         wanted = filters.validated_data
-        return runs_newest_first(task=wanted.get("task"), submission=wanted.get("submission"), status=wanted.get("status"))
+        runs = runs_newest_first(task=wanted.get("task"), submission=wanted.get("submission"), status=wanted.get("status"))
+        return visible_to(getattr(self.request, "user", None), runs, submission="submission", run="")
 
     @extend_schema(parameters=[RunFilterSerializer])
     def list(self, request, *args, **kwargs):
@@ -108,9 +121,90 @@ class StepMarksSerializer(serializers.Serializer):
 LAST_POSSIBLE_STEP_INDEX = 2**31 - 1
 
 
-class EpisodeViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class EpisodeFilterSerializer(serializers.Serializer):
+    """The query parameters of GET /api/episodes/: the episodes of a run or of a task,
+    narrowed as the run page and the task's episode page narrow them."""
+
+    run = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID, help_text="the episodes of this run")
+    task = serializers.CharField(required=False, help_text="the episodes of every run of this task, e.g. lmact/chess")
+    illegal = serializers.BooleanField(required=False, help_text="only episodes with an illegal answer")
+    cut_off = serializers.BooleanField(required=False, help_text="only episodes with an answer cut off by the token limit")
+    error = serializers.BooleanField(required=False, help_text="only episodes that failed or carry an error")
+    end_reason = serializers.CharField(required=False, max_length=200, help_text="only episodes that ended for this reason")
+    score_min = serializers.FloatField(required=False, help_text="only episodes scoring this or more")
+    score_max = serializers.FloatField(required=False, help_text="only episodes scoring this or less")
+
+    def validate_task(self, value):
+        if value not in all_tasks():
+            raise serializers.ValidationError(f"Unknown task {value!r}; see /api/tasks/.")
+        return value
+
+    def validate(self, data):
+        if ("run" in data) == ("task" in data):
+            raise serializers.ValidationError({"run": ["Give a run or a task (one of them)."]})
+        return data
+
+
+class StepMatchSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    where = serializers.ListField(child=serializers.CharField(), help_text="the step's texts that hold the search")
+    snippet = serializers.CharField(help_text="the first such text around the match")
+
+
+class StepSearchSerializer(serializers.Serializer):
+    more = serializers.BooleanField(help_text=f"more steps match than the first {STEP_SEARCH_LIMIT} listed")
+    results = StepMatchSerializer(many=True)
+
+
+class EpisodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     queryset = episodes_with_run()
     serializer_class = EpisodeSerializer
+
+    def get_serializer_class(self):
+        return EpisodeListSerializer if self.action == "list" else EpisodeSerializer
+
+    def get_queryset(self):
+        # Episodes of hidden runs or submissions: 404 but to staff and their owner.
+        user = getattr(self.request, "user", None)
+        if self.action != "list":
+            return visible_to(user, super().get_queryset(), submission="run__submission", run="run")
+        params = self.request.query_params
+        wanted = EpisodeFilterSerializer(data={name: params[name] for name in EpisodeFilterSerializer().fields if params.get(name)})
+        wanted.is_valid(raise_exception=True)  # a 400 that names the parameter
+        data = wanted.validated_data
+        filters = EpisodeFilters(
+            illegal=data.get("illegal", False), cut_off=data.get("cut_off", False), error=data.get("error", False),
+            end_reason=data.get("end_reason", ""), score_min=data.get("score_min"), score_max=data.get("score_max"),
+        )
+        if "run" in data:
+            return filtered_episodes_of_run(run_or_404(data["run"], user), filters).select_related("run")
+        return filtered_episodes_of_task(data["task"], filters)
+
+    @extend_schema(
+        description="The episodes of a run (`run`) or of every run of a task (`task`), narrowed by the filters; "
+        "a run's in index order, a task's by run (newest first) then index.",
+        parameters=[EpisodeFilterSerializer],
+    )
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
+
+    @extend_schema(
+        description=(
+            "The steps of the episode whose observation, prompt parts, completion, reasoning or action hold `q` "
+            f"(case-insensitive, {MIN_STEP_SEARCH_CHARS} characters or more), in index order, at most "
+            f"{STEP_SEARCH_LIMIT}."
+        ),
+        parameters=[OpenApiParameter("q", str, description="the text searched for")],
+        responses=StepSearchSerializer,
+    )
+    @action(detail=True, methods=["get"], url_path="search", url_name="search")
+    def search(self, request, pk=None):
+        episode = self.get_object()
+        text = request.query_params.get("q", "").strip()
+        if not MIN_STEP_SEARCH_CHARS <= len(text) <= 200:
+            return Response({"q": [f"{MIN_STEP_SEARCH_CHARS} to 200 characters."]}, status=status.HTTP_400_BAD_REQUEST)
+        matches = search_steps(episode, text)
+        return Response({"more": len(matches) > STEP_SEARCH_LIMIT, "results": matches[:STEP_SEARCH_LIMIT]})
 
     STEPS_PAGE_SIZE = 100
     STEPS_MAX_PAGE_SIZE = 500
@@ -140,7 +234,10 @@ class EpisodeViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
             after_index, through_index = _step_range(params)
         except serializers.ValidationError as error:
             return Response(error.detail, status=status.HTTP_400_BAD_REQUEST)
-        page = step_page(episode.pk, after_index, self._steps_page_size(params.get("page_size")), through_index)
+        page = step_page(
+            episode.pk, after_index, self._steps_page_size(params.get("page_size")), through_index,
+            detailed=can_see_endpoint(request.user, episode.run.submission),
+        )
         next_url = None
         if page.more:
             next_url = replace_query_param(
@@ -196,7 +293,8 @@ class EpisodeViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     def step(self, request, pk=None, index=None):
         episode = self.get_object()
         step = step_or_404(episode, min(int(index), LAST_POSSIBLE_STEP_INDEX))
-        return Response(StepSerializer(step).data)
+        detailed = can_see_endpoint(request.user, episode.run.submission)
+        return Response(StepSerializer(step, context={"detailed": detailed}).data)
 
 
 def _step_range(params) -> tuple[int, int | None]:

@@ -7,6 +7,7 @@ from django.http import JsonResponse
 from django.shortcuts import render
 
 from arena.matches.catalogue import GAME_TITLES, MAX_ATTEMPTS
+from arena.matches.public_errors import match_error_for
 from leaderboard.match_payloads import match_payload, moves_after
 from leaderboard.selectors.match_replays import match_or_404, recent_matches
 
@@ -22,8 +23,8 @@ def match_list(request):
     except ValueError:
         submission_id = None
     matches = recent_matches(game=game, submission_id=submission_id)
-    rows = [{"match": m, "score": _score_text(m.result), "title": GAME_TITLES.get(m.game, m.game)}
-            for m in matches]
+    rows = [{"match": m, "score": _score_text(m.result), "title": GAME_TITLES.get(m.game, m.game),
+             "error": match_error_for(request.user, m)} for m in matches]
     return render(request, "leaderboard/matches.html", {
         "rows": rows, "game": game, "games": list(GAME_TITLES.items()),
     })
@@ -31,7 +32,7 @@ def match_list(request):
 
 def match_detail(request, pk):
     match = match_or_404(pk)
-    payload = match_payload(match)
+    payload = match_payload(match, request.user)
     moves = moves_after(match.pk, -1)
     return render(request, "leaderboard/match.html", {
         "match": match,
@@ -50,4 +51,4 @@ def match_moves_json(request, pk):
         after = int(request.GET.get("after", "-1"))
     except ValueError:
         return JsonResponse({"detail": "after must be a move index"}, status=400)
-    return JsonResponse({"match": match_payload(match), "moves": moves_after(match.pk, after)})
+    return JsonResponse({"match": match_payload(match, request.user), "moves": moves_after(match.pk, after)})

@@ -1,5 +1,6 @@
-"""The head-to-head rating pages: /ratings/ (all games in one fit), /ratings/<game>/ (one
-game), and /ratings/method/ (docs/ratings.md as written). The numbers are
+"""The head-to-head rating pages: /ratings/ (the first game's), /ratings/<game>/ (one
+game, or `all`: every game in one fit over the players who played them all), and
+/ratings/method/ (docs/ratings.md as written). The numbers are
 leaderboard.boards.ratings'; the page only lays them out."""
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ RATINGS_DOC = settings.BASE_DIR / "docs" / "ratings.md"
 
 
 def ratings_overall(request):
-    return _page(request, ratings.ALL_GAMES)
+    return _page(request, ratings.default_game())
 
 
 def ratings_game(request, game):
-    if game not in ratings.rated_games():
+    if game not in ratings.rated_games() and game != ratings.ALL_GAMES:
         raise Http404(f"no head-to-head game {game}")
     return _page(request, game)
 
@@ -33,7 +34,7 @@ def _page(request, game: str):
         "matrix": matrix,
         "matrix_columns": [line.row for line in matrix],
         "game_links": [(key, ratings.game_title(key), ratings.page_url(key))
-                       for key in [ratings.ALL_GAMES, *ratings.rated_games()]],
+                       for key in [*ratings.rated_games(), ratings.ALL_GAMES]],
         "anchor_title": ratings.ANCHOR_TITLE,
     })
 

@@ -31,7 +31,7 @@ def is_owner(request, submission: Submission) -> bool:
 
 
 def submission_detail(request, pk):
-    submission = submission_or_404(pk)
+    submission = submission_or_404(pk, request.user)
     show_endpoint = can_see_endpoint(request.user, submission)
     if not show_endpoint:  # shown, never saved: the probe's notes may quote the address
         submission.endpoint_probe = hide_endpoint_in(submission.endpoint_probe, submission.base_url)
@@ -39,7 +39,7 @@ def submission_detail(request, pk):
     form = None
     if can_experiment:
         refusal = form_refusal(ExperimentThrottle, request) if request.method == "POST" else None
-        form = ExperimentForm(request.POST or None, refusal=refusal)
+        form = ExperimentForm(request.POST or None, refusal=refusal, owner=request.user)
         if request.method == "POST" and form.is_valid():
             data = form.cleaned_data
             task_id, fmt = data["task"]

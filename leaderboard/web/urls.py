@@ -2,13 +2,14 @@ from django.urls import path
 
 from leaderboard.compare import views as comparison_views
 from leaderboard.downloads import views as export_views
-from leaderboard.web import cost_views, match_views, rating_views, submission_views, views
+from leaderboard.web import cost_views, episode_lists, match_views, rating_views, submission_views, views
 
 app_name = "leaderboard"
 urlpatterns = [
     path("", views.index, name="index"),
     path("tasks/", views.tasks, name="tasks"),
     path("tasks/<slug:suite>/<slug:name>/", views.task_detail, name="task"),
+    path("tasks/<slug:suite>/<slug:name>/episodes/", episode_lists.task_episodes, name="task-episodes"),
     path("tasks/<slug:suite>/<slug:name>/picture.png", views.task_picture, name="task-picture"),
     path("suites/<slug:suite>/", views.suite_detail, name="suite"),
     path("suites/<slug:suite>/episodes/", views.suite_episodes, name="suite-episodes"),

@@ -1,3 +1,4 @@
+import dataclasses
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -11,9 +12,10 @@ from arena.services.submissions import PAPER_EPISODES_PER_RUN
 from envs.registry import all_suites, all_tasks, get_suite, tasks_of
 from envs.suite import Suite
 from leaderboard import frames
-from leaderboard.boards import overall
+from leaderboard.boards import front_page, overall
 from leaderboard.suites import adventure, balrog, infogather, textatari
 from leaderboard.web import task_pictures
+from leaderboard.web.episode_lists import episode_filters_of, filter_links
 from leaderboard.web.rendering import render_released
 from leaderboard.web.run_waiting import waiting_reason
 from leaderboard.reported.adventure import paper_tables
@@ -22,9 +24,13 @@ from leaderboard.reported.figures import reported_set
 from leaderboard.reported.display import baselines_chart, scaling_markers, task_reported
 from leaderboard.boards.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
 from leaderboard.selectors.episodes import (
+    MIN_STEP_SEARCH_CHARS,
+    STEP_SEARCH_LIMIT,
     bare_episode_or_404,
+    end_reasons_of_run,
+    filtered_episodes_of_run,
+    search_steps,
     episode_or_404,
-    episodes_of_run,
     episodes_of_runs,
     executed_actions,
     same_game_episodes,
@@ -45,6 +51,7 @@ from leaderboard.selectors.runs import (
     metric_value,
     rate_breakdown_rows,
     replay_rows_by_format,
+    lean_runs_of_tasks,
     scaling_points,
     scaling_points_by_format,
 )
@@ -57,40 +64,41 @@ def _filter_context(request) -> tuple[Filters, dict]:
     return filters, {"filters": filters, "mode_filters": MODE_FILTERS, "strategy_filters": STRATEGY_FILTERS}
 
 
-# Ranked rows per task on the front page; the task's page lists them all. Rendering
-# every row of every task was most of the front page's cost (bench/read_pages.py).
-FRONT_PAGE_TASK_ROWS = 10
-
-
 def index(request):
-    """The overall leaderboard (leaderboard.boards.overall) of the tab and strategy asked for
-    (unknown values fall back to LLM / all strategies, and the page says so), then every
-    task's leaderboard with the filters users had before: its top FRONT_PAGE_TASK_ROWS
-    ranked rows and its baselines, and a link to the task's page for the rest."""
+    """The front page, read in a screen or two (leaderboard.boards.front_page): the
+    overall leaderboard of the tab and strategy asked for (unknown values fall back to
+    LLM / all strategies, and the page says so), its ranked rows and baselines in one
+    table and the rows without an average progress apart, then each suite's leaders and
+    the links onward. Every task's table is on its task page and its suite's page."""
     filters, context = _filter_context(request)
     tab = request.GET.get("tab", "llm")
     ignored = [] if tab in overall.TABS else [f"unknown tab {tab!r}"]
     tab = tab if tab in overall.TABS else "llm"
-    # One read of the runs for both boards (each read them all before).
-    task_runs, tab_runs = front_page_runs(filters, tab)
+    # One read of the runs for the board and the suites' leaders.
+    _, tab_runs = front_page_runs(filters, tab)
     board = overall.board(tab, filters.strategy, runs=tab_runs)
+    all_rows = request.GET.get("rows") == "all"
     query = {"tab": tab, **({"strategy": filters.strategy} if filters.strategy else {})}
     # One column per suite unless the visitor asked for one per task.
     per_task = request.GET.get("columns") == "tasks"
     page_query = {**query, **({"columns": "tasks"} if per_task else {})}
-    # Released after rendering: the context holds the boards' thousand runs.
+    task_boards = leaderboard_by_suite(Filters(mode=tab, strategy=filters.strategy), top=1, runs=tab_runs)
+    rows = front_page.front_rows(board, all_rows=all_rows)
+    # Released after rendering: the context holds the board's thousand runs.
     return render_released(
         request,
         "leaderboard/index.html",
         {
-            "suites": leaderboard_by_suite(filters, top=FRONT_PAGE_TASK_ROWS, runs=task_runs), "overall": board, "tabs": overall.TABS, "tab": tab,
+            "overall": board, "rows": rows, "all_rows": all_rows,
+            # The two tables' boards: the ranked rows with the baselines, and the rows apart.
+            "ranked_board": dataclasses.replace(board, rows=rows.ranked, custom_rows=rows.custom),
+            "apart_board": dataclasses.replace(board, rows=rows.apart, custom_rows=[]),
+            "leaders": front_page.suite_leaders(board, task_boards), "tabs": overall.TABS, "tab": tab,
             "ignored": ignored, "download_query": urlencode(query),
             "tab_links": [(key, label, urlencode({**page_query, "tab": key})) for key, label in overall.TABS.items()],
             "per_task": per_task, "per_task_query": urlencode({**query, "columns": "tasks"}),
             "compact_query": urlencode(query),
-            "front_page_rows": FRONT_PAGE_TASK_ROWS,
-            # The task pages' tables under the filters the front page's tables have.
-            "task_filter_query": urlencode({key: value for key, value in vars(filters).items() if value}),
+            "all_rows_query": urlencode({**page_query, "rows": "all"}),
             "strategy_label": STRATEGY_FILTERS.get(filters.strategy, ""),
             "average_label": overall.AVERAGE_LABEL, "average_digits": overall.AVERAGE_DIGITS, **context,
         },
@@ -188,10 +196,26 @@ def suite_detail(request, suite):
     return page(request, descriptor)
 
 
+# Ranked rows per task in a suite page's task tables; the task's page lists them all.
+SUITE_PAGE_TASK_ROWS = 10
+
+
 def best_score_page(request, suite: Suite):
-    """LMAct Fig. 2: per task, each model's best run over every setting."""
+    """LMAct Fig. 2: per task, each model's best run over every setting; then each
+    task's leaderboard under the filters (its top SUITE_PAGE_TASK_ROWS ranked runs and
+    its baselines; every run on the task's page), which the front page showed before."""
+    filters, context = _filter_context(request)
     sections = best_scores_by_task(suite.id)
-    return render(request, "leaderboard/suite.html", {"suite": suite, "charts": best_score_bars(sections)})
+    runs = lean_runs_of_tasks(tasks_of(suite.id), filters)
+    boards = [board for board in leaderboard_by_suite(filters, top=SUITE_PAGE_TASK_ROWS, runs=runs) if board.suite.id == suite.id]
+    return render(
+        request,
+        "leaderboard/suite.html",
+        {
+            "suite": suite, "charts": best_score_bars(sections), "boards": boards, "shown_rows": SUITE_PAGE_TASK_ROWS,
+            "task_filter_query": urlencode({key: value for key, value in vars(filters).items() if value}), **context,
+        },
+    )
 
 
 def adventure_page(request, suite: Suite):
@@ -357,7 +381,7 @@ def _episode_value(episode: Episode, metric) -> float | None:
 
 
 def experiment_detail(request, pk):
-    experiment = experiment_or_404(pk)
+    experiment = experiment_or_404(pk, request.user)
     runs = runs_of_experiment(experiment)
     context = {"experiment": experiment, "runs": runs}
     if experiment.kind == Experiment.SWEEP:
@@ -378,10 +402,12 @@ def experiment_detail(request, pk):
 
 
 def run_detail(request, pk):
-    run = run_or_404(pk)
-    episodes = episodes_of_run(run)
+    run = run_or_404(pk, request.user)
+    episode_filters, ignored = episode_filters_of(request)
+    page = Paginator(filtered_episodes_of_run(run, episode_filters), EPISODES_PER_PAGE).get_page(request.GET.get("page"))
     owner = request.user.is_authenticated and run.submission.owner_id == request.user.pk
     error_groups = run_error_groups(run) if run.episodes_failed else []
+    episodes = page.object_list
     if not can_see_endpoint(request.user, run.submission):
         # Others read the kind of each failure, not the endpoint's own words (arena.endpoint_privacy).
         episodes = list(episodes)
@@ -393,7 +419,9 @@ def run_detail(request, pk):
         request,
         "leaderboard/run.html",
         {
-            "run": run, "episodes": episodes, "run_data": RunSerializer(run).data, "waiting": waiting_reason(run),
+            "run": run, "episodes": episodes, "page": page, "episode_filters": episode_filters,
+            "filters_ignored": ignored, "end_reasons": end_reasons_of_run(run), **filter_links(episode_filters, page),
+            "run_data": RunSerializer(run).data, "waiting": waiting_reason(run),
             "error_groups": error_groups, "is_owner": owner,
             "run_terminal_statuses": Run.TERMINAL,
             "paper_episodes": _paper_episodes(run),
@@ -418,12 +446,16 @@ def _same_seed(episode: Episode):
 
 
 def episode_detail(request, pk):
-    episode = episode_or_404(pk)
+    episode = episode_or_404(pk, request.user)
+    search = request.GET.get("q", "").strip()[:200]
+    matches = search_steps(episode, search) if len(search) >= MIN_STEP_SEARCH_CHARS else None
     return render(
         request,
         "leaderboard/episode.html",
-        {"episode": episode, "episode_data": EpisodeSerializer(episode, context={"request": request}).data, "same_seed": _same_seed(episode),
-         "frames": frames.frames_state(episode)},
+        {"episode": episode, "episode_data": EpisodeSerializer(episode, context={"request": request}).data,
+         "same_seed": _same_seed(episode), "frames": frames.frames_state(episode), "search": search,
+         "min_search": MIN_STEP_SEARCH_CHARS, "matches": None if matches is None else matches[:STEP_SEARCH_LIMIT],
+         "more_matches": matches is not None and len(matches) > STEP_SEARCH_LIMIT, "search_limit": STEP_SEARCH_LIMIT},
     )
 
 
@@ -472,8 +504,8 @@ def _difference_in_words(difference: dict | None, left: Episode, right: Episode)
 def compare(request, pk, other_pk):
     """Two episodes of the same game side by side on one scrubber (?step=N), drawn by
     the player's renderers, with the first step where their actions differ."""
-    left = episode_or_404(pk)
-    right = episode_or_404(other_pk)
+    left = episode_or_404(pk, request.user)
+    right = episode_or_404(other_pk, request.user)
     last = max(left.num_steps, right.num_steps, 1) - 1
     try:
         index = min(max(int(request.GET.get("step", 0)), 0), last)
@@ -501,7 +533,7 @@ def compare(request, pk, other_pk):
 
 def episode_pgn(request, pk):
     """A chess episode as a PGN file (lmact/chess stores it when the game ends)."""
-    episode = bare_episode_or_404(pk)
+    episode = bare_episode_or_404(pk, request.user)
     pgn = (episode.metrics or {}).get("pgn")
     if not pgn:
         raise Http404("this episode has no PGN")

@@ -4,8 +4,9 @@
  * up to the shown position: the prompt it was sent, its reasoning and completion, every
  * answer it gave with the feedback on illegal ones, its tokens and latency, and its
  * totals so far. A running match is followed live over /ws/matches/<id>/ (the moves
- * JSON is polled if the socket cannot be opened). Model text reaches the page through
- * textContent only (Arena.el).
+ * JSON is polled if the socket cannot be opened). The board is drawn by the game's
+ * renderer of the episode player (static/js/renderers/). Model text reaches the page
+ * through textContent only (Arena.el).
  */
 (function () {
   "use strict";
@@ -18,48 +19,16 @@
   var scrubber = document.getElementById("match-scrubber");
   var position = moves.length;
   var following = true;
-  var PIECES = {
-    K: "\u2654", Q: "\u2655", R: "\u2656", B: "\u2657", N: "\u2658", P: "\u2659",
-    k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F",
-  };
-
-  function chessBoard(fen) {
-    var table = el("table", "chess-board");
-    table.setAttribute("aria-label", "Chess position " + fen);
-    fen.split(" ")[0].split("/").forEach(function (row, r) {
-      var tr = el("tr");
-      tr.appendChild(el("th", "chess-rank", String(8 - r)));
-      var c = 0;
-      row.split("").forEach(function (ch) {
-        var count = /[1-8]/.test(ch) ? Number(ch) : 1;
-        for (var i = 0; i < count; i++) {
-          tr.appendChild(el("td", (r + c) % 2 === 0 ? "chess-light" : "chess-dark", /[1-8]/.test(ch) ? "" : PIECES[ch] || "?"));
-          c++;
-        }
-      });
-      table.appendChild(tr);
-    });
-    var footer = el("tr");
-    footer.appendChild(el("th"));
-    "abcdefgh".split("").forEach(function (f) { footer.appendChild(el("th", "chess-file", f)); });
-    table.appendChild(footer);
-    return table;
-  }
-
   function boardAt(p) {
     return p === 0 ? match.start_board : moves[p - 1].board_after;
   }
 
+  /* The position drawn by the game's renderer, the one the episode player uses for
+     the same board (static/js/renderers/): chess from the FEN, the grids from their text. */
   function drawBoard(p) {
     var holder = document.getElementById("match-board");
-    clear(holder);
     var text = boardAt(p) || "";
-    if (match.renderer === "chess" && text.indexOf("/") > 0) {
-      holder.appendChild(chessBoard(text));
-      holder.appendChild(el("p", "muted match-fen", text));
-    } else {
-      holder.appendChild(el("pre", "match-grid", text));
-    }
+    window.ArenaRenderers.render(holder, { index: p, observation_text: text }, { renderer: match.renderer });
   }
 
   function fmt(value, unit) {

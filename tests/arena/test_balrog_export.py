@@ -9,8 +9,12 @@ import tarfile
 import pytest
 from django.core.management import CommandError, call_command
 
+from arena.balrog_results.exporter import balrog_submission_export
 from arena.balrog_results.files import read_submission
 from arena.models import Episode, Step, Submission
+from envs.balrog.babaisai_levels import family_of_seed
+from envs.balrog.catalog import balrog_task
+from envs.registry import tasks_of
 from tests.support.balrog import FIXTURE, GOTO, played_run, summary, unpack
 
 pytestmark = pytest.mark.django_db
@@ -87,8 +91,8 @@ def test_an_arena_submission_exports_without_its_endpoint_or_key(client):
     )
     submission.set_api_key(API_KEY)
     submission.save()
-    played_run(submission, "balrog/babyai-goto", progress=[100.0, 0.0])
-    played_run(submission, "balrog/babaisai", progress=[100.0], options={"level": "goto_win"})
+    played_run(submission, "balrog/babyai-goto", progress=[100.0, 0.0], preset=False)
+    played_run(submission, "balrog/babaisai", progress=[100.0], options={"level": "goto_win"}, preset=False)
 
     page = client.get(submission.get_absolute_url()).content.decode()
     assert "Download the BALROG runs" in page
@@ -132,3 +136,64 @@ def test_a_submission_without_balrog_runs_has_nothing_to_export(client, tmp_path
         call_command("export_balrog", "424242", str(tmp_path / "x.tgz"))
     assert "Download the BALROG runs" not in client.get(submission.get_absolute_url()).content.decode()
     assert client.get(f"/submissions/{submission.pk}/balrog.tgz").status_code == 404
+
+
+def _exported(submission: Submission) -> dict[str, bytes]:
+    out = io.BytesIO()
+    balrog_submission_export(submission, out)
+    return _files(out.getvalue())
+
+
+@pytest.mark.parametrize("options", [None, {"level": "all"}])
+def test_a_baba_is_ai_only_submission_exports_every_episode_under_its_level_family(options, tmp_path):
+    submission = Submission.objects.create(name="Baba only", kind=Submission.KIND_MODEL, model="baba-model")
+    run = played_run(submission, "balrog/babaisai", progress=[100.0, 0.0, 0.0], options=options)
+    # The runner records the family an episode played; older episodes are named by their seed.
+    run.episodes.filter(index=2).update(metrics={"progress": 0.0, "level": "two_room-make_you"})
+
+    files = _exported(submission)
+
+    folder = next(name for name in files if name.endswith("/summary.json")).removesuffix("/summary.json")
+    families = [family_of_seed(0), family_of_seed(1), "two_room-make_you"]
+    for family in families:
+        stem = f"{folder}/babaisai/env/{family}/env/{family}_run_00"
+        assert json.loads(files[f"{stem}.json"])["task"] == f"env/{family}"
+        assert files[f"{stem}.csv"].decode().startswith("Step,Action,Reasoning,Observation,Reward,Done")
+    assert sum(name.endswith(".json") and "_run_" in name for name in files) == 3
+    own = json.loads(files[f"{folder}/summary.json"])
+    assert own["environments"]["babaisai"]["episodes_played"] == 3
+    assert own["environments"]["babaisai"]["progression_percentage"] == pytest.approx(100 / 3)
+    environment = json.loads(files[f"{folder}/babaisai/babaisai_summary.json"])
+    assert sorted(environment["tasks"]) == sorted(f"env/{family}" for family in families)
+    assert "one run JSON and one step CSV per finished episode" in files[f"{folder}/README.md"].decode()
+
+    archive = tmp_path / "baba.tgz"
+    with tarfile.open(archive, "w:gz") as out:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            out.addfile(info, io.BytesIO(data))
+    Submission.objects.all().delete()
+    call_command("import_balrog", str(archive), stdout=io.StringIO())
+    again = Submission.objects.get()
+    assert again.runs.count() == 3 and Episode.objects.filter(run__submission=again).count() == 3
+
+
+def test_the_download_holds_every_finished_episode_of_every_balrog_task(client):
+    submission = Submission.objects.create(name="Every task", kind=Submission.KIND_MODEL, model="every-model")
+    tasks = sorted(tasks_of("balrog"))
+    for task in tasks:
+        played_run(submission, task, progress=[100.0, 0.0])
+
+    response = client.get(f"/submissions/{submission.pk}/balrog.tgz")
+    files = _files(b"".join(response.streaming_content))
+
+    runs = [name for name in files if "_run_" in name]
+    assert len([name for name in runs if name.endswith(".json")]) == 2 * len(tasks)
+    assert len([name for name in runs if name.endswith(".csv")]) == 2 * len(tasks)
+    written_tasks = {json.loads(files[name])["task"] for name in runs if name.endswith(".json")}
+    for task in tasks:
+        mapped = balrog_task(task)
+        if mapped is not None:
+            assert mapped[1] in written_tasks, task
+    assert {f"env/{family_of_seed(0)}", f"env/{family_of_seed(1)}"} <= written_tasks  # Baba Is AI

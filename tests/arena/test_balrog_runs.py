@@ -21,17 +21,21 @@ def test_a_model_plays_textworld_and_every_step_is_recorded_the_balrog_way(make_
     from arena.strategies.history import rebuild_messages
 
     run = _run(make_model_submission(history_window=2), COINS)
-    fake_model.enqueue(Fault.reply("look"), Fault.reply("I would say: go north\nthen east"), Fault.reply("inventory"))
+    fake_model.enqueue(Fault.reply("look"), Fault.reply("I would say: go north\nthen east"), Fault.reply("save"))
     fake_model.enqueue(*[Fault.reply("look") for _ in range(77)])
     play(run.episodes.get().id)
     episode = run.episodes.get()
     steps = list(episode.steps.order_by("index"))
     assert len(steps) == 80 and episode.status == "finished"
-    invalid = steps[1]
-    assert invalid.completion == "I would say: go north\nthen east"
+    # A reply of several lines reaches the game as it is, as in BALROG.
+    several_lines = steps[1]
+    assert several_lines.completion == "I would say: go north\nthen east"
+    assert several_lines.legal is True and several_lines.executed_action == several_lines.completion
+    # A command that would make the interpreter write a file plays the default action.
+    invalid = steps[2]
     assert invalid.legal is False and invalid.executed_action == "help"
     # The next prompt's latest turn opens with the line naming the action executed.
-    current = fake_model.requests[2].json["messages"][-1]["content"]
+    current = fake_model.requests[3].json["messages"][-1]["content"]
     assert current.startswith("Current Observation:\n\n\n" + invalid_action_line("help") + "\n\nObservation:\n")
     first = fake_model.requests[0].json["messages"]
     assert first[0]["role"] == "user" and "coin" in first[0]["content"].lower()

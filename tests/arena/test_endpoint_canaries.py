@@ -2,7 +2,9 @@
 other letter cases and percent-encodings, in its 401, 404 and 500 answers — and the
 arena's own connection errors (refused, timed out) — publish no part of the address: a
 crawl of every page, API response, download and websocket message, as an anonymous
-reader and as another user, finds none of them; the owner still sees the address."""
+reader and as another user, finds none of them; the owner still sees the address.
+Nor do such readers read the endpoint's own message in an episode's, a step's or a
+match's error (they read its kind): the owner and staff do."""
 
 import asyncio
 import re
@@ -30,6 +32,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 TENANT_PATH = "/Tenant-Canary-x7/v1"
 QUERY = "key=Key-Canary-q9&route=Route-Canary-z3"
 WORDS = ("tenant-canary-x7", "key-canary-q9", "route-canary-z3")
+# Words of the quoting server's own message (tests.support.quoting_server), which only
+# the owner and staff may read.
+MESSAGE_WORDS = ("cannot post", "unknown tenant")
+
+
+def _message_words(text: str) -> list[str]:
+    return [word for word in MESSAGE_WORDS if word in text.lower()]
 
 
 def _found(text: str, ports: tuple[int, ...]) -> list[str]:
@@ -42,9 +51,9 @@ def _found(text: str, ports: tuple[int, ...]) -> list[str]:
     return sorted(found)
 
 
-def _websocket_messages(episode_id: int) -> list[dict]:
+def _websocket_messages(episode_id: int, kind: str = "episodes") -> list[dict]:
     async def read():
-        communicator = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/episodes/{episode_id}/")
+        communicator = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/{kind}/{episode_id}/")
         connected, _ = await communicator.connect()
         assert connected
         messages = []
@@ -117,7 +126,8 @@ def scene(make_model_submission, quoting, play, baseline, settings):
         ("runs", "id"): runs[0].pk, ("episodes", "id"): failures[0].pk, ("submissions", "id"): submissions["quoting"].pk,
         ("matches", "pk"): match.pk, "suite": "lmact", "name": "gridworld",
     }
-    extra = [f"/matches/{match.pk}/", f"/api/matches/{match.pk}/"]
+    extra = [f"/matches/{match.pk}/", f"/api/matches/{match.pk}/", f"/matches/{match.pk}/moves.json",
+             "/matches/", f"/api/episodes/{noted.pk}/steps/0/"]
     for run in runs:
         extra += [run.get_absolute_url(), f"/api/runs/{run.pk}/", f"/runs/{run.pk}/episodes.zip"]
     for episode in episodes:
@@ -153,12 +163,17 @@ def test_a_crawl_of_every_page_api_download_and_websocket_finds_no_part_of_the_a
         response = client.get(url)
         assert response.status_code < 500, url
         checked += response.status_code == 200
-        assert not _found(body(response), scene["ports"]), url
+        text = body(response)
+        assert not _found(text, scene["ports"]), url
+        assert not _message_words(text), url
     assert checked >= 40
     for episode in scene["episodes"]:
         messages = _websocket_messages(episode.pk)
         assert messages[-1]["type"] == "end"
-        assert not _found(repr(messages), scene["ports"]), episode.pk
+        assert not _found(repr(messages), scene["ports"]) and not _message_words(repr(messages)), episode.pk
+    match_messages = _websocket_messages(scene["match"].pk, "matches")
+    assert match_messages[-1]["type"] == "end"
+    assert not _found(repr(match_messages), scene["ports"]) and not _message_words(repr(match_messages))
 
 
 def test_the_owner_sees_the_address_and_the_query_is_encrypted_at_rest(scene, client):
@@ -192,3 +207,34 @@ def test_the_owner_and_staff_read_the_endpoints_message_others_the_kind_of_failu
     # The live channel is shared by every reader: it carries the kind only.
     end = _websocket_messages(failed.pk)[-1]
     assert end["episode"]["error"] == "the endpoint failed: the endpoint refused the API key"
+
+
+def test_the_owner_and_staff_read_a_steps_note_and_a_match_error_others_their_kind(scene, client):
+    noted, match = scene["episodes"][0], scene["match"]  # a step retried after a 500; a seat's 500s
+    staff = User.objects.create_user("operator", password="a-long-password-9", is_staff=True)
+    stranger = User.objects.create_user("mallory", password="a-long-password-9")
+    step = noted.steps.exclude(error="").first()
+    urls = {
+        "steps": f"/api/episodes/{noted.pk}/steps/?page_size=500",
+        "step": f"/api/episodes/{noted.pk}/steps/{step.index}/",
+        "jsonl": f"/episodes/{noted.pk}/steps.jsonl", "zip": f"/runs/{noted.run_id}/episodes.zip",
+        "match page": f"/matches/{match.pk}/", "match json": f"/matches/{match.pk}/moves.json", "matches": "/matches/",
+    }
+    for user, detailed in ((scene["owner"], True), (staff, True), (stranger, False), (None, False)):
+        client.logout()
+        if user is not None:
+            client.force_login(user)
+        bodies = {name: body(client.get(url)) for name, url in urls.items()}
+        for name, text in bodies.items():
+            assert ("Cannot POST" in text) is detailed, (user, name)
+        if not detailed:
+            assert "succeeded after 2 attempts (an earlier attempt failed: a server error)" in bodies["step"]
+            assert "X&#x27;s endpoint failed: the endpoint kept failing with server errors" in bodies["match page"]
+            assert client.get(urls["match json"]).json()["match"]["error"] == (
+                "X's endpoint failed: the endpoint kept failing with server errors"
+            )
+    # The live channels are shared by every reader: they carry the kinds only.
+    steps = [message["step"] for message in _websocket_messages(noted.pk) if message["type"] == "step"]
+    assert "succeeded after 2 attempts (an earlier attempt failed: a server error)" in [s["error"] for s in steps]
+    end = _websocket_messages(match.pk, "matches")[-1]
+    assert end["match"]["error"] == "X's endpoint failed: the endpoint kept failing with server errors"

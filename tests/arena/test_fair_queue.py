@@ -124,3 +124,19 @@ def test_each_episode_notes_the_priority_of_its_message(baseline):
     while (dequeued := queue.huey.dequeue()) is not None:
         sent[dequeued.args[0]] = dequeued.priority
     assert noted == sent and len(set(noted.values())) == 4
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_account_with_twenty_submissions_takes_one_turn_to_a_newcomers_one(django_user_model):
+    busy, newcomer = django_user_model.objects.create(username="busy"), django_user_model.objects.create(username="new")
+    for n in range(20):
+        new_run(Submission.objects.create(name=f"busy {n}", owner=busy, base_url="http://127.0.0.1:9/v1", model="m"),
+                episodes=5)
+    new_run(Submission.objects.create(name="first", owner=newcomer, base_url="http://127.0.0.1:9/v1", model="m"),
+            episodes=5)
+
+    owners = []
+    for _ in range(10):
+        owners.append(Episode.objects.select_related("run__submission").get(pk=_take()).run.submission.owner_id)
+    # Turns go per account: the newcomer's five episodes in the first ten, not one in 21.
+    assert owners.count(newcomer.pk) == 5 and owners.count(busy.pk) == 5

@@ -85,9 +85,9 @@ def test_the_notes_say_which_harness_a_run_came_from():
 
 
 def test_every_new_run_is_stamped_with_its_suites_current_version(make_model_submission):
-    run = scripted_run(make_model_submission(), [1.0])
+    run = scripted_run(make_model_submission(), [1.0], preset=False)
     assert run.harness_version == harness.current_version(get_suite("lmact"))
-    info = scripted_run(make_model_submission(), [0.0], task="infogather/single-feature", fmt="text")
+    info = scripted_run(make_model_submission(), [0.0], task="infogather/single-feature", fmt="text", preset=False)
     assert info.harness_version == harness.current_version(get_suite("infogather"))
 
 
@@ -111,8 +111,8 @@ def test_the_migration_labels_existing_runs_as_played_before_versioning():
 
 def test_a_changed_suite_version_marks_older_rows_on_pages_api_and_csv(client, owned, raise_lmact_to_v2,
                                                                         make_model_submission):
-    old = scripted_run(owned, [1.0, 0.0])
-    other_suite = scripted_run(owned, [0.0], task="infogather/single-feature", fmt="text")
+    old = scripted_run(owned, [1.0, 0.0], preset=False)
+    other_suite = scripted_run(owned, [0.0], task="infogather/single-feature", fmt="text", preset=False)
     raise_lmact_to_v2()
     note = "played under LMAct suite v1; current v2"
 
@@ -136,7 +136,7 @@ def test_a_changed_suite_version_marks_older_rows_on_pages_api_and_csv(client, o
     overall = client.get("/").content.decode()
     assert "1 run played under LMAct suite v1; current v2" in overall
     overall_json = client.get("/api/leaderboard/overall/").json()
-    row = next(r for r in overall_json["rows"] if r["submission"]["id"] == owned.pk)
+    row = next(r for r in overall_json["rows"] + overall_json["custom_rows"] if r["submission"]["id"] == owned.pk)
     assert row["harness"]["runs_not_current"] == 1 and row["harness"]["notes"] == [f"1 run {note}"]
 
     model_page = client.get(owned.get_absolute_url()).content.decode()
@@ -146,8 +146,8 @@ def test_a_changed_suite_version_marks_older_rows_on_pages_api_and_csv(client, o
 def test_the_owners_one_click_plays_older_runs_again_under_the_current_version(client, owned, owner,
                                                                                raise_lmact_to_v2,
                                                                                django_capture_on_commit_callbacks):
-    old = scripted_run(owned, [1.0, 0.0, 1.0], first_seed=7)
-    current = scripted_run(owned, [0.0], task="infogather/single-feature", fmt="text")
+    old = scripted_run(owned, [1.0, 0.0, 1.0], first_seed=7, preset=False)
+    current = scripted_run(owned, [0.0], task="infogather/single-feature", fmt="text", preset=False)
     raise_lmact_to_v2()
     assert older_runs(owned) == [old]
     pending_before = queue.pending_count()
@@ -188,7 +188,8 @@ def test_the_owners_one_click_plays_older_runs_again_under_the_current_version(c
         record_step(episode.id, 0, "up", done=True)
         episode_finish(episode.id, WORKER, score=score, end_reason="step limit")
     assert "1 run played under LMAct suite v1; current v2" not in client.get("/").content.decode()
-    row = next(r for r in client.get("/api/leaderboard/overall/").json()["rows"] if r["submission"]["id"] == owned.pk)
+    overall_json = client.get("/api/leaderboard/overall/").json()
+    row = next(r for r in overall_json["rows"] + overall_json["custom_rows"] if r["submission"]["id"] == owned.pk)
     assert row["harness"]["runs_not_current"] == 0
     assert row["cells"]["lmact.gridworld"]["mean"] == pytest.approx(1 / 3)  # the fresh run's, not the older 2/3
     task_page = client.get("/tasks/lmact/gridworld/").content.decode()
@@ -196,7 +197,7 @@ def test_the_owners_one_click_plays_older_runs_again_under_the_current_version(c
 
 
 def test_only_the_owner_can_play_runs_again(client, owned, raise_lmact_to_v2):
-    scripted_run(owned, [1.0])
+    scripted_run(owned, [1.0], preset=False)
     raise_lmact_to_v2()
     stranger = User.objects.create_user("stranger", password="pw-stranger-1234")
     client.force_login(stranger)
@@ -206,7 +207,7 @@ def test_only_the_owner_can_play_runs_again(client, owned, raise_lmact_to_v2):
 
 
 def test_the_api_plays_older_runs_again_for_the_owner_only(client, owned, owner, raise_lmact_to_v2):
-    old = scripted_run(owned, [1.0])
+    old = scripted_run(owned, [1.0], preset=False)
     raise_lmact_to_v2()
     stranger = User.objects.create_user("api-stranger", password="pw-stranger-1234")
     client.force_login(stranger)
@@ -219,7 +220,7 @@ def test_the_api_plays_older_runs_again_for_the_owner_only(client, owned, owner,
 
 
 def test_imported_runs_are_labelled_imported_and_never_played_again(owned, raise_lmact_to_v2):
-    run = scripted_run(owned, [1.0])
+    run = scripted_run(owned, [1.0], preset=False)
     raise_lmact_to_v2()
     Run.objects.filter(pk=run.pk).update(harness_version=harness.IMPORTED)
     assert older_runs(owned) == [] and rerun_older_runs(owned) == []
@@ -250,9 +251,9 @@ def test_suite_pages_pool_the_current_run_once_an_older_one_was_played_again(cli
 def test_a_rows_summary_counts_older_and_imported_runs_apart(owned, raise_lmact_to_v2):
     from leaderboard.boards.harness import row_harness
 
-    older = scripted_run(owned, [1.0])
-    imported = scripted_run(owned, [0.0], first_seed=5)
-    current = scripted_run(owned, [0.0], task="infogather/single-feature", fmt="text")
+    older = scripted_run(owned, [1.0], preset=False)
+    imported = scripted_run(owned, [0.0], first_seed=5, preset=False)
+    current = scripted_run(owned, [0.0], task="infogather/single-feature", fmt="text", preset=False)
     raise_lmact_to_v2()
     Run.objects.filter(pk=imported.pk).update(harness_version=harness.IMPORTED)
     runs = list(Run.objects.filter(pk__in=[older.pk, imported.pk, current.pk]))

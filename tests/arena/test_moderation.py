@@ -61,13 +61,15 @@ def test_a_hidden_submission_leaves_every_ranking_with_its_reason_shown_and_come
 
     assert _ranked_everywhere(client, "Quokka-7B") == []
     assert _ranked_everywhere(client, "Wombat-13B") == list(RANKINGS)  # the other stays, first now
+    # Taken down for strangers; its owner is told why on its pages.
+    assert client.get(f"/submissions/{quokka.pk}/").status_code == 404
+    client.force_login(scene["owner"])
     page = client.get(f"/submissions/{quokka.pk}/").content.decode()
     assert f"This submission was hidden by the operators: {REASON}" in page
     run_page = client.get(f"/runs/{scene['Quokka-7B run'].pk}/").content.decode()
     assert f"This run's submission was hidden by the operators: {REASON}" in run_page
     assert client.get(f"/api/submissions/{quokka.pk}/").json()["moderation"] == "hidden"
-    client.force_login(scene["owner"])
-    assert REASON in client.get("/submissions/mine/").content.decode()  # the owner is told why
+    assert REASON in client.get("/submissions/mine/").content.decode()
     client.logout()
 
     assert _moderate(staff, "submission", quokka.pk, "restore").status_code == 302
@@ -88,8 +90,9 @@ def test_a_hidden_run_leaves_the_rankings_and_the_submissions_other_runs_stay(cl
     assert f"/runs/{hidden.pk}/" not in text and f"/runs/{scene['Quokka-7B coords run'].pk}/" in text
     csv = client.get(f"/api/leaderboard/?task={TASK}&format=csv").content.decode()
     assert f"/runs/{hidden.pk}/" not in csv and f"/runs/{scene['Quokka-7B coords run'].pk}/" in csv
-    assert "This run was hidden by the operators: a result under review" in client.get(f"/runs/{hidden.pk}/").content.decode()
-    assert client.get(f"/api/runs/{hidden.pk}/").json()["moderation_reason"] == "a result under review"
+    assert client.get(f"/runs/{hidden.pk}/").status_code == 404  # taken down for strangers
+    assert "This run was hidden by the operators: a result under review" in staff.get(f"/runs/{hidden.pk}/").content.decode()
+    assert staff.get(f"/api/runs/{hidden.pk}/").json()["moderation_reason"] == "a result under review"
 
 
 def test_a_flagged_or_verified_submission_stays_ranked_with_its_mark(client, scene):

@@ -82,7 +82,10 @@ def test_a_form_submission_plays_pong_in_every_scenario_and_shows_on_the_suite_p
 def test_as_in_the_paper_plays_five_seeds_of_1000_steps_per_scenario_with_the_agent_submitted(
     user_client, pong_player
 ):
-    data = _form(pong_player.base_url, paper_protocol=["textatari"], chain_of_thought="on", reflection="recent")
+    # The settings the preset fixes left as the form offers them: changed, they would be
+    # refused rather than overridden (arena.web.preset_choice).
+    data = _form(pong_player.base_url, paper_protocol=["textatari"], chain_of_thought="on", reflection="recent",
+                 episodes_per_task="10", history_window="16")
     del data[f"setting--{PONG}--max_steps"]
     user_client.post("/submit/", data)
     runs = list(Run.objects.all())

@@ -5,9 +5,9 @@ import asyncio
 
 import pytest
 
+from arena.matches import services
 from arena.matches.models import Match
 from arena.matches.player import MatchWorker
-from arena.matches.scheduler import schedule_round
 from arena.services.submissions import submission_create
 from tests.support.fake_players import ScriptedPlayer
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def played_match(transactional_db, allow_loopback):
     servers = [ScriptedPlayer("recovering").start(), ScriptedPlayer("illegal").start()]
-    for style, server in zip(("recovering", "illegal"), servers):
+    models = [
         submission_create(
             owner=None,
             fields={"name": f"plays {style}", "base_url": server.base_url, "model": "fake", "max_tokens": 64,
@@ -25,7 +25,9 @@ def played_match(transactional_db, allow_loopback):
                     "head_to_head": True},
             api_key="sk-test-canary-0123456789", runs=[],
         )
-    schedule_round("tictactoe", per_player=3)  # every pair of the three players
+        for style, server in zip(("recovering", "illegal"), servers)
+    ]
+    services.queue_pair("tictactoe", models[0], models[1], opening_seed=0, round_number=1)
     asyncio.run(MatchWorker().serve(until_idle=True))
     # Tic-tac-toe opens with one shared X mark, so O, the recovering model here, moves first.
     yield Match.objects.get(first__name="plays illegal", second__name="plays recovering")

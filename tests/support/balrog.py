@@ -47,16 +47,26 @@ def summary() -> dict:
         return json.load(archive.extractfile(f"{FOLDER}/summary.json"))
 
 
-def played_run(submission: Submission, task: str, *, progress: list[float], fmt: str = "text", options=None) -> Run:
+def played_run(
+    submission: Submission, task: str, *, progress: list[float], fmt: str = "text", options=None, preset: bool = True
+) -> Run:
     """A finished run of a BALROG task as the runner leaves it: one two-step episode per
-    progress value, the first step an invalid output, progress folded into the run."""
+    progress value, the first step an invalid output, progress folded into the run;
+    planned under BALROG's paper preset (its settings and at least its episodes: a
+    comparable run, arena.protocol) unless `preset` is False."""
+    from envs.registry import all_tasks
+    from tests.conftest import preset_episodes, preset_variant
+
+    preset = preset and task in all_tasks()  # a task the arena does not play has no preset
+
     now = timezone.now()
     sums: dict = {}
     for value in progress:
         sums = fold(sums, {"progress": value})
     run = Run.objects.create(
-        submission=submission, task=task, variant={"format": fmt, "options": options or {}},
-        num_episodes=len(progress), status=Run.FINISHED, started_at=now, finished_at=now,
+        submission=submission, task=task,
+        variant=preset_variant(task, fmt, options) if preset else {"format": fmt, "options": options or {}},
+        num_episodes=max(len(progress), preset_episodes(task)) if preset else len(progress), status=Run.FINISHED, started_at=now, finished_at=now,
         episodes_done=len(progress), steps_total=2 * len(progress), illegal_total=len(progress),
         tokens_in=100 * len(progress), tokens_out=10 * len(progress), metric_sums=sums,
     )

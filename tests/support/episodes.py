@@ -65,10 +65,12 @@ def _skipped_episode(submission: Submission) -> Episode:
 
 
 def scripted_run(submission: Submission, scores: list, *, task: str = "lmact/gridworld", fmt: str = "ascii",
-                 first_seed: int = 0, metrics: list[dict] | None = None, steps: int = 2):
+                 first_seed: int = 0, metrics: list[dict] | None = None, steps: int = 2, preset: bool = True):
     """A finished run of `task` with one episode per score (seeds first_seed, …), each
     `steps` scripted steps long, with the given per-episode metrics (in one transaction,
-    as `scripted_episode`)."""
+    as `scripted_episode`). A model submission's run is planned under its suite's paper
+    preset (a comparable row, arena.protocol: the preset's settings, and its episode
+    count of which these are the ones played) unless `preset` is False."""
     with transaction.atomic():
         run = run_create(
             submission, RunSpec(task=task, format=fmt, num_episodes=len(scores), first_seed=first_seed)
@@ -79,4 +81,8 @@ def scripted_run(submission: Submission, scores: list, *, task: str = "lmact/gri
                 record_step(episode.id, index, "up", done=index == steps - 1)
             episode_finish(episode.id, WORKER, score=score, end_reason="step limit", metrics=extra)
         run.refresh_from_db()
+        if preset and not submission.is_baseline:
+            from tests.conftest import as_preset
+
+            run = as_preset(run)
         return run

@@ -1,6 +1,7 @@
 import asyncio
 import signal
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from arena.matches.player import MatchWorker
@@ -15,15 +16,24 @@ class Command(BaseCommand):
         parser.add_argument("--until-idle", action="store_true", help="exit when the queue is empty")
         parser.add_argument(
             "--matches", type=int, default=0,
-            help="also play up to this many head-to-head matches at once, on the same loop (default: none)",
+            help="also play up to this many head-to-head matches at once, on the same loop, and queue them as they "
+                 "are due (ARENA_H2H_SCHEDULE_SECONDS; default: no matches)",
         )
 
     def handle(self, *args, concurrency=None, until_idle=False, matches=0, **options):
         worker = Worker(concurrency=concurrency)
         self.stdout.write(f"worker {worker.name} playing up to {worker.concurrency} episodes at once")
-        match_worker = MatchWorker(concurrency=matches, name=f"{worker.name}-matches") if matches > 0 else None
-        if match_worker is not None:
-            self.stdout.write(f"and up to {matches} head-to-head matches")
+        match_worker = None
+        if matches > 0:
+            # Draining the queue (--until-idle) plays what is queued and schedules nothing.
+            schedule_seconds = 0.0 if until_idle else settings.ARENA_H2H_SCHEDULE_SECONDS
+            match_worker = MatchWorker(
+                concurrency=matches, name=f"{worker.name}-matches",
+                schedule_seconds=schedule_seconds,
+                baselines_may_play=lambda: not worker.users_busy(),
+            )
+            scheduling = f", queueing the next ones every {schedule_seconds:g} s" if schedule_seconds else ""
+            self.stdout.write(f"and up to {matches} head-to-head matches{scheduling}")
 
         def stop():
             worker.stop()

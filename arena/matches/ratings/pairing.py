@@ -56,12 +56,16 @@ def pair_gains(players: list[Hashable], results: Iterable) -> dict[tuple[Hashabl
     return gains
 
 
-def pairs_for_round(game: str, players: Iterable[Hashable], results: Iterable) -> list[tuple[Hashable, Hashable]]:
+def pairs_for_round(
+    game: str, players: Iterable[Hashable], results: Iterable, allowed=None,
+) -> list[tuple[Hashable, Hashable]]:
     """The pairs of `players` (submission ids) to play `game` next, best first: each
     player in at most one pair, never a player against itself; with an odd number of
     players one sits out. `results` are the game's finished games so far (Match rows,
     or (first, second, first's score) triples). Who takes the first seat is the
-    caller's choice: the pairs carry no colour."""
+    caller's choice: the pairs carry no colour. `allowed(a, b)`, when given, says which
+    pairs may be chosen (the continuous scheduler leaves out pairs already playing, or
+    that have played enough)."""
     players = list(dict.fromkeys(players))
     results = games_of(results)
     if len(players) < 2:
@@ -73,7 +77,7 @@ def pairs_for_round(game: str, players: Iterable[Hashable], results: Iterable) -
     ranked = sorted(gains, key=lambda pair: (-round(gains[pair], 12), tie_break[pair]))
     chosen, busy = [], set()
     for a, b in ranked:
-        if a not in busy and b not in busy:
+        if a not in busy and b not in busy and (allowed is None or allowed(a, b)):
             chosen.append((a, b))
             busy.update((a, b))
     return chosen

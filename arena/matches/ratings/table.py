@@ -88,6 +88,10 @@ class PlayerRating:
     low: float | None = None  # the bootstrap interval
     high: float | None = None
     rank: int | None = None
+    # The rank range: the 2.5th and 97.5th percentiles of the player's rank among the
+    # rated over the bootstrap resamples (its best and worst plausible rank).
+    rank_best: int | None = None
+    rank_worst: int | None = None
 
     @property
     def rated(self) -> bool:
@@ -170,8 +174,9 @@ def rate(
     records, pairs = _records(games, players)
     rated = sorted(connected_to(anchor, games), key=_order_key)
     by_player = {player: PlayerRating(player, record) for player, record in records.items()}
+    rank_ranges = None
     if len(rated) >= 2:
-        estimate, low, high = _fit_with_intervals(games, rated, anchor, resamples, seed)
+        estimate, low, high, rank_ranges = _fit_with_intervals(games, rated, anchor, resamples, seed)
         for index, player in enumerate(rated):
             entry = by_player[player]
             entry.rating = anchor_rating + float(estimate[index])
@@ -182,6 +187,8 @@ def rate(
     ))
     for rank, entry in enumerate((p for p in ordered if p.rated), start=1):
         entry.rank = rank
+        ranks = (rank, rank) if rank_ranges is None else rank_ranges[rated.index(entry.player)]
+        entry.rank_best, entry.rank_worst = ranks
     return Ratings(anchor, anchor_rating, ordered, pairs, len(games), resamples if len(rated) >= 2 else 0)
 
 
@@ -218,12 +225,22 @@ def _fit_with_intervals(games: list[Game], players: list, anchor, resamples: int
 
     estimate = anchored(fit_strengths(len(players), low, high, *per_pair(kind_counts.astype(float))))
     if resamples <= 0:
-        return estimate, estimate, estimate
+        return estimate, estimate, estimate, None
     generator = np.random.default_rng(_seed(seed))
     drawn = generator.multinomial(len(counted), kind_counts / len(counted), size=resamples).astype(float)
     boot = anchored(fit_strengths(len(players), low, high, *per_pair(drawn)))
     lower, upper = np.percentile(boot, INTERVAL, axis=0)
-    return estimate, lower, upper
+    return estimate, lower, upper, _rank_ranges(boot)
+
+
+def _rank_ranges(boot: np.ndarray) -> list[tuple[int, int]]:
+    """Each player's (best, worst) rank: the percentiles INTERVAL of its rank over the
+    resamples, a rank being 1 + the number of players rated strictly higher in that
+    resample (ties share the better rank)."""
+    ranks = 1 + (boot[:, None, :] > boot[:, :, None]).sum(axis=2)  # [resample, player]
+    best = np.percentile(ranks, INTERVAL[0], axis=0, method="lower")
+    worst = np.percentile(ranks, INTERVAL[1], axis=0, method="higher")
+    return [(int(b), int(w)) for b, w in zip(best, worst)]
 
 
 def _seed(seed: int | str) -> int:

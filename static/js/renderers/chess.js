@@ -1,8 +1,10 @@
 /*
- * Chess renderer: draws the board of a FEN observation as an 8×8 grid of
- * Unicode pieces (text nodes only). Observations that are not a FEN (ASCII
- * boards, PGN move lists) are shown as text, with the board drawn above when
- * the text contains a FEN line.
+ * Chess renderer: draws the position of a chess observation as an 8×8 board of
+ * Unicode pieces (text nodes only), from a FEN (the match page's positions, LMAct's
+ * 'fen' format) or from python-chess's board text (LMAct's 'ascii' format, and
+ * 'ascii-annotated' with its rank and file labels), White at the bottom. The text the
+ * model read is shown under the board. A text with no position in it (LMAct's 'pgn',
+ * a move list) is shown as text, beside the episode's picture when it has one.
  */
 (function () {
   "use strict";
@@ -16,10 +18,12 @@
     k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F",
   };
   var FEN = /([pnbrqkPNBRQK1-8]{1,8}\/){7}[pnbrqkPNBRQK1-8]{1,8} [wb] [KQkq-]+ [a-h1-8-]+ \d+ \d+/;
+  // One rank of python-chess's board text, with the rank's label in the annotated format.
+  var ASCII_RANK = /^(?:[1-8] )?([.pnbrqkPNBRQK](?: [.pnbrqkPNBRQK]){7})$/;
 
-  function parseBoard(fen) {
-    var rows = fen.split(" ")[0].split("/");
-    return rows.map(function (row) {
+  /* The 8 ranks (8 first) of a FEN, each 8 cells: a piece letter or "". */
+  function fenRanks(fen) {
+    return fen.split(" ")[0].split("/").map(function (row) {
       var cells = [];
       row.split("").forEach(function (ch) {
         if (/[1-8]/.test(ch)) {
@@ -27,29 +31,49 @@
             cells.push("");
           }
         } else {
-          cells.push(PIECES[ch] || "?");
+          cells.push(ch);
         }
       });
       return cells;
     });
   }
 
-  function drawBoard(fen) {
-    var table = el("table", "chess-board");
-    table.setAttribute("aria-label", "Chess position " + fen);
-    var files = "abcdefgh";
-    parseBoard(fen).forEach(function (cells, r) {
+  /* The 8 ranks of python-chess's board text in `text`, or null. */
+  function asciiRanks(text) {
+    var ranks = [];
+    text.split("\n").forEach(function (line) {
+      var found = line.trim().match(ASCII_RANK);
+      if (found) {
+        ranks.push(found[1].split(" ").map(function (ch) { return ch === "." ? "" : ch; }));
+      }
+    });
+    return ranks.length === 8 ? ranks : null;
+  }
+
+  /* The position in an observation's text: {ranks, label}, or null. */
+  function position(text) {
+    var fen = text.match(FEN);
+    if (fen) {
+      return { ranks: fenRanks(fen[0]), label: fen[0], whole: fen[0] === text.trim() };
+    }
+    var ranks = asciiRanks(text);
+    return ranks ? { ranks: ranks, label: "from the board text", whole: false } : null;
+  }
+
+  function drawBoard(ranks, label) {
+    var table = el("table", "chess-board board-drawn");
+    table.setAttribute("aria-label", "Chess position " + label);
+    ranks.forEach(function (cells, r) {
       var tr = el("tr");
       tr.appendChild(el("th", "chess-rank", String(8 - r)));
       cells.forEach(function (piece, c) {
-        var td = el("td", (r + c) % 2 === 0 ? "chess-light" : "chess-dark", piece);
-        tr.appendChild(td);
+        tr.appendChild(el("td", (r + c) % 2 === 0 ? "chess-light" : "chess-dark", piece ? PIECES[piece] || "?" : ""));
       });
       table.appendChild(tr);
     });
     var footer = el("tr");
     footer.appendChild(el("th"));
-    files.split("").forEach(function (f) {
+    "abcdefgh".split("").forEach(function (f) {
       footer.appendChild(el("th", "chess-file", f));
     });
     table.appendChild(footer);
@@ -59,15 +83,15 @@
   R.register("chess", {
     render: function (container, step, episode, context) {
       var text = typeof step.observation_text === "string" ? step.observation_text : "";
-      var match = text.match(FEN);
-      if (match) {
-        container.appendChild(drawBoard(match[0]));
-      }
-      if (!match || match[0] !== text.trim()) {
+      var found = position(text);
+      if (!found) {
         R.get(step.observation_image ? "image" : "text").render(container, step, episode, context);
-      } else {
-        container.appendChild(el("pre", "obs-text", text));
+        return;
       }
+      container.appendChild(drawBoard(found.ranks, found.label));
+      container.appendChild(el("pre", "obs-text" + (found.whole ? " board-fen" : ""), text));
     },
   });
+  // The match page draws its positions with the same board.
+  R.chessPosition = position;
 })();

@@ -4,6 +4,7 @@ matches beside episodes, `arena_matches play` plays them; bad arguments change n
 import pytest
 from django.core.management import CommandError, call_command
 
+from arena.matches.anchors import anchors_of
 from arena.matches.models import Match
 from arena.services.submissions import baseline_submission
 
@@ -11,13 +12,15 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_round_queued_then_played_by_the_episode_worker(capsys, client):
-    # Only the anchors play here (no model opted in): random against Stockfish level 0.
+    # Only the baselines play here (no model opted in): random legal moves, the greedy
+    # capturer and Stockfish at three levels, in two pairs (one sits out).
     call_command("arena_matches", "round", "chess", "--openings", "1")
-    assert "queued 2 chess matches" in capsys.readouterr().out
+    assert "queued 4 chess matches" in capsys.readouterr().out
     call_command("arena_worker", "--until-idle", "--matches", "2")
     matches = list(Match.objects.all())
-    assert len(matches) == 2 and {m.status for m in matches} == {Match.FINISHED}
-    assert {m.first.policy for m in matches} == {"random", "stockfish-level-0"}
+    assert len(matches) == 4 and {m.status for m in matches} == {Match.FINISHED}
+    players = {m.first.policy for m in matches}
+    assert len(players) == 4 and players <= {a.policy for a in anchors_of("chess")}
     assert matches[0].opening and matches[0].opening == matches[1].opening
     # The anchors' pages hold no runs, and still show.
     for anchor in (matches[0].first, matches[0].second):

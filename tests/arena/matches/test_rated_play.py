@@ -1,7 +1,8 @@
 """End to end: models of known strength opt in, rounds of tic-tac-toe are scheduled and
 played over real HTTP by the match worker, and the ratings fitted from the results order
-them as their strength implies: the minimax expert (never loses) on top, the model that
-never answers a legal move (forfeits every game) at the bottom, the random anchor between."""
+them as their strength implies: the minimax expert (never loses) on top with the perfect
+tic-tac-toe baseline, the model that never answers a legal move (forfeits every game) at
+the bottom, the random anchor between."""
 
 import asyncio
 
@@ -47,7 +48,10 @@ def test_ratings_from_played_rounds_order_players_by_strength(known_strengths):
     anchor = Submission.objects.get(kind=Submission.KIND_BASELINE, policy="random")
     ratings = rate(finished_results("tictactoe"), anchor=anchor.pk, resamples=200)
     order = [p.player for p in ratings.players]
-    assert order[0] == expert.pk and order[-1] == illegal.pk, order
+    # On top: the expert, or the perfect-player baseline it can only draw with.
+    perfect = Submission.objects.get(kind=Submission.KIND_BASELINE, policy="tictactoe-perfect")
+    assert set(order[:2]) >= {expert.pk} and set(order[:2]) <= {expert.pk, perfect.pk}, order
+    assert order[-1] == illegal.pk, order
     assert order.index(anchor.pk) < order.index(illegal.pk)
     by_player = {p.player: p for p in ratings.players}
     if by_player[illegal.pk].rated:

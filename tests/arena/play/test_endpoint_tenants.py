@@ -193,3 +193,44 @@ def test_a_stranger_reads_nothing_about_another_tenants_episodes_at_the_same_url
         later.get_absolute_url()
     ).content.decode()
     assert Episode.objects.filter(status=Episode.RUNNING).count() == 3
+
+
+class SlotServer(FakeOpenAIServer):
+    """A llama.cpp server as the arena sees it: records which slot (`id_slot`) each API
+    key's calls name, each call taking `call_seconds`."""
+
+    def __init__(self, call_seconds: float):
+        super().__init__()
+        self.call_seconds = call_seconds
+        self.slots: dict[str, set] = {}
+        self._counting = threading.Lock()
+
+    def authorize(self, request):
+        if request.method != "POST":
+            return None
+        key = request.headers.get("authorization", "").removeprefix("Bearer ")
+        with self._counting:
+            self.slots.setdefault(key, set()).add((request.json or {}).get("id_slot"))
+        self._sleep(self.call_seconds)
+        return None
+
+
+def test_two_accounts_on_one_llama_cpp_server_are_never_pinned_to_the_same_slot(make_model_submission, tenants):
+    alice, stranger = tenants
+    probe = {"server_kind": "llama.cpp", "server_slots": 2}
+    with SlotServer(call_seconds=0.05) as server:
+        mine = _owned(make_model_submission, alice, name="alice", base_url=server.base_url,
+                      max_concurrent_requests=1, api_key=ALICE_KEY)
+        # The same server under another spelling of its address is the same server.
+        theirs = _owned(make_model_submission, stranger, name="guess", base_url=server.base_url + "/",
+                        max_concurrent_requests=1, api_key=STRANGER_KEY)
+        Submission.objects.filter(pk__in=[mine.pk, theirs.pk]).update(endpoint_probe=probe)
+        runs = [new_run(Submission.objects.get(pk=s.pk), episodes=1) for s in (mine, theirs)]
+        worker = Worker(concurrency=8, name="tenants")
+        finished = _wait_until(lambda: all(Run.objects.get(pk=r.pk).status == Run.FINISHED for r in runs), 25)
+        _play_for(worker, 0.1, before=finished)
+
+    # Each account's one episode held one slot for its whole life; under one numbering
+    # per tenant's gate both were sent to slot 0 and evicted each other's prompt cache.
+    assert server.slots[ALICE_KEY] | server.slots[STRANGER_KEY] == {0, 1}, server.slots
+    assert len(server.slots[ALICE_KEY]) == len(server.slots[STRANGER_KEY]) == 1, server.slots

@@ -62,3 +62,29 @@ async def test_a_released_holder_that_never_called_changes_nothing():
     assert await gate.lease("x") == 0
     gate.release("x")
     assert await gate.lease("y") == 0
+
+
+@pytest.mark.asyncio
+async def test_tenants_of_one_server_number_its_slots_together():
+    from arena.clients.limits import gate_for
+    from arena.tenancy import server_key
+
+    server = server_key("http://GPU7.example:8080/v1")
+    alice = gate_for("owner-1 http://gpu7.example:8080/v1", 2, server=server)
+    stranger = gate_for("owner-2 http://gpu7.example:8080/v1", 2, server=server_key("http://gpu7.example:8080/other/"))
+    elsewhere = gate_for("owner-3 http://gpu8.example:8080/v1", 2, server=server_key("http://gpu8.example:8080/v1"))
+    assert [await alice.lease("a1"), await stranger.lease("s1"), await alice.lease("a2")] == [0, 1, 2]
+    assert await elsewhere.lease("e1") == 0  # another server numbers its own
+    alice.release("a1")
+    assert await stranger.lease("s2") == 0  # the number given back, to whichever tenant comes
+    assert alice.slot_of("a2") == 2 and stranger.slot_of("s1") == 1
+
+
+def test_a_servers_key_is_its_scheme_host_and_port():
+    from arena.tenancy import server_key
+
+    assert server_key("http://GPU7.example:8080/v1?key=x") == server_key("http://gpu7.example:8080/") == (
+        "http://gpu7.example:8080"
+    )
+    assert server_key("https://api.openai.com/v1") == "https://api.openai.com:443"
+    assert server_key("http://gpu7.example:8081/v1") != server_key("http://gpu7.example:8080/v1")

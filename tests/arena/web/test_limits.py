@@ -17,6 +17,7 @@ from rest_framework.test import APIClient
 from arena.services.submissions import run_specs, submission_create
 from arena.models import Episode, Experiment, Run, Submission
 from tests.arena.test_scaled_mode import redis_url  # noqa: F401  (a real Redis server)
+from tests.support.clock import clock  # noqa: F401
 
 SETTINGS_FILE = str(Path(__file__).resolve().parents[3] / "config" / "settings.py")
 
@@ -151,23 +152,20 @@ def test_submissions_per_user_and_hour_are_limited_across_form_and_api(api, web,
     assert "Too many submissions" in text and "kept name" in text  # what was typed is kept
     assert Submission.objects.count() == 3 and len(fake_model.requests) == probes  # no probe either
 
-    # Reads are not limited, and other users have their own count.
+    # Reads do not count against it, and other users have their own count.
     assert api.get("/api/submissions/").status_code == 200
     bob = APIClient()
     bob.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=User.objects.create_user('bob')).key}")
     assert bob.post("/api/submissions/", _api_body(fake_model.base_url), format="json").status_code == 201
 
 
-def test_the_submission_limit_is_a_sliding_hour(api, settings, fake_model, allow_loopback, monkeypatch):
-    from arena.web.throttles import SubmissionThrottle
-
+def test_the_submission_limit_is_an_hour_from_the_first(api, settings, fake_model, allow_loopback, clock):
     settings.ARENA_SUBMISSIONS_PER_HOUR = 1
-    clock = [1_000_000.0]
-    monkeypatch.setattr(SubmissionThrottle, "timer", lambda self: clock[0])
     assert api.post("/api/submissions/", _api_body(fake_model.base_url), format="json").status_code == 201
-    clock[0] += 3599
-    assert api.post("/api/submissions/", _api_body(fake_model.base_url), format="json").status_code == 429
-    clock[0] += 2
+    clock.advance(3590)
+    refused = api.post("/api/submissions/", _api_body(fake_model.base_url), format="json")
+    assert refused.status_code == 429 and int(refused["Retry-After"]) == 10
+    clock.advance(11)
     assert api.post("/api/submissions/", _api_body(fake_model.base_url), format="json").status_code == 201
 
 
@@ -198,15 +196,17 @@ def _token(password, username="alice", address="203.0.113.5"):
                             REMOTE_ADDR=address)
 
 
-def test_the_login_form_locks_an_account_after_repeated_failures(client, alice, settings):
+def test_the_login_form_locks_the_account_for_the_guessing_address_only(client, alice, settings):
     settings.ARENA_LOGIN_MAX_FAILURES = 5
     for _ in range(5):
         assert "correct username and password" in _login(client, "wrong").content.decode()
-    # The right password no longer works, from this address or any other.
-    for address in ("203.0.113.5", "198.51.100.7"):
-        response = _login(client, PASSWORD, address=address)
-        assert response.status_code == 200 and "_auth_user_id" not in client.session
-        assert "Too many failed sign-ins" in response.content.decode()
+    # The right password no longer works from the guessing address: 429 with Retry-After.
+    response = _login(client, PASSWORD)
+    assert response.status_code == 429 and "_auth_user_id" not in client.session
+    assert "Too many failed sign-ins" in response.content.decode() and 800 < int(response["Retry-After"]) <= 900
+    # The owner, from her own address, signs in as usual.
+    response = _login(client, PASSWORD, address="198.51.100.7")
+    assert response.status_code == 302 and "_auth_user_id" in client.session
 
 
 def test_the_token_endpoint_locks_an_account_after_repeated_failures(alice, settings):
@@ -227,26 +227,22 @@ def test_form_and_token_failures_count_together(client, alice, settings):
 
 
 def test_one_address_guessing_many_accounts_is_locked_out(client, alice, settings):
-    settings.ARENA_LOGIN_MAX_FAILURES = 5
+    settings.ARENA_LOGIN_MAX_FAILURES_PER_ADDRESS = 5
     for n in range(5):
         _token("guess", username=f"user{n}")
     assert _token(PASSWORD).status_code == 429  # a sixth account, from the same address
     assert _token(PASSWORD, address="198.51.100.7").status_code == 200  # alice from elsewhere
 
 
-def test_the_lock_out_ends_after_its_window(alice, settings, monkeypatch):
-    from arena.web.throttles import LoginAttempt
-
+def test_the_lock_out_ends_after_its_window(alice, settings, clock):
     settings.ARENA_LOGIN_MAX_FAILURES = 3
     settings.ARENA_LOGIN_LOCKOUT_SECONDS = 600
-    clock = [2_000_000.0]
-    monkeypatch.setattr(LoginAttempt, "clock", staticmethod(lambda: clock[0]))
     for _ in range(3):
         _token("wrong")
-        clock[0] += 10
+        clock.advance(10)
     refused = _token(PASSWORD)
     assert refused.status_code == 429 and int(refused["Retry-After"]) == 600 - 30
-    clock[0] += 571  # the first failure is now 601 s old: one more try is allowed
+    clock.advance(571)  # the window opened by the first failure has closed
     assert _token(PASSWORD).status_code == 200
 
 
@@ -258,7 +254,7 @@ def test_successful_sign_ins_do_not_count(client, alice, settings):
 
 
 def test_a_forwarded_for_header_does_not_escape_the_address_lock_out(alice, settings):
-    settings.ARENA_LOGIN_MAX_FAILURES = 3
+    settings.ARENA_LOGIN_MAX_FAILURES_PER_ADDRESS = 3
     for n in range(3):
         APIClient().post("/api/token/", {"username": f"user{n}", "password": "x"}, format="json",
                          REMOTE_ADDR="203.0.113.5", HTTP_X_FORWARDED_FOR=f"10.0.0.{n}")
@@ -272,7 +268,7 @@ def test_a_forwarded_for_header_does_not_escape_the_address_lock_out(alice, sett
 
 @pytest.mark.django_db(transaction=True)
 def test_migrate_creates_the_cache_table_the_embedded_mode_counts_in(alice, settings):
-    embedded = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "arena_cache"}}
+    embedded = {"default": {"BACKEND": "arena.web.shared_cache.AtomicDatabaseCache", "LOCATION": "arena_cache"}}
     settings.ARENA_LOGIN_MAX_FAILURES = 2
     with override_settings(CACHES=embedded):
         with connection.cursor() as cursor:
@@ -284,13 +280,14 @@ def test_migrate_creates_the_cache_table_the_embedded_mode_counts_in(alice, sett
         assert _token(PASSWORD).status_code == 429
         with connection.cursor() as cursor:
             cursor.execute("SELECT COUNT(*) FROM arena_cache")
-            assert cursor.fetchone()[0] == 2  # the account's and the address's failures
+            # the pair's count and window, the address's count and window
+            assert cursor.fetchone()[0] == 4
 
 
 def test_the_embedded_settings_count_in_the_database(monkeypatch):
     monkeypatch.delenv("REDIS_URL", raising=False)
     embedded = runpy.run_path(SETTINGS_FILE)["CACHES"]["default"]
-    assert embedded["BACKEND"].endswith("DatabaseCache") and embedded["LOCATION"] == "arena_cache"
+    assert embedded["BACKEND"] == "arena.web.shared_cache.AtomicDatabaseCache" and embedded["LOCATION"] == "arena_cache"
 
 
 @pytest.mark.django_db(transaction=True)
@@ -304,7 +301,8 @@ def test_the_scaled_settings_count_in_redis(alice, settings, monkeypatch, redis_
         for _ in range(2):
             _token("wrong")
         assert _token(PASSWORD).status_code == 429
-    assert len(redis.Redis.from_url(redis_url).keys("arena-cache*")) == 2  # the account's and the address's
+    # the pair's count and window, the address's count and window
+    assert len(redis.Redis.from_url(redis_url).keys("arena-cache*")) == 4
 
 
 def test_testing_an_endpoint_is_limited_per_hour(client, settings, fake_model):
@@ -330,3 +328,31 @@ def test_testing_an_endpoint_is_limited_per_hour(client, settings, fake_model):
     assert len(fake_model.requests) == probes_before  # the endpoint was not called again
     submission.refresh_from_db()
     assert submission.base_url == fake_model.base_url and not submission.edits.exists()
+
+
+# -- episodes waiting in the queue, per user ------------------------------------------------
+
+
+def test_a_user_may_not_queue_more_episodes_than_the_cap(api, web, alice, settings, fake_model, allow_loopback):
+    settings.ARENA_MAX_QUEUED_EPISODES_PER_USER = 5
+    assert api.post("/api/submissions/", _api_body(fake_model.base_url, episodes_per_task=3), format="json").status_code == 201
+    refused = api.post("/api/submissions/", _api_body(fake_model.base_url, episodes_per_task=3), format="json")
+    assert refused.status_code == 400
+    assert "you have 3 waiting in the queue; this arena allows 5 queued per user" in refused.json()["episodes_per_task"][0]
+    page = web.post("/submit/", _form(fake_model.base_url, episodes_per_task="3"))
+    assert page.status_code == 200 and "allows 5 queued per user" in page.content.decode()
+    assert Submission.objects.count() == 1
+    # Within the cap it goes on; episodes that have started no longer count.
+    assert api.post("/api/submissions/", _api_body(fake_model.base_url, episodes_per_task=2), format="json").status_code == 201
+    Episode.objects.filter(status=Episode.QUEUED).update(status=Episode.RUNNING)
+    assert api.post("/api/submissions/", _api_body(fake_model.base_url, episodes_per_task=5), format="json").status_code == 201
+
+
+def test_an_experiment_counts_against_the_queued_cap_too(api, alice, settings, make_model_submission):
+    submission = make_model_submission()
+    Submission.objects.filter(pk=submission.pk).update(owner=alice)
+    settings.ARENA_MAX_QUEUED_EPISODES_PER_USER = 3
+    body = {"kind": "replay", "submission": submission.pk, "task": "lmact/gridworld:ascii", "num_episodes": 4}
+    refused = api.post("/api/experiments/", body, format="json")
+    assert refused.status_code == 400 and "allows 3 queued per user" in str(refused.json())
+    assert not Experiment.objects.exists()

@@ -95,6 +95,34 @@ def _api_body(base_url, **choice):
     return body
 
 
+# The form's own initial values of the settings a preset may fix: a browser posts them
+# unchanged unless the user changes them (arena.web.preset_choice reads only changes).
+FORM_INITIAL = {
+    "episodes_per_task": "10", "temperature": "0.0", "max_tokens": "2048", "num_demonstrations": "0",
+    "show_legal_actions": "on", "history_window": "16", "reflection": "none",
+}
+
+
+def _preset_form(base_url, suite, **choice):
+    """_form for a suite played as in its paper: the settings its preset fixes and the
+    episodes left at the form's initial values, as a user who keeps the preset does."""
+    data = _form(base_url, paper_protocol=[suite.id], **choice)
+    for name in (*suite.paper_preset.strategy, "episodes_per_task"):
+        data.pop(name, None)
+        if name in FORM_INITIAL:
+            data[name] = FORM_INITIAL[name]
+    return data
+
+
+def _preset_api_body(base_url, suite, **choice):
+    """_api_body for a suite played as in its paper: the settings its preset fixes and the
+    episodes left out (sent, a different value is refused)."""
+    body = _api_body(base_url, paper_protocol=[suite.id], **choice)
+    for name in (*suite.paper_preset.strategy, "episodes_per_task"):
+        body.pop(name, None)
+    return body
+
+
 def _nothing_created():
     return not Submission.objects.exists() and not Run.objects.exists() and not Episode.objects.exists()
 
@@ -167,7 +195,7 @@ def test_a_preset_may_fix_the_generation_settings():
 
 def test_the_preset_settings_reach_the_queued_runs(web, allow_loopback, fake_model):
     suite = _suite_with_preset()
-    response = web.post("/submit/", _form(fake_model.base_url, suites=[suite.id], mode="vlm", paper_protocol=[suite.id]))
+    response = web.post("/submit/", _preset_form(fake_model.base_url, suite, suites=[suite.id], mode="vlm"))
     assert response.status_code == 302, response.context["form"].errors
     for run in Run.objects.all():
         for field, value in suite.paper_preset.strategy.items():
@@ -194,7 +222,7 @@ def test_a_task_setting_chosen_in_the_form_reaches_the_run_and_the_preview(web, 
 
 def test_create_queues_exactly_the_previewed_runs(web, allow_loopback, fake_model):
     suite = _suite_with_preset()
-    data = _form(fake_model.base_url, suites=[suite.id], mode="vlm", paper_protocol=[suite.id])
+    data = _preset_form(fake_model.base_url, suite, suites=[suite.id], mode="vlm")
     response = web.post("/submit/", {**data, "preview": "1"})
     preview = response.context["preview"]
     assert _nothing_created()
@@ -212,7 +240,7 @@ def test_create_queues_exactly_the_previewed_runs(web, allow_loopback, fake_mode
 
 def test_runs_that_changed_since_the_preview_are_previewed_again_not_created(web, allow_loopback, fake_model):
     suite = _suite_with_preset()
-    data = _form(fake_model.base_url, suites=[suite.id], paper_protocol=[suite.id])
+    data = _preset_form(fake_model.base_url, suite, suites=[suite.id])
     preview = web.post("/submit/", {**data, "preview": "1"}).context["preview"]
     changed = {**data, "paper_protocol": [], "previewed": preview.fingerprint}  # now the own settings
     response = web.post("/submit/", changed)
@@ -224,12 +252,12 @@ def test_runs_that_changed_since_the_preview_are_previewed_again_not_created(web
 def test_the_dry_run_api_returns_the_pages_preview_and_creates_nothing(web, api, allow_loopback):
     suite = _suite_with_preset(most_runs=True)
     with FakeOpenAIServer(models=["fake-model"], props_n_ctx=16384) as model:
-        page = web.post("/submit/", _form(
-            model.base_url, suites=[suite.id], mode="vlm", paper_protocol=[suite.id],
+        page = web.post("/submit/", _preset_form(
+            model.base_url, suite, suites=[suite.id], mode="vlm",
             price_input_per_mtok="1.5", price_output_per_mtok="6", preview="1",
         ))
-        response = api.post("/api/submissions/?dry_run=1", _api_body(
-            model.base_url, suites=[suite.id], mode="vlm", paper_protocol=[suite.id],
+        response = api.post("/api/submissions/?dry_run=1", _preset_api_body(
+            model.base_url, suite, suites=[suite.id], mode="vlm",
             price_input_per_mtok="1.5", price_output_per_mtok="6",
         ), format="json")
     assert response.status_code == 200, response.content

@@ -45,6 +45,10 @@ BAD_INPUTS = [
     ("thinking_budget_tokens", 0, "greater than or equal to 1"),
     # The fake is a self-hosted OpenAI-compatible server: thinking goes by effort only.
     ("thinking_budget_tokens", 4096, "no standard thinking budget"),
+    # A right-to-left override would make a name on the leaderboard read as another's.
+    ("name", "evil\u202egpt-4o", "U+202E"),
+    ("name", "\u2067Claude\u2069", "U+2067, U+2069"),
+    ("model", "fake-model\u200f", "U+200F"),
 ]
 IDS = [f"{field}={value!r:.30}" for field, value, _ in BAD_INPUTS]
 

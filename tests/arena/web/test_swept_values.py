@@ -14,7 +14,8 @@ from arena.models import Run, Submission
 from arena.services.submissions import run_specs
 from arena.web.validation import check_task_settings
 from django.core.exceptions import ValidationError
-from tests.arena.web.test_submission_preview import _api_body, _form
+from envs.registry import get_suite
+from tests.arena.web.test_submission_preview import _api_body, _form, _preset_api_body
 
 pytestmark = pytest.mark.django_db
 
@@ -113,8 +114,8 @@ def test_the_api_plays_the_chosen_values_and_its_dry_run_previews_them(api, allo
 
 
 def test_a_suite_played_as_in_its_paper_plays_every_value(api, allow_loopback, fake_model):
-    body = _api_body(
-        fake_model.base_url, tasks=[f"{CONJUNCTION}:text"], paper_protocol=["infogather"],
+    body = _preset_api_body(
+        fake_model.base_url, get_suite("infogather"), tasks=[f"{CONJUNCTION}:text"],
         task_settings={CONJUNCTION: {"num_colours": [3]}},
     )
     refused = api.post("/api/submissions/", body, format="json")

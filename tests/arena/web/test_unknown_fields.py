@@ -47,12 +47,14 @@ def test_a_field_nothing_resembles_is_named_without_a_guess(api, allow_loopback,
     assert response.json() == {"colour": ["Unknown field."]}
 
 
-def test_the_fields_a_submission_reads_back_are_accepted_as_sent(api, allow_loopback, fake_model):
-    # A script may post back what it read: the read-only fields are the API's own.
+def test_fields_a_submission_reads_back_are_refused_when_sent(api, allow_loopback, fake_model):
+    # docs/api.md: refused, never dropped. A script that posts back what it read is told
+    # which fields to leave out, and nothing is created.
     response = api.post("/api/submissions/", _body(fake_model.base_url, episodes_per_task=1, id=99, runs=[]), format="json")
 
-    assert response.status_code == 201, response.content
-    assert Run.objects.get().num_episodes == 1
+    assert response.status_code == 400, response.content
+    assert set(response.json()) == {"id", "runs"}
+    assert not Run.objects.exists()
 
 
 def test_an_experiment_with_the_submissions_spelling_is_refused(api):
@@ -63,3 +65,12 @@ def test_an_experiment_with_the_submissions_spelling_is_refused(api):
     assert response.status_code == 400
     assert response.json() == {"episodes_per_task": ['Unknown field. Did you mean "num_episodes"?']}
     assert not Experiment.objects.exists()
+
+
+@pytest.mark.parametrize("field, value", [("id", 7), ("kind", "baseline"), ("moderation", "verified"), ("created_at", "2020-01-01T00:00:00Z")])
+def test_a_read_only_field_in_a_submission_is_refused_not_dropped(api, allow_loopback, fake_model, field, value):
+    response = api.post("/api/submissions/", _body(fake_model.base_url, **{field: value}), format="json")
+
+    assert response.status_code == 400, response.content
+    assert response.json() == {field: ["Read-only field: the arena sets it; leave it out."]}
+    assert not Submission.objects.exists() and fake_model.requests == []

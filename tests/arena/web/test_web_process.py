@@ -1,6 +1,7 @@
 """A web process (arena.web.web_process) sets the garbage collector for serving once
 Daphne's command line has loaded the application, unless ARENA_WEB_GC_TUNED is off, and
-keeps the memory its pages free (arena.memory), unless ARENA_WEB_KEEP_FREED_MEMORY is off.
+keeps the memory its pages free (arena.memory), unless ARENA_WEB_KEEP_FREED_MEMORY is off;
+the modules every page imports are loaded before the first request.
 
 Each case runs the real command line in a child process (the collector is process-wide),
 with Daphne's serving loop replaced by a report of the collector's state at the moment
@@ -32,6 +33,8 @@ def report(server):
         "frozen": gc.get_freeze_count(),
         "application_loaded": "config.asgi" in sys.modules,
         "kept_freed_memory": kept,
+        "catalogue_loaded": getattr(sys.modules.get("envs.registry"), "_loaded", False),
+        "views_loaded": "leaderboard.web.views" in sys.modules,
     }}))
 
 daphne.server.Server.run = report
@@ -58,6 +61,13 @@ def test_the_application_is_loaded_then_frozen_and_collections_made_rarer(settin
     assert tuple(state["thresholds"]) == THRESHOLDS
     # Django and the project's modules: tens of thousands of objects at least.
     assert state["frozen"] > 10_000
+
+
+def test_what_every_page_imports_is_loaded_before_the_first_request():
+    # Left to the first request, the task catalogue (minihack, nle, chess…) and the views
+    # made a fresh process's first BALROG page take 1.7 s of CPU instead of 0.1 s.
+    state = state_at_serving()
+    assert state["catalogue_loaded"] and state["views_loaded"]
 
 
 def test_with_the_setting_off_the_collector_keeps_cpythons_defaults():

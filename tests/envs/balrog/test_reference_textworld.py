@@ -1,6 +1,7 @@
 """TextWorld against BALROG's own TextWorld environment (reference outputs in
-`reference/textworld_walkthroughs.json`, see `reference/PROVENANCE.md`): given seed s,
-BALROG's harness plays game s mod 25 of the task; playing each game's walkthrough (80
+`reference/textworld_walkthroughs.json`, see `reference/PROVENANCE.md`): seed s plays
+game (s + 1) mod 25 of the task, the game BALROG's harness gives its (s + 1)-th episode
+of the task; playing each game's walkthrough (80
 steps at most), the arena plays the same game, for as many steps, to the same progress."""
 
 import json

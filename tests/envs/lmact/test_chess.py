@@ -282,3 +282,13 @@ def test_draw_reasons_read_well():
         "seventy-five-move rule",
     )
     assert lmact_chess.game_end(board_after(fen="4k3/8/8/8/8/8/4P3/4K3 w - - 100 90")) == (None, "fifty-move rule")
+
+
+def test_only_the_pgn_format_stores_a_board_picture_for_the_replay():
+    # A move list holds no position the replay could draw; the board texts do (the replay
+    # player draws them), and 'rgb' is a picture already.
+    for fmt, pictured in (("pgn", True), ("ascii", False), ("fen", False)):
+        with make("lmact/chess", fmt) as task:
+            task.reset(0)
+            png = task.viewer_png()
+            assert (png is not None and png.startswith(b"\x89PNG")) == pictured, fmt

@@ -15,7 +15,7 @@ from arena.metrics import fold
 from arena.models import Run, Submission
 from config.pagecache import CACHEABLE_PATH
 from envs.registry import all_suites
-from tests.conftest import new_run
+from tests.conftest import new_run, preset_episodes, preset_variant
 
 pytestmark = pytest.mark.django_db
 
@@ -25,17 +25,21 @@ BALROG_ALL_SIX = (
 )
 
 
-def _run(submission, task, values=(), *, metric=None, fmt="text", options=None, scores=()):
+def _run(submission, task, values=(), *, metric=None, fmt="text", options=None, scores=(), preset=True):
     """A finished run as the runner leaves it: per-episode `metric` values folded into
-    the run, or summed rewards `scores` in its score sums."""
+    the run, or summed rewards `scores` in its score sums; played under its suite's paper
+    preset (its settings and episode count: a comparable run) unless `preset` is False."""
     sums = {}
     for value in values:
-        sums = fold(sums, {metric: value})
+        # An AdventureGame episode reports whether it was played beside its quality (these
+        # ones all were: the clemscore cell is then their quality).
+        sums = fold(sums, {metric: value, "played": True} if metric == "quality" else {metric: value})
     episodes = len(values) or len(scores)
     now = timezone.now()
     return Run.objects.create(
-        submission=submission, task=task, variant={"format": fmt, "options": options or {}},
-        num_episodes=episodes, status=Run.FINISHED, started_at=now, finished_at=now, episodes_done=episodes,
+        submission=submission, task=task,
+        variant=preset_variant(task, fmt, options) if preset else {"format": fmt, "options": options or {}},
+        num_episodes=preset_episodes(task) if preset else episodes, status=Run.FINISHED, started_at=now, finished_at=now, episodes_done=episodes,
         score_sum=sum(scores), score_sq_sum=sum(s * s for s in scores), metric_sums=sums,
         tokens_spent_in=1000 * episodes, tokens_spent_out=100 * episodes,
     )
@@ -123,7 +127,7 @@ def test_the_average_progress_is_given_only_to_rows_complete_on_the_shared_scale
     assert other.average.mean is None and other.average_partial
     assert _cell(other, "balrog.summary").partial
     assert [r.submission.pk for r in board.rows][:2] == [complete.pk, partial.pk]
-    assert (row.rank, other.rank) == (1, 2)
+    assert (row.rank, other.rank) == (1, None)  # listed after the ranked rows, unranked
 
 
 def test_baselines_are_reference_rows_never_ranked(client, complete, baseline):

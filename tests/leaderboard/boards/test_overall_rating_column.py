@@ -12,6 +12,7 @@ from django.utils import timezone
 from arena import page_generation
 from arena.metrics import fold
 from arena.models import Match, Run, Submission
+from tests.conftest import preset_episodes, preset_variant
 from tests.support.rated_matches import play_scripted
 
 pytestmark = pytest.mark.django_db
@@ -21,7 +22,8 @@ def _with_runs(submission: Submission) -> Submission:
     """A finished crafter run, so the submission has a row on the overall leaderboard."""
     now = timezone.now()
     Run.objects.create(
-        submission=submission, task="balrog/crafter", variant={"format": "text", "options": {}}, num_episodes=1,
+        submission=submission, task="balrog/crafter", variant=preset_variant("balrog/crafter"),
+        num_episodes=preset_episodes("balrog/crafter"),
         status=Run.FINISHED, started_at=now, finished_at=now, episodes_done=1,
         metric_sums=fold({}, {"progress": 10.0}),
     )
@@ -52,17 +54,22 @@ def test_without_matches_there_is_no_rating_column_and_empty_download_cells(clie
 
 def test_rated_rows_show_their_rating_with_its_interval_linked_to_the_rating_page(client, arena):
     anchor, strong, bystander = arena
-    play_scripted("chess", {anchor: 1000.0, strong: 1400.0}, count=60, seed=3)
+    for seed, game in enumerate(("chess", "tictactoe", "connect_four")):
+        play_scripted(game, {anchor: 1000.0, strong: 1400.0}, count=20, seed=3 + seed)
     for query in ("", "?columns=tasks"):
         html = client.get("/" + query).content.decode()
-        assert re.search(r'<th class="num overall-rating"[^>]*>.*?href="/ratings/"', html)
+        assert re.search(r'<th class="num overall-rating"[^>]*>.*?href="/ratings/all/"', html)
         rows = dict(re.findall(r'data-submission="(\d+)">(.*?)</tr>', html, re.S))
         strong_cell = re.search(r'<td class="num overall-rating"[^>]*>(.*?)</td>', rows[str(strong.pk)]).group(1)
-        rating, low, high = map(int, re.search(r'<a href="/ratings/"[^>]*>(\d+)</a> <span class="muted">\[(\d+), (\d+)\]', strong_cell).groups())
+        rating, low, high = map(int, re.search(r'<a href="/ratings/all/"[^>]*>(\d+)</a> <span class="muted">\[(\d+), (\d+)\]', strong_cell).groups())
         assert low < rating < high and rating > 1000
         assert re.search(r'<td class="num overall-rating"[^>]*>—</td>', rows[str(bystander.pk)])
     header, records = _csv(client)
     assert records["Strong"][header.index("Head-to-head rating")] == str(rating)
+    # The rating is over all games: a player of one game only has none.
+    finished_chess_only = _with_runs(Submission.objects.create(name="Chess only", model="chess", head_to_head=True))
+    play_scripted("chess", {anchor: 1000.0, finished_chess_only: 1300.0}, count=10, seed=9)
+    assert _csv(client)[1]["Chess only"][header.index("Head-to-head rating")] == ""
     assert records["Random"][header.index("Head-to-head rating 95 % high")] == "1000"
     assert records["Bystander"][header.index("Head-to-head rating")] == ""
     rows = {row["submission"]["name"]: row for row in client.get("/api/leaderboard/overall/").json()["rows"]}

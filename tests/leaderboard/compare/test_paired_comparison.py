@@ -173,3 +173,38 @@ def test_a_cache_that_cannot_answer_costs_the_marks_their_speed_not_the_page(cli
     response = client.get("/tasks/lmact/gridworld/")
     assert response.status_code == 200
     assert "Not distinguishable from rank 1" in response.content.decode()
+
+
+# The per-seed loop the page's template ran before leaderboard.templatetags.
+# comparison_format.seed_rows wrote the rows in Python.
+SEED_ROWS_LOOP = """{% load comparison_format %}{% with m=p.metric %}
+    {% for pair in p.pairs %}
+      <tr>
+        <td class="num">{{ pair.seed }}</td>
+        <td class="num">{{ pair.a.value|fixed:m.digits }}</td>
+        <td class="num">{{ pair.b.value|fixed:m.digits }}</td>
+        <td class="num">{{ pair.difference|signed:m.digits }}</td>
+        <td>{% with outcome=p|outcome_of:pair %}<span class="outcome outcome-{{ outcome }}">{{ outcome }}</span>{% endwith %}</td>
+        <td><a class="seed-replay" href="{% url 'leaderboard:compare' pair.a.episode_id pair.b.episode_id %}">side by side</a></td>
+      </tr>
+    {% endfor %}
+    {% endwith %}"""
+
+
+def test_the_seed_rows_written_in_python_are_the_templates_byte_for_byte(make_model_submission):
+    from django.template import engines
+
+    from arena.models import Submission
+    from leaderboard.compare.submissions import compare_submissions
+    from leaderboard.templatetags.comparison_format import seed_rows
+
+    a, b = make_model_submission(name="A"), make_model_submission(name="B")
+    scripted_run(a, [0] * 4, task="infogather/single-feature", fmt="text", metrics=_steps([3, 3, 4, None]))
+    scripted_run(b, [0] * 4, task="infogather/single-feature", fmt="text", first_seed=2, metrics=_steps([5, 5, 5, 5]))
+    scripted_run(a, [1.0, -0.5, 0.25])
+    scripted_run(b, [0.5, -0.5, 1.0])
+    comparison = compare_submissions(Submission.objects.get(pk=a.pk), Submission.objects.get(pk=b.pk))
+    assert len(comparison.games) == 2
+    for game in comparison.games:
+        reference = engines["django"].from_string(SEED_ROWS_LOOP).render({"p": game.pairing})
+        assert f"\n    {seed_rows(game.pairing)}\n    " == reference

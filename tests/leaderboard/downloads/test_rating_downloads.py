@@ -39,6 +39,14 @@ def test_the_json_holds_the_rows_the_anchor_and_each_pairs_record(client, script
     back = next(p for p in data["pairs"] if p["submission"] == anchor.pk and p["against"] == strong.pk)
     assert pair["games"] == back["games"] and pair["wins"] == back["losses"]
     assert pair["score_rate"] + back["score_rate"] == pytest.approx(1.0)
+    assert top["rank_best"] == 1 and top["rank_best"] <= top["rank"] <= top["rank_worst"]
+    # The win-rate matrix: the same records as a square, null where two never met.
+    matrix = data["matrix"]
+    i, j = matrix["players"].index(strong.pk), matrix["players"].index(anchor.pk)
+    assert matrix["score_rate"][i][j] == pytest.approx(pair["score_rate"]) and matrix["games"][i][j] == pair["games"]
+    assert matrix["score_rate"][i][i] is None
+    island = matrix["players"].index(next(r["submission"]["id"] for r in data["rows"] if r["submission"]["name"] == "IslandA"))
+    assert matrix["games"][island][j] is None
 
 
 def test_the_csv_is_the_pages_table(client, scripted):
@@ -47,17 +55,17 @@ def test_the_csv_is_the_pages_table(client, scripted):
     assert 'filename="arena-ratings-tictactoe.csv"' in response["Content-Disposition"]
     records = list(csv.reader(io.StringIO(response.content.decode())))
     header, rows = records[0], records[1:]
-    assert header[:7] == ["Rank", "Submission", "Model", "Kind", "Rating", "95 % low", "95 % high"]
-    named = {row[1]: dict(zip(header, row)) for row in rows}
+    assert header[:9] == ["Rank", "Rank best", "Rank worst", "Submission", "Model", "Kind", "Rating", "95 % low", "95 % high"]
+    named = {row[3]: dict(zip(header, row)) for row in rows}
     assert named["Random"]["Rating"] == named["Random"]["95 % low"] == "1000" and named["Random"]["Kind"] == "baseline"
     assert int(named["Strong"]["95 % low"]) < int(named["Strong"]["Rating"]) < int(named["Strong"]["95 % high"])
     assert named["IslandA"]["Rating"] == "" and named["IslandA"]["Games"] == "1" and named["IslandA"]["Draws"] == "1"
     assert named["Strong"]["Model page"].endswith(f"/submissions/{scripted[1].pk}/")
 
 
-def test_all_games_is_the_default_and_an_empty_arena_answers_empty(client):
+def test_the_first_game_is_the_default_and_an_empty_arena_answers_empty(client):
     data = client.get("/api/ratings/").json()
-    assert data["game"] == "all" and data["anchor"] is None and data["rows"] == [] and data["matches"] == 0
+    assert data["game"] == "chess" and data["anchor"] is None and data["rows"] == [] and data["matches"] == 0
     random_baseline()
     data = client.get("/api/ratings/?game=chess").json()
     assert data["anchor"]["rating"] == 1000.0 and data["rows"] == [] and data["pairs"] == []

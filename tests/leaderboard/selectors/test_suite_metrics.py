@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 from arena.metrics import fold
 from arena.models import Run
 from leaderboard.serializers import EpisodeSerializer
-from tests.conftest import new_run
+from tests.conftest import new_run, as_preset, preset_variant
 
 pytestmark = pytest.mark.django_db
 
@@ -41,9 +41,9 @@ def infogather_runs(baseline, make_model_submission):
         "Optimal": new_run(baseline("optimal"), task=task, fmt="text", episodes=2),
         # Picks rewarding objects again and again: the most reward, the slowest to learn the rule.
         "Random-With-Replacement": new_run(baseline("random-with-replacement"), task=task, fmt="text", episodes=2),
-        "Quick": new_run(make_model_submission(name="Quick"), task=task, fmt="text", episodes=2),
-        "Slow": new_run(make_model_submission(name="Slow"), task=task, fmt="text", episodes=2),
-        "Lucky": new_run(make_model_submission(name="Lucky"), task=task, fmt="text", episodes=2),
+        "Quick": as_preset(new_run(make_model_submission(name="Quick"), task=task, fmt="text", episodes=2)),
+        "Slow": as_preset(new_run(make_model_submission(name="Slow"), task=task, fmt="text", episodes=2)),
+        "Lucky": as_preset(new_run(make_model_submission(name="Lucky"), task=task, fmt="text", episodes=2)),
     }
     _finished(runs["Optimal"], [_infogather_episode(1.0, 2), _infogather_episode(1.0, 3)])
     _finished(runs["Random-With-Replacement"], [_infogather_episode(4.0, 6), _infogather_episode(4.0, 8)])
@@ -78,7 +78,7 @@ def test_an_infogather_task_page_shows_steps_and_identification_without_a_summed
 
 
 def test_the_infogather_suite_page_ranks_like_its_task_pages(client, infogather_runs):
-    Run.objects.update(variant={"format": "text", "options": {"num_colours": 3}})
+    Run.objects.update(variant=preset_variant("infogather/single-feature", "text", {"num_colours": 3}))
     page = client.get("/suites/infogather/").content.decode()
     positions = [page.index(f">{name}<") for name in ("Optimal", "Quick", "Slow", "Random-With-Replacement", "Lucky")]
     assert positions == sorted(positions)
@@ -95,8 +95,8 @@ def _adventure_episode(outcome):
 
 
 def test_it_ranks_an_adventure_task_by_clemscore_with_quality_and_played(client, make_model_submission):
-    careful = new_run(make_model_submission(name="Careful"), task="adventure/basic-easy", fmt="text", episodes=4)
-    sloppy = new_run(make_model_submission(name="Sloppy"), task="adventure/basic-easy", fmt="text", episodes=4)
+    careful = as_preset(new_run(make_model_submission(name="Careful"), task="adventure/basic-easy", fmt="text", episodes=4))
+    sloppy = as_preset(new_run(make_model_submission(name="Sloppy"), task="adventure/basic-easy", fmt="text", episodes=4))
     # Careful solves half and aborts half: half its episodes solved, 50.
     _finished(careful, [_adventure_episode(o) for o in ("success", "success", "aborted", "aborted")])
     # Sloppy plays three of four but solves one: a quarter solved, 25.
@@ -117,16 +117,15 @@ def test_it_ranks_an_adventure_task_by_clemscore_with_quality_and_played(client,
     assert "clemscore" in page and "% played" in page and "25.0 ± 25.0" in page
 
 
-def test_the_front_page_shows_every_suite_ranked_by_its_own_metric(client, infogather_runs, baseline):
+def test_the_task_tables_show_every_suite_ranked_by_its_own_metric(client, infogather_runs, baseline):
     new_run(baseline("expert"), task="lmact/gridworld")
     _finished(Run.objects.get(task="lmact/gridworld"), [(1.0, {}), (1.0, {})])
-    page = client.get("/").content.decode()
-    for heading in ("LMAct", "Information gathering", "AdventureGame"):
-        assert f"<h3>{heading} " in page  # each suite under "Task leaderboards"
-    assert "Information gathering: single feature" in page and "AdventureGame: Basic, easy" in page
-    assert "1.000 ± 0.000" in page and "2.50 ± 0.50" in page
-    task_boards = page.split('id="task-leaderboards"', 1)[1]  # below the overall table
-    assert task_boards.index(">Quick<") < task_boards.index(">Lucky<")
+    lmact = client.get("/suites/lmact/").content.decode()
+    assert "<h3>LMAct " in lmact and "1.000 ± 0.000" in lmact  # under "Task leaderboards"
+    page = client.get("/tasks/infogather/single-feature/").content.decode()
+    assert "Information gathering: single feature" in page and "2.50 ± 0.50" in page
+    assert page.index(">Quick<") < page.index(">Lucky<")
+    assert "AdventureGame: Basic, easy" in client.get("/tasks/adventure/basic-easy/").content.decode()
 
 
 def test_the_replay_player_gets_the_renderer_the_suite_declares(baseline):

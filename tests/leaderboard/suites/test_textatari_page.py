@@ -8,6 +8,8 @@ import math
 import statistics
 
 import pytest
+
+from envs.registry import get_suite
 from django.utils import timezone
 
 from arena.metrics import fold
@@ -34,9 +36,16 @@ def played_run(submission, game, scores, *, scenario=None, max_steps=None, **str
     for score in scores:
         sums = fold(sums, {"normalised_score": normalised_score(game, score, max_steps or 1000), "game_score": score})
     now = timezone.now()
+    # Planned under TextAtari's paper preset (a comparable row, arena.protocol), with
+    # the chain-of-thought agents' memory where they reason, then the test's settings.
+    preset = get_suite("textatari").paper_preset
+    variant = {"format": "text", "options": options, **preset.strategy}
+    if strategy.get("chain_of_thought"):
+        variant.update(preset.chain_of_thought_strategy)
+    variant.update(strategy)
     run = Run.objects.create(
-        submission=submission, task=f"textatari/{game}", variant={"format": "text", "options": options, **strategy},
-        num_episodes=len(scores), status=Run.FINISHED, started_at=now, finished_at=now, episodes_done=len(scores),
+        submission=submission, task=f"textatari/{game}", variant=variant,
+        num_episodes=max(len(scores), preset.episodes), status=Run.FINISHED, started_at=now, finished_at=now, episodes_done=len(scores),
         score_sum=sum(scores), score_sq_sum=sum(s * s for s in scores), steps_total=10 * len(scores), metric_sums=sums,
     )
     for index, score in enumerate(scores):
@@ -234,7 +243,7 @@ def test_percentage_change_is_relative_to_the_size_of_a():
 def test_agents_are_named_as_in_the_paper(client, model):
     played_run(model, "pong", [-9], scenario="basic", chain_of_thought=True, reflection="recent", history_window=1)
     played_run(model, "pong", [-8], scenario="basic", chain_of_thought=True, reflection="best", history_window=1)
-    played_run(model, "pong", [-7], scenario="basic", reflection="best", self_correction=True)
+    played_run(model, "pong", [-7], scenario="basic", reflection="best", self_correction=True, history_window=16)
     agents = sorted(row.agent for row in client.get(PAGE).context["rows"])
     assert agents == [
         "Reflexion_last · history 1", "Reflexion_max (no CoT) · history 16, self-correction", "Reflexion_max · history 1",

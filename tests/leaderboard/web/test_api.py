@@ -8,7 +8,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from arena.models import Episode, Run, Submission
-from tests.conftest import new_run
+from tests.conftest import as_preset, new_run
 
 pytestmark = pytest.mark.django_db
 
@@ -152,7 +152,7 @@ def test_episode_steps_are_paged_in_index_order(baseline, play):
 
 def test_the_leaderboard_ranks_models_and_shows_baselines_unranked(baseline, make_model_submission):
     expert = new_run(baseline("expert"), task="lmact/tictactoe", episodes=2)
-    model = new_run(make_model_submission(), task="lmact/tictactoe", episodes=2)
+    model = as_preset(new_run(make_model_submission(), task="lmact/tictactoe", episodes=2))
     Run.objects.filter(pk=expert.pk).update(episodes_done=2, score_sum=1.8, score_sq_sum=1.62, status="finished")
     Run.objects.filter(pk=model.pk).update(episodes_done=2, score_sum=1.0, score_sq_sum=1.0, status="finished")
 

@@ -1,6 +1,7 @@
 """The model page (/submissions/<id>/): every run with its suite's metric, where it
 stands among the other submissions, its scaling curves, the pick of a comparison."""
 
+import random
 import re
 
 import pytest
@@ -26,8 +27,8 @@ def _section(page: str, suite: str) -> str:
 
 def test_results_are_grouped_by_suite_with_each_suites_metric(client, make_model_submission):
     model = make_model_submission(name="Grouped")
-    scripted_run(model, [1.0, 0.0, 1.0, 1.0])
-    scripted_run(model, [0] * 2, task="infogather/single-feature", fmt="text",
+    scripted_run(model, [1.0, 0.0, 1.0, 1.0], preset=False)
+    scripted_run(model, [0] * 2, task="infogather/single-feature", fmt="text", preset=False,
                  metrics=[{"steps_to_sufficient_information": 3}, {"steps_to_sufficient_information": 6}])
     page = _page(client, model)
     lmact, infogather = _section(page, "lmact"), _section(page, "infogather")
@@ -86,3 +87,23 @@ def test_the_owner_keeps_the_experiment_form_and_sees_the_sweeps_scaling_curve(c
     page = _page(client, model)
     assert f'data-figure="fig-sweep-{experiment.pk}-score"' in page
     assert "Queue experiment" in page and "Cancel all unfinished runs" in page
+
+
+def test_the_standing_strips_written_in_python_are_the_templates_byte_for_byte():
+    from django.template.loader import get_template
+
+    from leaderboard.model_page import Mark, Standing
+    from leaderboard.templatetags.standing_strips import standing_strip
+
+    template = get_template("leaderboard/_standing_strip.html")
+    strips = [
+        Standing(Mark("me <b>", 0.5, "0.50", 120.25), [Mark("A&B", 0.1, "0.10", 30.05), Mark("C", 0.9, "0.90", 200.0)],
+                 [Mark("Random", 0.0, "0.00", 4.0), Mark("Expert", 1.0, "1.00", 176.0)], 2, 3),
+        Standing(Mark("alone", 3.0, "3", 90.0), [], [], 1, 1),
+    ]
+    draw = random.Random(5)
+    strips.append(Standing(Mark("me", 0.5, "0.50", 0.05), [
+        Mark(f"m{n}", 0.0, "0", x) for n, x in enumerate([draw.uniform(4, 176) for _ in range(200)] + [4.0, 176.0, 12.25, 12.35])
+    ], [], 3, 205))
+    for standing in strips:
+        assert standing_strip(standing) == template.render({"standing": standing})

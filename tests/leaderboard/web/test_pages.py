@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 from arena.services.episodes import worker_heartbeat
 from arena.services.submissions import experiment_create
 from arena.models import Experiment, Run
-from tests.conftest import new_run
+from tests.conftest import as_preset, new_run
 from tests.support.episodes import scripted_episode
 
 pytestmark = pytest.mark.django_db
@@ -19,9 +19,9 @@ def _finished(run, scores):
     )
 
 
-def test_the_leaderboard_lists_every_task_with_baseline_rows(client, baseline):
+def test_the_suite_page_lists_every_task_with_baseline_rows(client, baseline):
     _finished(new_run(baseline("expert"), task="lmact/gridworld"), [1.0, 1.0])
-    page = client.get("/").content.decode()
+    page = client.get("/suites/lmact/").content.decode()
     assert "Grid world" in page and "Tic-tac-toe" in page
     assert "1.000 ± 0.000" in page and "baseline" in page
 
@@ -209,26 +209,26 @@ def test_the_compare_page_says_when_both_episodes_acted_alike(client, baseline):
 
 
 def _task_section(page, task_id):
-    """The front page's section of one task's leaderboard."""
+    """A suite page's section of one task's leaderboard."""
     start = page.index(f'<section class="task-section" id="{task_id.replace("/", "")}">')
     return page[start : page.index("</section>", start)]
 
 
-def test_the_front_page_shows_each_tasks_top_runs_and_its_baselines_and_links_to_the_rest(
+def test_the_suite_page_shows_each_tasks_top_runs_and_its_baselines_and_links_to_the_rest(
     client, baseline, make_model_submission
 ):
     _finished(new_run(baseline("random"), task="lmact/tictactoe"), [-1.0, -1.0])
     for n in range(12):
         # Model 00 scores best, Model 11 worst.
-        _finished(new_run(make_model_submission(name=f"Model {n:02d}"), task="lmact/tictactoe"), [1.0 - n / 10] * 2)
-    section = _task_section(client.get("/").content.decode(), "lmact/tictactoe")
+        _finished(as_preset(new_run(make_model_submission(name=f"Model {n:02d}"), task="lmact/tictactoe")), [1.0 - n / 10] * 2)
+    section = _task_section(client.get("/suites/lmact/").content.decode(), "lmact/tictactoe")
     assert all(f"Model {n:02d}" in section for n in range(10))
     assert "Model 10" not in section and "Model 11" not in section
     assert "badge baseline" in section  # the baseline ranks last and stays
     assert "All 12 ranked runs of Tic-tac-toe →" in section and 'href="/tasks/lmact/tictactoe/"' in section
-    filtered = _task_section(client.get("/?strategy=naive").content.decode(), "lmact/tictactoe")
+    filtered = _task_section(client.get("/suites/lmact/?strategy=naive").content.decode(), "lmact/tictactoe")
     assert 'href="/tasks/lmact/tictactoe/?strategy=naive"' in filtered
     task_page = client.get("/tasks/lmact/tictactoe/").content.decode()
     assert "Model 10" in task_page and "Model 11" in task_page
     # A task with no more runs than the cut has no link.
-    assert "ranked runs of" not in _task_section(client.get("/").content.decode(), "lmact/gridworld")
+    assert "ranked runs of" not in _task_section(client.get("/suites/lmact/").content.decode(), "lmact/gridworld")

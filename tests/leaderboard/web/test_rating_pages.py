@@ -1,6 +1,8 @@
-"""The rating pages (/ratings/, /ratings/<game>/): four scripted models of known strength
-and the random anchor come out in their order with their intervals; the anchor, the
-records and the score matrix are shown; what has no rating says why."""
+"""The rating pages (/ratings/ is the first game's, /ratings/<game>/, /ratings/all/):
+four scripted models of known strength and the random anchor come out in their order
+with their intervals and rank ranges; the anchor, the records and the win-rate matrix
+are shown; "all games" is over the players who played every game; what has no rating
+says why."""
 
 import re
 
@@ -72,7 +74,7 @@ def test_a_model_with_no_match_and_an_island_are_listed_without_a_rating(client,
     assert "no finished match yet" in rows["Newcomer"] and "no rating" in rows["Newcomer"]
     assert "not connected to the anchor" in rows["IslandA"] and "no rating" in rows["IslandB"]
     assert set(_names(html)[-3:]) == {"Newcomer", "IslandA", "IslandB"}
-    assert re.search(r'<td class="num" data-sort="">—</td>', rows["IslandA"])  # no rank
+    assert re.search(r'<td class="num rank" data-sort="">—</td>', rows["IslandA"])  # no rank
 
 
 def test_a_perfect_record_is_rated_and_marked(client):
@@ -97,23 +99,38 @@ def test_only_finished_matches_of_visible_submissions_count(client, scripted):
     assert "Strong" not in _names(hidden) and _names(hidden)[0] == "Good"
 
 
-def test_the_overall_page_fits_every_game_together(client, scripted):
+def test_ratings_are_per_game_first_and_all_games_only_over_who_played_every_game(client, scripted):
     anchor, players = scripted
-    play_scripted("connect_four", {anchor: 1000.0, players["Weak"]: 1100.0}, count=20, seed=1)
-    html = client.get("/ratings/").content.decode()
-    assert _names(html) == ["Strong", "Good", "Fair", "Weak", "Random"]
-    assert "320 finished matches" in html and "One fit over the matches of every game together" in html
+    # The first game's page is the ratings' first page.
+    assert _names(client.get("/ratings/").content.decode()) == ["Strong", "Good", "Fair", "Weak", "Random"]
+    for game in ("connect_four", "tictactoe"):
+        play_scripted(game, {anchor: 1000.0, players["Weak"]: 1100.0, players["Fair"]: 1250.0}, count=30, seed=1)
+    html = client.get("/ratings/all/").content.decode()
+    # Strong and Good played chess alone: they do not top "all games".
+    assert _names(html) == ["Fair", "Weak", "Random"]
+    assert "One fit over the matches of every game together" in html
+    assert re.search(r'id="left-out">2 players who played only some of the games are left out', html)
     assert ">All games</a>" in html and "<span class=\"muted\">All games</span>" in html
     connect_four = client.get("/ratings/connect_four/").content.decode()
-    assert set(_names(connect_four)[:2]) == {"Weak", "Random"} and "20 finished matches" in connect_four
+    assert set(_names(connect_four)[:3]) == {"Weak", "Fair", "Random"} and "30 finished matches" in connect_four
     # The opted-in models that played only chess are listed without a Connect Four rating.
-    assert all("no finished match yet" in row for row in _table_rows(connect_four)[2:])
+    assert all("no finished match yet" in row for row in _table_rows(connect_four)[3:])
+
+
+def test_each_rated_row_shows_its_rank_range_from_the_bootstrap(client, scripted):
+    html = client.get("/ratings/chess/").content.decode()
+    ranges = [re.search(r'class="muted rank-range"[^>]*>\[(\d+)(?:–(\d+))?\]', row) for row in _table_rows(html)]
+    bounds = [(int(m.group(1)), int(m.group(2) or m.group(1))) for m in ranges]
+    for rank, (best, worst) in enumerate(bounds, start=1):
+        assert best <= rank <= worst
+    # 300 games tell the strongest from the random player beyond doubt.
+    assert bounds[0][0] == 1 and bounds[-1] == (5, 5)
 
 
 def test_before_any_match_the_pages_say_so(client):
     random_baseline()
     model("Lonely")
-    for path in ("/ratings/", "/ratings/chess/", "/ratings/tictactoe/", "/ratings/connect_four/"):
+    for path in ("/ratings/", "/ratings/chess/", "/ratings/tictactoe/", "/ratings/connect_four/", "/ratings/all/"):
         response = client.get(path)
         assert response.status_code == 200
         html = response.content.decode()

@@ -11,18 +11,18 @@ from envs.registry import suite_of
 from leaderboard.boards.neighbours import NeighbourMark
 from leaderboard.selectors.runs import Filters, leaderboard_by_suite, leaderboard_rows
 from leaderboard.templatetags.run_rows import run_rows, task_sections
-from tests.conftest import new_run
+from tests.conftest import as_preset, new_run
 
 pytestmark = pytest.mark.django_db
 
 # The rows of templates/leaderboard/_run_table.html as the template language wrote them
 # before they were written in Python (the reference this test holds them to).
-TEMPLATE_ROWS = """{% load arena_format %}{% for row in rows %}
+TEMPLATE_ROWS = """{% load arena_format protocol_marks %}{% for row in rows %}
     <tr class="{% if row.submission.is_baseline %}baseline-row{% endif %}">
-      <td class="num">{% if row.rank %}{% with mark=row.neighbour_mark %}{% if mark %}{% if mark.compare_url %}<a class="tie-mark" href="{{ mark.compare_url }}" title="{{ mark.explanation }} Open the paired comparison.">≈</a>{% else %}<span class="tie-mark" title="{{ mark.explanation }}">≈</span>{% endif %} {% endif %}{% endwith %}{{ row.rank }}{% else %}<span class="badge baseline">baseline</span>{% endif %}</td>
+      <td class="num">{% if row.rank %}{% with mark=row.neighbour_mark %}{% if mark %}{% if mark.compare_url %}<a class="tie-mark" href="{{ mark.compare_url }}" title="{{ mark.explanation }} Open the paired comparison.">≈</a>{% else %}<span class="tie-mark" title="{{ mark.explanation }}">≈</span>{% endif %} {% endif %}{% endwith %}{{ row.rank }}{% elif row.submission.is_baseline %}<span class="badge baseline">baseline</span>{% else %}<span class="badge custom" title="Custom settings: not ranked against the paper's protocol">custom</span>{% endif %}</td>
       <td><a href="{{ row.submission.get_absolute_url }}">{{ row.submission.name }}</a>{% if row.submission.moderation %}{% include "arena/_moderation_mark.html" with item=row.submission %}{% endif %}{% if row.run.moderation %}{% include "arena/_moderation_mark.html" with item=row.run %}{% endif %}</td>
       <td>{{ row.submission.model|default:"—" }}</td>
-      <td class="variant">{{ row.run|variant_label }}</td>
+      <td class="variant">{{ row.run|variant_label }}{% run_protocol_line row.run %}</td>
       {% for value in row.metrics %}<td class="num">{% if forloop.first %}<a href="{{ row.run.get_absolute_url }}">{{ value|metric }}</a>{% if value.missing %} <span class="muted" title="episodes that {{ value.metric.missing_means|default:'have no value' }}">({{ value.missing }} without)</span>{% endif %}{% else %}{{ value|metric }}{% endif %}</td>{% endfor %}
       <td class="num">{{ row.run.episodes_done }}{% if row.run.episodes_failed %} <span class="muted">(+{{ row.run.episodes_failed }} failed)</span>{% endif %}</td>
       <td class="num">{{ row.run.illegal_rate|percent }}{% if row.run.cut_off_total %}<br><span class="muted cut-off" title="steps whose answer reached the token limit, not counted as illegal">{{ row.run.cut_off_rate|percent }} cut off</span>{% endif %}</td>
@@ -51,18 +51,20 @@ def rows_of_every_kind(baseline, make_model_submission):
     identified = {"n": 3, "sum": 2.0, "sumsq": 2.0}
     _finished(new_run(baseline("random"), task=TASK, fmt="text"), metric_sums={"identified": identified})
     plain = make_model_submission(name="Plain <model>", model="")
-    _finished(new_run(plain, task=TASK, fmt="text"), metric_sums={"steps_to_sufficient_information": steps},
+    _finished(as_preset(new_run(plain, task=TASK, fmt="text")), metric_sums={"steps_to_sufficient_information": steps},
               episodes_failed=2, cut_off_total=3, steps_total=40, cached_tokens_in=12_345, tokens_spent_in=2_000_000,
               tokens_spent_out=999, illegal_fraction_sum=0.5, illegal_episodes=3)
     flagged = make_model_submission(name="Flagged & Co")
     Submission.objects.filter(pk=flagged.pk).update(moderation="flagged", moderation_reason='under "review"')
-    run = new_run(flagged, task=TASK, fmt="text")
+    run = as_preset(new_run(flagged, task=TASK, fmt="text"))
     _finished(run, moderation="verified", moderation_reason="", harness_version="v0+deadbeef",
               shipped_figures={"file": "figures/a.json", "generated": "2026-01-02T03:04:05"})
-    _finished(new_run(flagged, task=TASK, fmt="text", first_seed=100), harness_version="imported", status="running")
+    _finished(as_preset(new_run(flagged, task=TASK, fmt="text", first_seed=100)), harness_version="imported", status="running")
+    _finished(new_run(flagged, task=TASK, fmt="text", first_seed=200), metric_sums={"steps_to_sufficient_information": steps})
     rows = leaderboard_rows(TASK)
     ranked = [row for row in rows if row.rank]
-    assert len(ranked) == 3 and len(rows) == 4
+    assert len(ranked) == 3 and len(rows) == 5
+    assert rows[-1].rank is None and not rows[-1].submission.is_baseline  # custom settings: last, unranked
     ranked[1].neighbour_mark = NeighbourMark(ranked[0], ranked[1], True, 3, -0.5, 0.25)
     ranked[2].neighbour_mark = NeighbourMark(ranked[1], ranked[2], False, 0, None, None)
     return rows
@@ -72,7 +74,7 @@ def test_the_rows_written_in_python_are_the_templates_rows_byte_for_byte(rows_of
     written = run_rows(rows_of_every_kind)
     assert written == _reference(rows_of_every_kind)
     # Every branch above is in the markup compared.
-    for part in ("badge baseline", "tie-mark", "/compare/", "moderation-flagged", "moderation-verified",
+    for part in ("badge baseline", "badge custom", "protocol-preset", "protocol-custom", "tie-mark", "/compare/", "moderation-flagged", "moderation-verified",
                  "without)", "failed)", "cut off", "cached", "shipped figures", "harness-old", "harness-version",
                  "Plain &lt;model&gt;", "Flagged &amp; Co", "&quot;review&quot;", "—"):
         assert part in written, part
