@@ -215,7 +215,7 @@ def test_images_are_sent_from_memory_as_the_very_bytes_stored(make_model_submiss
     def no_reading_back(sha):
         raise AssertionError(f"image {sha[:8]} was read back from its file")
 
-    monkeypatch.setattr(runner, "read_png", no_reading_back)
+    monkeypatch.setattr(step_records, "read_png", no_reading_back)
     run = new_run(make_model_submission(num_demonstrations=2), task="lmact/gridworld", fmt="rgb", episodes=1)
     play(run.episodes.get().id)
     episode = run.episodes.get()
