@@ -87,7 +87,7 @@ def _differences(task: str, variant: Variant, episodes: int, temperature, max_to
     for name, wanted in fixed.items():
         value = played[name] if name in _GENERATION else getattr(variant, name)
         if value != wanted:
-            differences.append(f"{_words(name)} {_value(value)} (preset {_value(wanted)})")
+            differences.append(f"{_words(name)} {setting_text(value)} (preset {setting_text(wanted)})")
     # Fewer episodes than the preset's play fewer of its seeds (AdventureGame's seed s is
     # instance s mod 16; BALROG's Baba Is AI cycles its levels): not the same sample.
     wanted_episodes = preset.episodes_of(task_cls)
@@ -100,7 +100,8 @@ def _words(name: str) -> str:
     return {"num_demonstrations": "demonstrations", "max_tokens": "max tokens"}.get(name, name.replace("_", " "))
 
 
-def _value(value) -> str:
+def setting_text(value) -> str:
+    """A setting's value as a row and a form message write it: on/off, 1, 8,192."""
     if value is True:
         return "on"
     if value is False:
@@ -142,9 +143,9 @@ class RowProtocol:
         else:
             parts = [self.label]
         if self.temperatures:
-            parts.append(f"temperature {'/'.join(_value(float(t)) for t in self.temperatures)}")
+            parts.append(f"temperature {'/'.join(setting_text(float(t)) for t in self.temperatures)}")
         if self.max_tokens:
-            parts.append(f"{'/'.join(_value(int(m)) for m in self.max_tokens)} max tokens")
+            parts.append(f"{'/'.join(setting_text(int(m)) for m in self.max_tokens)} max tokens")
         if self.episodes and self.kind != IMPORTED:
             parts.append(f"{_span(self.episodes)} episodes per run")
         if self.lenient_parsing:

@@ -217,7 +217,7 @@ def step_write_costs(task_id: str, steps: int = 1500, batch: int = 4) -> tuple[f
     own plain types passed as they are (the step writer now)."""
     from arena.models import Episode
     from arena.play.agents import Decision
-    from arena.play.runner import step_record_of
+    from arena.play.step_records import step_record_of
     from arena.services.episodes import episode_claim
     from arena.services.runs import RunSpec, run_create
     from arena.services.steps import _StepSQL, steps_record

@@ -23,7 +23,7 @@ TASK, FORMAT, STEPS = "lmact/gridworld", "ascii", 25
 
 
 def measure(num_demonstrations: int) -> tuple[float, int, float]:
-    from arena.play.runner import _ObservationImages
+    from arena.play.step_records import ObservationImages
     from arena.strategies.lmact import LMActStrategy
     from envs.core import RandomLegalPolicy
     from envs.registry import make
@@ -38,7 +38,7 @@ def measure(num_demonstrations: int) -> tuple[float, int, float]:
     task = make(TASK, FORMAT)
     observation = task.reset(episode.seed)
     started = time.perf_counter()
-    prefix, _ = strategy.begin(task, observation, _ObservationImages())
+    prefix, _ = strategy.begin(task, observation, ObservationImages())
     begin_seconds = time.perf_counter() - started
     prefix_chars = sum(len(part.get("text", "")) for part in prefix)
     policy = RandomLegalPolicy(episode.seed)

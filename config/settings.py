@@ -181,6 +181,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "TaskVariantEnum": "arena.web.api.task_variant_values",
         "SubmissionKindEnum": "arena.models.Submission.KIND_CHOICES",
+        "EpisodeStatusEnum": "arena.models.Episode.STATUS_CHOICES",
     },
 }
 

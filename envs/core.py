@@ -12,6 +12,9 @@ count, and the step limit. A task implements the game itself in `_reset` and `_s
 
 Same seed ⇒ same episode: every source of randomness inside a task is a
 `random.Random` derived from the seed passed to `reset`.
+
+The data passed across the protocol live in envs.step_data and the built-in baselines
+in envs.policies; both are re-exported here, the one import path every suite uses.
 """
 
 from __future__ import annotations
@@ -22,87 +25,25 @@ import pickle
 import random
 from typing import ClassVar
 
-from PIL import Image
-
+from envs.policies import (
+    DEFAULT_BASELINES,
+    ExpertPolicy,
+    NoExpert,
+    Policy,
+    RandomLegalPolicy,
+    baselines_of,
+    make_policy,
+)
 from envs.spec import TaskSpec
+from envs.step_data import IMAGE_FORMATS, Observation, ReflectionRequest, StepResult, TracedStep
 
-# Observation formats given to the agent as an image (everything else is text).
-IMAGE_FORMATS = ("rgb",)
-
-
-@dataclasses.dataclass(frozen=True)
-class Observation:
-    """What the agent is shown: text for text formats, an RGB image for `rgb`."""
-
-    text: str | None = None
-    image: Image.Image | None = None
-    # BALROG's short-term context (§3: status and inventory): shown only in the latest
-    # turn of a conversation, before `text`, and never kept in the history.
-    context: str | None = None
-
-    def __post_init__(self):
-        if self.text is None and self.image is None:
-            raise ValueError("an observation needs text, an image or both")
-
-    @property
-    def png(self) -> bytes | None:
-        """The image already encoded as PNG: None for a live frame, which holds pixels;
-        observations kept in demonstration pools (envs.demos.PackedObservation) hold
-        their frame this way instead."""
-        return None
-
-
-@dataclasses.dataclass(frozen=True)
-class StepResult:
-    observation: Observation
-    reward: float
-    terminated: bool
-    truncated: bool
-    legal: bool
-    executed_action: str
-    # Why the episode ended, in words a person reads on the replay page
-    # ("won", "lost", "draw", "reached the target", "step limit"...); None while running.
-    end_reason: str | None = None
-    info: dict = dataclasses.field(default_factory=dict)
-
-    @property
-    def done(self) -> bool:
-        return self.terminated or self.truncated
-
+__all__ = [
+    "DEFAULT_BASELINES", "IMAGE_FORMATS", "ExpertPolicy", "NoExpert", "Observation", "Policy",
+    "RandomLegalPolicy", "ReflectionRequest", "StepResult", "Task", "TracedStep", "baselines_of",
+    "make_policy", "step_random", "two_player_result",
+]
 
 _NOT_STARTED, _PLAYING, _OVER = "not started", "playing", "over"
-
-
-@dataclasses.dataclass
-class TracedStep:
-    """One step of an episode as an agent lived it: what it was shown, what it answered,
-    the action played and the reward that followed (Reflexion's input)."""
-
-    observation: str
-    answer: str = ""
-    action: str = ""
-    reward: float = 0.0
-
-
-@dataclasses.dataclass(frozen=True)
-class ReflectionRequest:
-    """A suite's reflection prompt: `head` messages, then one user message with
-    `intro` and one text per step (oldest first; the oldest are left out, and
-    `left_out` says how many, when the prompt outgrows the context window), then `tail`."""
-
-    head: list[dict]
-    intro: str
-    steps: list[str]
-    left_out: str  # formatted with {count}
-    closing: str  # ends the trajectory message (the episode's outcome)
-    tail: list[dict]
-
-    def messages(self, dropped: int = 0) -> list[dict]:
-        parts = [self.intro]
-        if dropped:
-            parts.append(self.left_out.format(count=dropped))
-        parts += [*self.steps[dropped:], self.closing]
-        return [*self.head, {"role": "user", "content": "\n\n".join(parts)}, *self.tail]
 
 
 class Task(abc.ABC):
@@ -397,88 +338,3 @@ def step_random(task: Task, purpose: str) -> random.Random:
     interrupted episode by replaying its executed actions, which draw nothing, so from
     there an episode-wide generator would be behind the uninterrupted episode's."""
     return random.Random(f"{task.id}/{purpose}:{task.seed}:{task.steps_taken - 1}")
-
-
-class NoExpert(LookupError):
-    """The task has no expert (Crafter, NetHack, some MiniHack tasks): its only built-in
-    baselines are the others it lists in `baselines`."""
-
-
-class Policy(abc.ABC):
-    """A built-in baseline: chooses an action text from the task's state."""
-
-    name: ClassVar[str]
-    title: ClassVar[str]  # shown on the leaderboard
-    # True for a policy whose choice costs no more than listing the legal actions: the
-    # worker asks it on its event loop even for a `blocking` task, where handing the
-    # choice to a thread and back would cost more than the choice.
-    acts_instantly: ClassVar[bool] = False
-
-    @abc.abstractmethod
-    def act(self, task: Task) -> str: ...
-
-    def snapshot(self) -> bytes | None:
-        """The policy's own state, for resuming an episode from a task snapshot; None:
-        the policy cannot say, and the episode is resumed by replaying every step."""
-        return None
-
-    def restore(self, data: bytes) -> None:
-        raise TypeError(f"the {self.name} policy cannot restore a state")
-
-
-class RandomLegalPolicy(Policy):
-    """Picks uniformly among the legal actions (the lower baseline of LMAct Fig. 2)."""
-
-    name = "random"
-    title = "Random legal actions"
-    acts_instantly = True
-
-    def __init__(self, seed: int):
-        self._rng = random.Random(f"random-policy:{seed}")
-
-    def act(self, task: Task) -> str:
-        legal = task.legal_actions()
-        if legal:
-            return self._rng.choice(legal)
-        # Continuous action spaces (cheetah) cannot be listed; the task draws one.
-        return task.random_action(self._rng)
-
-    def snapshot(self) -> bytes | None:
-        return pickle.dumps(self._rng.getstate(), protocol=pickle.HIGHEST_PROTOCOL)
-
-    def restore(self, data: bytes) -> None:
-        self._rng.setstate(pickle.loads(data))
-
-
-class ExpertPolicy(Policy):
-    """Asks the task for its expert's action (the upper baseline of LMAct Fig. 2)."""
-
-    name = "expert"
-    title = "Expert"
-
-    def __init__(self, seed: int):
-        self.seed = seed
-
-    def act(self, task: Task) -> str:
-        return task.expert_action()
-
-    def snapshot(self) -> bytes | None:
-        return b""  # whatever an expert remembers lives in the task (and its snapshot)
-
-    def restore(self, data: bytes) -> None:
-        return None
-
-
-DEFAULT_BASELINES: dict[str, type[Policy]] = {"random": RandomLegalPolicy, "expert": ExpertPolicy}
-
-
-def baselines_of(task_cls: type[Task]) -> dict[str, type[Policy]]:
-    """The baselines a task offers: its own, or random and expert."""
-    return task_cls.baselines or DEFAULT_BASELINES
-
-
-def make_policy(task_cls: type[Task], name: str, seed: int) -> Policy:
-    try:
-        return baselines_of(task_cls)[name](seed)
-    except KeyError:
-        raise ValueError(f"{task_cls.id} has no baseline policy {name!r}") from None

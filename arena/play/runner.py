@@ -13,22 +13,22 @@ again), so it goes on as it would have: same seed ⇒ same episode, across crash
 Nothing is written twice. Tasks that can save their state are snapshotted every so many
 steps, and a resumed episode replays only the steps after the latest snapshot
 (arena.services.snapshots).
+
+What each step stores (its record, images, viewer pictures) is built in
+arena.play.step_records.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-
-from django.conf import settings
 
 from arena.services.episodes import (
     episode_claim, episode_fail, episode_finish, episode_has_steps, episode_release, episode_set_prefix, reflections_for,
     run_budget_exhausted,
 )
 from arena.services.runs import run_budget_reached
-from arena.services.steps import LeaseLost, StepNotStored, StepRecord
+from arena.services.steps import LeaseLost, StepNotStored
 from arena.live import publish
 from arena.services import snapshots
 from arena.play import starts
@@ -36,85 +36,14 @@ from arena.play.dbthread import db
 from arena.play.simulators import computing
 from arena.endpoint_privacy import hide_endpoint
 from arena.play.stepwriter import StepWriter
-from arena.play.agents import Agent, Decision, EndpointFailed, make_agent
-from arena.clients.replies import MAX_ERROR_CHARS, capped_text
+from arena.play.agents import Agent, EndpointFailed, make_agent
+from arena.play.step_records import ObservationImages, ViewerFrames, answers_of, step_record_of
 from arena.strategies.context import ContextExhausted
 from arena.variant import Variant
-from arena.images import ImageRef, png_size, read_png, write_png_bytes
 from arena.models import Episode, Step
 from envs.registry import make
-from envs.render import encode_png
 
 logger = logging.getLogger(__name__)
-
-
-class _ObservationImages:
-    """The episode's image store (arena.strategies.base.ImageStore): writes each
-    observation's PNG once, even when both the step record and the prompt refer to it,
-    and keeps the bytes it wrote or was handed, so the strategy encodes what it sends
-    without reading the files back."""
-
-    def __init__(self):
-        self._last: tuple[int, ImageRef] | None = None
-        self._png: dict[str, bytes] = {}
-
-    def write(self, image) -> ImageRef:
-        if self._last is not None and self._last[0] == id(image):
-            return self._last[1]
-        data = encode_png(image)
-        ref = self._keep(data, image.width, image.height)
-        self._last = (id(image), ref)
-        return ref
-
-    def sha(self, observation) -> str:
-        """The stored PNG's hash of an observation's image: a live frame, or a pool
-        observation that already holds its PNG bytes."""
-        if observation.png is not None:
-            return self._keep(observation.png, observation.width, observation.height).sha256
-        return self.write(observation.image).sha256
-
-    def png(self, sha: str) -> bytes:
-        """The PNG's bytes: held for every image of this episode and its prompt prefix;
-        any other is read from its file."""
-        data = self._png.get(sha)
-        return data if data is not None else read_png(sha)
-
-    def _keep(self, data: bytes, width: int, height: int) -> ImageRef:
-        ref = write_png_bytes(data, width, height)
-        self._png[ref.sha256] = data
-        return ref
-
-
-class _ViewerFrames:
-    """The task's pictures for the replay viewer (envs.core.Task.viewer_png), stored
-    content-addressed every ARENA_VIEWER_FRAME_EVERY_STEPS steps; every step names the
-    latest in `info["viewer_frame"]`. They never reach the agent's prompt."""
-
-    def __init__(self, task):
-        self.task = task
-        self.every = settings.ARENA_VIEWER_FRAME_EVERY_STEPS
-        self.latest: str | None = None
-
-    def at(self, index: int) -> tuple[str | None, ImageRef | None]:
-        """The hash of the picture to show at step `index` (the state the agent sees
-        then, or the latest sampled before it), and its ImageRef when it is new."""
-        if self.latest is not None and index % self.every:
-            return self.latest, None
-        data = self.task.viewer_png()
-        if data is None:
-            return None, None
-        ref = write_png_bytes(data, *png_size(data))
-        if ref.sha256 == self.latest:
-            return ref.sha256, None
-        self.latest = ref.sha256
-        return ref.sha256, ref
-
-    @staticmethod
-    def attach(record, frame: tuple[str | None, ImageRef | None]) -> None:
-        sha, ref = frame
-        if sha is not None:
-            record.info["viewer_frame"] = sha
-        record.viewer_frame = ref
 
 
 def play_episode_blocking(episode_id: int) -> None:
@@ -205,7 +134,7 @@ class _Playthrough:
         self.episode = episode
         self.run = run
         self.agent = agent
-        self.images = _ObservationImages()
+        self.images = ObservationImages()
         self.total_reward = 0.0
         self.matches: list[bool] = []
         self.previous_action: str | None = None
@@ -214,7 +143,7 @@ class _Playthrough:
         self.end_reason = ""
         self.pending_write: asyncio.Future | None = None
         self.snapshot_every = snapshots.every_steps() if task.supports_snapshots else 0
-        self.frames = _ViewerFrames(task)
+        self.frames = ViewerFrames(task)
 
     async def _off_loop(self, function, *args):
         # Engine searches and physics rollouts leave the loop free for other episodes.
@@ -309,7 +238,7 @@ class _Playthrough:
         previous = None
         for index, stored in enumerate(stored_steps):
             self.agent.prepare(index, observations[index], previous, legal)
-            self.agent.replay_step(self.task, stored.completion, stored.parsed_action, _answers_of(stored))
+            self.agent.replay_step(self.task, stored.completion, stored.parsed_action, answers_of(stored))
             self.agent.observe_result(index, observations[index + 1], stored.executed_action, stored.reward)
             previous = stored.executed_action
 
@@ -330,7 +259,7 @@ class _Playthrough:
             self.agent.prepare(self.index, self.observation, self.previous_action, self.task.legal_actions())
             # In the order of live play: the agent decides, then the task steps.
             await self._off_loop(
-                self.agent.replay_step, self.task, stored.completion, stored.parsed_action, _answers_of(stored)
+                self.agent.replay_step, self.task, stored.completion, stored.parsed_action, answers_of(stored)
             )
             result = await self._off_loop(self.task.step, stored.executed_action)
             self.agent.observe_result(self.index, self.observation, stored.executed_action, result.reward)
@@ -437,55 +366,6 @@ class _Playthrough:
             await db(snapshots.snapshots_discard, self.episode.pk)
 
 
-def step_record_of(index, observation, image, prompt_added, decision: Decision, result, legal: bool):
-    """The stored form of one live step: what was seen and sent, what the model said,
-    what was executed and what it led to."""
-    info = {}
-    if result.info:
-        # What the task reports about the step (e.g. the hypotheses still consistent,
-        # the room and inventory) feeds the replay renderers.
-        info.update(_json_safe(result.info))
-    if decision.forced_action is not None:
-        info["forced_action"] = decision.forced_action
-        info["match"] = decision.parsed_action == decision.forced_action
-    if decision.context:
-        info["context"] = decision.context
-    if decision.shape:
-        info["shape"] = decision.shape
-    return StepRecord(
-        index=index,
-        observation_text=observation.text,
-        observation_image=image,
-        prompt_added=prompt_added,
-        completion=decision.completion,
-        reasoning=decision.reasoning,
-        parsed_action=decision.parsed_action,
-        executed_action=result.executed_action,
-        legal=legal,
-        reward=result.reward,
-        done=result.done,
-        end_reason=(result.end_reason or "") if result.done else "",
-        tokens_in=decision.tokens_in,
-        tokens_out=decision.tokens_out,
-        latency_ms=decision.latency_ms,
-        # Each call's note is capped by its client; a step with two calls joins two.
-        error=capped_text(decision.error, MAX_ERROR_CHARS),
-        info=info,
-        calls=decision.calls,
-        cached_tokens_in=decision.cached_tokens_in,
-        cut_off=decision.cut_off,
-        reasoning_tokens=decision.reasoning_tokens,
-        reasoning_items=decision.reasoning_items,
-    )
-
-
-def _answers_of(stored: Step) -> list[tuple[str, list]]:
-    """(text, reasoning items) of each model call a stored step made, in call order."""
-    calls = stored.calls_with_completions
-    items = stored.reasoning_items or [[] for _ in calls]
-    return [(call.get("completion") or "", list(kept or [])) for call, kept in zip(calls, items)]
-
-
 def _claim_and_load(episode_id: int, worker: str):
     if not episode_claim(episode_id, worker):
         return None
@@ -494,7 +374,7 @@ def _claim_and_load(episode_id: int, worker: str):
     # `episode` is read too: the related manager sets it on every row it yields, and a
     # deferred foreign key would cost one query per stored step (minutes at 70,000).
     # Calls (with the columns their stored form leaves to the step) and reasoning items:
-    # the client is given back what came with each earlier answer (_answers_of).
+    # the client is given back what came with each earlier answer (answers_of).
     fields = ("episode", "index", "executed_action", "info", "completion", "parsed_action", "reward",
               "calls", "reasoning_items", "tokens_in", "tokens_out", "cached_tokens_in", "latency_ms")
     steps = list(episode.steps.order_by("index").only(*fields)) if episode_has_steps(episode_id) else []
@@ -508,7 +388,3 @@ def _metrics(task, matches: list[bool]) -> dict:
         metrics["replay_accuracy"] = [1.0 if m else 0.0 for m in matches]
         metrics["replay_match_rate"] = sum(matches) / len(matches)
     return metrics
-
-
-def _json_safe(value: dict) -> dict:
-    return json.loads(json.dumps(value, default=str))

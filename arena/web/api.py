@@ -243,7 +243,7 @@ class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
             self._choose_paper_protocol(attrs, variants, add_error)
         if variants is not None and not errors:
             self.planned_runs = plan_runs(attrs, variants, add_error)
-        if variants is not None and self.planned_runs and not errors:
+        if variants is not None and not errors and self.planned_runs:
             try:
                 check_queued_episodes(self.context["request"].user, self.planned_runs)
             except DjangoValidationError as exc:

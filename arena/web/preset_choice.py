@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from arena.protocol import setting_text
 from envs.registry import get_task_class, suite_of
 
 # The submission's fields a preset may fix (envs.suite.PRESET_STRATEGY_FIELDS, which are
@@ -25,18 +26,6 @@ LABELS = {
     "keep_reasoning": "keep reasoning", "self_correction": "self-correction", "reflection": "reflection",
     "temperature": "temperature", "max_tokens": "max tokens", "lenient_parsing": "lenient parsing",
 }
-
-
-def _shown(value) -> str:
-    if value is True:
-        return "on"
-    if value is False:
-        return "off"
-    if isinstance(value, float):
-        return f"{value:g}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return str(value)
 
 
 def suites_with_preset(variants: Iterable[tuple[str, str]]) -> list[str]:
@@ -62,8 +51,8 @@ def conflicts(chosen: dict, suite_ids: Iterable[str], variants: Iterable[tuple[s
         for name, value in chosen.items():
             if name in fixed and value != fixed[name]:
                 found.setdefault(name, []).append(
-                    f"{suite.title} as in the paper plays {LABELS.get(name, name)} {_shown(fixed[name])}; "
-                    f"you chose {_shown(value)}."
+                    f"{suite.title} as in the paper plays {LABELS.get(name, name)} {setting_text(fixed[name])}; "
+                    f"you chose {setting_text(value)}."
                 )
         if EPISODES in chosen:
             counts = sorted({

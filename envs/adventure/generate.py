@@ -12,7 +12,8 @@ import argparse
 import sys
 
 from envs.adventure.fixture import FIXTURE_PATH
-from envs.adventure.generator import dumps, generate_all
+from envs.adventure.fixture_json import dumps
+from envs.adventure.generator import generate_all
 
 
 def render() -> bytes:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from envs.adventure.domain import floor_id
 from envs.adventure.facts import Fact, World
-from envs.adventure.generator import home_world
+from envs.adventure.home_worlds import home_world
 
 LAYOUT = {
     "passages": [

@@ -237,8 +237,8 @@ class EpisodeFilters:
 
 
 def filtered_episodes_of_run(run: Run, filters: EpisodeFilters):
-    """The run's episodes under `filters`, in index order."""
-    return filters.apply(run.episodes.all()).order_by("index")
+    """The run's episodes under `filters` (their run joined), in index order."""
+    return filters.apply(run.episodes.all()).select_related("run").order_by("index")
 
 
 def filtered_episodes_of_task(task_id: str, filters: EpisodeFilters):

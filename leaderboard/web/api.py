@@ -177,7 +177,7 @@ class EpisodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
             end_reason=data.get("end_reason", ""), score_min=data.get("score_min"), score_max=data.get("score_max"),
         )
         if "run" in data:
-            return filtered_episodes_of_run(run_or_404(data["run"], user), filters).select_related("run")
+            return filtered_episodes_of_run(run_or_404(data["run"], user), filters)
         return filtered_episodes_of_task(data["task"], filters)
 
     @extend_schema(

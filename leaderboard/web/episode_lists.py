@@ -8,6 +8,7 @@ from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import render
 
+from arena.endpoint_privacy import error_for
 from envs.registry import all_tasks
 from leaderboard.selectors.episodes import EpisodeFilters, end_reasons_of_task, filtered_episodes_of_task
 
@@ -41,11 +42,15 @@ def task_episodes(request, suite, name):
         raise Http404(f"no task {task_id}")
     episode_filters, ignored = episode_filters_of(request)
     page = Paginator(filtered_episodes_of_task(task_id, episode_filters), EPISODES_PER_PAGE).get_page(request.GET.get("page"))
+    episodes = list(page.object_list)
+    for episode in episodes:
+        # An endpoint's own words reach only its owner and staff (arena.endpoint_privacy).
+        episode.shown_error = error_for(request.user, episode)
     return render(
         request,
         "leaderboard/task_episodes.html",
         {
-            "task": cls, "episodes": page.object_list, "page": page, "episode_filters": episode_filters,
+            "task": cls, "episodes": episodes, "page": page, "episode_filters": episode_filters,
             "filters_ignored": ignored, "end_reasons": end_reasons_of_task(task_id), **filter_links(episode_filters, page),
         },
     )

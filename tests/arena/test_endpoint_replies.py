@@ -23,7 +23,7 @@ from arena.clients.replies import (
     MAX_TOKEN_COUNT,
 )
 from arena.probe import probe_endpoint
-from arena.play.runner import step_record_of
+from arena.play.step_records import step_record_of
 from tests.support.clients import CHAT_CLIENTS_UNDER_TEST, CLIENTS_UNDER_TEST, client_options
 from tests.support.fake_openai import FakeOpenAIServer, Fault
 

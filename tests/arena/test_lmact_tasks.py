@@ -60,7 +60,7 @@ def test_a_wrong_crossword_word_length_ends_the_episode_with_minus_one(make_mode
 def test_a_model_answering_crossword_words_scores_and_sees_no_decoy_list(make_model_submission, fake_model, play):
     # LMAct fidelity (issue 18, item 1): the prompt shows the form of a legal action,
     # not a handful of random words that exclude the answer.
-    from envs.lmact.crossword import generate
+    from envs.lmact.crossword_puzzle import generate
 
     run = new_run(make_model_submission(), task="lmact/crossword", fmt="ascii", episodes=1)
     puzzle = generate(run.episodes.get().seed)

@@ -14,7 +14,12 @@ import json
 from decimal import Decimal
 from django.utils import timezone
 from arena.models import Run, Submission
+from envs.registry import get_task_class, suite_of
 
+# Played under LMAct's paper preset: only comparable runs are charted (arena.protocol).
+preset = suite_of("lmact/gridworld").paper_preset
+variant = {"format": "ascii", "options": {}, **dict(preset.strategy)}
+num_episodes = max(2, preset.episodes_of(get_task_class("lmact/gridworld")))
 ids = {}
 for name, score, tokens in (("Alpha", 0.25, 1000), ("Bravo", 0.75, 2000), ("Charlie", 0.5, 3000),
                             ("Delta", 1.0, 4000), ("Echo", 0.75, 5000)):
@@ -24,7 +29,7 @@ for name, score, tokens in (("Alpha", 0.25, 1000), ("Bravo", 0.75, 2000), ("Char
     )
     now = timezone.now()
     Run.objects.create(
-        submission=model, task="lmact/gridworld", variant={"format": "ascii", "options": {}}, num_episodes=2,
+        submission=model, task="lmact/gridworld", variant=variant, num_episodes=num_episodes,
         status=Run.FINISHED, started_at=now, finished_at=now, episodes_done=2,
         score_sum=2 * score, score_sq_sum=2 * score * score, illegal_episodes=2,
         tokens_spent_in=2 * tokens, tokens_spent_out=0,

@@ -21,6 +21,16 @@ from django.utils import timezone
 from arena.services.submissions import baseline_submission
 from arena.metrics import fold
 from arena.models import Run, Submission
+from envs.registry import get_task_class, suite_of
+
+
+# The variant and episodes of a run played under its suite's paper preset: only such
+# runs are ranked (arena.protocol).
+def preset(task, options):
+    paper = suite_of(task).paper_preset
+    variant = {"format": "text", "options": options, **(dict(paper.strategy) if paper else {})}
+    return {"variant": variant, "num_episodes": max(2, paper.episodes_of(get_task_class(task)) if paper else 2)}
+
 
 ids = {}
 for name, progress, tokens in (("Alpha", 80.0, 10), ("Bravo", 50.0, 20), ("Charlie", 20.0, 30)):
@@ -28,18 +38,19 @@ for name, progress, tokens in (("Alpha", 80.0, 10), ("Bravo", 50.0, 20), ("Charl
     sums = fold(fold({}, {"progress": progress}), {"progress": progress + 10})
     now = timezone.now()
     Run.objects.create(
-        submission=model, task="balrog/crafter", variant={"format": "text", "options": {}}, num_episodes=2,
+        submission=model, task="balrog/crafter", **preset("balrog/crafter", {}),
         status=Run.FINISHED, started_at=now, finished_at=now, episodes_done=2, metric_sums=sums,
         tokens_spent_in=tokens * 1000, tokens_spent_out=tokens * 100,
     )
     for task, options in (("balrog/babyai-goto", {}), ("balrog/textworld-coin-collector", {}),
                           ("balrog/babaisai", {"level": "goto_win"}), ("balrog/minihack-corridor-r3", {}),
                           ("balrog/nethack", {}), ("adventure/basic-easy", {})):
-        metric = "quality" if task.startswith("adventure") else "progress"
+        # An AdventureGame episode reports that it was played beside its quality.
+        values = {"quality": progress, "played": True} if task.startswith("adventure") else {"progress": progress}
         Run.objects.create(
-            submission=model, task=task, variant={"format": "text", "options": options}, num_episodes=2,
+            submission=model, task=task, **preset(task, options),
             status=Run.FINISHED, started_at=now, finished_at=now, episodes_done=2,
-            metric_sums=fold(fold({}, {metric: progress}), {metric: progress}),
+            metric_sums=fold(fold({}, values), values),
         )
     ids[name] = model.pk
 random = baseline_submission("random", "Random")
@@ -54,7 +65,8 @@ print(json.dumps(ids))
 
 
 def _names(page):
-    return page.locator("#overall-table tbody tr td:nth-child(2)").all_inner_texts()
+    # The name's link alone: the cell also states the row's protocol under it.
+    return page.locator("#overall-table tbody tr td:nth-child(2) a.model-page").all_inner_texts()
 
 
 def test_the_overall_leaderboard_sorts_downloads_and_opens_the_model_page(site, browser):

@@ -14,7 +14,7 @@ VIEWPORT = {"width": 1280, "height": 900}
 WORLDS = ["balrog/babyai-goto", "balrog/crafter", "balrog/minihack-quest-easy", "balrog/nethack", "balrog/babaisai"]
 
 # Three steps of a text run of each world, its pictures drawn and stored the way the
-# runner stores them (arena.play.runner._ViewerFrames).
+# runner stores them (arena.play.step_records.ViewerFrames).
 SETUP = r"""
 import json
 from arena import images

@@ -53,6 +53,11 @@ class Arena:
         own), much faster than migrating. Embedded arenas only."""
         with sqlite3.connect(migrated) as source, sqlite3.connect(Path(self.var) / "arena.sqlite3") as copy:
             source.backup(copy)
+        # The tests' database was migrated under the tests' settings, whose cache is in
+        # memory, so it lacks the cache table `migrate` makes for the embedded mode; the
+        # arena's processes count their limits (open websockets among them) in that table.
+        subprocess.run([sys.executable, "manage.py", "createcachetable"], cwd=ROOT, env=self.env, check=True,
+                       capture_output=True)
 
     def shell(self, code: str) -> str:
         """Run Python in the arena's Django (manage.py shell); its standard output."""

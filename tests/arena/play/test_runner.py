@@ -11,7 +11,7 @@ from PIL import Image
 
 from arena.services.episodes import episode_claim, reap_stale_episodes
 from arena.services import steps as step_writes
-from arena.play import runner
+from arena.play import runner, step_records
 from arena.images import image_path, write_png_bytes
 from arena.models import Episode, Run, Step
 from arena.play.runner import EpisodeRunner
@@ -215,7 +215,7 @@ def test_images_are_sent_from_memory_as_the_very_bytes_stored(make_model_submiss
     def no_reading_back(sha):
         raise AssertionError(f"image {sha[:8]} was read back from its file")
 
-    monkeypatch.setattr(runner, "read_png", no_reading_back)
+    monkeypatch.setattr(step_records, "read_png", no_reading_back)
     run = new_run(make_model_submission(num_demonstrations=2), task="lmact/gridworld", fmt="rgb", episodes=1)
     play(run.episodes.get().id)
     episode = run.episodes.get()
@@ -232,4 +232,4 @@ def test_the_image_store_reads_the_file_of_an_image_it_did_not_store(tmp_path, s
     settings.MEDIA_ROOT = tmp_path
     data = encode_png(Image.new("RGB", (3, 2), "red"))
     sha = write_png_bytes(data, 3, 2).sha256
-    assert runner._ObservationImages().png(sha) == data
+    assert step_records.ObservationImages().png(sha) == data

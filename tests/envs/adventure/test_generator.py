@@ -2,7 +2,8 @@
 
 from envs.adventure import domain, fixture, generate
 from envs.adventure.facts import View
-from envs.adventure.generator import EXPERIMENTS, _distances, home_instance_world
+from envs.adventure.generator import EXPERIMENTS
+from envs.adventure.home_worlds import _distances, home_instance_world
 
 
 def test_the_fixture_is_reproduced_byte_for_byte():

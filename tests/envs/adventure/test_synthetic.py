@@ -5,7 +5,7 @@ import random
 from tests.envs.adventure.arena_engine import arena_task
 from envs.adventure import domain, fixture
 from envs.adventure.engine import Game
-from envs.adventure.generator import rename
+from envs.adventure.synthetic_worlds import rename
 from envs.adventure.sample import sample_world
 from envs.adventure.words import ENGLISH, RESERVED, pseudo_word, pseudo_words
 

@@ -7,7 +7,7 @@ from PIL import Image
 
 from arena import images
 from arena.images import write_png_bytes
-from arena.play.runner import _ViewerFrames
+from arena.play.step_records import ViewerFrames
 from envs.lmact.cheetah_frames import FRAME_HEIGHT, FRAME_WIDTH
 from envs.registry import get_task_class
 
@@ -37,7 +37,7 @@ def cheetah(drawing_cheetah, settings, tmp_path, monkeypatch):
 
 
 def test_every_step_gets_a_picture_of_the_body(cheetah, tmp_path):
-    frames = _ViewerFrames(cheetah)
+    frames = ViewerFrames(cheetah)
     shown = []
     for index in range(4):
         shown.append(frames.at(index)[0])

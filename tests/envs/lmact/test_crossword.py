@@ -1,4 +1,4 @@
-"""lmact/crossword: the generator, the clue list and the task protocol."""
+"""lmact/crossword: the generator (envs.lmact.crossword_puzzle), the clue list and the task protocol."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ import pytest
 
 from envs.core import RandomLegalPolicy
 from envs.lmact import crossword as cw
+from envs.lmact import crossword_puzzle as cwp
 from envs.lmact import crossword_words
 from envs.registry import make
 
 SEEDS = range(50)
 
 
-def letters_grid(puzzle: cw.Puzzle) -> list[list[str | None]]:
+def letters_grid(puzzle: cwp.Puzzle) -> list[list[str | None]]:
     """The solution built by writing every entry, checking that crossing entries agree."""
     grid: list[list[str | None]] = [[None] * puzzle.size for _ in range(puzzle.size)]
     for entry in puzzle.entries:
@@ -29,9 +30,9 @@ def runs(grid: list[list[str | None]]) -> set[tuple[str, int, int, str]]:
     """Every maximal run of two or more letters: (direction, row, col, word)."""
     size = len(grid)
     found = set()
-    for direction in (cw.ACROSS, cw.DOWN):
+    for direction in (cwp.ACROSS, cwp.DOWN):
         for fixed in range(size):
-            line = [grid[fixed][k] if direction == cw.ACROSS else grid[k][fixed] for k in range(size)]
+            line = [grid[fixed][k] if direction == cwp.ACROSS else grid[k][fixed] for k in range(size)]
             start = None
             for k in range(size + 1):
                 letter = line[k] if k < size else None
@@ -39,7 +40,7 @@ def runs(grid: list[list[str | None]]) -> set[tuple[str, int, int, str]]:
                     start = k
                 elif letter is None and start is not None:
                     if k - start >= 2:
-                        row, col = (fixed, start) if direction == cw.ACROSS else (start, fixed)
+                        row, col = (fixed, start) if direction == cwp.ACROSS else (start, fixed)
                         found.add((direction, row, col, "".join(line[start:k])))
                     start = None
     return found
@@ -76,10 +77,10 @@ def test_gives_away():
 # -- the generator -------------------------------------------------------------
 @pytest.mark.parametrize("seed", SEEDS)
 def test_generated_puzzles_are_valid(seed):
-    puzzle = cw.generate(seed)
+    puzzle = cwp.generate(seed)
     clues = crossword_words.clues()
     assert puzzle.size == 7
-    assert cw.MIN_WORDS <= len(puzzle.entries) <= cw.MAX_WORDS
+    assert cwp.MIN_WORDS <= len(puzzle.entries) <= cwp.MAX_WORDS
     answers = [entry.answer for entry in puzzle.entries]
     assert len(set(answers)) == len(answers)
     for entry in puzzle.entries:
@@ -110,9 +111,9 @@ def test_generated_puzzles_are_valid(seed):
 
 
 def test_generation_is_deterministic_and_seeds_differ():
-    first = [cw.generate(seed) for seed in range(20)]
-    cw.generate.cache_clear()
-    assert [cw.generate(seed) for seed in range(20)] == first
+    first = [cwp.generate(seed) for seed in range(20)]
+    cwp.generate.cache_clear()
+    assert [cwp.generate(seed) for seed in range(20)] == first
     assert len({puzzle.solution for puzzle in first}) == 20
 
 
