@@ -47,12 +47,17 @@ def _serve_fake_model(latency: float, ports, stop, reply_text: str = "Action: up
                 body = json.loads(await reader.readexactly(length)) if length else {}
                 await asyncio.sleep(latency)
                 prompt = json.dumps(body.get("messages", ""))
+                # Every field OpenAI documents as always present (llama.cpp's and vLLM's
+                # servers send them too); a reply without some is read the SDK's slower
+                # lenient way (arena.clients.sdk_reading.sdk_object).
                 answer = json.dumps(
                     {
-                        "id": "fake", "object": "chat.completion", "model": body.get("model", "fake"),
+                        "id": "fake", "object": "chat.completion", "created": int(time.time()),
+                        "model": body.get("model", "fake"),
                         "choices": [{"index": 0, "finish_reason": "stop",
                                      "message": {"role": "assistant", "content": reply_text}}],
-                        "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 3},
+                        "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 3,
+                                  "total_tokens": len(prompt) // 4 + 3},
                     }
                 ).encode()
                 writer.write(

@@ -185,16 +185,22 @@ class AnthropicClient(ChatCompletionClient):
         # episode: its conversation goes back to the API with them).
         self._signed_thinking = AnswerMemory(REMEMBERED_ANSWERS)
         self._think = ThinkSplitter()
-        super().__init__(route_url(root, "/v1/messages") if not query else route_url(str(httpx2.URL(root).copy_merge_params(query)), "/v1/messages"), secrets=[self._api_key], **connection)
-        headers: dict[str, Any] = {"anthropic-version": anthropic_version, "Authorization": anthropic.Omit()}
+        self._root, self._query, self._version = root, query, anthropic_version
+        super().__init__(route_url(str(httpx2.URL(root).copy_merge_params(query)) if query else root, "/v1/messages"),
+                         secrets=[self._api_key], **connection)
+
+    def _sdk_identity(self) -> tuple:
+        return (*super()._sdk_identity(), self._version)
+
+    def _sdk(self, http: httpx2.AsyncClient) -> anthropic.AsyncAnthropic:
+        headers: dict[str, Any] = {"anthropic-version": self._version, "Authorization": anthropic.Omit()}
         if self._api_key:
             headers["x-api-key"] = self._api_key
         else:
             headers["X-Api-Key"] = anthropic.Omit()
-        self.sdk = anthropic.AsyncAnthropic(
-            api_key=None, auth_token=None, base_url=root, default_query=query or None, http_client=self.http,
-            max_retries=0,
-            default_headers=headers,
+        return anthropic.AsyncAnthropic(
+            api_key=None, auth_token=None, base_url=self._root, default_query=self._query or None, http_client=http,
+            max_retries=0, default_headers=headers,
         )
 
     def _status_hint(self, status: int) -> str:

@@ -172,15 +172,18 @@ class GeminiClient(ChatCompletionClient):
         self.max_tokens = max_tokens
         self.extra_body = dict(extra_body or {})
         self._think = ThinkSplitter()
+        self._root, self._version = root, version
         super().__init__(f"{root}/{version}/{resource}:generateContent", secrets=[self._api_key], **connection)
+
+    def _sdk(self, http: httpx2.AsyncClient) -> genai.Client:
         # The SDK insists on a key; an endpoint without one (a proxy holding it) gets
         # none on the wire.
         headers = {} if self._api_key else {"x-goog-api-key": ""}
-        self.sdk = genai.Client(
+        return genai.Client(
             api_key=self._api_key or "no-key",
             http_options=types.HttpOptions(
-                base_url=root + "/", api_version=version, headers=headers,
-                httpx_async_client=self.http, httpx_client=httpx2.Client(transport=_NoSyncCalls()),
+                base_url=self._root + "/", api_version=self._version, headers=headers,
+                httpx_async_client=http, httpx_client=httpx2.Client(transport=_NoSyncCalls()),
             ),
         )
 

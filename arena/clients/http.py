@@ -2,24 +2,29 @@
 
 `HTTPModelClient` owns what does not depend on the provider:
 
-* one `httpx2.AsyncClient` per client instance, sending through
+* the connection: an `httpx2.AsyncClient` sending through
   `arena.clients.urlguard.GuardedTransport` (every address checked at connect time, every
-  answer's body capped) unless a test injects a transport, never following redirects,
-  ignoring environment proxies. The vendors' SDKs (`openai`, `anthropic`,
-  `google-genai`) are given this client as their HTTP client: they build the requests
-  and read the replies, the guard carries them;
+  answer's body capped; aiohttp makes the connections, `arena.clients.aio_transport`)
+  unless a test injects a transport, never following redirects, ignoring environment
+  proxies. The vendors' SDKs (`openai`, `anthropic`, `google-genai`) are given this
+  client as their HTTP client: they build the requests and read the replies, the guard
+  carries them. The connection and the SDK client on it are shared by every client of
+  the same endpoint and tenant in the event loop (`arena.clients.shared`), taken at
+  the first call and given back by `aclose`;
 * the retry loop (see `arena.clients.base` for what is retried, the backoff, jitter and
   Retry-After rules; the SDKs' own retries are off) and the per-attempt deadline
   (`total_timeout_seconds`) that cuts a server trickling its answer a byte at a time;
-* the wording of every failure, whatever library raised it: the HTTP answer each attempt
-  got is seen by a response hook, so a status, a body that is not JSON or a body too
-  large reads the same for every provider, and never quotes the endpoint's address;
+* the wording of every failure, whatever library raised it
+  (`arena.clients.attempts`): the HTTP answer each attempt got is seen by a response
+  hook, so a status, a body that is not JSON or a body too large reads the same for
+  every provider, and never quotes the endpoint's address;
 * redaction: each secret the subclass registers is removed from every error message;
 * normalising what came back before anything stores it (`normalise_reply`).
 
-A provider client implements `_call` (one attempt through its SDK, or a plain POST)
-and `_parse` (what `_call` returned and the answer's JSON object -> ModelReply, or
-raise AttemptFailed via `_malformed` / `_unusable`).
+A provider client implements `_sdk` (its SDK client on the shared HTTP client),
+`_call` (one attempt through its SDK, or a plain POST) and `_parse` (what `_call`
+returned and the answer's JSON object -> ModelReply, or raise AttemptFailed via
+`_malformed` / `_unusable`).
 """
 
 from __future__ import annotations
@@ -27,7 +32,6 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextvars
-import json
 import random
 import time
 from collections.abc import Iterable, Mapping
@@ -35,50 +39,23 @@ from typing import Any
 
 import httpx2
 
-from arena.clients.base import ModelCallError, ModelReply, RetryPolicy, is_retryable_status, parse_retry_after, redact
-from arena.clients.errors import KINDS, ErrorKind, classify_status
-from arena.clients.replies import (
-    MAX_ERROR_CHARS,
-    JSONTooDeep,
-    capped_text,
-    error_excerpt,
-    excerpt,
-    normalise_reply,
-    parse_json,
-)
-from arena.clients.sdk_reading import RedirectRefused, causes, network_problem
-from arena.clients.urlguard import GuardedTransport, ResponseTooLarge, UnsafeURL, parse_url
+from arena.clients import shared
+from arena.clients.attempts import AttemptFailed, AttemptReading
+from arena.clients.base import ModelCallError, ModelReply, RetryPolicy, redact
+from arena.clients.errors import ErrorKind
+from arena.clients.replies import MAX_ERROR_CHARS, capped_text, normalise_reply
+from arena.clients.sdk_reading import RedirectRefused
+from arena.clients.urlguard import GuardedTransport, UnsafeURL, parse_url
+
+__all__ = ["AttemptFailed", "ChatCompletionClient", "DEFAULT_MAX_RESPONSE_BYTES", "HTTPModelClient", "check_base_url"]
 
 DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 
-# The HTTP answers of the attempt running in this task (see HTTPModelClient._on_response).
-_ANSWERS: contextvars.ContextVar[list | None] = contextvars.ContextVar("arena_http_answers", default=None)
-
-
-class AttemptFailed(Exception):
-    """One attempt went wrong; the retry loop decides what happens next.
-
-    `malformed` marks a 2xx answer whose body could not be read as the provider's
-    format; those are retried at most `RetryPolicy.malformed_retries` times.
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        retryable: bool,
-        status: int | None = None,
-        retry_after: float | None = None,
-        malformed: bool = False,
-        kind: ErrorKind | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.retryable = retryable
-        self.status = status
-        self.retry_after = retry_after
-        self.malformed = malformed
-        self.kind = kind or (ErrorKind.BAD_ANSWER if malformed else None)
+# The attempt running in this task: the HTTP answers it got and the client that made it
+# (the connection's response hook is shared by every client of an endpoint).
+_ATTEMPT: contextvars.ContextVar[tuple[list, "HTTPModelClient"] | None] = contextvars.ContextVar(
+    "arena_http_attempt", default=None
+)
 
 
 def check_base_url(base_url: str, secrets: Iterable[str | None] = (), what: str = "model base URL") -> str:
@@ -92,7 +69,20 @@ def check_base_url(base_url: str, secrets: Iterable[str | None] = (), what: str 
     return base_url
 
 
-class HTTPModelClient(abc.ABC):
+async def _on_response(response: httpx2.Response) -> None:
+    """Every HTTP answer, before its body is read: the attempt remembers it, its
+    client's gate is told, and a redirect is refused there."""
+    attempt = _ATTEMPT.get()
+    if attempt is not None:
+        answers, client = attempt
+        answers.append(response)
+        if client.observer is not None:
+            client.observer(response.status_code, response.headers, False)
+    if 300 <= response.status_code < 400:
+        raise RedirectRefused(response.status_code)
+
+
+class HTTPModelClient(AttemptReading, abc.ABC):
     """A JSON-over-HTTP client with retries; subclasses speak one provider's format.
 
     `timeout_seconds` is the connect and read (and write/pool) timeout; the whole of one
@@ -139,21 +129,12 @@ class HTTPModelClient(abc.ABC):
             malformed_retries=malformed_retries,
             rng=rng or random.Random(),
         )
-        if transport is None:
-            limits = httpx2.Limits(
-                max_connections=max_connections,
-                max_keepalive_connections=max(1, max_connections // 4),
-                keepalive_expiry=30.0,
-            )
-            transport = GuardedTransport(allow_loopback, limits=limits, max_response_bytes=max_response_bytes)
-        self.http = httpx2.AsyncClient(
-            transport=transport,
-            headers={"Accept": "application/json", "User-Agent": "the-arena/1", **(headers or {})},
-            timeout=httpx2.Timeout(timeout_seconds),
-            follow_redirects=False,  # every hop must be checked; see arena.clients.urlguard
-            trust_env=False,  # environment proxies would bypass the guard
-            event_hooks={"response": [self._on_response]},
-        )
+        self._headers = {"Accept": "application/json", "User-Agent": "the-arena/1", **(headers or {})}
+        self._allow_loopback = allow_loopback
+        self._max_connections = max_connections
+        # A test's transport is part of the key: only clients given the same one share it.
+        self._transport = transport
+        self._connection: shared.Connection | None = None
         self._closed = False
 
     def __repr__(self) -> str:  # no secret here, ever
@@ -173,12 +154,60 @@ class HTTPModelClient(abc.ABC):
     def timeout(self) -> httpx2.Timeout:
         return httpx2.Timeout(self.timeout_seconds)
 
+    # --- the shared connection ---------------------------------------------------------
+
+    def _connection_key(self) -> tuple:
+        headers = tuple(sorted((name.lower(), shared.digest(value)) for name, value in self._headers.items()))
+        return (type(self), self._sdk_identity(), headers, self._allow_loopback, self.max_response_bytes,
+                self._max_connections, self._transport)
+
+    def _open(self) -> tuple[httpx2.AsyncClient, Any]:
+        transport = self._transport
+        if transport is None:
+            limits = httpx2.Limits(
+                max_connections=self._max_connections,
+                max_keepalive_connections=max(1, self._max_connections // 4),
+                keepalive_expiry=30.0,
+            )
+            transport = GuardedTransport(self._allow_loopback, limits=limits,
+                                         max_response_bytes=self.max_response_bytes)
+        http = httpx2.AsyncClient(
+            transport=transport,
+            headers=self._headers,
+            timeout=httpx2.Timeout(self.timeout_seconds),
+            follow_redirects=False,  # every hop must be checked; see arena.clients.urlguard
+            trust_env=False,  # environment proxies would bypass the guard
+            event_hooks={"response": [_on_response]},
+        )
+        return http, self._sdk(http)
+
+    def _connected(self) -> shared.Connection:
+        if self._closed:
+            raise RuntimeError("Cannot send a request, as the client has been closed.")
+        if self._connection is None:
+            self._connection = shared.acquire(self._connection_key(), self._open)
+        return self._connection
+
+    @property
+    def http(self) -> httpx2.AsyncClient:
+        """The HTTP client this client sends through (shared; see `arena.clients.shared`)."""
+        return self._connected().http
+
+    @property
+    def sdk(self) -> Any:
+        """The provider's SDK client on `http` (shared with it)."""
+        return self._connected().sdk
+
     # --- lifecycle ---------------------------------------------------------------------
 
     async def aclose(self) -> None:
         if not self._closed:
             self._closed = True
-            await self.http.aclose()
+            connection, self._connection = self._connection, None
+            if connection is not None:
+                await shared.release(self._connection_key(), connection)
+            elif self._transport is not None:
+                await self._transport.aclose()  # never used, but given to this client to close
 
     async def __aenter__(self):
         return self
@@ -197,58 +226,16 @@ class HTTPModelClient(abc.ABC):
         """Turn what `_call` returned (and the answer's JSON object) into a reply, or
         raise `_malformed(...)` / `_unusable(...)`."""
 
-    def _status_hint(self, status: int) -> str:
-        if status in (401, 403):
-            return " (check the API key)"
-        if status == 404:
-            return " (check the base URL and the model name)"
-        return ""
+    def _sdk(self, http: httpx2.AsyncClient) -> Any:
+        """The provider's SDK client sending through `http`, or None (a client that
+        posts its JSON itself)."""
+        return None
 
-    def _retry_after(self, status: int, headers: httpx2.Headers, body: bytes) -> float | None:
-        return parse_retry_after(headers.get("retry-after"))
-
-    def _status_failure(self, status: int, headers: httpx2.Headers, body: bytes) -> AttemptFailed:
-        """What a non-2xx, non-3xx answer means. A 5xx is normally worth another try,
-        but not when the server says why it can never succeed (a text-only model
-        refusing an image, a prompt longer than the context window)."""
-        said = error_excerpt(body)
-        kind = classify_status(status, said)
-        retryable = is_retryable_status(status) and KINDS[kind].transient
-        return AttemptFailed(
-            f"The {self.endpoint_label} answered HTTP {status}{self._status_hint(status)}: {said}",
-            retryable=retryable,
-            status=status,
-            retry_after=self._retry_after(status, headers, body) if retryable else None,
-            kind=kind,
-        )
-
-    # --- helpers for _parse ------------------------------------------------------------
-
-    @staticmethod
-    def _malformed(what: str, status: int) -> AttemptFailed:
-        """A 2xx answer that is not in the expected format: retried (a little)."""
-        return AttemptFailed(what, retryable=True, status=status, malformed=True)
-
-    @staticmethod
-    def _unusable(what: str, status: int) -> AttemptFailed:
-        """A well-formed answer without a usable reply: asking again would not help."""
-        return AttemptFailed(what, retryable=False, status=status, kind=ErrorKind.BAD_ANSWER)
-
-    def _json_object(self, body: bytes, status: int) -> dict:
-        """The body as a JSON object, or a malformed-answer failure."""
-        label = self.endpoint_label
-        if not body.strip():
-            raise self._malformed(f"The {label} answered HTTP {status} with an empty body", status)
-        try:
-            data = parse_json(body)
-        except JSONTooDeep:
-            raise self._malformed(f"The {label}'s answer was JSON nested too deeply to read", status) from None
-        except ValueError:
-            text = body.decode("utf-8", errors="replace")
-            raise self._malformed(f"The {label}'s answer was not valid JSON: {excerpt(text, 120)}", status) from None
-        if not isinstance(data, dict):
-            raise self._malformed(f"The {label}'s answer was JSON but not an object", status)
-        return data
+    def _sdk_identity(self) -> tuple:
+        """What, besides the connection's settings, tells this client's SDK client
+        from another's: the URL and a digest of each secret (an API key, a signing
+        secret: a tenant's cookies stay its own too)."""
+        return (self.url, *map(shared.digest, self._secrets))
 
     # --- the call ----------------------------------------------------------------------
 
@@ -257,21 +244,9 @@ class HTTPModelClient(abc.ABC):
         shown on pages and stored with steps and episodes)."""
         return capped_text(redact(text, *self._secrets), MAX_ERROR_CHARS)
 
-    async def _on_response(self, response: httpx2.Response) -> None:
-        """Every HTTP answer, before its body is read: the gate is told, the attempt
-        remembers it, and a redirect is refused there."""
-        answers = _ANSWERS.get()
-        if answers is not None:
-            answers.append(response)
-        if self.observer is not None:
-            self.observer(response.status_code, response.headers, False)
-        if 300 <= response.status_code < 400:
-            raise RedirectRefused(response.status_code)
-
     async def _send(self, payload: Any) -> ModelReply:
         """Send `payload` with retries; the parsed reply or ModelCallError."""
-        if self._closed:
-            raise RuntimeError("Cannot send a request, as the client has been closed.")
+        self._connected()
         policy = self.policy
         attempts = 0
         malformed = 0
@@ -317,7 +292,7 @@ class HTTPModelClient(abc.ABC):
 
     async def _attempt(self, payload: Any) -> ModelReply:
         answers: list[httpx2.Response] = []
-        token = _ANSWERS.set(answers)
+        token = _ATTEMPT.set((answers, self))
         try:
             async with asyncio.timeout(self.total_timeout_seconds):
                 result = await self._call(payload)
@@ -326,7 +301,7 @@ class HTTPModelClient(abc.ABC):
         except Exception as exc:
             raise self._failure(exc, answers) from None
         finally:
-            _ANSWERS.reset(token)
+            _ATTEMPT.reset(token)
         if not answers:  # a test's transport may answer without the hook (never in play)
             raise AttemptFailed(f"The {self.endpoint_label} sent no answer", retryable=True,
                                 kind=ErrorKind.CONNECTION)
@@ -347,70 +322,6 @@ class HTTPModelClient(abc.ABC):
         """The answer as its SDK's type: what `_call` returned, unless the provider
         reads the body itself (see `sdk_object`)."""
         return result
-
-    def _timed_out(self, answers: list, whole: bool) -> AttemptFailed:
-        if self.observer is not None:
-            self.observer(None, None, True)
-        label = self.endpoint_label
-        if not whole:
-            return AttemptFailed(f"The {label} did not answer within {self.timeout_seconds:g} s", retryable=True,
-                                 kind=ErrorKind.TIMEOUT)
-        status = answers[-1].status_code if answers else None
-        got = f" (HTTP {status} headers arrived, the body was still coming)" if status else ""
-        return AttemptFailed(
-            f"The {label} did not finish answering within {self.total_timeout_seconds:g} s, "
-            f"the limit for one attempt{got}",
-            retryable=True, status=status, kind=ErrorKind.TIMEOUT,
-        )
-
-    def _failure(self, exc: Exception, answers: list) -> AttemptFailed:
-        """What an exception out of `_call` (an SDK's, httpx's, the guard's) means, in
-        the arena's words: a status answer is read from the answer itself."""
-        label = self.endpoint_label
-        for cause in causes(exc):
-            if isinstance(cause, AttemptFailed):
-                return cause
-            if isinstance(cause, RedirectRefused):
-                return AttemptFailed(
-                    f"The {label} answered with a redirect (HTTP {cause.status}); the arena does not "
-                    "follow redirects, so give the final URL instead",
-                    retryable=False, status=cause.status, kind=ErrorKind.BAD_REQUEST,
-                )
-            if isinstance(cause, ResponseTooLarge):
-                status = answers[-1].status_code if answers else None
-                return AttemptFailed(
-                    f"The response was larger than the {cause.cap:,} byte limit; "
-                    f"the arena stopped reading it{self.too_big_hint}",
-                    retryable=False, status=status, kind=ErrorKind.BAD_ANSWER,
-                )
-            if isinstance(cause, UnsafeURL):
-                return AttemptFailed(f"The {label}'s address was refused: {cause.reason}", retryable=False,
-                                     kind=ErrorKind.URL_REFUSED)
-            if isinstance(cause, httpx2.TimeoutException):
-                return self._timed_out(answers, whole=False)
-            if isinstance(cause, (httpx2.NetworkError, httpx2.RemoteProtocolError)):
-                return AttemptFailed(f"Could not talk to the {label}: {network_problem(cause)}", retryable=True,
-                                     kind=ErrorKind.CONNECTION)
-            if isinstance(cause, httpx2.DecodingError):
-                return self._malformed("The response body could not be decoded", answers[-1].status_code
-                                       if answers else None)
-        if answers:
-            response = answers[-1]
-            status = response.status_code
-            if not 200 <= status < 300:
-                return self._status_failure(status, response.headers, response.content)
-            # A 2xx answer the SDK could not read: ours to say why, in the same words
-            # for every provider.
-            try:
-                self._json_object(response.content, status)
-            except AttemptFailed as failure:
-                return failure
-            return self._malformed(f"The {label}'s answer is not in its documented format: "
-                                   f"{excerpt(str(exc) or type(exc).__name__, 200)}", status)
-        if isinstance(exc, (ValueError, TypeError)) and not isinstance(exc, json.JSONDecodeError):
-            raise exc  # the request could not be built: the caller's messages are wrong
-        return AttemptFailed(f"The request to the {label} failed: {type(exc).__name__}", retryable=False,
-                             kind=ErrorKind.CONNECTION)
 
 
 class ChatCompletionClient(HTTPModelClient):

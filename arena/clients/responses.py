@@ -28,13 +28,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx2
+import openai
 from openai.types.responses import Response
 
 from arena.clients.base import ModelReply
 from arena.clients.chat_messages import content_parts, image_url_of
 from arena.clients.sdk_reading import sdk_object
 from arena.clients.http import ChatCompletionClient, check_base_url
-from arena.clients.openai_compat import NO_KEY_HEADERS, api_root, openai_sdk, route_url
+from arena.clients.openai_compat import NO_KEY_HEADERS, api_root, openai_post, openai_sdk, route_url
 from arena.clients.reasoning import AnswerMemory, ThinkSplitter
 from arena.clients.replies import excerpt, int_or_none
 
@@ -148,8 +150,11 @@ class ResponsesClient(ChatCompletionClient):
         # answers: they go back with the answers.
         self._memory = AnswerMemory(REMEMBERED_ANSWERS)
         self._think = ThinkSplitter()
+        self._root = root
         super().__init__(route_url(root, "/responses"), secrets=[self._api_key], **connection)
-        self.sdk = openai_sdk(self, root, self._api_key)
+
+    def _sdk(self, http: httpx2.AsyncClient) -> openai.AsyncOpenAI:
+        return openai_sdk(http, self._root, self._api_key)
 
     def recall(self, text: str, items: list) -> None:
         self._memory.remember(text, items)
@@ -176,7 +181,7 @@ class ResponsesClient(ChatCompletionClient):
         return request
 
     async def _call(self, request: dict):
-        return await self.sdk.responses.with_raw_response.create(**request, timeout=self.timeout)
+        return await openai_post(self, "/responses", dict(request))
 
     def _typed(self, result, data: dict):
         return sdk_object(Response, data)

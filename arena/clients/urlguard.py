@@ -50,6 +50,8 @@ from collections.abc import Awaitable, Callable, Iterable
 
 import httpx2
 
+from arena.clients.aio_transport import AiohttpConnections
+
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 ALLOWED_SCHEMES = ("http", "https")
@@ -350,7 +352,7 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
     ) -> None:
         self.allow_loopback = allow_loopback
         self._resolver = resolver or _system_resolver
-        self._factory = transport_factory or httpx2.AsyncHTTPTransport
+        self._factory = transport_factory or AiohttpConnections
         self.max_response_bytes = max_response_bytes
         # Loading the CA bundle costs ~50 ms; every transport shares one context.
         transport_kwargs.setdefault("verify", shared_ssl_context())

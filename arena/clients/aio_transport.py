@@ -1,0 +1,105 @@
+"""aiohttp under httpx2: the connections the URL guard makes for every SDK.
+
+The vendors' SDKs speak httpx2, whose own connection layer (httpcore2 on anyio) costs
+about 1.5 ms of CPU per request on a 2-core machine, as much as the rest of a model
+step; aiohttp costs about 0.6 ms for the same request through httpx2's transport
+interface (`bench/concurrency.py`, docs/architecture.md). `httpx-aiohttp`'s transport
+adapts aiohttp to that interface; this module gives it the session the arena wants and
+reports aiohttp's failures as httpx2's own kinds, which the guard and the clients read:
+
+* no cookie jar of aiohttp's own: httpx2's client keeps an endpoint's cookies, and one
+  jar sends each cookie once;
+* a refused or unreachable connection is `httpx2.ConnectError` (the guard then tries
+  the next checked address), a server that hung up is a protocol error and a read
+  that timed out a read timeout: the adapter's own table reports every lost connection
+  as a connect timeout, which would tell a submitter their server was slow when it was
+  down.
+
+Redirects are never followed (the adapter asks aiohttp not to), environment proxies are
+not read, and answers are handed over undecoded for httpx2 to decode as it always does.
+"""
+
+from __future__ import annotations
+
+import aiohttp
+import httpx2
+from httpx_aiohttp.httpx2 import AiohttpTransport
+
+
+def httpx_error(error: BaseException, request: httpx2.Request | None = None) -> httpx2.TransportError | None:
+    """aiohttp's `error` as the httpx2 exception that means the same, or None."""
+    message = str(error) or type(error).__name__
+    if isinstance(error, aiohttp.ConnectionTimeoutError):
+        return httpx2.ConnectTimeout(message, request=request)
+    if isinstance(error, aiohttp.ServerTimeoutError):
+        return httpx2.ReadTimeout(message, request=request)
+    if isinstance(error, aiohttp.ClientConnectorError):
+        return httpx2.ConnectError(message, request=request)
+    if isinstance(error, aiohttp.ServerDisconnectedError):
+        return httpx2.RemoteProtocolError("Server disconnected without sending a complete answer", request=request)
+    if isinstance(error, (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError)):
+        return httpx2.ReadError(message, request=request)
+    return None
+
+
+def _translated(exc: httpx2.TransportError, request: httpx2.Request | None) -> httpx2.TransportError:
+    cause = exc.__cause__
+    if isinstance(cause, aiohttp.ClientError):
+        return httpx_error(cause, request) or exc
+    return exc
+
+
+class _TranslatedStream(httpx2.AsyncByteStream):
+    """The adapter's body stream, its failures in httpx2's kinds."""
+
+    def __init__(self, stream: httpx2.AsyncByteStream, request: httpx2.Request) -> None:
+        self._stream = stream
+        self._request = request
+
+    async def __aiter__(self):
+        try:
+            async for chunk in self._stream:
+                yield chunk
+        except httpx2.TransportError as exc:
+            raise _translated(exc, self._request) from exc.__cause__
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+
+class AiohttpConnections(httpx2.AsyncBaseTransport):
+    """An httpx2 transport whose connections aiohttp makes (one session, one pool).
+
+    Takes the keyword arguments of httpx2's own transport that the guard passes:
+    `verify` (an `ssl.SSLContext`) and `limits`.
+    """
+
+    def __init__(self, *, verify, limits: httpx2.Limits | None = None, **_ignored) -> None:
+        limits = limits or httpx2.Limits(max_connections=100, max_keepalive_connections=20)
+        self._adapter = AiohttpTransport(verify=verify, limits=limits, trust_env=False, client=self._session)
+
+    def _session(self) -> aiohttp.ClientSession:
+        adapter = self._adapter
+        connector = aiohttp.TCPConnector(
+            limit=adapter.limits.max_connections or 0,
+            keepalive_timeout=adapter.limits.keepalive_expiry,
+            ssl=adapter.ssl_context,
+        )
+        return aiohttp.ClientSession(connector=connector, cookie_jar=aiohttp.DummyCookieJar(), trust_env=False)
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        try:
+            request.content
+        except httpx2.RequestNotRead:
+            # The guard's pinned copy carries the caller's body as a stream, which the
+            # adapter would send chunked, even an empty one after a GET's headers.
+            await request.aread()
+        try:
+            response = await self._adapter.handle_async_request(request)
+        except httpx2.TransportError as exc:
+            raise _translated(exc, request) from exc.__cause__
+        response.stream = _TranslatedStream(response.stream, request)
+        return response
+
+    async def aclose(self) -> None:
+        await self._adapter.aclose()
