@@ -32,11 +32,13 @@ first one that shows the submission cannot work (that becomes a field error):
    list of content parts; a system message before the user's; two user messages in a
    row. An answer means yes, an HTTP error means no, no answer at all leaves it unknown
    (None), which plays the faithful shape;
-6. whether images are accepted: an 8×8 PNG as an OpenAI-style image_url part (the
+6. whether images are accepted (arena.probe.images): an 8×8 PNG as an OpenAI-style image_url part (the
    Anthropic and Gemini clients convert it), max_tokens 1, no retry. An answer means
    yes; an error that `is_image_refusal` recognises means no; anything else, or no
    request, leaves it to the server's metadata (llama.cpp's modalities, Ollama's
    capabilities, OpenRouter's input modalities, Anthropic's capabilities), else None.
+
+Findings and field errors are worded by arena.probe.verdicts.
 
 The context window comes from the server where it says what it runs with, else from
 the submitter's stated value (capped by the model's maximum where the server gives
@@ -54,14 +56,10 @@ whole). Its metadata is read, and the notes say what was not measured.
 from __future__ import annotations
 
 import asyncio
-import base64
 import concurrent.futures
 import difflib
-import functools
-import re
 
 import httpx2
-from PIL import Image
 
 from arena.clients.anthropic import ANTHROPIC_VERSION, AnthropicClient
 from arena.clients.base import ModelCallError, ModelReply, redact
@@ -69,19 +67,16 @@ from arena.clients.gemini import GeminiClient
 from arena.clients.openai_compat import OpenAICompatibleClient
 from arena.clients.responses import ResponsesClient
 from arena.probe import lookups
-from arena.clients.errors import is_image_refusal
 from arena.probe.context import choose_context_window
-from arena.probe.lookups import ServerFacts, is_key_problem
+from arena.probe.lookups import ServerFacts
 from arena.probe.result import MAX_MODELS_LISTED, ProbeResult
 from arena.probe.servers import MetadataReader
 from arena.probe.shapes import probe_message_shape
+from arena.probe.verdicts import ProbeVerdicts
+from arena.probe.images import check_images
 from arena.probe.speed import decoding_speed, measure_speeds  # noqa: F401 (decoding_speed is read here by callers)
-from arena.probe.wording import (
-    answered as _answered, fresh, probe_messages, quote as _quote, sentence as _sentence,
-    server_words as _server_words,
-)
-from arena.clients.urlguard import PUBLIC_ONLY, GuardedTransport, UnsafeURL, check_url, parse_url
-from envs.render import encode_png
+from arena.probe.wording import answered as _answered, probe_messages, quote as _quote, sentence as _sentence
+from arena.clients.urlguard import GuardedTransport, UnsafeURL, check_url, parse_url
 
 # The values of Submission.PROVIDER_* (this module stays free of Django models).
 OPENAI, ANTHROPIC, GEMINI, AGENT, RESPONSES = "openai", "anthropic", "gemini", "agent", "responses"
@@ -94,23 +89,6 @@ BUSY_NOTE = (
     "take a running episode's slot and its cached prompt). Its speed, message shapes and images were not "
     "measured: test the endpoint again once its episodes have ended."
 )
-IMAGE_QUESTION = "What colour is this picture? Answer with one word."
-MODEL_NAMES_IN_ERROR = 8
-
-_MODEL_PROBLEM = re.compile(
-    r"\bmodel\b.{0,80}?\b(?:not found|does not exist|not exist|unknown|invalid|not supported|no such)"
-    r"|\b(?:unknown|invalid|unsupported) model|not a valid model",
-    re.IGNORECASE,
-)
-
-
-@functools.cache
-def tiny_png_data_url() -> str:
-    """An 8×8 red square as a data: URL (about 80 bytes of PNG)."""
-    png = encode_png(Image.new("RGB", (8, 8), (200, 40, 40)))
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-
-
 async def probe_endpoint(
     *,
     provider: str,
@@ -188,7 +166,7 @@ def probe_endpoint_sync(
         return pool.submit(lambda: asyncio.run(probe_endpoint(**options))).result()
 
 
-class _Probe:
+class _Probe(ProbeVerdicts):
     """One probe's requests, and what they showed."""
 
     def __init__(
@@ -259,7 +237,7 @@ class _Probe:
         await self.measure_throughput()
         if self.provider == OPENAI:
             await probe_message_shape(self)
-        await self.check_images()
+        await check_images(self)
 
     async def aclose(self) -> None:
         for client in self._clients:
@@ -279,48 +257,6 @@ class _Probe:
         result.notes = [redact(text, secret) for text in result.notes]
         result.models_listed = [redact(name, secret) for name in result.models_listed]
         return result
-
-    # --- recording findings ------------------------------------------------------------
-
-    def blame(self, field: str, message: str) -> None:
-        self.result.field_errors.setdefault(field, message)
-
-    def note(self, text: str) -> None:
-        self.result.notes.append(text)
-
-    def blame_unreachable(self, detail: str, refused_by_guard: bool) -> None:
-        if refused_by_guard:
-            self.blame("base_url", f"The arena will not call this address: {_sentence(detail)}.")
-            return
-        self.blame(
-            "base_url",
-            f"The arena could not reach the endpoint ({_sentence(detail)}). Check that the server is running "
-            "and reachable from the arena, and that the URL is right (OpenAI-compatible servers usually end "
-            "in /v1).",
-        )
-
-    def blame_key(self, detail: str) -> None:
-        if not self.api_key:
-            self.blame("api_key", f"The endpoint asks for an API key ({_sentence(detail)}). Enter the key.")
-            return
-        self.blame(
-            "api_key",
-            f"The endpoint refused the API key ({_sentence(detail)}). Check that the key is right, active, "
-            "and allowed to use this model.",
-        )
-
-    def unknown_model_message(self, detail: str = "") -> str:
-        text = f"The endpoint does not serve a model called “{self.model}”."
-        names = self.result.models_listed
-        if names:
-            shown = ", ".join(names[:MODEL_NAMES_IN_ERROR])
-            more = len(self.facts.model_names or names) - min(len(names), MODEL_NAMES_IN_ERROR)
-            text += f" It offers: {shown}" + (f" and {more:,} more." if more > 0 else ".")
-        else:
-            text += " Check the exact name the server expects."
-        if detail:
-            text += f" ({_sentence(detail)}.)"
-        return text
 
     def decide_context_window(self, say_why: bool = True) -> None:
         if self.context_decided:
@@ -434,73 +370,7 @@ class _Probe:
             self.note(f"The endpoint does not list “{self.model}” but answered to that name{why}.")
         return True
 
-    def blame_completion(self, exc: ModelCallError) -> None:
-        status, detail = exc.http_status, _quote(exc)
-        if status is None:
-            self.blame_unreachable(detail, refused_by_guard=PUBLIC_ONLY in detail)
-        elif is_key_problem(status, exc.message):
-            self.blame_key(detail)
-        elif status in (402, 429):
-            self.blame(
-                "api_key",
-                f"The endpoint turned the test request down for this key's credits or rate limits "
-                f"({_sentence(detail)}). Try again later, or check the account behind the key.",
-            )
-        elif self.result.model_found is False or (
-            status in (400, 404, 422) and _MODEL_PROBLEM.search(_server_words(exc.message) or exc.message)
-        ):
-            self.blame("model", self.unknown_model_message(detail))
-        elif status == 404:
-            self.blame(
-                "base_url",
-                f"There is no chat endpoint at this URL ({_sentence(detail)}). Check the base URL "
-                "(for OpenAI-compatible servers it usually ends in /v1).",
-            )
-        else:
-            self.blame(
-                "base_url",
-                f"The endpoint failed the one-token test request ({_sentence(detail)}). Check the URL "
-                "and the server's logs.",
-            )
-
     # --- step 4: speed -----------------------------------------------------------------
 
     async def measure_throughput(self) -> None:
         await measure_speeds(self)
-
-    # --- step 6: images ----------------------------------------------------------------
-
-    async def check_images(self) -> None:
-        messages = [
-            {
-                "role": "user",
-                "content": [
-                    {"type": "text", "text": fresh(IMAGE_QUESTION)},
-                    {"type": "image_url", "image_url": {"url": tiny_png_data_url()}},
-                ],
-            }
-        ]
-        verdict: bool | None = True
-        try:
-            await self.client(max_tokens=1, retries=0).complete(messages)
-        except ModelCallError as exc:
-            if _answered(exc):
-                verdict = True
-            elif is_image_refusal(exc.http_status, exc.message):
-                verdict = False
-                self.note(
-                    f"It refuses images ({_quote(exc)}). Image tasks need a model that accepts "
-                    "them (a llama.cpp server needs the model's --mmproj file)."
-                )
-            else:
-                verdict = None
-                self.note(f"The image test was inconclusive ({_quote(exc)}).")
-        if verdict is None and (self.result.message_shape or {}).get("content_parts") is False:
-            verdict = False
-            self.note("It refuses content parts, so it cannot be sent images.")
-        elif verdict is None and self.facts.image_hint is not None:
-            verdict, where = self.facts.image_hint
-            self.note(f"Going by {where}, it {'accepts' if verdict else 'does not accept'} images.")
-        elif verdict:
-            self.note("It accepts images.")
-        self.result.accepts_images = verdict
