@@ -21,6 +21,8 @@ not read, and answers are handed over undecoded for httpx2 to decode as it alway
 
 from __future__ import annotations
 
+import os
+
 import aiohttp
 import httpx2
 from httpx_aiohttp.httpx2 import AiohttpTransport
@@ -33,8 +35,13 @@ def httpx_error(error: BaseException, request: httpx2.Request | None = None) -> 
         return httpx2.ConnectTimeout(message, request=request)
     if isinstance(error, aiohttp.ServerTimeoutError):
         return httpx2.ReadTimeout(message, request=request)
+    if isinstance(error, (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError)):
+        return httpx2.ConnectError(f"SSL: {message}", request=request)
     if isinstance(error, aiohttp.ClientConnectorError):
-        return httpx2.ConnectError(message, request=request)
+        # aiohttp's own text names the host and "ssl:default" even for plain http; the
+        # system's reason ("Connection refused") is what the submitter needs.
+        code = error.os_error.errno
+        return httpx2.ConnectError(os.strerror(code) if code else type(error).__name__, request=request)
     if isinstance(error, aiohttp.ServerDisconnectedError):
         return httpx2.RemoteProtocolError("Server disconnected without sending a complete answer", request=request)
     if isinstance(error, (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError)):
