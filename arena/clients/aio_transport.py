@@ -1,9 +1,10 @@
 """aiohttp under httpx2: the connections the URL guard makes for every SDK.
 
-The vendors' SDKs speak httpx2, whose own connection layer (httpcore2 on anyio) costs
-about 1.5 ms of CPU per request on a 2-core machine, as much as the rest of a model
-step; aiohttp costs about 0.6 ms for the same request through httpx2's transport
-interface (`bench/concurrency.py`, docs/architecture.md). `httpx-aiohttp`'s transport
+The vendors' SDKs speak httpx2, whose own connection layer (httpcore2 on anyio) cost
+about 1.6 ms of CPU per request behind the guard on a loaded 2-core machine (an httpx2
+client posting 1.5 kB to a local server, 8 requests in flight), more than the rest of a
+model step; aiohttp cost about 0.7 ms for the same requests through httpx2's transport
+interface. `httpx-aiohttp`'s transport
 adapts aiohttp to that interface; this module gives it the session the arena wants and
 reports aiohttp's failures as httpx2's own kinds, which the guard and the clients read:
 
