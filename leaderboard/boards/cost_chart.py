@@ -8,6 +8,7 @@ from __future__ import annotations
 from leaderboard.boards import overall
 from leaderboard.boards.charts import _figure, _scatter, plain_text
 from leaderboard.boards.cost import USD, CostChart, CostPoint, cost_charts
+from leaderboard.selectors.runs import Filters, scored_runs_by_id, with_mode
 
 FRONTIER_COLOUR = "#1f6feb"
 DOMINATED_COLOUR = "#b0b0b0"
@@ -91,8 +92,15 @@ def submission_cost_context(submission) -> list[dict]:
     """The model page's charts: each chart of either tab the submission has a point on,
     its point ringed, with where it sits ("on the frontier" or "dominated")."""
     entries = []
+    # Both tabs' runs read once, and a tab's board (the whole arena's runs of that
+    # observation mode) built only when the submission has a run in it: the two boards
+    # were some 40 % of a model page's CPU at 10^5 episodes (bench/read_pages.py).
+    runs = scored_runs_by_id(Filters())
     for tab, label in overall.TABS.items():
-        for chart in cost_charts(tab):
+        tab_runs = with_mode(runs, tab)
+        if not any(run.submission_id == submission.pk for run in tab_runs):
+            continue
+        for chart in cost_charts(tab, runs=tab_runs):
             point = chart.point_of(submission)
             if point is None:
                 continue
