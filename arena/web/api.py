@@ -26,6 +26,7 @@ from arena.endpoint_privacy import can_see_endpoint, hide_endpoint_in
 from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
 from arena.models import Experiment, Run, Submission
 from arena.moderation import taken_down_for, visible_to
+from arena.services.queued_cap import QueuedCapReached
 from arena.web.preview import submission_preview
 from arena.web.unknown_fields import RejectsUnknownFields
 from arena.web.throttles import (
@@ -306,9 +307,12 @@ class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
         api_key = validated.pop("api_key", "")
         for choice in ("tasks", "suites", "mode", "paper_protocol", "episodes_per_task", "task_settings"):
             validated.pop(choice, None)
-        return submission_create(
-            owner=self.context["request"].user, fields=validated, api_key=api_key, runs=self.planned_runs
-        )
+        try:
+            return submission_create(
+                owner=self.context["request"].user, fields=validated, api_key=api_key, runs=self.planned_runs
+            )
+        except QueuedCapReached as exc:  # a submission sent at the same time took the room
+            raise serializers.ValidationError({"episodes_per_task": exc.messages}) from None
 
 
 class ExperimentSerializer(RejectsUnknownFields, serializers.ModelSerializer):
@@ -366,10 +370,13 @@ class ExperimentSerializer(RejectsUnknownFields, serializers.ModelSerializer):
 
     def create(self, validated):
         task_id, fmt = validated["task"]
-        return experiment_create(
-            validated["submission"], kind=validated["kind"], task=task_id, format=fmt,
-            num_episodes=validated["num_episodes"], max_demonstrations=validated["max_demonstrations"],
-        )
+        try:
+            return experiment_create(
+                validated["submission"], kind=validated["kind"], task=task_id, format=fmt,
+                num_episodes=validated["num_episodes"], max_demonstrations=validated["max_demonstrations"],
+            )
+        except QueuedCapReached as exc:  # a submission sent at the same time took the room
+            raise serializers.ValidationError({"num_episodes": exc.messages}) from None
 
 
 class _CreateThrottledViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):

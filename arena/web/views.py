@@ -22,6 +22,7 @@ from arena.web.forms import EndpointForm, LoginForm, SignUpForm, SubmissionForm
 from arena.models import Run, Submission, Worker
 from arena.moderation import taken_down_for
 from arena.selectors import taken_down_text
+from arena.services.queued_cap import QueuedCapReached
 from arena.web.preview import submission_preview
 from arena.web.throttles import (
     SIGNUPS, EndpointProbeThrottle, SubmissionThrottle, download_limited, form_refusal,
@@ -107,8 +108,13 @@ def submit(request):
     if valid:
         previewed = request.POST.get("previewed")
         if not previewing and (not previewed or previewed == preview.fingerprint):
-            request.session.pop(PREVIEW_KEY_SESSION, None)
-            return _create_submission(request, form)
+            try:
+                created = _create_submission(request, form)
+            except QueuedCapReached as exc:  # a submission sent at the same time took the room
+                form.add_error("episodes_per_task", exc)
+            else:
+                request.session.pop(PREVIEW_KEY_SESSION, None)
+                return created
         if not previewing:
             messages.warning(request, "The runs changed since the preview: check them, then create the submission.")
     context = {"form": form, "preview": preview, "probe": form.probe, "key_kept": PREVIEW_KEY_SESSION in request.session}
