@@ -8,7 +8,9 @@ Each request (any method, any path) is answered with the next recorded response:
 status, its headers (the framing ones excepted: this server frames the body itself, with
 a Content-Length), and its body (a recorded JSON value is sent as compact JSON bytes).
 When the recordings run out it answers HTTP 500 with an error body that names the
-cause, so a client that asks more often than the recording did fails its test loudly.
+cause, so a client that asks more often than the recording did fails its test loudly;
+with ``repeat_last=True`` it answers every further request with the last recording
+instead (a whole episode played on one recorded answer).
 
 The recordings come from tests/arena/clients/recorded (see PROVENANCE.md there).
 """
@@ -56,8 +58,9 @@ def body_bytes(body: Any) -> bytes:
 class ReplayServer:
     """A threaded HTTP/1.1 server on 127.0.0.1 replaying `responses` one per request."""
 
-    def __init__(self, responses: list[dict]):
+    def __init__(self, responses: list[dict], *, repeat_last: bool = False):
         self._queue = collections.deque(responses)
+        self._repeat = responses[-1] if repeat_last and responses else None
         self._lock = threading.Lock()
         self.received: list[Received] = []
         self._httpd: ThreadingHTTPServer | None = None
@@ -73,6 +76,8 @@ class ReplayServer:
             self.received.append(request)
             if self._queue:
                 return self._queue.popleft()
+            if self._repeat is not None:
+                return self._repeat
         return {"status": 500, "headers": {"content-type": "application/json"}, "body": RAN_OUT}
 
     def __enter__(self) -> ReplayServer:
