@@ -99,10 +99,14 @@ async def test_openrouters_reasoning_is_kept_apart_from_the_answer():
 async def test_ollamas_reasoning_field_is_kept_apart_from_the_answer():
     message = message_of("openai_compatible/ollama_chat")
     with ReplayServer(replies("openai_compatible/ollama_chat")) as server:
-        async with runner_client("openai", server.base_url + "/v1", "qwen3:0.6b") as client:
+        async with runner_client("openai", server.base_url + "/v1", "qwen3:0.6b", max_tokens=512,
+                                 reasoning_effort="high") as client:
             reply = await client.complete([{"role": "user", "content": "What is the capital of France?"}])
-    assert server.received[0].path == "/v1/chat/completions"
-    assert "authorization" in server.received[0].headers  # the submission has a key: it is sent
+    sent = server.received[0]
+    assert sent.path == "/v1/chat/completions"
+    assert "authorization" in sent.headers  # the submission has a key: it is sent
+    # Fields Ollama's OpenAI compatibility page lists: max_tokens, reasoning_effort.
+    assert (sent.json["max_tokens"], sent.json["reasoning_effort"]) == (512, "high")
     assert (reply.text, reply.reasoning) == (message["content"], message["reasoning"])
     assert (reply.tokens_in, reply.tokens_out, reply.reasoning_tokens) == (136, 15, None)
 

@@ -24,7 +24,9 @@ async def test_an_image_question_is_sent_as_documented_and_the_answer_read():
     assert (sent.method, sent.path) == ("POST", "/v1/responses")
     assert sent.headers["authorization"] == f"Bearer {KEY}"
     body = sent.json
-    assert body["model"] == "gpt-4o"
+    # The Responses API's output limit is max_output_tokens (max_tokens is refused).
+    assert (body["model"], body["max_output_tokens"]) == ("gpt-4o", 2048)
+    assert "max_tokens" not in body
     message = body["input"][0]
     assert message["role"] == "user"
     # Each part carries the recorded part's required fields (the arena leaves the
