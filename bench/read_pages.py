@@ -20,7 +20,7 @@ the task page's tie marks and the paired comparison's per-game intervals are kep
 runs' aggregates (leaderboard.boards.neighbours, leaderboard.compare.summaries), so the
 warm-up requests fill them and those rows time a visit after the first; the first visit
 after a run changes resamples (the comparison of two submissions that played all 59
-tasks: some 600-750 ms of CPU at 10^5 episodes).
+tasks: 600-760 ms of CPU at 10^5 episodes, measured on a loaded 2-core machine).
 
 BALROG's leaderboard is imported with `manage.py import_balrog` before the pages are
 asked (issue #40): by default the shipped copy of its 36 folders' figures
