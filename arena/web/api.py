@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.types import OpenApiTypes
@@ -24,7 +25,8 @@ from arena.web.catalogue import submission_catalogue
 from arena.endpoint_privacy import can_see_endpoint, hide_endpoint_in
 from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
 from arena.models import Experiment, Run, Submission
-from arena.moderation import visible_to
+from arena.moderation import taken_down_for, visible_to
+from arena.services.queued_cap import QueuedCapReached
 from arena.web.preview import submission_preview
 from arena.web.unknown_fields import RejectsUnknownFields
 from arena.web.throttles import (
@@ -305,9 +307,12 @@ class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
         api_key = validated.pop("api_key", "")
         for choice in ("tasks", "suites", "mode", "paper_protocol", "episodes_per_task", "task_settings"):
             validated.pop(choice, None)
-        return submission_create(
-            owner=self.context["request"].user, fields=validated, api_key=api_key, runs=self.planned_runs
-        )
+        try:
+            return submission_create(
+                owner=self.context["request"].user, fields=validated, api_key=api_key, runs=self.planned_runs
+            )
+        except QueuedCapReached as exc:  # a submission sent at the same time took the room
+            raise serializers.ValidationError({"episodes_per_task": exc.messages}) from None
 
 
 class ExperimentSerializer(RejectsUnknownFields, serializers.ModelSerializer):
@@ -365,10 +370,13 @@ class ExperimentSerializer(RejectsUnknownFields, serializers.ModelSerializer):
 
     def create(self, validated):
         task_id, fmt = validated["task"]
-        return experiment_create(
-            validated["submission"], kind=validated["kind"], task=task_id, format=fmt,
-            num_episodes=validated["num_episodes"], max_demonstrations=validated["max_demonstrations"],
-        )
+        try:
+            return experiment_create(
+                validated["submission"], kind=validated["kind"], task=task_id, format=fmt,
+                num_episodes=validated["num_episodes"], max_demonstrations=validated["max_demonstrations"],
+            )
+        except QueuedCapReached as exc:  # a submission sent at the same time took the room
+            raise serializers.ValidationError({"num_episodes": exc.messages}) from None
 
 
 class _CreateThrottledViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
@@ -399,7 +407,7 @@ class SubmissionViewSet(_CreateThrottledViewSet):
     create_throttle = SubmissionThrottle
 
     def get_queryset(self):
-        # Hidden submissions: 404 but to staff and their owner (arena.moderation).
+        # Hidden submissions: 404 but to staff, their owner included (arena.moderation).
         return visible_to(getattr(self.request, "user", None), super().get_queryset(), submission="")
 
     def _dry_run(self) -> bool:
@@ -467,6 +475,8 @@ class TokenView(ObtainAuthToken):
 
 def _owned_run(request, pk) -> Run:
     run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
+    if taken_down_for(request.user, run.submission, run):  # the owner included (arena.moderation)
+        raise Http404("no such run")
     if run.submission.owner_id != request.user.pk:
         raise PermissionDenied("Only the submitter can change this run.")
     return run

@@ -6,7 +6,8 @@ from django.forms.utils import ErrorDict
 from arena.clients.reasoning_params import ReasoningSetting, reasoning_problems
 from arena.services.submissions import PAPER_EPISODES_PER_RUN, experiment_run_specs
 from arena.web import preset_choice
-from arena.web.catalogue import TaskSetting, submission_catalogue, value_text
+from arena.protocol import setting_text
+from arena.web.catalogue import TaskSetting, submission_catalogue
 from arena.models import Submission
 from arena.web.validation import (
     MAX_DEMONSTRATIONS,
@@ -236,7 +237,7 @@ class SubmissionForm(RefusableForm):
                     self.fields[field_name] = forms.TypedChoiceField(
                         label=setting.label, coerce=int, initial=0, required=False, empty_value=0,
                         choices=[
-                            (index, value_text(value) + (" (paper)" if index == 0 else ""))
+                            (index, setting_text(value) + (" (paper)" if index == 0 else ""))
                             for index, value in enumerate(setting.values)
                         ],
                     )
@@ -244,7 +245,7 @@ class SubmissionForm(RefusableForm):
                 # The values of each swept option, all ticked: a first try may play fewer.
                 for sweep in task.sweeps:
                     field_name = f"sweep--{task.id}--{sweep.name}"
-                    choices = [(str(index), value_text(value)) for index, value in enumerate(sweep.values)]
+                    choices = [(str(index), setting_text(value)) for index, value in enumerate(sweep.values)]
                     self.fields[field_name] = forms.MultipleChoiceField(
                         label=sweep.label, choices=choices, required=False, initial=[c for c, _ in choices],
                         widget=forms.CheckboxSelectMultiple,

@@ -71,22 +71,20 @@
       footer.appendChild(el("th", "grid-label", String(c)));
     }
     table.appendChild(footer);
+    /* Which colour is which side: the page names the sides X and O, the board draws discs. */
+    var legend = el("caption", "c4-legend");
+    ["X", "O"].forEach(function (mark) {
+      var key = el("span", "c4-key");
+      key.appendChild(el("span", "c4-swatch c4-swatch-" + mark.toLowerCase()));
+      key.appendChild(document.createTextNode(" " + mark));
+      legend.appendChild(key);
+    });
+    table.insertBefore(legend, table.firstChild);
     return table;
   }
 
   function gridRenderer(rows, columns, draw) {
-    return {
-      render: function (container, step, episode, context) {
-        var text = typeof step.observation_text === "string" ? step.observation_text : "";
-        var grid = readGrid(text, rows, columns);
-        if (!grid) {
-          R.get(step.observation_image ? "image" : "text").render(container, step, episode, context);
-          return;
-        }
-        container.appendChild(draw(grid));
-        container.appendChild(el("pre", "obs-text", text));
-      },
-    };
+    return R.boardFromText(function (text) { return readGrid(text, rows, columns); }, draw);
   }
 
   R.register("tictactoe", gridRenderer(3, 3, drawTicTacToe));
