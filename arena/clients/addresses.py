@@ -1,11 +1,5 @@
-"""The address half of the outbound URL guard (`arena.clients.urlguard`): which URLs
-and which resolved addresses the arena may call.
-
-`check_url` is the check forms and the API run (syntax plus a DNS lookup, for an early,
-readable error); `GuardedTransport` repeats `check_address` at connect time for every
-request. The rules are the guard's: http(s) only, no ``user:pass@``, and every address
-global (loopback only when the operator allows it), IPv6 wrappers of private IPv4
-addresses included.
+"""The address rules of the outbound URL guard (`arena.clients.urlguard`): `check_url`
+for forms and the API, `check_address` again at connect time for every request.
 """
 
 from __future__ import annotations

@@ -1,23 +1,13 @@
 """aiohttp under httpx2: the connections the URL guard makes for every SDK.
 
-The vendors' SDKs speak httpx2, whose own connection layer (httpcore2 on anyio) cost
-about 1.6 ms of CPU per request behind the guard on a loaded 2-core machine (an httpx2
-client posting 1.5 kB to a local server, 8 requests in flight), more than the rest of a
-model step; aiohttp cost about 0.7 ms for the same requests through httpx2's transport
-interface. `httpx-aiohttp`'s transport
-adapts aiohttp to that interface; this module gives it the session the arena wants and
-reports aiohttp's failures as httpx2's own kinds, which the guard and the clients read:
-
-* no cookie jar of aiohttp's own: httpx2's client keeps an endpoint's cookies, and one
-  jar sends each cookie once;
-* a refused or unreachable connection is `httpx2.ConnectError` (the guard then tries
-  the next checked address), a server that hung up is a protocol error and a read
-  that timed out a read timeout: the adapter's own table reports every lost connection
-  as a connect timeout, which would tell a submitter their server was slow when it was
-  down.
-
-Redirects are never followed (the adapter asks aiohttp not to), environment proxies are
-not read, and answers are handed over undecoded for httpx2 to decode as it always does.
+httpx2's own connection layer (httpcore2 on anyio) cost about 1.6 ms of CPU per request
+behind the guard on a loaded 2-core machine (1.5 kB posted to a local server, 8 in
+flight), aiohttp about 0.7 ms through httpx2's transport interface (`httpx-aiohttp`'s
+adapter). Here the adapter gets a session without a cookie jar of its own (httpx2's
+client keeps an endpoint's cookies), and aiohttp's failures become the httpx2 kinds the
+guard and the clients read: the adapter's own table calls a refused connection a
+connect timeout, which would tell a submitter their server was slow when it was down.
+Redirects are not followed, proxies not read, answers handed over undecoded.
 """
 
 from __future__ import annotations

@@ -16,8 +16,46 @@ import httpx2
 from arena.clients.base import is_retryable_status, parse_retry_after
 from arena.clients.errors import KINDS, ErrorKind, classify_status
 from arena.clients.replies import JSONTooDeep, error_excerpt, excerpt, parse_json
-from arena.clients.sdk_reading import RedirectRefused, causes, network_problem
 from arena.clients.urlguard import ResponseTooLarge, UnsafeURL
+
+
+class RedirectRefused(Exception):
+    """A 3xx answer: the arena never follows one (every hop would need the guard)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status = status
+
+
+def causes(exc: BaseException):
+    """`exc` and the exceptions it was raised from (an SDK wraps the transport's)."""
+    seen = 0
+    while exc is not None and seen < 8:
+        yield exc
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+
+
+def network_problem(exc: Exception) -> str:
+    """What went wrong on the network, without the address (an OS error message quotes
+    the host and port it could not reach)."""
+    text = str(exc) or type(exc).__name__
+    lowered = text.lower()
+    for words, said in (
+        ("refused", "connection refused"),
+        ("reset", "connection reset"),
+        ("disconnect", "the server closed the connection without an answer"),
+        ("without sending", "the server closed the connection without an answer"),
+        ("closed", "the server closed the connection"),
+        ("name or service", "the host name could not be resolved"),
+        ("resolve", "the host name could not be resolved"),
+        ("ssl", "the TLS handshake failed"),
+        ("certificate", "the TLS certificate was refused"),
+        ("unreachable", "the network is unreachable"),
+    ):
+        if words in lowered:
+            return said
+    return type(exc).__name__
 
 
 class AttemptFailed(Exception):

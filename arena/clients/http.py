@@ -1,30 +1,19 @@
-"""The provider-independent half of every model client.
+"""The provider-independent half of every model client, `HTTPModelClient`:
 
-`HTTPModelClient` owns what does not depend on the provider:
-
-* the connection: an `httpx2.AsyncClient` sending through
-  `arena.clients.urlguard.GuardedTransport` (every address checked at connect time, every
-  answer's body capped; aiohttp makes the connections, `arena.clients.aio_transport`)
-  unless a test injects a transport, never following redirects, ignoring environment
-  proxies. The vendors' SDKs (`openai`, `anthropic`, `google-genai`) are given this
-  client as their HTTP client: they build the requests and read the replies, the guard
-  carries them. The connection and the SDK client on it are shared by every client of
-  the same endpoint and tenant in the event loop (`arena.clients.shared`), taken at
-  the first call and given back by `aclose`;
-* the retry loop (see `arena.clients.base` for what is retried, the backoff, jitter and
-  Retry-After rules; the SDKs' own retries are off) and the per-attempt deadline
-  (`total_timeout_seconds`) that cuts a server trickling its answer a byte at a time;
-* the wording of every failure, whatever library raised it
-  (`arena.clients.attempts`): the HTTP answer each attempt got is seen by a response
-  hook, so a status, a body that is not JSON or a body too large reads the same for
-  every provider, and never quotes the endpoint's address;
-* redaction: each secret the subclass registers is removed from every error message;
+* the connection: an `httpx2.AsyncClient` through `arena.clients.urlguard.GuardedTransport`
+  (addresses checked at connect time, bodies capped, aiohttp's connections) unless a
+  test injects a transport, no redirects, no environment proxies. The vendors' SDKs are
+  given it as their HTTP client: they build the requests and read the replies. It is
+  shared by every client of the endpoint and tenant in the loop (`arena.clients.shared`);
+* the retry loop (`arena.clients.base`; the SDKs' own retries are off) and the
+  per-attempt deadline (`total_timeout_seconds`) against a server trickling its answer;
+* the wording of every failure, whatever library raised it (`arena.clients.attempts`),
+  never quoting the endpoint's address; redaction of each registered secret;
 * normalising what came back before anything stores it (`normalise_reply`).
 
-A provider client implements `_sdk` (its SDK client on the shared HTTP client),
-`_call` (one attempt through its SDK, or a plain POST) and `_parse` (what `_call`
-returned and the answer's JSON object -> ModelReply, or raise AttemptFailed via
-`_malformed` / `_unusable`).
+A provider implements `_sdk` (its SDK client on the shared HTTP client), `_call` (one
+attempt) and `_parse` (what `_call` returned and the answer's JSON object -> ModelReply,
+or AttemptFailed via `_malformed` / `_unusable`).
 """
 
 from __future__ import annotations
@@ -40,11 +29,10 @@ from typing import Any
 import httpx2
 
 from arena.clients import shared
-from arena.clients.attempts import AttemptFailed, AttemptReading
+from arena.clients.attempts import AttemptFailed, AttemptReading, RedirectRefused
 from arena.clients.base import ModelCallError, ModelReply, RetryPolicy, redact
 from arena.clients.errors import ErrorKind
 from arena.clients.replies import MAX_ERROR_CHARS, capped_text, normalise_reply
-from arena.clients.sdk_reading import RedirectRefused
 from arena.clients.urlguard import GuardedTransport, UnsafeURL, parse_url
 
 __all__ = ["AttemptFailed", "ChatCompletionClient", "DEFAULT_MAX_RESPONSE_BYTES", "HTTPModelClient", "check_base_url"]

@@ -1,14 +1,9 @@
 """One HTTP client, and the SDK client on it, per endpoint and tenant, shared by every
-episode that calls them.
-
-An episode's model client is its own (its conversation, its timeout, the gate that paces
-it), but what carries its requests need not be: a worker plays up to 64 episodes of one
-submission at once, and each would otherwise build an SDK client, an httpx2 client, the
-URL guard and a connection pool of its own, and open its own connections. They are
-shared here, by event loop (a pool belongs to the loop that opened it) and by a key that
-holds everything that decides what goes on the wire — the provider's client class, the
-base URL, a digest of the API key, the default headers, the guard's settings — so that
-two submissions, or two keys, never share one. The last client to close closes it.
+episode that calls them: a worker plays up to 64 episodes of a submission at once, and
+each would otherwise build its own SDK client, guard and connection pool. Shared per
+event loop (a pool belongs to its loop) and per key holding all that decides what goes
+on the wire (client class, URL, digests of the secrets, headers, guard settings), so two
+submissions or two keys never share one. The last client to close closes it.
 """
 
 from __future__ import annotations
@@ -58,10 +53,7 @@ async def release(key: tuple, connection: Connection) -> None:
     connection.users -= 1
     if connection.users > 0:
         return
-    try:
-        connections = _BY_LOOP.get(asyncio.get_running_loop(), {})
-    except RuntimeError:  # no loop: the connection's own has gone
-        connections = {}
+    connections = _BY_LOOP.get(asyncio.get_running_loop(), {})
     if connections.get(key) is connection:
         del connections[key]
     await connection.http.aclose()

@@ -14,8 +14,7 @@ rule enforced here is therefore simple and strict:
 * the operator flag ``allow_loopback`` (for models served on the same machine) permits
   127.0.0.0/8 and ::1, and nothing else.
 
-The address rules live in `arena.clients.addresses` (re-exported here); there are two
-entry points:
+The rules live in `arena.clients.addresses` (re-exported here); two entry points:
 
 ``check_url(url, allow_loopback)``
     Syntactic checks plus a DNS lookup, for form and API validation. It gives the
@@ -33,12 +32,9 @@ entry points:
     another name that happens to share the IP. The connections are aiohttp's, under
     httpx2's transport interface (`arena.clients.aio_transport`).
 
-Redirects: the arena's clients never follow redirects (httpx's default, which
-``arena.clients`` keeps and reports a 3xx as an error). So every request that leaves
-the arena is a request this transport checked; there is no second hop to a Location
-header that nobody looked at. Anyone building a client on this transport must keep
-``follow_redirects=False`` *and* ``trust_env=False`` (environment proxies would be
-mounted as separate, unguarded transports).
+Redirects are never followed (a 3xx is an error), so every request that leaves the
+arena is one this transport checked. A client built on it must keep
+``follow_redirects=False`` and ``trust_env=False`` (proxies would be unguarded).
 """
 
 from __future__ import annotations
@@ -66,10 +62,8 @@ from arena.clients.addresses import (  # the guard's address rules, read here by
 )
 from arena.clients.aio_transport import AiohttpConnections
 
-__all__ = [
-    "ALLOWED_SCHEMES", "PUBLIC_ONLY", "GuardedTransport", "ResponseTooLarge", "UnsafeURL", "address_problem",
-    "check_address", "check_url", "parse_url", "resolve", "shared_ssl_context",
-]
+__all__ = ["ALLOWED_SCHEMES", "PUBLIC_ONLY", "GuardedTransport", "ResponseTooLarge", "UnsafeURL", "address_problem",
+           "check_address", "check_url", "parse_url", "resolve", "shared_ssl_context"]
 
 
 class ResponseTooLarge(Exception):
