@@ -154,7 +154,7 @@ def image_row_costs(rows: int = 2000, batch: int = 8) -> tuple[float, float]:
     from django.db import connections, transaction
     from django.utils import timezone
 
-    from arena import images
+    from arena.storage import images
     from arena.models import Episode
     from arena.services.steps import _StepSQL
 
@@ -315,7 +315,7 @@ def main() -> None:
         from envs.registry import get_task_class
 
         # Every raw loop before the first Worker: a worker sets the process's allocator
-        # thresholds (arena.memory), and the raw loop is measured as BALROG's
+        # thresholds (arena.runtime.memory), and the raw loop is measured as BALROG's
         # evaluator runs, with glibc's own.
         raws = {task_id: raw_loop(task_id, args.episodes, _options(task_id, args.crafter_steps)) for task_id in tasks}
         raws_again = {task_id: raw_loop(task_id, args.episodes, _options(task_id, args.crafter_steps),
@@ -424,7 +424,7 @@ def main() -> None:
             print(
                 f"  allocator    : raw env loop {1000 * raw_cpu / raw_steps:6.3f} ms/step CPU (system "
                 f"{1000 * raw_sys / raw_steps:.3f}) with glibc's thresholds, {1000 * again_cpu / again_steps:6.3f} "
-                f"(system {1000 * again_sys / again_steps:.3f}) with the worker's (arena.memory): ratio "
+                f"(system {1000 * again_sys / again_steps:.3f}) with the worker's (arena.runtime.memory): ratio "
                 f"{(raw_cpu / raw_steps) / (again_cpu / again_steps):.2f}"
             )
             if task_id.startswith("balrog/crafter"):

@@ -234,7 +234,7 @@ ARENA_WEB_PROCESSES = env_int("ARENA_WEB_PROCESSES", len(os.sched_getaffinity(0)
 # Each web process freezes what it loaded at start-up and runs the cyclic garbage
 # collector less often (arena.web.web_process); off: CPython's defaults, for comparison.
 ARENA_WEB_GC_TUNED = env_bool("ARENA_WEB_GC_TUNED", True)
-# Each web process keeps the memory its pages free (arena.memory: glibc's mmap and trim
+# Each web process keeps the memory its pages free (arena.runtime.memory: glibc's mmap and trim
 # thresholds raised) instead of mapping a large page's strings afresh at every request;
 # off: glibc's own thresholds, for comparison (bench/read_pages.py --allocator-row).
 ARENA_WEB_KEEP_FREED_MEMORY = env_bool("ARENA_WEB_KEEP_FREED_MEMORY", True)

@@ -20,7 +20,7 @@ from typing import BinaryIO
 
 import yaml
 
-from arena import steptext
+from arena.storage import steptext
 from arena.balrog_results.format import ENVIRONMENT_SUMMARY, StepRow, write_json, write_steps
 from arena.balrog_results.importer import IMAGE_MODE_FOLDER, PROGRESS, RECORD, TEXT_MODE_FOLDER, agent_type_of
 from arena.models import Episode, Run, Submission

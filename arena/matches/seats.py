@@ -20,7 +20,7 @@ import random
 from django.conf import settings
 
 from arena.clients.base import ModelCallError
-from arena.endpoint_privacy import hide_endpoint
+from arena.endpoints.privacy import hide_endpoint
 from arena.models import Submission
 from arena.play.agents import make_client
 from arena.play.pace import submission_gate
@@ -46,7 +46,7 @@ ILLEGAL_FEEDBACK = (
 class SeatFailed(Exception):
     """The seat's endpoint gave no answer after all its retries: the match cannot be
     scored (it fails; it is neither a win nor a loss). Carries the kind of failure and
-    the seat, for what readers other than the seat's owner are told (arena.public_errors)."""
+    the seat, for what readers other than the seat's owner are told (arena.endpoints.public_errors)."""
 
     def __init__(self, message: str, kind: str = "", seat: int | None = None):
         super().__init__(message)

@@ -21,7 +21,7 @@ from arena.services.submissions import PAPER_EPISODES_PER_RUN, experiment_create
 from arena.services import run_actions
 from arena.web import preset_choice
 from arena.web.catalogue import submission_catalogue
-from arena.endpoint_privacy import can_see_endpoint, hide_endpoint_in
+from arena.endpoints.privacy import can_see_endpoint, hide_endpoint_in
 from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
 from arena.models import Experiment, Run, Submission
 from arena.moderation import visible_to
@@ -214,7 +214,7 @@ class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
 
     def to_representation(self, submission):
         """Everyone reads the provider, model and settings; only the owner and staff
-        read the endpoint's address (arena.endpoint_privacy)."""
+        read the endpoint's address (arena.endpoints.privacy)."""
         data = super().to_representation(submission)
         request = self.context.get("request")
         if not can_see_endpoint(getattr(request, "user", None), submission):

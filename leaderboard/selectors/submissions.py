@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404
 
 from arena.models import Episode, Experiment, Run, Submission, Worker
 from arena.moderation import ranked, taken_down_for
-from arena.tenancy import submission_endpoint_key
+from arena.endpoints.tenancy import submission_endpoint_key
 from leaderboard.selectors.runs import lean_runs, with_submissions
 
 
@@ -93,12 +93,12 @@ def fresh_workers(since: datetime) -> list[Worker]:
 
 
 def episodes_playing_through(submission: Submission) -> int:
-    """Running episodes of the submission's tenant of its endpoint (arena.tenancy): its
+    """Running episodes of the submission's tenant of its endpoint (arena.endpoints.tenancy): its
     owner's submissions to the same URL share its turns; nobody else's count."""
     key = submission_endpoint_key(submission)
     if submission.owner_id is None:
         return Episode.objects.filter(status=Episode.RUNNING, run__submission=submission).count()
-    # Grouped by URL in Python: a URL with a query is stored encrypted (arena.endpoint_url).
+    # Grouped by URL in Python: a URL with a query is stored encrypted (arena.endpoints.url).
     counts = (
         Episode.objects.filter(status=Episode.RUNNING, run__submission__owner_id=submission.owner_id)
         .values("run__submission_id").annotate(playing=Count("id")).values_list("run__submission_id", "playing")

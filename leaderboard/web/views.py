@@ -6,7 +6,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 
-from arena.endpoint_privacy import can_see_endpoint, public_error
+from arena.endpoints.privacy import can_see_endpoint, public_error
 from arena.models import Episode, Experiment, Run
 from arena.services.submissions import PAPER_EPISODES_PER_RUN
 from envs.registry import all_suites, all_tasks, get_suite, tasks_of
@@ -409,7 +409,7 @@ def run_detail(request, pk):
     error_groups = run_error_groups(run) if run.episodes_failed else []
     episodes = page.object_list
     if not can_see_endpoint(request.user, run.submission):
-        # Others read the kind of each failure, not the endpoint's own words (arena.endpoint_privacy).
+        # Others read the kind of each failure, not the endpoint's own words (arena.endpoints.privacy).
         episodes = list(episodes)
         for episode in episodes:
             episode.error = public_error(episode.error, episode.error_kind)

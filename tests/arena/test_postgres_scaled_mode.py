@@ -195,7 +195,7 @@ aborted = []
 class Remember(logging.Handler):
     def emit(self, record):
         aborted.append(record.getMessage())
-logging.getLogger("arena.dbretry").addHandler(Remember())
+logging.getLogger("arena.runtime.dbretry").addHandler(Remember())
 
 baseline = baseline_submission("random", "Random")
 run = run_create(baseline, RunSpec(task="lmact/gridworld", format="ascii", num_episodes=2))
