@@ -6,7 +6,7 @@ both. The arena and the
 leaderboard ask the descriptor — how the suite is prompted, which metric ranks its
 leaderboards, which replay renderer draws its observations — instead of testing task
 ids. Plain Python, no Django: the read side turns a `Metric` into numbers from a
-run's aggregates (leaderboard.selectors.runs.metric_value).
+run's aggregates (leaderboard.selectors.ranking.metric_value).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from arena.selectors import RunProgress, run_progress
 from envs.registry import replay_renderer, suite_of
 from leaderboard.boards.harness import run_json as harness_json
 from leaderboard.selectors.episodes import episode_with_run, steps_after
-from leaderboard.selectors.runs import metric_value
+from leaderboard.selectors.ranking import metric_value
 
 
 # A page of steps stops adding steps once its JSON would pass this many bytes; it

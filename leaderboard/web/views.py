@@ -22,7 +22,12 @@ from leaderboard.reported.adventure import paper_tables
 from leaderboard.reported.balrog import paper_board
 from leaderboard.reported.figures import reported_set
 from leaderboard.reported.display import baselines_chart, scaling_markers, task_reported
-from leaderboard.boards.charts import best_score_bars, experiment_scaling_figures, replay_heatmap, scaling_figures
+from leaderboard.boards.charts import (
+    best_score_bars,
+    experiment_scaling_figures,
+    replay_heatmap,
+    scaling_figures,
+)
 from leaderboard.selectors.episodes import (
     MIN_STEP_SEARCH_CHARS,
     STEP_SEARCH_LIMIT,
@@ -43,18 +48,19 @@ from leaderboard.selectors.runs import (
     MODE_FILTERS,
     STRATEGY_FILTERS,
     Filters,
-    best_scores_by_task,
     front_page_runs,
     has_model_runs,
     leaderboard_by_suite,
     leaderboard_rows,
-    metric_value,
-    rate_breakdown_rows,
-    replay_rows_by_format,
     lean_runs_of_tasks,
+)
+from leaderboard.selectors.experiment_figures import (
+    best_scores_by_task,
+    replay_rows_by_format,
     scaling_points,
     scaling_points_by_format,
 )
+from leaderboard.selectors.ranking import metric_value, rate_breakdown_rows
 from leaderboard.boards.neighbours import mark_rows
 from leaderboard.serializers import EpisodeSerializer, RunSerializer
 
