@@ -216,7 +216,7 @@ def step_write_costs(task_id: str, steps: int = 1500, batch: int = 4) -> tuple[f
     every value through its field's get_db_prep_save, against values of the field's
     own plain types passed as they are (the step writer now)."""
     from arena.models import Episode
-    from arena.play.agents import Decision
+    from arena.play.agents.base import Decision
     from arena.play.step_records import step_record_of
     from arena.services.episodes import episode_claim
     from arena.services.runs import RunSpec, run_create

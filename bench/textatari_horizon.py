@@ -127,7 +127,7 @@ def random_player():
     from arena.services.episodes import episode_claim, reap_stale_episodes
     from arena.services.runs import RunSpec, run_create
     from arena.services.submissions import baseline_submission
-    from arena.play.agents import BaselineAgent
+    from arena.play.agents.baseline import BaselineAgent
 
     policy_class = make_policy_class()
 

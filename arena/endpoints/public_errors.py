@@ -26,7 +26,7 @@ import re
 from arena.clients.errors import ErrorKind, classify_status, describe
 from arena.endpoints.privacy import can_see_endpoint
 
-# The note agents.py writes for a call that needed retries, one per call of the step.
+# The note arena/play/agents/model.py writes for a call that needed retries, one per call of the step.
 _RETRY_NOTE = re.compile(r"(?:^|; )succeeded after (\d{1,3}) attempts")
 # The agent endpoint client's note of an earlier failed attempt after its verdict.
 _EARLIER_ATTEMPT = " (an earlier attempt failed: "
