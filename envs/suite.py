@@ -223,7 +223,7 @@ class Suite:
     # The replay player's renderer for text observations (static/js/renderers*.js);
     # a task may name its own (Task.renderer), and image formats use "image".
     renderer: str = "text"
-    # The suite's own page at /suites/<id>/: which page it is (leaderboard.web.views) and
+    # The suite's own page at /suites/<id>/: which page it is (leaderboard.web.suite_views) and
     # what it shows, in a few words. Empty: the suite has none.
     page: str = ""
     page_summary: str = ""
