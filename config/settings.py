@@ -179,7 +179,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
-        "TaskVariantEnum": "arena.web.api.task_variant_values",
+        "TaskVariantEnum": "arena.web.api_serializers.task_variant_values",
         "SubmissionKindEnum": "arena.models.Submission.KIND_CHOICES",
         "EpisodeStatusEnum": "arena.models.Episode.STATUS_CHOICES",
     },

@@ -29,7 +29,7 @@ _MONEY = {"max_digits": 10, "decimal_places": 4, "min_value": Decimal("0")}
 
 #: The limits of a submission's numeric settings, as keyword arguments that Django's form
 #: fields and DRF's serializer fields both take: the form (arena.web.forms) and the API
-#: (arena.web.api) build their fields from this one table, so they refuse the same values
+#: (arena.web.api_serializers) build their fields from this one table, so they refuse the same values
 #: with the same words.
 SUBMISSION_LIMITS: dict[str, dict] = {
     "temperature": {"min_value": 0.0, "max_value": 2.0},
