@@ -18,7 +18,8 @@ from arena.services.submissions import submission_create
 from arena.services import run_actions
 from arena.balrog_results.exporter import balrog_submission_export, has_balrog_runs
 from arena.endpoints.crypto import decrypt_secret, encrypt_secret
-from arena.web.forms import EndpointForm, LoginForm, SignUpForm, SubmissionForm
+from arena.web.forms import EndpointForm, LoginForm, SignUpForm
+from arena.web.submission_form import SubmissionForm
 from arena.models import Run, Submission, Worker
 from arena.moderation import taken_down_for
 from arena.web.preview import submission_preview
