@@ -24,7 +24,7 @@ from arena.web.preview import submission_preview
 from arena.web.throttles import (
     API_READS, ENDPOINT_PROBES, EndpointProbeAddressThrottle, EndpointProbeThrottle, ExperimentThrottle, SubmissionThrottle,
 )
-from arena.web.validation import MODE_CHOICES
+from arena.web.task_choice import MODE_CHOICES
 
 
 class _CreateThrottledViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):

@@ -24,19 +24,21 @@ from arena.web import preset_choice
 from arena.web.unknown_fields import RejectsUnknownFields
 from arena.web.validation import (
     MAX_DEMONSTRATIONS,
-    MODE_CHOICES,
-    MODE_VLM,
     SUBMISSION_LIMITS,
     check_endpoint,
+    check_submission_fields,
+    validate_api_key,
+    validate_base_url,
+)
+from arena.web.task_choice import (
+    MODE_CHOICES,
+    MODE_VLM,
     check_episode_volume,
     check_queued_episodes,
-    check_submission_fields,
     choose_task_variants,
     parse_task_variant,
     plan_runs,
     task_variant_choices,
-    validate_api_key,
-    validate_base_url,
     validate_suite_ids,
 )
 from envs.registry import all_suites, suite_of
@@ -54,7 +56,7 @@ def _django_validator(func):
 
 class TaskVariantField(serializers.CharField):
     """A task and observation format, e.g. "lmact/gridworld:ascii", checked by
-    arena.web.validation.parse_task_variant (which explains what is wrong with a bad one)."""
+    arena.web.task_choice.parse_task_variant (which explains what is wrong with a bad one)."""
 
 
 class TaskVariantFieldSchema(OpenApiSerializerFieldExtension):

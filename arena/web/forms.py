@@ -13,13 +13,15 @@ from arena.services.submissions import PAPER_EPISODES_PER_RUN, experiment_run_sp
 from arena.web.validation import (
     MAX_DEMONSTRATIONS,
     check_endpoint,
+    validate_api_key,
+    validate_base_url,
+    validate_model_name,
+)
+from arena.web.task_choice import (
     check_episode_volume,
     check_queued_episodes,
     parse_task_variant,
     task_variant_choices,
-    validate_api_key,
-    validate_base_url,
-    validate_model_name,
 )
 from envs.registry import suite_of
 

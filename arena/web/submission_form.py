@@ -10,19 +10,21 @@ from arena.web import preset_choice
 from arena.web.catalogue import TaskSetting, submission_catalogue, value_text
 from arena.web.forms import RefusableForm
 from arena.web.validation import (
+    SUBMISSION_LIMITS,
+    check_endpoint,
+    check_submission_fields,
+    validate_api_key,
+    validate_base_url,
+)
+from arena.web.task_choice import (
     MODE_CHOICES,
     MODE_LLM,
     MODE_VLM,
-    SUBMISSION_LIMITS,
-    check_endpoint,
     check_queued_episodes,
-    check_submission_fields,
     choose_task_variants,
     parse_task_variant,
     plan_runs,
     task_variant_choices,
-    validate_api_key,
-    validate_base_url,
 )
 
 

@@ -106,8 +106,6 @@ LEAN_DEFERRED = ("created_at", "started_at", "finished_at", "budget_usd", "budge
 # into a float where json keeps it whole, looked for in the UTF-8 text with every digit
 # made "0" and everything else a space (a regular expression cost four times orjson).
 _DIGITS_ONLY = bytes(ord("0") if chr(b).isdigit() and b < 128 else ord(" ") for b in range(256))
-
-
 _LONG_DIGITS = b"0" * 19
 
 
