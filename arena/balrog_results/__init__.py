@@ -1,6 +1,6 @@
 """Results in the layout of BALROG's leaderboard submissions (BALROG §3; the
 balrog-ai/experiments repository): imported with their trajectories as a submission of
-kind "imported" (`importer`), and any submission's BALROG runs exported in the same
+kind "imported" (`parsing` reads and checks it, `importer` writes it), and any submission's BALROG runs exported in the same
 layout (`exporter`).
 
 The layout: `<LLM|VLM>/<date>_<name>/` holds summary.json, metadata.yaml, README.md, and
