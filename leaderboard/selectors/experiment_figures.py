@@ -1,6 +1,6 @@
 """LMAct's experiment figures from the runs' aggregates: curves over the number of
-demonstrations (LMAct Fig. 3), each model's best run per task (Fig. 2) and replay accuracy
-per step (Figs. A8–A13)."""
+demonstrations (one per model and prompt setting), each model's best run per task (LMAct
+Fig. 2) and replay accuracy per step (LMAct Figs. A8–A13)."""
 
 from __future__ import annotations
 import dataclasses
