@@ -6,8 +6,11 @@
 - flag: it stays ranked, marked, with the reason (e.g. "result under review").
 - verify: it stays ranked, marked as checked by the operators.
 - restore: back to "as submitted".
-- a hidden submission (or run) is taken down: its pages, runs, episodes, live channel,
-  API rows and exports answer 404 to everyone but staff and its owner (`taken_down_for`).
+- a hidden submission (or run) is taken down: its pages, runs, episodes, matches, live
+  channels, API rows and exports answer 404 to everyone but staff (`taken_down_for`),
+  its owner included, since the owner could otherwise go on sharing what was taken
+  down. The owner learns why from their submission list ("taken down: <reason>",
+  templates/arena/my_submissions.html), which shows the reason and not the content.
 - suspend a user (arena.services.accounts): they can no longer sign in, their unfinished
   episodes are cancelled and every submission of theirs is hidden, with the reason.
 
@@ -71,24 +74,24 @@ def moderate(target: Submission | Run, action: str, reason: str, by) -> Moderati
     return record
 
 
+def is_staff(user) -> bool:
+    return user is not None and user.is_authenticated and user.is_staff
+
+
 def taken_down_for(user, submission: Submission, run: Run | None = None) -> bool:
     """Whether `user` must get a 404 for this submission (or this run of it): it is
-    hidden, and they are neither staff nor its owner."""
+    hidden, and they are not staff."""
     hidden = submission.moderation == Moderated.HIDDEN or (run is not None and run.moderation == Moderated.HIDDEN)
-    if not hidden or user is None or not user.is_authenticated:
-        return hidden
-    return not (user.is_staff or (submission.owner_id is not None and submission.owner_id == user.pk))
+    return hidden and not is_staff(user)
 
 
 def visible_to(user, queryset, *, submission: str, run: str | None = None):
     """`queryset` without the rows taken down for `user` (as `taken_down_for` says);
     `submission` and `run` are the paths from its model to theirs ("" for the model itself)."""
-    if user is not None and user.is_authenticated and user.is_staff:
+    if is_staff(user):
         return queryset
     prefix = f"{submission}__" if submission else ""
     hidden = Q(**{f"{prefix}moderation": Moderated.HIDDEN})
     if run is not None:
         hidden |= Q(**{f"{run}__moderation" if run else "moderation": Moderated.HIDDEN})
-    if user is not None and user.is_authenticated:
-        hidden &= ~Q(**{f"{prefix}owner": user})
     return queryset.exclude(hidden)

@@ -1,5 +1,6 @@
 """The shipped price catalogue (fixtures/model_prices.json): the list prices of well-known
-hosted models, each with the date it took effect and the provider's pricing page. A
+hosted models, each as read on its provider's pricing page (the page, the row of its
+table, the day it was read), and only those a provider's own page confirmed. A
 submission that gives no price of its own is costed at its model's catalogue price, so
 that the cost view has one axis (dollars) whenever the models are well known; the
 submission's own prices always win (Submission.effective_prices)."""
@@ -21,12 +22,12 @@ class CataloguePrice:
     input_per_mtok: Decimal
     output_per_mtok: Decimal
     cached_input_per_mtok: Decimal | None
-    date: str  # when the price took effect (or was read), ISO
+    seen: str  # the day it was read on the provider's page, ISO
     source: str  # the provider's pricing page
 
     @property
     def note(self) -> str:
-        return f"the catalogue's list price of {self.model} ({self.date}, {self.source})"
+        return f"the catalogue's list price of {self.model} (seen {self.seen} on {self.source})"
 
 
 @functools.cache
@@ -37,7 +38,7 @@ def _catalogue() -> dict[str, CataloguePrice]:
         cached = entry.get("cached_input_per_mtok")
         price = CataloguePrice(
             entry["model"], Decimal(str(entry["input_per_mtok"])), Decimal(str(entry["output_per_mtok"])),
-            None if cached is None else Decimal(str(cached)), entry["date"], entry["source"],
+            None if cached is None else Decimal(str(cached)), entry["seen"], entry["source"],
         )
         for name in [entry["model"], *entry.get("aliases", ())]:
             by_name[name.lower()] = price

@@ -22,7 +22,10 @@ so flows take turns, one episode each, however much each queued: a submission cr
 behind 5,000 baseline episodes and another user's 5,000 episodes has its first episode
 taken next but one. A user's submissions and experiments are one flow (arena.services.runs):
 a user with twenty submissions queued gets one turn per round, as a newcomer with one
-does; inside the flow, episodes go in the order they were queued.
+does. Inside the flow, the account's turn goes to its submissions in turn (round-robin,
+arena.services.turns): a big submission does not starve the same account's small later
+one. The turn is decided when its message is taken, so a message names its account's
+turn, and the episode it names may swap places with the one whose turn it is.
 """
 
 from __future__ import annotations
@@ -141,6 +144,7 @@ def enqueue_episodes(priorities_by_episode: dict[int, float]) -> None:
 class Dequeued:
     episode_id: int
     band: int
+    priority: float = 0.0
 
     @property
     def baseline(self) -> bool:
@@ -165,7 +169,7 @@ def dequeue_episode() -> Dequeued | None:
         # The band's virtual time moves on: a flow that comes after the band has
         # emptied starts at the tag served last, not before it.
         huey.put(f"fair-clock:{band}", _tag(task.priority, band))
-    return Dequeued(int(task.args[0]), band)
+    return Dequeued(int(task.args[0]), band, float(task.priority or 0))
 
 
 def head_band() -> int | None:
@@ -209,6 +213,16 @@ def pending_episode_ids(*, resume: bool = False) -> set[int]:
         if not resume or band_of(task.priority) in (BASELINE_RESUME, USER_RESUME):
             pending.add(int(task.args[0]))
     return pending
+
+
+def last_turn_of(flow: Flow) -> int:
+    """What `note_turn_of` noted for the flow last (arena.services.turns: the submission
+    whose turn inside an account came last), or -1."""
+    return _stored_tag(f"turn:{flow.key}")
+
+
+def note_turn_of(flow: Flow, value: int) -> None:
+    huey.put(f"turn:{flow.key}", value)
 
 
 def _tag(priority: float, band: int) -> int:

@@ -157,3 +157,13 @@ def older_runs(submission: Submission) -> list[Run]:
         else:
             current_keys.add(same_runs_key(run))
     return [run for run in older if same_runs_key(run) not in current_keys]
+
+
+def taken_down_text(submissions) -> str:
+    """What the operators took down among `submissions` (with their runs prefetched), as
+    the owner's submission list announces it: "1 submission and 2 runs"; "" for nothing."""
+    hidden_submissions = [s for s in submissions if s.is_hidden]
+    hidden_runs = [r for s in submissions if not s.is_hidden for r in s.runs.all() if r.is_hidden]
+    parts = [f"{n} {noun}{'' if n == 1 else 's'}" for n, noun in
+             ((len(hidden_submissions), "submission"), (len(hidden_runs), "run")) if n]
+    return " and ".join(parts)

@@ -23,7 +23,9 @@ def error_excerpt(body: bytes) -> str:
     """The useful part of an error body.
 
     OpenAI, Anthropic and Gemini all put a human-readable text in ``error.message``;
-    FastAPI-style servers use ``detail``, others a top-level ``message``.
+    FastAPI-style servers use ``detail``, others a top-level ``message``. A gateway
+    passing on its upstream's failure (OpenRouter) says only "Provider returned error"
+    there and puts what the upstream said in ``error.metadata.raw``: that goes after it.
     """
     text = body.decode("utf-8", errors="replace")
     try:
@@ -33,6 +35,10 @@ def error_excerpt(body: bytes) -> str:
     if isinstance(data, dict):
         error = data.get("error", data.get("detail", data.get("message")))
         if isinstance(error, dict) and isinstance(error.get("message"), str):
+            metadata = error.get("metadata") if isinstance(error.get("metadata"), dict) else {}
+            upstream = metadata.get("raw")
+            if isinstance(upstream, str) and upstream.strip():
+                return excerpt(f"{error['message']} ({upstream})")
             return excerpt(error["message"])
         if isinstance(error, str):
             return excerpt(error)

@@ -45,6 +45,7 @@ from arena import queue
 from arena.selectors import episode_endpoint, newcomer_waiting, submission_playing
 from arena.services.episodes import episodes_heartbeat, reap_stale_episodes, worker_heartbeat, worker_stopped
 from arena.services.runs import episode_turn_given_back
+from arena.services.turns import turn_of_account
 from arena.play import requeue
 from arena.runtime.memory import keep_freed_memory
 from arena.play.runner import EpisodeRunner
@@ -115,6 +116,8 @@ class Worker:
                         continue
                     await asyncio.sleep(IDLE_POLL_SECONDS)
                     continue
+                # The account's turn goes to its submissions in turn (arena.services.turns).
+                dequeued = await sync_to_async(turn_of_account, thread_sensitive=False)(dequeued)
                 endpoint = await self._endpoint_with_a_place(dequeued)
                 if endpoint is False:
                     await self._give_back(dequeued)

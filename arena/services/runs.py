@@ -47,6 +47,13 @@ def enqueue_on_commit(episode_ids: list[int], *, resume: bool = False) -> None:
     transaction.on_commit(partial(queue.enqueue_episodes, priorities))
 
 
+def enqueue_at(priorities: dict[int, float]) -> None:
+    """Queue the episodes again with these priorities once the transaction commits
+    (arena.services.turns: an episode that gave its turn takes the other's place)."""
+    _note_priorities(priorities)
+    transaction.on_commit(partial(queue.enqueue_episodes, priorities))
+
+
 def episode_turn_given_back(episode_id: int, *, resume: bool) -> bool:
     """A worker took the episode's message but will not play it now (its endpoint has
     no turn free, arena.play.worker): queue it again behind its flow's other episodes

@@ -12,6 +12,7 @@ import secrets
 from django.db import transaction
 
 from arena.models import Experiment, Submission
+from arena.services.queued_cap import hold_queued_room
 from arena.services.runs import RunSpec, run_create
 from envs.registry import get_task_class, suite_of
 
@@ -21,8 +22,11 @@ def submission_create(*, owner, fields: dict, api_key: str, runs: list[RunSpec])
 
     An agent endpoint gets a fresh signing secret; it is available once, as
     `submission.new_agent_secret`, for the response that shows it to the submitter.
+    QueuedCapReached (and nothing created) when its episodes would take the owner past
+    the cap of queued episodes, counted with the owner's row locked.
     """
     with transaction.atomic():
+        hold_queued_room(owner, sum(spec.num_episodes for spec in runs))
         submission = Submission(owner=owner, kind=Submission.KIND_MODEL, **fields)
         submission.set_api_key(api_key)
         submission.new_agent_secret = None
@@ -105,6 +109,8 @@ def experiment_create(
         raise ValueError("experiments are for model submissions")
     spec = RunSpec(task=task, format=format, num_episodes=num_episodes)
     with transaction.atomic():
+        adding = num_episodes * len(experiment_grid(kind, max_demonstrations))
+        hold_queued_room(submission.owner, adding, what="experiment")
         experiment = Experiment.objects.create(
             submission=submission, kind=kind, task=task, format=format,
             config={"num_episodes": num_episodes, "max_demonstrations": max_demonstrations},

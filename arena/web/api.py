@@ -4,6 +4,7 @@ arena.services. The read side is leaderboard.web.api; config/urls.py composes bo
 
 from __future__ import annotations
 
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -18,7 +19,7 @@ from arena.services import run_actions
 from arena.web.catalogue import submission_catalogue
 from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
 from arena.models import Experiment, Run, Submission
-from arena.moderation import visible_to
+from arena.moderation import taken_down_for, visible_to
 from arena.web.api_serializers import ExperimentSerializer, SubmissionSerializer
 from arena.web.preview import submission_preview
 from arena.web.throttles import (
@@ -55,7 +56,7 @@ class SubmissionViewSet(_CreateThrottledViewSet):
     create_throttle = SubmissionThrottle
 
     def get_queryset(self):
-        # Hidden submissions: 404 but to staff and their owner (arena.moderation).
+        # Hidden submissions: 404 but to staff, their owner included (arena.moderation).
         return visible_to(getattr(self.request, "user", None), super().get_queryset(), submission="")
 
     def _dry_run(self) -> bool:
@@ -123,6 +124,8 @@ class TokenView(ObtainAuthToken):
 
 def _owned_run(request, pk) -> Run:
     run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
+    if taken_down_for(request.user, run.submission, run):  # the owner included (arena.moderation)
+        raise Http404("no such run")
     if run.submission.owner_id != request.user.pk:
         raise PermissionDenied("Only the submitter can change this run.")
     return run

@@ -14,6 +14,7 @@ from rest_framework import serializers
 
 from arena.endpoints.privacy import can_see_endpoint, hide_endpoint_in
 from arena.models import Experiment, Submission
+from arena.services.queued_cap import QueuedCapReached
 from arena.services.submissions import (
     PAPER_EPISODES_PER_RUN,
     experiment_create,
@@ -299,9 +300,12 @@ class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
         api_key = validated.pop("api_key", "")
         for choice in ("tasks", "suites", "mode", "paper_protocol", "episodes_per_task", "task_settings"):
             validated.pop(choice, None)
-        return submission_create(
-            owner=self.context["request"].user, fields=validated, api_key=api_key, runs=self.planned_runs
-        )
+        try:
+            return submission_create(
+                owner=self.context["request"].user, fields=validated, api_key=api_key, runs=self.planned_runs
+            )
+        except QueuedCapReached as exc:  # a submission sent at the same time took the room
+            raise serializers.ValidationError({"episodes_per_task": exc.messages}) from None
 
 
 class ExperimentSerializer(RejectsUnknownFields, serializers.ModelSerializer):
@@ -359,7 +363,10 @@ class ExperimentSerializer(RejectsUnknownFields, serializers.ModelSerializer):
 
     def create(self, validated):
         task_id, fmt = validated["task"]
-        return experiment_create(
-            validated["submission"], kind=validated["kind"], task=task_id, format=fmt,
-            num_episodes=validated["num_episodes"], max_demonstrations=validated["max_demonstrations"],
-        )
+        try:
+            return experiment_create(
+                validated["submission"], kind=validated["kind"], task=task_id, format=fmt,
+                num_episodes=validated["num_episodes"], max_demonstrations=validated["max_demonstrations"],
+            )
+        except QueuedCapReached as exc:  # a submission sent at the same time took the room
+            raise serializers.ValidationError({"num_episodes": exc.messages}) from None

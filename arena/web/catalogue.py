@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from arena.protocol import setting_text
 from envs.core import IMAGE_FORMATS
 from envs.registry import all_suites, tasks_of
 from envs.suite import PaperPreset
@@ -102,16 +103,6 @@ def words(option_name: str) -> str:
     return option_name.removeprefix("num_").replace("_", " ")
 
 
-def value_text(value) -> str:
-    if value is True:
-        return "yes"
-    if value is False:
-        return "no"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return str(value)
-
-
 def swept_options_text(task_cls) -> str:
     """What a run of every combination of the task's options means, in words:
     "plays 16 runs: 8 numbers of colours (3–10) × guided reasoning off/on"."""
@@ -125,5 +116,5 @@ def swept_options_text(task_cls) -> str:
         elif all(isinstance(v, int) for v in values) and list(values) == list(range(values[0], values[0] + len(values))):
             parts.append(f"{len(values)} numbers of {words(name)} ({values[0]}–{values[-1]})")
         else:
-            parts.append(f"{len(values)} values of {words(name)} ({', '.join(map(value_text, values))})")
+            parts.append(f"{len(values)} values of {words(name)} ({', '.join(map(setting_text, values))})")
     return f"plays {runs} runs: " + " × ".join(parts)

@@ -7,7 +7,8 @@ from django.conf import settings
 
 from arena.models import Submission
 from arena.web import preset_choice
-from arena.web.catalogue import TaskSetting, submission_catalogue, value_text
+from arena.protocol import setting_text
+from arena.web.catalogue import TaskSetting, submission_catalogue
 from arena.web.forms import RefusableForm
 from arena.web.validation import (
     SUBMISSION_LIMITS,
@@ -202,7 +203,7 @@ class SubmissionForm(RefusableForm):
                     self.fields[field_name] = forms.TypedChoiceField(
                         label=setting.label, coerce=int, initial=0, required=False, empty_value=0,
                         choices=[
-                            (index, value_text(value) + (" (paper)" if index == 0 else ""))
+                            (index, setting_text(value) + (" (paper)" if index == 0 else ""))
                             for index, value in enumerate(setting.values)
                         ],
                     )
@@ -210,7 +211,7 @@ class SubmissionForm(RefusableForm):
                 # The values of each swept option, all ticked: a first try may play fewer.
                 for sweep in task.sweeps:
                     field_name = f"sweep--{task.id}--{sweep.name}"
-                    choices = [(str(index), value_text(value)) for index, value in enumerate(sweep.values)]
+                    choices = [(str(index), setting_text(value)) for index, value in enumerate(sweep.values)]
                     self.fields[field_name] = forms.MultipleChoiceField(
                         label=sweep.label, choices=choices, required=False, initial=[c for c, _ in choices],
                         widget=forms.CheckboxSelectMultiple,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
+from arena.services.queued_cap import check_queued_room
 from arena.services.submissions import run_specs
 from envs.core import IMAGE_FORMATS
 from envs.registry import all_suites, all_tasks, tasks_of
@@ -236,17 +237,5 @@ def check_episode_volume(runs, *, what: str = "submission") -> None:
 def check_queued_episodes(owner, runs, *, what: str = "submission") -> None:
     """Refuse a submission or an experiment that would take its owner past
     ARENA_MAX_QUEUED_EPISODES_PER_USER episodes waiting in the queue, over all their
-    submissions: the queue takes turns between owners, and this bounds how far ahead
-    one owner's backlog reaches."""
-    if owner is None or not getattr(owner, "is_authenticated", False):
-        return
-    from arena.models import Episode
-
-    adding = sum(spec.num_episodes for spec in runs)
-    queued = Episode.objects.filter(status=Episode.QUEUED, run__submission__owner=owner).count()
-    limit = settings.ARENA_MAX_QUEUED_EPISODES_PER_USER
-    if queued + adding > limit:
-        raise ValidationError(
-            f"This {what} would queue {adding:,} episodes and you have {queued:,} waiting in the queue; this arena "
-            f"allows {limit:,} queued per user. Wait for some to play, or cancel a run, or choose fewer episodes."
-        )
+    submissions (arena.services.queued_cap, which holds it again when they are created)."""
+    check_queued_room(owner, sum(spec.num_episodes for spec in runs), what=what)

@@ -22,6 +22,8 @@ from arena.web.forms import EndpointForm, LoginForm, SignUpForm
 from arena.web.submission_form import SubmissionForm
 from arena.models import Run, Submission, Worker
 from arena.moderation import taken_down_for
+from arena.selectors import taken_down_text
+from arena.services.queued_cap import QueuedCapReached
 from arena.web.preview import submission_preview
 from arena.web.throttles import (
     SIGNUPS, EndpointProbeThrottle, SubmissionThrottle, download_limited, form_refusal,
@@ -107,8 +109,13 @@ def submit(request):
     if valid:
         previewed = request.POST.get("previewed")
         if not previewing and (not previewed or previewed == preview.fingerprint):
-            request.session.pop(PREVIEW_KEY_SESSION, None)
-            return _create_submission(request, form)
+            try:
+                created = _create_submission(request, form)
+            except QueuedCapReached as exc:  # a submission sent at the same time took the room
+                form.add_error("episodes_per_task", exc)
+            else:
+                request.session.pop(PREVIEW_KEY_SESSION, None)
+                return created
         if not previewing:
             messages.warning(request, "The runs changed since the preview: check them, then create the submission.")
     context = {"form": form, "preview": preview, "probe": form.probe, "key_kept": PREVIEW_KEY_SESSION in request.session}
@@ -179,9 +186,11 @@ def submission_balrog_export(request, pk):
 @never_cache  # the page shows the user's API token: no browser or proxy may keep a copy
 @login_required
 def my_submissions(request):
-    submissions = Submission.objects.filter(owner=request.user).prefetch_related("runs")
+    submissions = list(Submission.objects.filter(owner=request.user).prefetch_related("runs"))
     token, _ = Token.objects.get_or_create(user=request.user)
-    return render(request, "arena/my_submissions.html", {"submissions": submissions, "api_token": token.key})
+    return render(request, "arena/my_submissions.html", {
+        "submissions": submissions, "api_token": token.key, "taken_down": taken_down_text(submissions),
+    })
 
 
 def healthz(request):
@@ -211,6 +220,8 @@ def healthz(request):
 
 def _own_submission(request, pk) -> Submission:
     submission = get_object_or_404(Submission, pk=pk, kind=Submission.KIND_MODEL)
+    if taken_down_for(request.user, submission):  # the owner included: nothing to change nor replay
+        raise Http404("no such submission")
     if submission.owner_id != request.user.pk:
         raise PermissionDenied("Only the submitter can change this submission.")
     return submission
@@ -221,6 +232,8 @@ def _own_submission(request, pk) -> Submission:
 def run_requeue(request, pk):
     run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
     _own_submission(request, run.submission_id)
+    if taken_down_for(request.user, run.submission, run):
+        raise Http404("no such run")
     count = run_actions.run_requeue_failed(run)
     if count:
         messages.success(request, f"{count} failed episode{'s' if count != 1 else ''} queued again; each resumes after its last stored step.")
@@ -234,6 +247,8 @@ def run_requeue(request, pk):
 def run_cancel(request, pk):
     run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
     _own_submission(request, run.submission_id)
+    if taken_down_for(request.user, run.submission, run):
+        raise Http404("no such run")
     stopped = run_actions.run_cancel(run)
     messages.success(request, f"Run cancelled; {stopped} unfinished episode{'s' if stopped != 1 else ''} stopped. Played steps are kept.")
     return redirect(run)

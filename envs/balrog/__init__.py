@@ -38,7 +38,9 @@ def _environment_column(task_id: str, options: dict) -> str | None:
 
 
 SUITE = Suite(
-    protocol_version=1,
+    # 2: Baba Is AI plays baba-is-ai's own levels, moves and BALROG's wrapper text
+    # (docs/fidelity/balrog.md), so its scores mean something else than under 1.
+    protocol_version=2,
     engine_packages=("crafter", "gymnasium", "minigrid", "minihack", "nle", "numpy", "pillow", "textworld"),
     id="balrog",
     title="BALROG",

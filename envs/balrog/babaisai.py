@@ -7,9 +7,12 @@ over the sorted names, and the level within it; the `level` setting keeps a run 
 family, which is how BALROG's per-family results map onto this task. An episode scores
 100 when the level is won within 100 moves and 0 otherwise (BALROG §3).
 
-The engine (`babaisai_engine`), the generator (`babaisai_levels`), the observation
-(`babaisai_text`, `babaisai_render`) and the expert's search (`babaisai_expert`) are
-this package's own: Baba Is AI is not on any package registry.
+Baba Is AI (nacloos/baba-is-ai) is not on any package registry, so the engine
+(`babaisai_engine`), the level generator (`babaisai_levels`) and the observation
+(`babaisai_text`) are written here to behave as it and BALROG's wrapper do: the levels
+are the package's for the same seed, and its recorded episodes replay step for step
+(`tests/envs/balrog/test_reference_babaisai.py`). The picture (`babaisai_render`) and
+the expert's search (`babaisai_expert`) are the arena's own.
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ import hashlib
 from typing import ClassVar
 
 from envs.balrog import babaisai_expert
-from envs.balrog.babaisai_levels import FAMILY_NAMES, Puzzle, family_of_seed, generate
+from envs.balrog.babaisai_levels import FAMILY_NAMES, Puzzle, draw, family_of_seed, seeded
 from envs.balrog.babaisai_render import render
-from envs.balrog.babaisai_text import observation_text
+from envs.balrog.babaisai_text import observation_text, restart_text
 from envs.balrog.protocol import BalrogTask, Outcome
 from envs.core import ExpertPolicy, Observation, RandomLegalPolicy
 
@@ -35,27 +38,24 @@ ACTION_DESCRIPTIONS = {
 }
 LEVEL_SETTING = "level"
 ALL_LEVELS = "all"
-RESTART_LINE = "Nothing is YOU any more, so the level starts again from the beginning."
 
 _DESCRIPTION = (
     "Baba Is AI (BALROG App. D; Cloos et al. 2024): grid puzzles after the game Baba Is You, whose rules are "
     "blocks on the grid. Three blocks in a row or a column, NOUN IS PROPERTY, make a rule (BABA IS YOU, "
-    "KEY IS WIN, WALL IS STOP); the player moves whatever is YOU, pushes blocks and PUSH objects, is stopped "
-    "by STOP objects and the border, and wins by reaching an object that is WIN. One task plays BALROG's 40 "
+    "KEY IS WIN, WALL IS STOP); the player moves whatever is YOU, pushes rule blocks, is stopped by STOP "
+    "objects and the border, and wins by stepping onto an object that is WIN. One task plays BALROG's 40 "
     "puzzle families (goto_win, make_win, two_room-break_stop-make_win, two_room-make_you, "
     "two_room-make_wall_win… each with its distractor objects and blocks): the seed picks the family (seed "
     "modulo 40 over the sorted names) and the level, and the 'level' setting keeps a run to one family; the "
     "task page shows the success per family. 100 moves at most; a win scores progress 100 and the reward "
     "1 − 0.9 × moves / 100. Actions: idle, up, right, down, left; any other output plays 'idle' and the next "
-    "observation says so. The text gives the active rules and each object's and block's offset from the "
-    "player; the rgb format adds a picture of the grid. Deviations: Baba Is AI is not on any package "
-    "registry, so the engine and the level generator are rewritten from its rules and layouts (levels are "
-    "drawn like the original's, not identical to them); the text writes '1 step' and '3 steps' where BALROG "
-    "writes '3 step', lists every thing on a cell and lists baba once it is no longer YOU; a level is won "
-    "as soon as a YOU object shares a cell with a WIN object under the rules after the move (the original "
-    "reads the rules before it); NOUN IS NOUN blocks make no rule (no family needs them); a move that leaves "
-    "nothing YOU restarts the same level and says so (BALROG's wrapper drew a new one). Expert: a weighted A* "
-    "search over the engine's states that walks freely and branches on pushes."
+    "observation says so. The text is BALROG's wrapper's, word for word: the active rules and the top thing "
+    "of each cell with its offset from the player ('3 step up' included); the rgb format adds a picture of "
+    "the grid. Baba Is AI is not on any package registry, so its engine and level generator are rewritten "
+    "here to match it: a seed's level is the package's level for that seed, and the package's recorded "
+    "episodes replay step for step. A move that leaves no YOU object on the map starts the next level of "
+    "the same family, as BALROG's wrapper does. Expert: a weighted A* search over the engine's states that "
+    "walks freely and branches on pushes."
 )
 
 
@@ -83,6 +83,10 @@ class BabaIsAITask(BalrogTask):
         self.state: tuple[int, ...] = ()
         self.won = False
         self.restarts = 0
+        # The draws of levels: a restart takes the next level from the same generator.
+        self._rng = seeded(0)
+        # The moves since the level (re)started, which the reward counts as the package does.
+        self._moves_on_level = 0
         # The expert's plan: (state the move is planned from, move), next move first.
         self._plan: list[tuple[tuple[int, ...], str]] = []
         self._hopeless: set[tuple[int, ...]] = set()
@@ -121,10 +125,12 @@ class BabaIsAITask(BalrogTask):
 
     def _start(self, seed: int) -> Observation:
         family = family_of_seed(seed) if self.level_choice == ALL_LEVELS else self.level_choice
-        self.puzzle = generate(family, seed)
+        self._rng = seeded(seed)
+        self.puzzle = Puzzle(family, seed, draw(family, self._rng))
         self.state = self.puzzle.level.start
         self.won = False
         self.restarts = 0
+        self._moves_on_level = 0
         self._plan = []
         self._hopeless = set()
         return self._observe()
@@ -132,23 +138,36 @@ class BabaIsAITask(BalrogTask):
     def _play(self, action: str) -> Outcome:
         level = self.puzzle.level
         before = self.state
-        self.state = before if action == IDLE else level.step(before, action)
+        self._moves_on_level += 1
+        won = False
+        if action != IDLE:
+            self.state, won = level.move(before, action)
         if self._plan and self._plan[0] == (before, action):
             self._plan.pop(0)
-        if not level.you(self.state):
-            self.state = level.start
-            self.restarts += 1
-            return Outcome(observation=self._observe(RESTART_LINE), info={"restarted": True})
-        if level.is_won(self.state):
+        restarted = level.observer(self.state) is None
+        observation = self._restart() if restarted else self._observe()
+        info = {"restarted": True} if restarted else {}
+        if won:
             self.won = True
-            reward = 1.0 - 0.9 * self.steps_taken / self.max_steps
-            return Outcome(observation=self._observe(), reward=reward, terminated=True, end_reason="won")
-        return Outcome(observation=self._observe())
+            reward = 1.0 - 0.9 * self._moves_on_level / self.max_steps
+            return Outcome(observation=observation, reward=reward, terminated=True, end_reason="won", info=info)
+        return Outcome(observation=observation, info=info)
 
-    def _observe(self, opening: str = "") -> Observation:
-        text = observation_text(self.puzzle.level, self.state)
-        if opening:
-            text = f"{opening}\n\n{text}"
+    def _restart(self) -> Observation:
+        """BALROG's wrapper resets the environment when it finds no YOU object on the map,
+        which draws the family's next level from the same generator."""
+        left_behind, broken = self.puzzle.level, self.state
+        self.puzzle = Puzzle(self.puzzle.family, self.puzzle.seed, draw(self.puzzle.family, self._rng))
+        self.state = self.puzzle.level.start
+        self.restarts += 1
+        self._moves_on_level = 0
+        self._plan, self._hopeless = [], set()
+        return self._observation(restart_text(left_behind, broken, self.puzzle.level))
+
+    def _observe(self) -> Observation:
+        return self._observation(observation_text(self.puzzle.level, self.state))
+
+    def _observation(self, text: str) -> Observation:
         image = render(self.puzzle.level, self.state) if self.format == "rgb" else None
         return Observation(text=text, image=image)
 

@@ -1,24 +1,27 @@
-"""The rules engine of Baba Is AI (Cloos et al. 2024; BALROG App. D).
-
-Baba Is AI is not on any package registry, so BALROG's environment is rebuilt here from
-the game's rules:
+"""The rules engine of Baba Is AI (Cloos et al. 2024; BALROG App. D), move for move as the
+package BALROG wraps (nacloos/baba-is-ai) plays it; `tests/envs/balrog/test_reference_babaisai.py`
+replays the package's recorded episodes through it.
 
 - A level is a grid ringed by a border that nothing crosses. On it stand *objects*
   (baba, ball, door, key, wall) and *rule blocks*: nouns (BABA, BALL, DOOR, KEY, WALL),
   IS, and properties (YOU, WIN, STOP, PUSH).
+- Things on one cell form a stack: whatever arrived last lies on top, and only the top
+  thing of a cell counts — it is what a mover pushes or is stopped by, what the rules are
+  read from, and what the player's observation names.
 - Three blocks aligned left to right or top to bottom, NOUN IS PROPERTY, make a rule that
-  gives every object of that noun the property. Rules are read again after every move,
-  so pushing a block out of line breaks a rule and pushing one into line makes one.
-- Every object that is YOU moves one cell per move, all of them together. Whatever is
-  pushable in the way (rule blocks always, PUSH objects) is pushed ahead as a chain; the
-  move fails when the chain would run into the border or into something STOP. Objects
-  that are neither STOP nor PUSH are walked over: several things can share a cell.
-- The level is won as soon as an object that is YOU shares a cell with an object that is
-  WIN, which includes one object that is both.
+  gives every object of that noun the property. The rules are read again after every move
+  (not after "idle"), IS blocks in reading order, the rule across an IS before the one down
+  through it; a rule found twice counts twice.
+- On a move, the cells are visited in reading order and the top thing of each, when it is
+  YOU and has not moved yet, moves: what it faces is pushed first when it can be (rule
+  blocks always, PUSH objects), then it steps forward unless the top thing there is the
+  border, a rule block, or a STOP object. A thing buried under another never moves.
+- The move wins when the top thing of the cell a YOU object ends on was WIN under the
+  rules before the move (the last YOU object to move decides).
 
-A state is the tuple of the cells the level's things occupy, in the level's order of
-things; a cell is `y * width + x`. States are plain tuples so that the expert's search
-can hash and store millions of them.
+A state is a tuple: the cell of every thing, in the level's order of things, then the
+height of each in its cell's stack (0 at the bottom); a cell is `y * width + x`. States are
+plain tuples so that the expert's search can hash and store them.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ YOU, WIN, STOP, PUSH = "you", "win", "stop", "push"
 PROPERTIES = (YOU, WIN, STOP, PUSH)
 # Moves in BALROG's order of actions (App. D.3), as (dx, dy) with y growing downwards.
 DIRECTIONS = {"up": (0, -1), "right": (1, 0), "down": (0, 1), "left": (-1, 0)}
+_BORDER = -1  # stands for the border's wall as the top thing of a border cell
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,8 +73,9 @@ def block(word: str) -> Thing:
 class Level:
     """A level's fixed part (its size and its things) and the game's rules on its states.
 
-    `start` is the state the level begins in. Every method takes a state and leaves it
-    unchanged; `step` returns the next one.
+    `placed` lists the things in the order they arrived: on a shared cell the later one
+    lies on top. `start` is the state the level begins in. Every method takes a state and
+    leaves it unchanged; `step` returns the next one.
     """
 
     def __init__(self, width: int, height: int, placed: list[tuple[Thing, tuple[int, int]]]):
@@ -79,10 +84,12 @@ class Level:
         self.width = width
         self.height = height
         self.things: tuple[Thing, ...] = tuple(thing for thing, _ in placed)
-        self.start: tuple[int, ...] = tuple(self.cell(x, y) for _, (x, y) in placed)
         for thing, (x, y) in placed:
             if not (0 < x < width - 1 and 0 < y < height - 1):
                 raise ValueError(f"{thing.name} at {(x, y)} is not inside the border")
+        cells = [self.cell(x, y) for _, (x, y) in placed]
+        heights = [cells[:i].count(cell) for i, cell in enumerate(cells)]
+        self.start: tuple[int, ...] = tuple(cells) + tuple(heights)
         self.border = frozenset(
             self.cell(x, y) for x in range(width) for y in range(height) if x in (0, width - 1) or y in (0, height - 1)
         )
@@ -97,10 +104,27 @@ class Level:
     def xy(self, cell: int) -> tuple[int, int]:
         return cell % self.width, cell // self.width
 
+    def stacks(self, state: tuple[int, ...]) -> dict[int, list[int]]:
+        """The things on each occupied cell, bottom first."""
+        count = len(self.things)
+        stacks: dict[int, list[int]] = defaultdict(list)
+        for i in sorted(range(count), key=lambda i: state[count + i]):
+            stacks[state[i]].append(i)
+        return stacks
+
+    def tops(self, state: tuple[int, ...]) -> list[tuple[int, int]]:
+        """(cell, thing) for the top thing of every occupied cell, in reading order."""
+        return sorted((cell, stack[-1]) for cell, stack in self.stacks(state).items())
+
+    def put_on_top(self, state: tuple[int, ...], i: int, cell: int) -> tuple[int, ...]:
+        """`state` with thing `i`, the top of its cell, moved onto the top of `cell`."""
+        count = len(self.things)
+        height = sum(1 for j in range(count) if j != i and state[j] == cell)
+        return state[:i] + (cell,) + state[i + 1 : count + i] + (height,) + state[count + i + 1 :]
+
     # -- rules --------------------------------------------------------------------------
     def rules(self, state: tuple[int, ...]) -> tuple[Rule, ...]:
-        """The active rules in the order a reader finds them: IS blocks row by row, left
-        to right, the rule across an IS before the one down through it."""
+        """The active rules in the order the reference finds them (see the module's doc)."""
         return self._roles(state).rules
 
     def properties(self, state: tuple[int, ...]) -> dict[str, frozenset[str]]:
@@ -114,14 +138,33 @@ class Level:
     def win_objects(self, state: tuple[int, ...]) -> frozenset[int]:
         return self._roles(state).win
 
+    def observer(self, state: tuple[int, ...]) -> int | None:
+        """The thing the observation counts offsets from, as BALROG's wrapper picks it:
+        the first top thing in reading order whose kind the *last* YOU rule names; None
+        when there is none (the wrapper then starts a new level)."""
+        nouns = [rule.noun for rule in self.rules(state) if rule.property == YOU]
+        if not nouns:
+            return None
+        for _, i in self.tops(state):
+            if not self.things[i].block and self.things[i].name == nouns[-1]:
+                return i
+        return None
+
     def is_won(self, state: tuple[int, ...]) -> bool:
+        """Whether a YOU object lies on top of a WIN object, as after a winning move. The
+        game itself decides a win during the move (`move`); the expert plans with this."""
         roles = self._roles(state)
-        you_cells = {state[i] for i in roles.you}
-        return any(state[i] in you_cells for i in roles.win)
+        for stack in self.stacks(state).values():
+            if len(stack) > 1 and stack[-1] in roles.you and stack[-2] in roles.win:
+                return True
+            if stack[-1] in roles.you and stack[-1] in roles.win:
+                return True
+        return False
 
     def _roles(self, state: tuple[int, ...]) -> "_Roles":
-        # The rules depend on the blocks' cells only, and a search meets the same few
-        # arrangements of blocks under many positions of the objects.
+        # Rule blocks always lie on top (nothing can move onto one), so the rules depend
+        # on the blocks' cells only, and a search meets the same few arrangements of
+        # blocks under many positions of the objects.
         key = tuple(state[i] for i in self._blocks)
         roles = self._roles_of.get(key)
         if roles is None:
@@ -130,65 +173,67 @@ class Level:
         return roles
 
     def _read_rules(self, block_cells: tuple[int, ...]) -> tuple[Rule, ...]:
-        words_at: dict[int, list[str]] = defaultdict(list)
-        for i, cell in zip(self._blocks, block_cells):
-            words_at[cell].append(self.things[i].name)
+        word_at = {cell: self.things[i].name for i, cell in zip(self._blocks, block_cells)}
         found: list[Rule] = []
-        for cell in sorted(words_at):
-            if IS not in words_at[cell]:
+        for cell in sorted(word_at):
+            if word_at[cell] != IS:
                 continue
             # Every IS sits inside the border, so its four neighbours are on the grid.
             for before, after in ((cell - 1, cell + 1), (cell - self.width, cell + self.width)):
-                for noun in words_at.get(before, ()):
-                    for prop in words_at.get(after, ()):
-                        rule = Rule(noun, prop)
-                        if noun in NOUNS and prop in PROPERTIES and rule not in found:
-                            found.append(rule)
+                noun, prop = word_at.get(before), word_at.get(after)
+                if noun in NOUNS and prop in PROPERTIES:
+                    found.append(Rule(noun, prop))
         return tuple(found)
 
     # -- moves --------------------------------------------------------------------------
     def step(self, state: tuple[int, ...], direction: str) -> tuple[int, ...]:
-        """The state after every YOU object tries to move one cell towards `direction`."""
+        """The state after the YOU objects try to move one cell towards `direction`."""
+        return self.move(state, direction)[0]
+
+    def move(self, state: tuple[int, ...], direction: str) -> tuple[tuple[int, ...], bool]:
+        """(the state after the move, whether the move won)."""
         roles = self._roles(state)
         offset = self._offsets[direction]
-        occupants: dict[int, list[int]] = defaultdict(list)
-        for i, cell in enumerate(state):
-            occupants[cell].append(i)
-        pushable, stops = roles.pushable, roles.stops
-        free: dict[int, bool] = {}
+        stacks = self.stacks(state)
 
-        def can_move(i: int) -> bool:
-            if i not in free:
-                target = state[i] + offset
-                free[i] = target not in self.border and all(
-                    can_move(j) if j in pushable else j not in stops for j in occupants[target] if j != i
-                )
-            return free[i]
+        def top(cell: int) -> int | None:
+            if cell in self.border:
+                return _BORDER
+            stack = stacks.get(cell)
+            return stack[-1] if stack else None
 
-        moving: set[int] = set()
+        def shift(cell: int) -> tuple[int, bool]:
+            """Move the top thing of `cell` forward if it can: (its cell after, won)."""
+            ahead = cell + offset
+            if top(ahead) in roles.pushable:
+                shift(ahead)
+            facing = top(ahead)
+            landing = ahead if facing is None or facing in roles.overlappable else cell
+            won = top(landing) in roles.win
+            if landing != cell:
+                stacks[landing].append(stacks[cell].pop())
+            return landing, won
 
-        def carry(i: int) -> None:
-            """Move `i`, which can move, with the chain it pushes."""
-            if i not in moving:
-                moving.add(i)
-                for j in occupants[state[i] + offset]:
-                    if j != i and j in pushable:
-                        carry(j)
-
-        # Every YOU object decides on the state before the move, so their order does
-        # not matter: they move together.
-        for i in roles.you:
-            if can_move(i):
-                carry(i)
-        if not moving:
-            return state
-        return tuple(cell + offset if i in moving else cell for i, cell in enumerate(state))
+        moved: set[int] = set()
+        won = False
+        for cell in range(self.width * self.height):
+            mover = top(cell)
+            if mover in roles.you and mover not in moved:
+                _, won = shift(cell)
+                moved.add(mover)
+        if not moved:
+            return state, False
+        cells, heights = list(state[: len(self.things)]), list(state[len(self.things) :])
+        for cell, stack in stacks.items():
+            for height, i in enumerate(stack):
+                cells[i], heights[i] = cell, height
+        return tuple(cells) + tuple(heights), won
 
     def blocks_walk(self, state: tuple[int, ...]) -> set[int]:
         """The cells a lone YOU object cannot simply step onto: the border and the cells
-        of anything STOP or pushable (a step there is a push, or no move at all)."""
+        whose top thing is STOP or pushable (a step there is a push, or no move at all)."""
         roles = self._roles(state)
-        return set(self.border) | {state[i] for i in roles.stops | roles.pushable}
+        return set(self.border) | {cell for cell, i in self.tops(state) if i not in roles.overlappable}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -199,8 +244,9 @@ class _Roles:
     properties: dict[str, frozenset[str]]
     you: frozenset[int]
     win: frozenset[int]
-    stops: frozenset[int]
     pushable: frozenset[int]
+    # What a mover may step onto: objects that are not STOP (never a block, nor the border).
+    overlappable: frozenset[int]
 
     @classmethod
     def of(cls, things: tuple[Thing, ...], rules: tuple[Rule, ...]) -> "_Roles":
@@ -216,7 +262,7 @@ class _Roles:
             properties={noun: frozenset(props) for noun, props in given.items()},
             you=having(YOU),
             win=having(WIN),
-            stops=having(STOP),
             # Rule blocks can always be pushed.
             pushable=having(PUSH) | {i for i, thing in enumerate(things) if thing.block},
+            overlappable=frozenset(i for i, thing in enumerate(things) if not thing.block) - having(STOP),
         )

@@ -76,7 +76,7 @@ class _Search:
             came_from = None
             if len(you) == 1:
                 mover = you[0]
-                rest = state[:mover] + (-1,) + state[mover + 1 :]
+                rest = self.level.put_on_top(state, mover, -1)
                 region = searched.setdefault(rest, set())
                 if state[mover] in region:
                     continue
@@ -133,7 +133,7 @@ class _Search:
         mover = you[0]
 
         def standing_at(cell: int) -> tuple[int, ...]:
-            return state[:mover] + (cell,) + state[mover + 1 :]
+            return self.level.put_on_top(state, mover, cell)
 
         for i in self.level.win_objects(state):
             if state[i] in came_from:

@@ -42,9 +42,8 @@ def render(level: Level, state: tuple[int, ...]) -> Image.Image:
     for cell in level.border:
         x, y = level.xy(cell)
         draw.rectangle(_box(x, y, 1), fill=BORDER, outline=BACKGROUND)
-    you = set(level.you(state))
-    # Objects under blocks, and what the player moves above everything else.
-    for i in sorted(range(len(state)), key=lambda i: (i in you, level.things[i].block, i)):
+    # Each cell's stack bottom first, so that the top thing (the one the game sees) is drawn last.
+    for i in sorted(range(len(level.things)), key=lambda i: state[len(level.things) + i]):
         x, y = level.xy(state[i])
         thing = level.things[i]
         if thing.block:

@@ -29,13 +29,18 @@ def games_played() -> list[str]:
     return sorted(set(finished.values_list("game", flat=True)))
 
 
+def _baselines_of_policy(policy: str):
+    # A hidden baseline anchors nothing: its matches are not counted either.
+    return Submission.objects.filter(kind=Submission.KIND_BASELINE, policy=policy).exclude(moderation=Moderated.HIDDEN)
+
+
 def baseline_of_policy(policy: str) -> Submission | None:
-    return Submission.objects.filter(kind=Submission.KIND_BASELINE, policy=policy).first()
+    return _baselines_of_policy(policy).first()
 
 
 def baseline_id_of_policy(policy: str) -> int | None:
     """The id of `baseline_of_policy`'s submission, without reading the submission."""
-    return Submission.objects.filter(kind=Submission.KIND_BASELINE, policy=policy).values_list("pk", flat=True).first()
+    return _baselines_of_policy(policy).values_list("pk", flat=True).first()
 
 
 def head_to_head_entrants() -> list[Submission]:

@@ -164,7 +164,7 @@ class EpisodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         return EpisodeListSerializer if self.action == "list" else EpisodeSerializer
 
     def get_queryset(self):
-        # Episodes of hidden runs or submissions: 404 but to staff and their owner.
+        # Episodes of hidden runs or submissions: 404 but to staff, their owner included.
         user = getattr(self.request, "user", None)
         if self.action != "list":
             return visible_to(user, super().get_queryset(), submission="run__submission", run="run")

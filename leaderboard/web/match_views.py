@@ -22,7 +22,7 @@ def match_list(request):
         submission_id = int(request.GET.get("submission", "")) or None
     except ValueError:
         submission_id = None
-    matches = recent_matches(game=game, submission_id=submission_id)
+    matches = recent_matches(game=game, submission_id=submission_id, viewer=request.user)
     rows = [{"match": m, "score": _score_text(m.result), "title": GAME_TITLES.get(m.game, m.game),
              "error": match_error_for(request.user, m)} for m in matches]
     return render(request, "leaderboard/matches.html", {
@@ -31,7 +31,7 @@ def match_list(request):
 
 
 def match_detail(request, pk):
-    match = match_or_404(pk)
+    match = match_or_404(pk, request.user)
     payload = match_payload(match, request.user)
     moves = moves_after(match.pk, -1)
     return render(request, "leaderboard/match.html", {
@@ -46,7 +46,7 @@ def match_detail(request, pk):
 
 
 def match_moves_json(request, pk):
-    match = match_or_404(pk)
+    match = match_or_404(pk, request.user)
     try:
         after = int(request.GET.get("after", "-1"))
     except ValueError:

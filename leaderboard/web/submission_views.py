@@ -13,6 +13,7 @@ from arena.endpoints.privacy import can_see_endpoint, hide_endpoint_in
 from arena.models import Submission
 from arena.play.pace import endpoint_pace
 from arena.selectors import endpoint_speed
+from arena.services.queued_cap import QueuedCapReached
 from arena.services.submissions import experiment_create
 from arena.web.forms import ExperimentForm
 from arena.web.throttles import ExperimentThrottle, form_refusal
@@ -43,12 +44,16 @@ def submission_detail(request, pk):
         if request.method == "POST" and form.is_valid():
             data = form.cleaned_data
             task_id, fmt = data["task"]
-            experiment = experiment_create(
-                submission, kind=data["kind"], task=task_id, format=fmt, num_episodes=data["episodes"],
-                max_demonstrations=data["max_demonstrations"] or 0,
-            )
-            messages.success(request, f"{experiment.get_kind_display()} queued: {experiment_run_count(experiment)} run(s).")
-            return redirect(experiment)
+            try:
+                experiment = experiment_create(
+                    submission, kind=data["kind"], task=task_id, format=fmt, num_episodes=data["episodes"],
+                    max_demonstrations=data["max_demonstrations"] or 0,
+                )
+            except QueuedCapReached as exc:  # a submission sent at the same time took the room
+                form.add_error("episodes", exc)
+            else:
+                messages.success(request, f"{experiment.get_kind_display()} queued: {experiment_run_count(experiment)} run(s).")
+                return redirect(experiment)
     return render(
         request,
         "arena/submission.html",

@@ -55,13 +55,13 @@ def test_a_suites_version_is_its_protocol_and_a_digest_of_its_engines_versions()
     balrog = get_suite("balrog")
     version = harness.current_version(balrog)
     stamp = harness.Stamp.parse(version)
-    assert stamp.protocol == balrog.protocol_version == 1 and len(stamp.digest) == harness.DIGEST_LENGTH
-    assert version == harness.version_string(1, harness.engines_digest(harness.package_versions(balrog.engine_packages)))
+    assert stamp.protocol == balrog.protocol_version == 2 and len(stamp.digest) == harness.DIGEST_LENGTH
+    assert version == harness.version_string(2, harness.engines_digest(harness.package_versions(balrog.engine_packages)))
     # Another engine version, or a raised protocol, is another version.
     versions = harness.package_versions(balrog.engine_packages)
     assert harness.engines_digest({**versions, "nle": "0.0.1"}) != stamp.digest
-    raised = dataclasses.replace(balrog, protocol_version=2)
-    assert harness.current_version(raised) != version and harness.current_version(raised).startswith("v2+")
+    raised = dataclasses.replace(balrog, protocol_version=3)
+    assert harness.current_version(raised) != version and harness.current_version(raised).startswith("v3+")
     # The order packages are named in does not matter; a missing one is "absent".
     assert harness.engines_digest(dict(reversed(list(versions.items())))) == stamp.digest
     assert harness.package_versions(["no-such-distribution-here"]) == {"no-such-distribution-here": "absent"}

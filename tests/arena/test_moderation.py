@@ -61,15 +61,16 @@ def test_a_hidden_submission_leaves_every_ranking_with_its_reason_shown_and_come
 
     assert _ranked_everywhere(client, "Quokka-7B") == []
     assert _ranked_everywhere(client, "Wombat-13B") == list(RANKINGS)  # the other stays, first now
-    # Taken down for strangers; its owner is told why on its pages.
+    # Taken down for everyone but staff; its owner is told why on their submission list.
     assert client.get(f"/submissions/{quokka.pk}/").status_code == 404
-    client.force_login(scene["owner"])
-    page = client.get(f"/submissions/{quokka.pk}/").content.decode()
-    assert f"This submission was hidden by the operators: {REASON}" in page
-    run_page = client.get(f"/runs/{scene['Quokka-7B run'].pk}/").content.decode()
+    staff_page = staff.get(f"/submissions/{quokka.pk}/").content.decode()
+    assert f"This submission was hidden by the operators: {REASON}" in staff_page
+    run_page = staff.get(f"/runs/{scene['Quokka-7B run'].pk}/").content.decode()
     assert f"This run's submission was hidden by the operators: {REASON}" in run_page
-    assert client.get(f"/api/submissions/{quokka.pk}/").json()["moderation"] == "hidden"
-    assert REASON in client.get("/submissions/mine/").content.decode()
+    assert staff.get(f"/api/submissions/{quokka.pk}/").json()["moderation"] == "hidden"
+    client.force_login(scene["owner"])
+    assert client.get(f"/submissions/{quokka.pk}/").status_code == 404
+    assert f"taken down</strong>: {REASON}" in client.get("/submissions/mine/").content.decode()
     client.logout()
 
     assert _moderate(staff, "submission", quokka.pk, "restore").status_code == 302

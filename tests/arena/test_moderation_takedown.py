@@ -1,6 +1,6 @@
 """Moderation takes content down (issue 41, finding 6): a hidden submission's pages, runs,
-episodes, live channel, API rows and exports answer 404 to everyone but staff and its
-owner; a suspended user can no longer sign in, use their token or submit, and their
+episodes, live channel, API rows and exports answer 404 to everyone but staff, its owner
+included, who reads the reason on their submission list instead; a suspended user can no longer sign in, use their token or submit, and their
 submissions are hidden."""
 
 import pytest
@@ -57,21 +57,50 @@ def _hide(scene, target="submission"):
 
 
 @pytest.mark.parametrize("target", ["submission", "run"])
-def test_hidden_content_answers_404_to_strangers_and_stays_for_staff_and_owner(scene, target):
+def test_hidden_content_answers_404_to_everyone_but_staff_its_owner_included(scene, target):
     stranger = User.objects.create_user("stranger", password=PASSWORD)
     # A hidden run takes down the run and its episodes; its submission stays.
     addresses = [url for url in _addresses(scene) if target == "submission" or "/submissions/" not in url]
     before = {url: _as(None).get(url).status_code for url in addresses}
+    assert 200 in before.values()
     _hide(scene, target)
     for url, status in before.items():
-        for user in (None, stranger):
+        for user in (None, stranger, scene["owner"]):
             assert _as(user).get(url).status_code == 404, (url, user)
-        for user in (scene["staff"], scene["owner"]):
-            assert _as(user).get(url).status_code == status, (url, user)
+        assert _as(scene["staff"]).get(url).status_code == status, url
     # Listed nowhere for strangers either, and the live channel does not open.
     listed = _as(None).get("/api/runs/").json()["results"]
     assert scene["run"].pk not in [row["id"] for row in listed]
+    owners_list = _as(scene["owner"]).get("/api/runs/").json()["results"]
+    assert scene["run"].pk not in [row["id"] for row in owners_list]
     assert not episode_exists(scene["episode"].pk)
+    # Nor can the owner act on it: requeue, cancel, replay under a newer harness.
+    owner = _as(scene["owner"])
+    assert owner.post(f"/api/runs/{scene['run'].pk}/requeue/").status_code == 404
+    assert owner.post(f"/runs/{scene['run'].pk}/cancel/").status_code == 404
+    if target == "submission":
+        assert owner.post(f"/api/submissions/{scene['submission'].pk}/rerun-older/").status_code == 404
+
+
+@pytest.mark.parametrize("target", ["submission", "run"])
+def test_the_owner_reads_why_on_their_submission_list_without_a_link_to_the_content(scene, target):
+    owner = _as(scene["owner"])
+    listed = owner.get("/submissions/mine/").content.decode()
+    assert "taken-down-notice" not in listed and f'href="/runs/{scene["run"].pk}/"' not in listed
+    _hide(scene, target)
+    page = owner.get("/submissions/mine/").content.decode()
+    what = "1 submission" if target == "submission" else "1 run"
+    assert f"The operators took down {what}:" in page
+    assert f"<strong>taken down</strong>: {REASON}" in page
+    # The reason, not the content: no link leads to what answers 404.
+    assert f'href="/runs/{scene["run"].pk}/"' not in page
+    if target == "submission":
+        assert f'href="/submissions/{scene["submission"].pk}/"' not in page
+    else:
+        assert f'href="/submissions/{scene["submission"].pk}/"' in page
+    # Strangers see no such notice on their own list.
+    stranger = User.objects.create_user("stranger", password=PASSWORD)
+    assert "taken-down-notice" not in _as(stranger).get("/submissions/mine/").content.decode()
 
 
 def test_a_suspended_user_cannot_sign_in_use_a_token_or_submit_and_their_submissions_hide(client, scene):

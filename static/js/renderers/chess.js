@@ -80,18 +80,11 @@
     return table;
   }
 
-  R.register("chess", {
-    render: function (container, step, episode, context) {
-      var text = typeof step.observation_text === "string" ? step.observation_text : "";
-      var found = position(text);
-      if (!found) {
-        R.get(step.observation_image ? "image" : "text").render(container, step, episode, context);
-        return;
-      }
-      container.appendChild(drawBoard(found.ranks, found.label));
-      container.appendChild(el("pre", "obs-text" + (found.whole ? " board-fen" : ""), text));
-    },
-  });
+  R.register("chess", R.boardFromText(
+    position,
+    function (found) { return drawBoard(found.ranks, found.label); },
+    function (found) { return found.whole ? " board-fen" : ""; }
+  ));
   // The match page draws its positions with the same board.
   R.chessPosition = position;
 })();

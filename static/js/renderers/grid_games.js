@@ -75,18 +75,7 @@
   }
 
   function gridRenderer(rows, columns, draw) {
-    return {
-      render: function (container, step, episode, context) {
-        var text = typeof step.observation_text === "string" ? step.observation_text : "";
-        var grid = readGrid(text, rows, columns);
-        if (!grid) {
-          R.get(step.observation_image ? "image" : "text").render(container, step, episode, context);
-          return;
-        }
-        container.appendChild(draw(grid));
-        container.appendChild(el("pre", "obs-text", text));
-      },
-    };
+    return R.boardFromText(function (text) { return readGrid(text, rows, columns); }, draw);
   }
 
   R.register("tictactoe", gridRenderer(3, 3, drawTicTacToe));

@@ -190,6 +190,27 @@
     return row;
   }
 
+  /*
+   * A renderer of a board game whose board is read off the text the model was shown
+   * (chess.js, grid_games.js): the board drawn, the text under it. `read(text)` finds
+   * the board or gives null, then the step is shown as its picture or its text;
+   * `draw(found)` builds the board; `textClass(found)`, optional, adds classes to the text.
+   */
+  function boardFromText(read, draw, textClass) {
+    return {
+      render: function (container, step, episode, context) {
+        var text = hasText(step) ? step.observation_text : "";
+        var found = read(text);
+        if (!found) {
+          registry.get(hasImage(step) ? "image" : "text").render(container, step, episode, context);
+          return;
+        }
+        container.appendChild(draw(found));
+        container.appendChild(el("pre", "obs-text" + (textClass ? textClass(found) : ""), text));
+      },
+    };
+  }
+
   /* Monospace text / ASCII observations. */
   register("text", {
     render: function (container, step, episode, context) {
@@ -236,6 +257,7 @@
     pick: pick,
     render: render,
     // Helpers for renderers in other files (they build elements with Arena.el).
+    boardFromText: boardFromText,
     safeImageUrl: safeImageUrl,
     imageElement: imageElement,
   };

@@ -1,5 +1,6 @@
 """The Baba Is AI rules engine (BALROG App. D): pushing, stopping, making and breaking
-rules, winning, several YOUs. Levels are drawn as maps of their inside (the border is
+rules, winning, several YOUs, stacks of things on a cell. The package's own episodes
+replay through it in `test_reference_babaisai.py`; these cases name the mechanics. Levels are drawn as maps of their inside (the border is
 added around them):
 
     .  empty     @ baba   b ball   k key   d door   w wall
@@ -27,13 +28,13 @@ def level_from(*rows: str) -> Level:
 
 
 def picture(level: Level, state) -> list[str]:
-    """The inside of the map again, one character per cell (the last thing placed on a
-    cell shows)."""
+    """The inside of the map again, one character per cell: the top thing of the cell."""
     chars = {("baba", False): "@", **{(name, False): c for c, name in OBJECTS.items()},
              **{(name, True): c for c, name in WORDS.items()}}
     grid = [["."] * (level.width - 2) for _ in range(level.height - 2)]
-    for thing, cell in zip(level.things, state):
+    for cell, i in level.tops(state):
         x, y = level.xy(cell)
+        thing = level.things[i]
         grid[y - 1][x - 1] = chars[(thing.name, thing.block)]
     return ["".join(row) for row in grid]
 
@@ -53,9 +54,14 @@ def test_it_pushes_a_chain_of_rule_blocks_and_push_objects_ahead_of_you():
         "B=Y...",
     )
     assert picture(level, play(level, "right")) == [".@KbL.", "......", "L=P...", "B=Y..."]
-    # One more push would shove the chain into the border: nothing moves.
     assert picture(level, play(level, "right", "right")) == ["..@KbL", "......", "L=P...", "B=Y..."]
-    assert picture(level, play(level, "right", "right", "right")) == ["..@KbL", "......", "L=P...", "B=Y..."]
+    # A chain of blocks alone would stop at the border; but the ball, PUSH and not STOP,
+    # cannot move and so is stepped onto: KEY lands on top of it and baba follows
+    # (baba-is-ai pushes what it can, then moves onto anything that is not STOP).
+    third = play(level, "right", "right", "right")
+    assert picture(level, third) == ["...@KL", "......", "L=P...", "B=Y..."]
+    ball, key_block = level.things.index(obj("ball")), level.things.index(block("key"))
+    assert third[ball] == third[key_block] and level.stacks(third)[third[ball]] == [ball, key_block]
 
 
 def test_a_stop_object_blocks_you_and_any_chain_pushed_into_it_but_not_once_the_rule_is_broken():
@@ -76,12 +82,13 @@ def test_a_stop_object_blocks_you_and_any_chain_pushed_into_it_but_not_once_the_
     assert picture(level, state)[0] == "...w@K"
 
 
-def test_you_walk_over_objects_that_are_neither_stop_nor_push_and_share_their_cell():
+def test_you_walk_over_objects_that_are_neither_stop_nor_push_and_lie_on_top_of_them():
     level = level_from("@b.", "...", "B=Y")
     state = play(level, "right")
     ball = level.things.index(obj("ball"))
-    assert state[0] == state[ball] == level.cell(2, 1)
-    assert not level.is_won(state)
+    assert state[0] == state[ball] == level.cell(2, 1) and level.stacks(state)[state[0]] == [ball, 0]
+    assert picture(level, state)[0] == ".@." and not level.is_won(state)
+    assert picture(level, play(level, "right", "right"))[0] == ".b@"
 
 
 def test_a_rule_is_read_left_to_right_and_top_to_bottom_only():
@@ -127,16 +134,18 @@ def test_pushing_a_block_into_a_column_makes_a_rule_and_pushing_one_out_breaks_i
     assert level.rules(broken) == (Rule("baba", "you"),)
 
 
-def test_an_object_that_is_both_you_and_win_wins_as_soon_as_the_rule_is_made():
+def test_an_object_both_you_and_win_wins_only_by_a_move_that_leaves_it_in_place():
     level = level_from(
         "B=Y",
         "=..",
         ".!@",
     )
-    assert not level.is_won(level.start)
-    won = play(level, "left")
-    assert level.rules(won) == (Rule("baba", "you"), Rule("baba", "win"))
-    assert level.is_won(won)
+    # The move that makes BABA IS WIN does not win: the win is judged under the rules
+    # from before the move, on the cell the move ends on.
+    made, won = level.move(level.start, "left")
+    assert level.rules(made) == (Rule("baba", "you"), Rule("baba", "win")) and not won
+    assert level.move(made, "up") == (play(level, "left", "up"), False)  # onto an empty cell
+    assert level.move(made, "down")[1]  # against the border: baba stays on its own cell
 
 
 def test_every_object_that_is_you_moves_together_and_each_is_blocked_on_its_own():
@@ -159,3 +168,4 @@ def test_reaching_a_win_object_wins_and_a_noun_is_noun_line_makes_no_rule():
     level = level_from("@.b", "B=Y", "L=!", "K=L")
     assert level.rules(level.start) == (Rule("baba", "you"), Rule("ball", "win"))
     assert not level.is_won(play(level, "right")) and level.is_won(play(level, "right", "right"))
+    assert level.move(play(level, "right"), "right")[1] and not level.move(level.start, "right")[1]

@@ -83,21 +83,22 @@ def test_a_submission_priced_by_neither_is_left_out_and_the_axis_stays_dollars(c
 
 
 def test_a_well_known_model_without_prices_is_costed_at_the_catalogue_price(field, make_model_submission):
-    listed = make_model_submission(name="Listed", model="openai/gpt-4o-mini")
+    listed = make_model_submission(name="Listed", model="anthropic/claude-3-5-haiku-20241022")
     run = as_preset(scripted_run(listed, [1.0, 1.0]))
     Run.objects.filter(pk=run.pk).update(tokens_spent_in=2_000_000, tokens_spent_out=1_000_000)
     point = _gridworld(cost_charts("llm")).point_of(listed)
-    # gpt-4o-mini's list price: $0.15 in, $0.60 out per million tokens; two episodes.
-    assert point.usd_per_episode == pytest.approx((2 * 0.15 + 1 * 0.60) / 2)
-    assert listed.price_source == "catalogue" and "2024-07-18" in listed.catalogue_price_note
+    # Claude Haiku 3.5's list price: $0.80 in, $4 out per million tokens; two episodes.
+    assert point.usd_per_episode == pytest.approx((2 * 0.80 + 1 * 4.0) / 2)
+    assert listed.price_source == "catalogue"
+    assert "seen 2026-11-28 on https://docs.anthropic.com/" in listed.catalogue_price_note
 
 
 def test_the_users_own_prices_win_over_the_catalogue(make_model_submission):
-    own = make_model_submission(name="Own", model="gpt-4o", price_input_per_mtok=1, price_output_per_mtok=1)
+    own = make_model_submission(name="Own", model="claude-sonnet-4", price_input_per_mtok=1, price_output_per_mtok=1)
     assert own.price_source == "own"
     assert own.cost_usd(1_000_000, 1_000_000) == pytest.approx(2.0)
-    listed = make_model_submission(name="Listed", model="GPT-4o")
-    assert listed.cost_usd(1_000_000, 1_000_000) == pytest.approx(2.5 + 10.0)
+    listed = make_model_submission(name="Listed", model="Claude-Sonnet-4")
+    assert listed.cost_usd(1_000_000, 1_000_000) == pytest.approx(3.0 + 15.0)
 
 
 def test_only_one_chart_of_no_price_at_all_is_in_tokens(make_model_submission):
