@@ -6,7 +6,9 @@ serve:
 	scripts/serve.sh
 
 # Test files are spread over TEST_PROCESSES processes, each file whole in one (its
-# module-wide servers start once); 2 halves the suite's time on a 2-core machine.
+# module-wide servers start once); 2 halves the suite's time on a 2-core machine. The
+# files go longest first, by the last run's times (tests/support/scheduling.py), so the
+# processes end together.
 TEST_PROCESSES ?= 2
 
 test:

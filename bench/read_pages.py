@@ -15,6 +15,12 @@ request handler (after two warm-up requests) and prints p50/p95 in milliseconds,
 every page kind (PAGES: the front page, the task, suite (all five), episode-list,
 model, run, episode, comparison, cost, ratings and match pages, and the read API's
 leaderboards and lists); `--page NAME` (repeatable) measures only the rows named.
+"Page cache off" leaves the caches of computed figures on, as a served arena has them:
+the task page's tie marks and the paired comparison's per-game intervals are kept by the
+runs' aggregates (leaderboard.boards.neighbours, leaderboard.compare.summaries), so the
+warm-up requests fill them and those rows time a visit after the first; the first visit
+after a run changes resamples (the comparison of two submissions that played all 59
+tasks: 600-760 ms of CPU at 10^5 episodes, measured on a loaded 2-core machine).
 
 BALROG's leaderboard is imported with `manage.py import_balrog` before the pages are
 asked (issue #40): by default the shipped copy of its 36 folders' figures

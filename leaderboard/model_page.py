@@ -19,6 +19,7 @@ from leaderboard.compare.submissions import suite_for
 from leaderboard.selectors.experiment_figures import scaling_points
 from leaderboard.selectors.ranking import MetricValue, metric_value, rank_key
 from leaderboard.selectors.submissions import (
+    every_ranked_run,
     ranked_runs_of_tasks,
     runs_of_submission,
     submissions_sharing_tasks,
@@ -130,14 +131,17 @@ def _standing(run: Run, value: MetricValue, task_runs: list[Run]) -> Standing | 
     )
 
 
-def model_results(submission: Submission) -> list[SuiteResults]:
+def model_results(submission: Submission, ranked_runs: list[Run] | None = None) -> list[SuiteResults]:
     """Every run of the submission (its own and its experiments'), grouped by suite in
-    the suites' order, each with its suite's metrics and its standing on the task."""
+    the suites' order, each with its suite's metrics and its standing on the task among
+    the ranked runs (`ranked_runs` when given: every task's, leaderboard.selectors.
+    submissions.every_ranked_run)."""
     runs = runs_of_submission(submission)
     tasks = all_tasks()
     played = {run.task for run in runs}
     task_runs: dict[str, list[Run]] = {}
-    for other in ranked_runs_of_tasks(played):
+    others = ranked_runs_of_tasks(played) if ranked_runs is None else [run for run in ranked_runs if run.task in played]
+    for other in others:
         if not other.settings.replay_control:  # a copying test, not a score
             task_runs.setdefault(other.task, []).append(other)
     groups: dict[str, list[ResultRow]] = {}
@@ -175,10 +179,13 @@ def comparison_choices(submission: Submission) -> list[Submission]:
 
 
 def model_page_context(submission: Submission) -> dict:
+    # Every ranked run read once, for the standings and the cost charts' boards (read
+    # twice, they were a fifth of the page at 10^5 episodes, bench/read_pages.py).
+    ranked_runs = every_ranked_run()
     return {
-        "results": model_results(submission),
+        "results": model_results(submission, ranked_runs),
         "scaling_charts": scaling_charts(submission),
         "compare_choices": comparison_choices(submission),
         "older_harness_runs": older_runs(submission),
-        "cost_charts": submission_cost_context(submission),
+        "cost_charts": submission_cost_context(submission, ranked_runs),
     }

@@ -7,7 +7,7 @@ from arena.models import Submission
 from arena.play.runner import EpisodeRunner
 from tests.support.fake_openai import FakeOpenAIServer
 
-pytest_plugins = ["tests.support.llama_fixtures"]
+pytest_plugins = ["tests.support.llama_fixtures", "tests.support.scheduling"]
 
 
 @pytest.fixture(autouse=True)

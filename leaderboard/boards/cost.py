@@ -160,9 +160,10 @@ def _suite_charts(board: overall.Board, suite: Suite) -> list[CostChart]:
     return charts
 
 
-def cost_charts(tab: str = "llm") -> list[CostChart]:
-    """The overall chart (average progress), then each suite's, in the leaderboard's order."""
-    board = overall.board(tab)
+def cost_charts(tab: str = "llm", runs: list[Run] | None = None) -> list[CostChart]:
+    """The overall chart (average progress), then each suite's, in the leaderboard's order
+    (of the tab's `runs` when given, as overall.board reads them)."""
+    board = overall.board(tab, runs=runs)
 
     def average(row):
         if row.average.mean is None:

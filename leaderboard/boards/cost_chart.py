@@ -5,9 +5,14 @@ the submission's own point ringed."""
 
 from __future__ import annotations
 
+from arena.models import Submission
 from leaderboard.boards import overall
 from leaderboard.boards.charts import _figure, _scatter, plain_text
 from leaderboard.boards.cost import USD, CostChart, CostPoint, cost_charts
+from leaderboard.selectors.runs import Filters, scored_runs_by_id, with_mode
+
+# The submissions a board ranks or lists for reference (leaderboard.selectors.runs.scored_runs).
+BOARD_KINDS = (Submission.KIND_MODEL, Submission.KIND_BASELINE)
 
 FRONTIER_COLOUR = "#1f6feb"
 DOMINATED_COLOUR = "#b0b0b0"
@@ -87,12 +92,24 @@ def chart_context(chart, own=None) -> dict:
     return {"chart": chart, "figure": cost_figure(chart, own), "id": f"fig-cost-{chart.key.replace('.', '-')}"}
 
 
-def submission_cost_context(submission) -> list[dict]:
+def submission_cost_context(submission, ranked_runs: list | None = None) -> list[dict]:
     """The model page's charts: each chart of either tab the submission has a point on,
-    its point ringed, with where it sits ("on the frontier" or "dominated")."""
+    its point ringed, with where it sits ("on the frontier" or "dominated"). Of
+    `ranked_runs` when given (every task's ranked runs by id, leaderboard.selectors.
+    submissions.every_ranked_run): the boards' runs are its models' and baselines'."""
     entries = []
+    # Both tabs' runs read once, and a tab's board (the whole arena's runs of that
+    # observation mode) built only when the submission has a run in it: the two boards
+    # were some 40 % of a model page's CPU at 10^5 episodes (bench/read_pages.py).
+    if ranked_runs is None:
+        runs = scored_runs_by_id(Filters())
+    else:
+        runs = [run for run in ranked_runs if run.submission.kind in BOARD_KINDS]
     for tab, label in overall.TABS.items():
-        for chart in cost_charts(tab):
+        tab_runs = with_mode(runs, tab)
+        if not any(run.submission_id == submission.pk for run in tab_runs):
+            continue
+        for chart in cost_charts(tab, runs=tab_runs):
             point = chart.point_of(submission)
             if point is None:
                 continue

@@ -160,13 +160,14 @@ class Pairing:
 
 def pair_runs(
     metric: Metric, a: dict[int, EpisodeValue], b: dict[int, EpisodeValue], *, resamples: int = BOOTSTRAP_RESAMPLES,
-    max_draws: int = MAX_BOOTSTRAP_DRAWS,
+    max_draws: int = MAX_BOOTSTRAP_DRAWS, interval: bool = True,
 ) -> Pairing:
-    """Pair two runs' episodes (seed → value, from `episode_values`) on shared seeds."""
+    """Pair two runs' episodes (seed → value, from `episode_values`) on shared seeds; with
+    `interval` False, no bootstrap (the caller has the interval already)."""
     shared = sorted(set(a) & set(b))
     pairs = [SeedPair(seed, a[seed], b[seed]) for seed in shared]
     differences = [d for d in (p.difference for p in pairs) if d is not None]
     return Pairing(
         metric=metric, pairs=pairs, only_a=len(set(a) - set(b)), only_b=len(set(b) - set(a)),
-        interval=bootstrap_interval(differences, resamples=resamples, max_draws=max_draws),
+        interval=bootstrap_interval(differences, resamples=resamples, max_draws=max_draws) if interval else None,
     )

@@ -12,6 +12,7 @@ from arena.models import Run, Submission
 from envs.registry import all_suites, all_tasks
 from envs.suite import Suite
 from leaderboard.compare.paired import BOOTSTRAP_RESAMPLES, Pairing, episode_values, pair_runs
+from leaderboard.compare.summaries import GameSummary, game_summaries
 from leaderboard.selectors.submissions import runs_with_results, submissions_by_id
 
 
@@ -61,6 +62,12 @@ def _representative_runs(submission: Submission) -> dict[tuple, Run]:
     return chosen
 
 
+# A comparison listing more seeds than this shows each game's per-seed table on its own
+# (`?seeds=<run>`): two submissions that played every task share some 6,000 seeds, a
+# 1.9 MB page whose rows took half its CPU.
+SEED_ROWS_ON_PAGE = 600
+
+
 @dataclasses.dataclass(frozen=True)
 class PairedGame:
     task_id: str
@@ -68,7 +75,8 @@ class PairedGame:
     suite: Suite
     a_run: Run
     b_run: Run
-    pairing: Pairing
+    summary: GameSummary
+    pairing: Pairing | None = None  # the seeds, paired: only for the games whose seeds are shown
 
     @property
     def variant(self) -> str:
@@ -77,6 +85,10 @@ class PairedGame:
     @property
     def demonstrations(self) -> int:
         return self.a_run.num_demonstrations
+
+    @property
+    def metric(self):
+        return self.suite.primary_metric
 
     def replay_url(self, pair) -> str:
         return reverse("leaderboard:compare", args=[pair.a.episode_id, pair.b.episode_id])
@@ -90,23 +102,54 @@ class Comparison:
     only_a: int  # games only a played
     only_b: int
 
+    @property
+    def shared_seeds(self) -> int:
+        return sum(game.summary.shared_seeds for game in self.games)
 
-def compare_submissions(a: Submission, b: Submission) -> Comparison:
+    @property
+    def seeds_apart(self) -> bool:
+        """Each game's seeds on a page of their own (too many for one page)."""
+        return self.shared_seeds > SEED_ROWS_ON_PAGE
+
+
+def compare_submissions(a: Submission, b: Submission, *, seeds_of: int | None = None, every_seed: bool = False) -> Comparison:
+    """The games a and b both played, each with its summary (leaderboard.compare.summaries);
+    the paired seeds of every game when `every_seed` or when they fit on one page, else of
+    the game whose run of a is `seeds_of` (if any)."""
     runs_a, runs_b = _representative_runs(a), _representative_runs(b)
     shared = [key for key in runs_a if key in runs_b]
-    games = []
     tasks = all_tasks()
-    for key in sorted(shared, key=lambda k: (_suite_order(k[0]), k[0], k[1:3], k[3], k[4])):
-        suite = suite_for(key[0])
-        if suite is None:
-            continue  # a task of no known suite has no metric to compare
-        a_run, b_run = runs_a[key], runs_b[key]
-        metric = suite.primary_metric
-        values = episode_values([a_run.pk, b_run.pk], metric)
-        pairing = pair_runs(metric, values.get(a_run.pk, {}), values.get(b_run.pk, {}))
-        title = tasks[key[0]].title if key[0] in tasks else key[0]
-        games.append(PairedGame(key[0], title, suite, a_run, b_run, pairing))
-    return Comparison(a, b, games, only_a=len(set(runs_a) - set(shared)), only_b=len(set(runs_b) - set(shared)))
+    keys = sorted((key for key in shared if suite_for(key[0]) is not None),  # no suite: no metric to compare
+                  key=lambda k: (_suite_order(k[0]), k[0], k[1:3], k[3], k[4]))
+    summaries = game_summaries([(suite_for(key[0]).primary_metric, runs_a[key], runs_b[key]) for key in keys])
+    games = [
+        PairedGame(key[0], tasks[key[0]].title if key[0] in tasks else key[0], suite_for(key[0]), runs_a[key], runs_b[key],
+                   summary)
+        for key, summary in zip(keys, summaries)
+    ]
+    only_a, only_b = len(set(runs_a) - set(shared)), len(set(runs_b) - set(shared))
+    comparison = Comparison(a, b, games, only_a, only_b)
+    if every_seed or not comparison.seeds_apart:
+        return dataclasses.replace(comparison, games=_with_seeds(games, lambda game: True))
+    return dataclasses.replace(comparison, games=_with_seeds(games, lambda game: game.a_run.pk == seeds_of))
+
+
+def _with_seeds(games: list[PairedGame], shown) -> list[PairedGame]:
+    """The games, those `shown` with their seeds paired (one query per metric; the
+    interval is the summary's, not resampled again)."""
+    by_metric: dict[str, list[PairedGame]] = {}
+    for game in games:
+        if shown(game):
+            by_metric.setdefault(game.metric.name, []).append(game)
+    pairings = {}
+    for metric_games in by_metric.values():
+        metric = metric_games[0].metric
+        values = episode_values([run.pk for game in metric_games for run in (game.a_run, game.b_run)], metric)
+        for game in metric_games:
+            pairings[game.a_run.pk, game.b_run.pk] = pair_runs(
+                metric, values.get(game.a_run.pk, {}), values.get(game.b_run.pk, {}), interval=False
+            )
+    return [dataclasses.replace(game, pairing=pairings.get((game.a_run.pk, game.b_run.pk))) for game in games]
 
 
 def _suite_order(task_id: str) -> int:
@@ -122,18 +165,18 @@ def comparison_json(comparison: Comparison) -> dict:
 
     games = []
     for game in comparison.games:
-        pairing = game.pairing
+        pairing, summary, metric = game.pairing, game.summary, game.metric
         games.append({
             "task": game.task_id, "format": game.a_run.format, "options": game.a_run.options,
-            "num_demonstrations": game.demonstrations, "metric": pairing.metric.name,
-            "metric_label": pairing.metric.label, "higher_is_better": pairing.metric.higher_is_better,
+            "num_demonstrations": game.demonstrations, "metric": metric.name,
+            "metric_label": metric.label, "higher_is_better": metric.higher_is_better,
             "a_run": game.a_run.pk, "b_run": game.b_run.pk,
-            "shared_seeds": len(pairing.pairs), "paired": len(pairing.differences), "missing": pairing.missing,
-            "unpaired_a": pairing.only_a, "unpaired_b": pairing.only_b,
-            "mean_difference": pairing.mean_difference,
-            "ci95": list(pairing.interval) if pairing.interval else None,
-            "better": pairing.better or None,
-            **pairing.counts,
+            "shared_seeds": summary.shared_seeds, "paired": summary.paired, "missing": summary.missing,
+            "unpaired_a": summary.only_a, "unpaired_b": summary.only_b,
+            "mean_difference": summary.mean_difference,
+            "ci95": list(summary.interval) if summary.interval else None,
+            "better": summary.better or None,
+            **summary.counts,
             "seeds": [
                 {"seed": p.seed, "a_episode": p.a.episode_id, "b_episode": p.b.episode_id, "a": p.a.value,
                  "b": p.b.value, "difference": p.difference, "outcome": pairing.outcome(p.difference),

@@ -23,7 +23,8 @@ def compare_page(request):
         a, b = submissions_to_compare(request.GET)
     except ComparisonError as error:
         return render(request, "leaderboard/compare_submissions.html", {"error": str(error)}, status=400)
-    comparison = compare_submissions(a, b)
+    seeds_of = request.GET.get("seeds", "")
+    comparison = compare_submissions(a, b, seeds_of=int(seeds_of) if seeds_of.isdigit() and len(seeds_of) < 19 else None)
     return render(
         request, "leaderboard/compare_submissions.html",
         {"comparison": comparison, "bootstrap_words": BOOTSTRAP_WORDS},
@@ -98,4 +99,4 @@ def compare(request):
         a, b = submissions_to_compare(request.query_params)
     except ComparisonError as error:
         return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-    return Response(comparison_json(compare_submissions(a, b)))
+    return Response(comparison_json(compare_submissions(a, b, every_seed=True)))

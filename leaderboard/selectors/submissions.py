@@ -37,6 +37,12 @@ def ranked_runs_of_tasks(tasks: set[str]) -> list[Run]:
     return with_submissions(lean_runs(ranked(Run.objects.filter(task__in=tasks, episodes_done__gt=0)).order_by("id")))
 
 
+def every_ranked_run() -> list[Run]:
+    """`ranked_runs_of_tasks` of every task, by id: a model page that played every task
+    and draws the cost charts (the whole arena's boards) reads them once for both."""
+    return with_submissions(lean_runs(ranked(Run.objects.filter(episodes_done__gt=0)).order_by("id")))
+
+
 def sweeps_with_results(submission: Submission) -> list[Experiment]:
     """The submission's demonstration sweeps with at least one run that has results."""
     sweeps = submission.experiments.filter(kind=Experiment.SWEEP, runs__episodes_done__gt=0)

@@ -29,7 +29,7 @@ from envs.textatari.scenarios import reference_coverage
 from envs.textatari.scores import Anchors, anchors
 from leaderboard.boards.cells import episodes_url, grouped, mean_of, pooled_runs, sample_pooled, score_sums
 from leaderboard.boards.harness import without_superseded
-from leaderboard.selectors.runs import STRATEGY_FILTERS, Filters, runs_of_tasks
+from leaderboard.selectors.runs import STRATEGY_FILTERS, Filters, lean_runs_of_tasks
 
 # The step-limit setting's name, and the limit a run has when it does not set it.
 MAX_STEPS = "max_steps"
@@ -260,7 +260,7 @@ def board(suite: Suite, filters: PageFilters = PageFilters()) -> tuple[list[Game
     columns = games(suite)
     default_steps = {game.task_id: tasks_of(suite.id)[game.task_id].max_steps for game in columns}
     grouped: dict[tuple, list[Run]] = {}
-    for run in without_superseded(runs_of_tasks(default_steps, Filters(strategy=filters.strategy))):
+    for run in without_superseded(lean_runs_of_tasks(default_steps, Filters(strategy=filters.strategy))):
         key = _run_key(run, default_steps)
         if filters.scenario and key[1] not in ("", filters.scenario):
             continue

@@ -4,6 +4,7 @@ drawn, by the renderer of the game the episode player uses — an LMAct chess ep
 and chess between the baselines. Screenshots go to ARENA_SCREENSHOTS when it is set."""
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -86,6 +87,11 @@ def test_episodes_and_matches_of_board_games_draw_their_boards(site, browser):
     assert discs.locator("td.c4-cell").count() == 42
     at_end = discs.locator(".c4-x, .c4-o").count()
     assert at_end > 2
+    # The page names the sides X and O: the board says which colour is which.
+    legend = discs.locator("caption.c4-legend")
+    expect(legend).to_have_text(re.compile(r"^\s*X\s+O\s*$"))
+    assert legend.locator(".c4-swatch-x").evaluate("e => getComputedStyle(e).backgroundColor") == discs.locator(
+        "td .c4-x").first.evaluate("e => getComputedStyle(e).backgroundColor")
     _shot(page, "connect-four-match.png")
     page.click('[data-go="first"]')
     assert page.locator("#match-board .c4-x, #match-board .c4-o").count() == 2  # the opening's two plies

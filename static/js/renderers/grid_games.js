@@ -71,6 +71,15 @@
       footer.appendChild(el("th", "grid-label", String(c)));
     }
     table.appendChild(footer);
+    /* Which colour is which side: the page names the sides X and O, the board draws discs. */
+    var legend = el("caption", "c4-legend");
+    ["X", "O"].forEach(function (mark) {
+      var key = el("span", "c4-key");
+      key.appendChild(el("span", "c4-swatch c4-swatch-" + mark.toLowerCase()));
+      key.appendChild(document.createTextNode(" " + mark));
+      legend.appendChild(key);
+    });
+    table.insertBefore(legend, table.firstChild);
     return table;
   }
 

@@ -271,3 +271,33 @@ def test_the_page_shows_where_the_anchors_come_from_and_the_experts_reference_ep
     html = page.content.decode()
     assert 'id="textatari-anchors"' in html and "the arena's own" in html
     assert f"{pong.reference['expert_score']:.0f} in {pong.reference['episode_steps']} steps" in html
+
+
+# The per-game cells the page's template looped over before leaderboard.templatetags.
+# textatari_cells wrote them in Python.
+CELLS_LOOP = """      {% for cell in row.cells %}
+      <td class="num">{% if cell.runs %}<a class="textatari-cell" data-game="{{ cell.game.name }}" href="{{ cell.url }}" title="{{ cell.hover }}">{% if show_scores %}{{ cell.score_text }}{% else %}{{ cell.normalised_text }}{% endif %}</a>{% if cell.flagged %}<sup class="anchor-flag" title="anchor gap negative or within random play's spread">†</sup>{% endif %}
+        <div class="muted cell-other">{% if show_scores %}{{ cell.normalised_text }} %{% else %}score {{ cell.score_text }}{% endif %}</div>{% with illegal=cell.illegal %}{% if illegal.illegal %}
+        <div class="muted cell-illegal">{{ illegal.illegal }} illegal</div>{% endif %}{% endwith %}{% else %}—{% endif %}</td>
+      {% endfor %}"""
+
+
+def test_the_cells_written_in_python_are_the_templates_byte_for_byte(client, model, baselines):
+    from django.template import engines
+
+    from leaderboard.templatetags.textatari_cells import textatari_cells
+
+    played_run(model, "pong", [-20, -21], scenario="basic")
+    sloppy = played_run(model, "breakout", [0, 1], scenario="basic")
+    Run.objects.filter(pk=sloppy.pk).update(illegal_total=1234)  # past a thousand: no separator either way
+    rows = client.get(PAGE).context["rows"]
+    assert any(not cell.runs for row in rows for cell in row.cells)  # a game a row did not play: "—"
+    for row in rows:
+        for show_scores in (False, True):
+            reference = engines["django"].from_string(CELLS_LOOP).render({"row": row, "show_scores": show_scores})
+            assert "      " + textatari_cells(row, show_scores) == reference
+    row = _row(client.get(PAGE), model, "basic")
+    row.cells = [row.cell("breakout")]
+    row.cells[0].flagged = True  # an anchor gap within random play's spread
+    reference = engines["django"].from_string(CELLS_LOOP).render({"row": row, "show_scores": False})
+    assert "      " + textatari_cells(row, False) == reference and "anchor-flag" in reference
