@@ -13,7 +13,8 @@ from asgiref.sync import async_to_sync
 
 from arena.services.episodes import episode_claim
 from arena.services.steps import LeaseLost
-from arena.play.agents import BaselineAgent, make_agent
+from arena.play.agents import make_agent
+from arena.play.agents.baseline import BaselineAgent
 from arena.models import Episode, Run, Step
 from arena.play.runner import EpisodeRunner
 from arena.services.steps import StepNotStored, StepRecord, step_record, steps_record
