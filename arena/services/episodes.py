@@ -29,6 +29,7 @@ from arena.storage.images import ImageRef
 from arena.endpoints.privacy import hide_endpoint
 from arena.services.aggregates import STEP_TOTAL_FIELDS, apply_step_totals, played_deltas, played_sums, step_totals
 from arena.services.prepared import Prepared
+from arena.services.steps import LeaseLost
 from arena.clients.base import redact
 from arena.clients.errors import ends_run
 from arena.runtime.dbretry import retry_on_conflict
