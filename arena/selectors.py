@@ -8,7 +8,7 @@ import json
 from django.db.models import Sum
 
 from arena.models import Episode, Run, Submission
-from arena.tenancy import endpoint_key
+from arena.endpoints.tenancy import endpoint_key
 from envs import harness
 from envs.registry import all_tasks, suite_of
 
@@ -34,7 +34,7 @@ def endpoint_speed(submission: Submission) -> EndpointSpeed:
 
 @dataclasses.dataclass(frozen=True)
 class Endpoint:
-    key: str  # the tenant's use of the URL (arena.tenancy)
+    key: str  # the tenant's use of the URL (arena.endpoints.tenancy)
     max_concurrent_requests: int
 
 

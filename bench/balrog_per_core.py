@@ -112,7 +112,7 @@ def main() -> None:
         context = multiprocessing.get_context("spawn")
         tasks = args.task or TASKS
         # Every raw loop before the first Worker: a worker sets the process's allocator
-        # thresholds (arena.memory); the raw loop runs with glibc's own, as
+        # thresholds (arena.runtime.memory); the raw loop runs with glibc's own, as
         # BALROG's evaluator does.
         raws = {task_id: raw_loop(task_id, args.episodes, _options(task_id, args.crafter_steps))[:3]
                 for task_id in tasks}

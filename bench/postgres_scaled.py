@@ -6,7 +6,7 @@ and Redis on loopback ports, migrates, queues the baselines of LMAct's grid worl
 formats, one with images) and infogather's single-feature task (eight sizes), then runs
 the workers as separate processes until the queue is empty. Prints the episodes played
 and their outcome, the deadlocks the server detected and the transactions the workers
-ran again (arena.dbretry), and episodes and steps per second.
+ran again (arena.runtime.dbretry), and episodes and steps per second.
 
     .venv/bin/python bench/postgres_scaled.py [--episodes-per-run 150] [--workers 2]
         [--concurrency 32] [--heartbeat-seconds 10] [--fast]
@@ -115,7 +115,7 @@ def main() -> None:
           f"{episodes - finished} not ({', '.join(f'{k}: {v}' for k, v in statuses.items() if k != 'finished') or 'none'})")
     print(f"steps stored       : {figures['steps']}")
     print(f"deadlocks detected : {deadlocks} (by the server)")
-    print(f"transactions rerun : {worker_logs.count('running it again')} (arena.dbretry)")
+    print(f"transactions rerun : {worker_logs.count('running it again')} (arena.runtime.dbretry)")
     print(f"workers' exit codes: {[worker.returncode for worker in workers]}")
     print(f"played in          : {played:.1f} s from the first claim to the last finish "
           f"({wall:.1f} s with the workers' start-up)")

@@ -123,7 +123,7 @@ def random_policy(task_cls, seed: int):
 
 
 def measuring_agent_factory(recorder: dict):
-    from arena.play.agents import ModelAgent
+    from arena.play.agents.model import ModelAgent
     from envs.registry import get_task_class
 
     class MeasuringAgent(ModelAgent):

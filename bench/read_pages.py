@@ -39,7 +39,7 @@ With `--baseline REV` the same database is read by the code of git revision REV 
 with this tree (`--rounds`), and the ratio baseline / this tree is printed beside each
 page. `--allocator-row` adds this tree once more per round with glibc's own mmap and
 trim thresholds (ARENA_WEB_KEEP_FREED_MEMORY=0) instead of the web process's
-(arena.memory): a large page's strings mapped and faulted in afresh at every request.
+(arena.runtime.memory): a large page's strings mapped and faulted in afresh at every request.
 
     nice .venv/bin/python bench/read_pages.py [--episodes 100000] [--tasks 0] [--baseline main]
 
@@ -271,7 +271,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="turns the trees take, each a share of the requests")
     parser.add_argument("--allocator-row", action="store_true",
                         help="this tree once more per round with glibc's own mmap and trim thresholds "
-                             "(ARENA_WEB_KEEP_FREED_MEMORY=0), against the web process's (arena.memory)")
+                             "(ARENA_WEB_KEEP_FREED_MEMORY=0), against the web process's (arena.runtime.memory)")
     parser.add_argument("--gc", choices=("serving", "default"), default="serving",
                         help="the garbage collector as a web process sets it before serving (arena.web.web_process, "
                              "ARENA_WEB_GC_TUNED), or CPython's defaults")

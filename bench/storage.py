@@ -1,4 +1,4 @@
-"""Bytes per stored step, with each text stored once (arena.steptext) and as steps were
+"""Bytes per stored step, with each text stored once (arena.storage.steptext) and as steps were
 stored before (every text repeated), on the same rows.
 
 A real worker plays text tasks of five suites against a local OpenAI-compatible server

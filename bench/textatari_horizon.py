@@ -97,7 +97,7 @@ def raw_ale_loop(steps: int) -> float:
 def frame_costs(steps: int, every: int) -> tuple[float, float, int]:
     """Per step of a task loop: the seconds spent storing the screen at every
     `every`-th step, and PNG bytes written; with the number of distinct screens."""
-    from arena.images import png_size, write_png_bytes
+    from arena.storage.images import png_size, write_png_bytes
     from envs.registry import make
 
     def loop() -> tuple[float, int, set]:
@@ -127,7 +127,7 @@ def random_player():
     from arena.services.episodes import episode_claim, reap_stale_episodes
     from arena.services.runs import RunSpec, run_create
     from arena.services.submissions import baseline_submission
-    from arena.play.agents import BaselineAgent
+    from arena.play.agents.baseline import BaselineAgent
 
     policy_class = make_policy_class()
 

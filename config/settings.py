@@ -179,7 +179,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
-        "TaskVariantEnum": "arena.web.api.task_variant_values",
+        "TaskVariantEnum": "arena.web.api_serializers.task_variant_values",
         "SubmissionKindEnum": "arena.models.Submission.KIND_CHOICES",
         "EpisodeStatusEnum": "arena.models.Episode.STATUS_CHOICES",
     },
@@ -234,7 +234,7 @@ ARENA_WEB_PROCESSES = env_int("ARENA_WEB_PROCESSES", len(os.sched_getaffinity(0)
 # Each web process freezes what it loaded at start-up and runs the cyclic garbage
 # collector less often (arena.web.web_process); off: CPython's defaults, for comparison.
 ARENA_WEB_GC_TUNED = env_bool("ARENA_WEB_GC_TUNED", True)
-# Each web process keeps the memory its pages free (arena.memory: glibc's mmap and trim
+# Each web process keeps the memory its pages free (arena.runtime.memory: glibc's mmap and trim
 # thresholds raised) instead of mapping a large page's strings afresh at every request;
 # off: glibc's own thresholds, for comparison (bench/read_pages.py --allocator-row).
 ARENA_WEB_KEEP_FREED_MEMORY = env_bool("ARENA_WEB_KEEP_FREED_MEMORY", True)

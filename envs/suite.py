@@ -6,7 +6,7 @@ both. The arena and the
 leaderboard ask the descriptor — how the suite is prompted, which metric ranks its
 leaderboards, which replay renderer draws its observations — instead of testing task
 ids. Plain Python, no Django: the read side turns a `Metric` into numbers from a
-run's aggregates (leaderboard.selectors.runs.metric_value).
+run's aggregates (leaderboard.selectors.ranking.metric_value).
 """
 
 from __future__ import annotations
@@ -223,7 +223,7 @@ class Suite:
     # The replay player's renderer for text observations (static/js/renderers*.js);
     # a task may name its own (Task.renderer), and image formats use "image".
     renderer: str = "text"
-    # The suite's own page at /suites/<id>/: which page it is (leaderboard.web.views) and
+    # The suite's own page at /suites/<id>/: which page it is (leaderboard.web.suite_views) and
     # what it shows, in a few words. Empty: the suite has none.
     page: str = ""
     page_summary: str = ""

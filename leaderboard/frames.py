@@ -20,7 +20,7 @@ from pathlib import Path
 from django.conf import settings
 from PIL import Image
 
-from arena.images import image_path
+from arena.storage.images import image_path
 from arena.models import Episode
 from leaderboard.selectors.episodes import first_step_picture, frame_rows, last_step_index
 

@@ -28,7 +28,7 @@ def _seat(submission, side: str) -> dict:
 def match_payload(match, reader=None) -> dict:
     """The match as `reader` may read it: its error in full for staff and the failing
     seat's owner, its kind for everyone else and on the live channel, which everyone
-    shares (arena.public_errors)."""
+    shares (arena.endpoints.public_errors)."""
     game = GAME_SPECS.get(match.game)
     sides = game.seat_names if game else ("first", "second")
     return {

@@ -16,7 +16,8 @@ from envs.suite import Suite
 from leaderboard.boards.charts import experiment_scaling_figures
 from leaderboard.boards.cost_chart import submission_cost_context
 from leaderboard.compare.submissions import suite_for
-from leaderboard.selectors.runs import MetricValue, metric_value, rank_key, scaling_points
+from leaderboard.selectors.experiment_figures import scaling_points
+from leaderboard.selectors.ranking import MetricValue, metric_value, rank_key
 from leaderboard.selectors.submissions import (
     every_ranked_run,
     ranked_runs_of_tasks,

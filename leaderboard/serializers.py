@@ -13,7 +13,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.utils.encoders import JSONEncoder
 
-from arena.endpoint_privacy import error_for
+from arena.endpoints.privacy import error_for
 from arena.live.frame import step_preview
 from arena.protocol import row_protocol
 from arena.models import Episode, Run, Step, StoredImage, Submission
@@ -21,7 +21,7 @@ from arena.selectors import RunProgress, run_progress
 from envs.registry import replay_renderer, suite_of
 from leaderboard.boards.harness import run_json as harness_json
 from leaderboard.selectors.episodes import episode_with_run, steps_after
-from leaderboard.selectors.runs import metric_value
+from leaderboard.selectors.ranking import metric_value
 
 
 # A page of steps stops adding steps once its JSON would pass this many bytes; it
@@ -115,7 +115,7 @@ class EpisodeSerializer(serializers.ModelSerializer):
     def get_error(self, episode) -> str:
         """The detailed error for the submission's owner and staff; the kind of failure
         for everyone else, and on the live channel, which everyone shares
-        (arena.endpoint_privacy.public_error)."""
+        (arena.endpoints.privacy.public_error)."""
         request = self.context.get("request")
         return error_for(getattr(request, "user", None), episode)
 
@@ -295,7 +295,7 @@ def step_page(
     given: a window of the replay), at most `max_steps` of them and about
     STEP_PAGE_MAX_BYTES of JSON (at least one step): one page of the steps API, one
     batch of the live channel. Steps' errors are in full only when `detailed` (the
-    reader may see the endpoint: arena.public_errors)."""
+    reader may see the endpoint: arena.endpoints.public_errors)."""
     results: list[dict] = []
     size = 1_000  # room for the page's own fields (count, next) and the commas
     for step in steps_after(episode_id, after_index, through_index, chunk=STEP_READ_CHUNK):

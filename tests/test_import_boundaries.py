@@ -137,14 +137,14 @@ def test_an_import_against_the_direction_is_named():
         "arena.play.runner": {"arena.web.views", "arena.services.steps", "arena.live.publish"},
         "arena.services.runs": {"arena.play.worker", "arena.queue"},
         "arena.live.publish": {"arena.web", "arena.models"},
-        "arena.images": {"arena.services.steps"},
+        "arena.storage.images": {"arena.services.steps"},
         "arena.management.commands.arena_worker": {"arena.play.worker"},
         "arena.web.views": {"arena.services.runs", "leaderboard.views"},
     }) == [
-        "arena.images (shared) imports arena.services.steps",
         "arena.live.publish (live) imports arena.web",
         "arena.play.runner (play) imports arena.web.views",
         "arena.services.runs (services) imports arena.play.worker",
+        "arena.storage.images (shared) imports arena.services.steps",
     ]
 
 

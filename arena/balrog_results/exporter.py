@@ -20,9 +20,10 @@ from typing import BinaryIO
 
 import yaml
 
-from arena import steptext
+from arena.storage import steptext
 from arena.balrog_results.format import ENVIRONMENT_SUMMARY, StepRow, write_json, write_steps
-from arena.balrog_results.importer import IMAGE_MODE_FOLDER, PROGRESS, RECORD, TEXT_MODE_FOLDER, agent_type_of
+from arena.balrog_results.importer import PROGRESS, RECORD, agent_type_of
+from arena.balrog_results.parsing import IMAGE_MODE_FOLDER, TEXT_MODE_FOLDER
 from arena.models import Episode, Run, Submission
 from arena.variant import Variant
 from arena.metrics import fold

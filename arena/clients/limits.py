@@ -2,7 +2,7 @@
 
 A local model server often has one slot (or a few): thirty-two episodes calling it at
 once queue inside the server, and the last in line times out although the server is
-healthy. So every endpoint gets, per worker process and per tenant (arena.tenancy: one
+healthy. So every endpoint gets, per worker process and per tenant (arena.endpoints.tenancy: one
 owner's submissions to one URL), a limit on calls in flight (the
 submission's "concurrent requests"; episodes beyond it wait in the worker, heartbeat
 going, without a clock running against them) and a per-call timeout that adapts to the
@@ -345,8 +345,8 @@ def gate_for(
 ) -> EndpointGate:
     """The gate of `endpoint` on the running loop. Callers sharing the key share the gate
     (the first one's limit applies), so the key names one tenant's use of a URL
-    (arena.tenancy), never the URL alone: a stranger's limit, 429s and pauses must not
-    set another tenant's pace. Gates given the same `server` (arena.tenancy.server_key)
+    (arena.endpoints.tenancy), never the URL alone: a stranger's limit, 429s and pauses must not
+    set another tenant's pace. Gates given the same `server` (arena.endpoints.tenancy.server_key)
     number its slots together (module docstring); without one a gate numbers its own."""
     loop = asyncio.get_running_loop()
     gates = _gates.setdefault(loop, {})

@@ -18,7 +18,7 @@ from rest_framework import serializers
 from rest_framework.utils.encoders import JSONEncoder
 
 from arena.models import Step, StoredImage
-from arena.public_errors import public_step_error
+from arena.endpoints.public_errors import public_step_error
 
 
 def _image_url(sha: str) -> str:
@@ -55,7 +55,7 @@ def _cut_long_texts(value, path: str, cut: list[str]):
 class StepSerializer(serializers.ModelSerializer):
     """One step. In full by default; with the context {"preview": True} (lists of steps)
     every text longer than STEP_TEXT_PREVIEW_CHARS is cut and named in `truncated`. Its
-    error is the kind of what the endpoint did (arena.public_errors) unless the context
+    error is the kind of what the endpoint did (arena.endpoints.public_errors) unless the context
     says {"detailed": True}: a reader who may see the endpoint (its owner, staff)."""
 
     observation_image = serializers.SerializerMethodField()

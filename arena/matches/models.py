@@ -31,7 +31,7 @@ class Match(models.Model):
     error = models.TextField(blank=True)
     # Of a match failed by a seat's endpoint: the arena.clients.errors.ErrorKind and the
     # seat (0 first, 1 second), so that readers other than that seat's owner and staff
-    # read the kind rather than the endpoint's message (arena.public_errors).
+    # read the kind rather than the endpoint's message (arena.endpoints.public_errors).
     error_kind = models.CharField(max_length=32, blank=True)
     failed_seat = models.PositiveSmallIntegerField(null=True, blank=True)
     harness_version = models.CharField(max_length=64, blank=True, default="")

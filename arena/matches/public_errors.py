@@ -1,11 +1,11 @@
 """A failed match's error as each reader may read it: in full for staff and for the owner
 of the seat whose endpoint failed, as its kind in the arena's words for everyone else
-(the rule arena.public_errors applies to episodes and steps)."""
+(the rule arena.endpoints.public_errors applies to episodes and steps)."""
 
 from __future__ import annotations
 
 from arena.clients.errors import describe
-from arena.endpoint_privacy import can_see_endpoint
+from arena.endpoints.privacy import can_see_endpoint
 from arena.matches.catalogue import GAME_SPECS
 
 MATCH_SEAT_FAILED = "{seat}'s endpoint failed: {summary}"

@@ -7,7 +7,7 @@ answer parsing), the board in LMAct's layout for the game (arena.matches.games).
 answer that is not a legal move is answered with feedback and asked again, up to
 MAX_ATTEMPTS answers in all; then the seat forfeits (the rule of Kaggle's Game Arena).
 The call goes through the project's client path: the submission's provider client,
-reasoning settings and timeouts (arena.play.agents.make_client), and the endpoint's
+reasoning settings and timeouts (arena.play.agents.model.make_client), and the endpoint's
 gate, which keeps the submission's concurrency cap (arena.clients.limits).
 """
 
@@ -20,9 +20,9 @@ import random
 from django.conf import settings
 
 from arena.clients.base import ModelCallError
-from arena.endpoint_privacy import hide_endpoint
+from arena.endpoints.privacy import hide_endpoint
 from arena.models import Submission
-from arena.play.agents import make_client
+from arena.play.agents.model import make_client
 from arena.play.pace import submission_gate
 from arena.strategies.lmact import LMActPrompter, build_prefix, parse_action, parse_reasoning
 from arena.strategies.shape import MessageShape, adapt
@@ -46,7 +46,7 @@ ILLEGAL_FEEDBACK = (
 class SeatFailed(Exception):
     """The seat's endpoint gave no answer after all its retries: the match cannot be
     scored (it fails; it is neither a win nor a loss). Carries the kind of failure and
-    the seat, for what readers other than the seat's owner are told (arena.public_errors)."""
+    the seat, for what readers other than the seat's owner are told (arena.endpoints.public_errors)."""
 
     def __init__(self, message: str, kind: str = "", seat: int | None = None):
         super().__init__(message)

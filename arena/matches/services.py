@@ -12,7 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from arena import page_generation
-from arena.endpoint_privacy import hide_endpoint
+from arena.endpoints.privacy import hide_endpoint
 from arena.live import publish
 from arena.matches.games import HARNESS_VERSION, Ending
 from arena.matches.models import Match, MatchMove
@@ -150,7 +150,7 @@ def match_fail(match_id: int, worker: str, error: str, kind: str = "", seat: int
     """End a match that could not be played out; it carries no result. The error has
     both sides' endpoint addresses hidden whatever failed (a seat, or the arena's own
     code); a seat's endpoint failure is stored with its kind and seat, which is what
-    readers other than that seat's owner and staff are shown (arena.public_errors)."""
+    readers other than that seat's owner and staff are shown (arena.endpoints.public_errors)."""
     urls = Match.objects.filter(pk=match_id).values_list("first__base_url", "second__base_url").first() or ()
     with transaction.atomic():
         _held(match_id, worker).update(

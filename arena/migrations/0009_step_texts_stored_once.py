@@ -1,15 +1,15 @@
-"""Each text of a step stored once (arena.steptext): the observation no longer repeated
+"""Each text of a step stored once (arena.storage.steptext): the observation no longer repeated
 inside prompt_added, a reasoning that is the completion stripped stored as NULL, and the
 values a call shares with its step left out of calls.
 
-Both directions go through arena.steptext, in batches of rows read in id order, and only
+Both directions go through arena.storage.steptext, in batches of rows read in id order, and only
 rows that change are written (one prepared UPDATE per row, run for a whole batch).
 Forwards is idempotent (a stored row stays as it is); backwards writes every row in the
 plain form again, so the migration can be undone."""
 
 from django.db import migrations, models
 
-from arena import steptext
+from arena.storage import steptext
 
 BATCH = 2_000
 COLUMNS = ("id", "observation_text", "prompt_added", "completion", "reasoning", "calls",

@@ -1,12 +1,12 @@
-"""Base URLs' query strings move to their encrypted form (arena.endpoint_url); the edit
+"""Base URLs' query strings move to their encrypted form (arena.endpoints.url); the edit
 history keeps the query's names, not its values."""
 
-import arena.endpoint_url
+import arena.endpoints.url
 from django.db import migrations, models
 
 
 def _plain(url):
-    return arena.endpoint_url.without_query(url)
+    return arena.endpoints.url.without_query(url)
 
 
 def encrypt_queries(apps, schema_editor):
@@ -40,7 +40,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name="submission",
             name="base_url",
-            field=arena.endpoint_url.EndpointURLField(blank=True, max_length=1200),
+            field=arena.endpoints.url.EndpointURLField(blank=True, max_length=1200),
         ),
         migrations.RunPython(encrypt_queries, decrypt_queries),
     ]

@@ -1,10 +1,10 @@
 """Errors stored before every part of an endpoint's address was hidden on its own
-(arena.endpoint_privacy) may still quote a tenant path, a query value, a port or a
+(arena.endpoints.privacy) may still quote a tenant path, a query value, a port or a
 resolved address: hide them now, in episodes', steps' and matches' errors."""
 
 from django.db import migrations
 
-from arena.endpoint_privacy import hide_endpoint
+from arena.endpoints.privacy import hide_endpoint
 
 BATCH = 500
 

@@ -1,5 +1,5 @@
 """A failed match keeps the kind of its endpoint failure and the seat that failed, so
-readers other than that seat's owner and staff read the kind (arena.public_errors)."""
+readers other than that seat's owner and staff read the kind (arena.endpoints.public_errors)."""
 
 from django.db import migrations, models
 

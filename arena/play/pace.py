@@ -5,7 +5,7 @@ for, and the last rate-limit figures the server sent.
 
 Workers write it (from the database thread, never blocking the event loop); the page
 reads it. Every worker writes the figures of its own gate: the page shows the latest.
-Gates and their paces are one tenant's (arena.tenancy): a page shows a submission the
+Gates and their paces are one tenant's (arena.endpoints.tenancy): a page shows a submission the
 pace of its owner's use of the URL, never another account's.
 """
 
@@ -20,7 +20,7 @@ from django.core.cache import cache
 
 from arena.clients.limits import EndpointGate, gate_for
 from arena.play.dbthread import db
-from arena.tenancy import server_key, submission_endpoint_key
+from arena.endpoints.tenancy import server_key, submission_endpoint_key
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ def pace_key(endpoint: str) -> str:
 
 def submission_gate(submission) -> EndpointGate:
     """The gate the submission's calls go through on the running loop: its tenant's
-    (arena.tenancy), publishing its pace for the submission page, numbering the server's
+    (arena.endpoints.tenancy), publishing its pace for the submission page, numbering the server's
     slots with the other tenants of the server."""
     endpoint = submission_endpoint_key(submission)
     return gate_for(
@@ -45,7 +45,7 @@ def submission_gate(submission) -> EndpointGate:
 
 def publisher(endpoint: str):
     """A gate's `on_change`: stores what it is given for `endpoint` (a tenant's key,
-    arena.tenancy), off the loop."""
+    arena.endpoints.tenancy), off the loop."""
     key = pace_key(endpoint)
 
     def publish(pace: dict) -> None:

@@ -34,9 +34,10 @@ from arena.services import snapshots
 from arena.play import starts
 from arena.play.dbthread import db
 from arena.play.simulators import computing
-from arena.endpoint_privacy import hide_endpoint
+from arena.endpoints.privacy import hide_endpoint
 from arena.play.stepwriter import StepWriter
-from arena.play.agents import Agent, EndpointFailed, make_agent
+from arena.play.agents import make_agent
+from arena.play.agents.base import Agent, EndpointFailed
 from arena.play.step_records import ObservationImages, ViewerFrames, answers_of, step_record_of
 from arena.strategies.context import ContextExhausted
 from arena.variant import Variant

@@ -9,9 +9,9 @@ import json
 from django.conf import settings
 
 from arena.clients.replies import MAX_ERROR_CHARS, capped_text
-from arena.images import ImageRef, png_size, read_png, write_png_bytes
+from arena.storage.images import ImageRef, png_size, read_png, write_png_bytes
 from arena.models import Step
-from arena.play.agents import Decision
+from arena.play.agents.base import Decision
 from arena.services.steps import StepRecord
 from envs.render import encode_png
 

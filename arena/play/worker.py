@@ -12,7 +12,7 @@ crash resumes the interrupted episodes first.
 A model's or agent's endpoint takes a few calls at once (the submission's concurrent
 requests, arena.clients.limits), and an episode keeps its turn there until it ends. So
 the worker holds at most ENDPOINT_HOLD_FACTOR episodes per turn of one endpoint (one
-tenant's use of it, arena.tenancy: a stranger's episodes never count against yours): those
+tenant's use of it, arena.endpoints.tenancy: a stranger's episodes never count against yours): those
 playing and as many ready for the next free turn. An episode taken beyond that goes
 back to the queue behind its submission's others, instead of waiting inside the worker
 in a place another submission's episode needs: a slow one-slot server with hundreds of
@@ -47,7 +47,7 @@ from arena.services.episodes import episodes_heartbeat, reap_stale_episodes, wor
 from arena.services.runs import episode_turn_given_back
 from arena.services.turns import turn_of_account
 from arena.play import requeue
-from arena.memory import keep_freed_memory
+from arena.runtime.memory import keep_freed_memory
 from arena.play.runner import EpisodeRunner
 from envs.registry import all_tasks
 
@@ -74,7 +74,7 @@ class Worker:
         self.runner = runner or EpisodeRunner(self.name)
         self.in_flight: dict[int, asyncio.Task] = {}
         self.baselines_in_flight: set[int] = set()
-        self.endpoint_of: dict[int, str] = {}  # episode in flight -> its endpoint's key (arena.tenancy)
+        self.endpoint_of: dict[int, str] = {}  # episode in flight -> its endpoint's key (arena.endpoints.tenancy)
         self._stopping = asyncio.Event()
         self._next_newcomer_check = 0.0
         self._user_episode_queued = False  # as of the loop's latest look at the queue's head
@@ -223,7 +223,7 @@ class Worker:
         # collector from rescanning it at every collection.
         gc.freeze()
         # A simulator's per-step arrays reuse the memory of the step before instead of
-        # being mapped afresh by the kernel (arena.memory).
+        # being mapped afresh by the kernel (arena.runtime.memory).
         keep_freed_memory()
         worker_heartbeat(self.name, socket.gethostname(), os.getpid(), 0)
         recover_lost_episodes()

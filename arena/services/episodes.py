@@ -8,7 +8,7 @@ Concurrency rules kept here:
   running; steps: arena.services.steps);
 - websocket pushes and queue messages are sent from `transaction.on_commit`;
 - a worker's writes of an episode are run again when PostgreSQL aborts them to break a
-  deadlock (arena.dbretry), so no episode fails for one.
+  deadlock (arena.runtime.dbretry), so no episode fails for one.
 """
 
 from __future__ import annotations
@@ -22,15 +22,17 @@ from django.db.models import F, Q
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from arena import images, page_generation
+from arena import page_generation
+from arena.storage import images
 from arena.live.publish import publish_end_on_commit
-from arena.images import ImageRef
-from arena.endpoint_privacy import hide_endpoint
+from arena.storage.images import ImageRef
+from arena.endpoints.privacy import hide_endpoint
 from arena.services.aggregates import STEP_TOTAL_FIELDS, apply_step_totals, played_deltas, played_sums, step_totals
 from arena.services.prepared import Prepared
+from arena.services.steps import LeaseLost
 from arena.clients.base import redact
 from arena.clients.errors import ends_run
-from arena.dbretry import retry_on_conflict
+from arena.runtime.dbretry import retry_on_conflict
 from arena.metrics import fold as fold_metrics
 from arena.models import Episode, Run, Step, Submission, Worker
 from arena.variant import Variant
@@ -210,7 +212,7 @@ def episode_fail(episode_id: int, reason: str, *, worker: str | None = None, kin
 def _without_secrets(text: str, submission: Submission) -> str:
     """`text` with no recognisable part of the submission's key or signing secret, nor
     its endpoint address: episode errors are public, and whatever failed may have quoted
-    any of them (arena.endpoint_privacy)."""
+    any of them (arena.endpoints.privacy)."""
     text = hide_endpoint(text, submission.base_url)
     try:
         keys = (submission.get_api_key(), submission.get_agent_secret())

@@ -11,7 +11,7 @@ from arena import page_generation
 from arena.services.runs import enqueue_on_commit, plays_in_order
 from arena.live.publish import publish_end_on_commit
 from arena.services.aggregates import apply_step_totals, played_sums, step_totals
-from arena.endpoint_url import without_query
+from arena.endpoints.url import without_query
 from arena.models import Episode, Run, Submission, SubmissionEdit
 
 
@@ -88,7 +88,7 @@ def submission_update_endpoint(submission: Submission, *, changed_by, changes: d
         for name in ENDPOINT_FIELDS:
             if name in changes and changes[name] != getattr(submission, name):
                 # The history is stored in plain text: a query's values (a gateway's
-                # credential) stay in the encrypted base URL only (arena.endpoint_url).
+                # credential) stay in the encrypted base URL only (arena.endpoints.url).
                 record[name] = [getattr(submission, name), changes[name]]
                 if name == "base_url":
                     record[name] = [without_query(url) for url in record[name]]

@@ -14,11 +14,11 @@ import logging
 from django.db import connections, transaction
 from django.utils import timezone
 
-from arena import steptext
+from arena.storage import steptext
 from arena.live.publish import publish_step_on_commit
 from arena.clients.replies import excerpt
-from arena.dbretry import retry_on_conflict
-from arena.images import ImageRef
+from arena.runtime.dbretry import retry_on_conflict
+from arena.storage.images import ImageRef
 from arena.models import Episode, Run, Step, StoredImage
 
 logger = logging.getLogger(__name__)
@@ -86,7 +86,7 @@ def steps_record(batch: list[tuple[int, str, StepRecord]]) -> list[bool | StepNo
     batch's transaction fails, each item is written again in a transaction of its own,
     and an item refused even then gets a StepNotStored (True for the items stored). A
     transaction the database aborted for a deadlock or a serialization failure is run
-    again first (arena.dbretry): that refuses no step.
+    again first (arena.runtime.dbretry): that refuses no step.
     """
     try:
         return _store_retrying(batch)

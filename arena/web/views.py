@@ -17,8 +17,9 @@ from rest_framework.authtoken.models import Token
 from arena.services.submissions import submission_create
 from arena.services import run_actions
 from arena.balrog_results.exporter import balrog_submission_export, has_balrog_runs
-from arena.crypto import decrypt_secret, encrypt_secret
-from arena.web.forms import EndpointForm, LoginForm, SignUpForm, SubmissionForm
+from arena.endpoints.crypto import decrypt_secret, encrypt_secret
+from arena.web.forms import EndpointForm, LoginForm, SignUpForm
+from arena.web.submission_form import SubmissionForm
 from arena.models import Run, Submission, Worker
 from arena.moderation import taken_down_for
 from arena.selectors import taken_down_text
@@ -132,7 +133,7 @@ def _with_kept_key(request):
 
 def _kept_url(kept: dict) -> str | None:
     """The base URL the kept key goes with: encrypted in the session store like the key,
-    since its query string may hold a credential (arena.endpoint_url)."""
+    since its query string may hold a credential (arena.endpoints.url)."""
     try:
         return decrypt_secret(kept.get("base_url", "")) or None
     except ValueError:  # kept before it was encrypted, or under another key: ask again

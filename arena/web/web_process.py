@@ -31,7 +31,7 @@ from daphne.cli import CommandLineInterface
 from daphne.server import Server
 from django.conf import settings
 
-from arena.memory import keep_freed_memory
+from arena.runtime.memory import keep_freed_memory
 
 THRESHOLDS = (20_000, 10, 100)
 
@@ -56,7 +56,7 @@ def prepare_for_serving() -> None:
     load_what_pages_read()
     if settings.ARENA_WEB_KEEP_FREED_MEMORY:
         # A page's large strings reuse the memory of the page before instead of being
-        # mapped afresh by the kernel (arena.memory).
+        # mapped afresh by the kernel (arena.runtime.memory).
         keep_freed_memory()
     if not settings.ARENA_WEB_GC_TUNED:
         return

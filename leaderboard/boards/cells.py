@@ -25,7 +25,7 @@ from arena.metrics import summary
 from arena.models import Run
 from envs.balrog.catalog import NO_EPISODES, Figure, average_figure, pooled_figure_of
 from envs.suite import BEST_RUN, CLEMSCORE, MEAN_OF_EPISODE_METRIC_OVER, MEAN_OVER_TASKS, Metric, Suite
-from leaderboard.selectors.runs import metric_value, rank_key_of
+from leaderboard.selectors.ranking import metric_value, rank_key_of
 
 # The mean of several figures' means, with the standard error √(Σ SE²) / n over those
 # that have a figure (BALROG's average over environments, TextAtari's over games).
@@ -38,7 +38,7 @@ def run_sums(run: Run, metric: Metric) -> dict:
         return score_sums(run)
     entry = run.metric_sums.get(metric.episode_metric, {})
     if metric.fold == MEAN_OF_EPISODE_METRIC_OVER:
-        # As leaderboard.selectors.runs.metric_value: counted over the selecting episodes.
+        # As leaderboard.selectors.ranking.metric_value: counted over the selecting episodes.
         return {**entry, "n": int(run.metric_sums.get(metric.over, {}).get("sum", 0))}
     return entry
 

@@ -11,7 +11,7 @@ import json
 
 import plotly.graph_objects as go
 
-from leaderboard.selectors.runs import scaling_points
+from leaderboard.selectors.experiment_figures import scaling_points
 from leaderboard.selectors.submissions import experiment_runs
 
 BASELINE_STYLE = {"expert": ("Expert", "#2a9d8f"), "random": ("Random legal actions", "#e76f51")}

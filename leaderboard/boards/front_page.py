@@ -11,7 +11,7 @@ import dataclasses
 from arena.models import Submission
 from envs.suite import Suite
 from leaderboard.boards.overall import Board, Row
-from leaderboard.selectors.runs import SuiteBoard
+from leaderboard.selectors.ranking import SuiteBoard
 from leaderboard.templatetags.arena_format import figure
 
 # Ranked rows on the front page by default; ?rows=all lists every one.

@@ -38,7 +38,7 @@ MARKS_CACHE_VERSION = f"1:{MARK_RESAMPLES}:{MARK_MAX_DRAWS}"
 
 @dataclasses.dataclass(frozen=True)
 class NeighbourMark:
-    upper: object  # leaderboard.selectors.runs.LeaderboardRow, ranked just above
+    upper: object  # leaderboard.selectors.ranking.LeaderboardRow, ranked just above
     lower: object
     paired: bool  # compared on shared seeds
     shared_seeds: int

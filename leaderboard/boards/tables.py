@@ -13,7 +13,7 @@ from __future__ import annotations
 from arena.protocol import RowProtocol, row_protocol
 from leaderboard.boards.harness import overall_row_harness, run_standing, runs_behind
 from leaderboard.boards.overall import AVERAGE_DIGITS, AVERAGE_LABEL, Board, Cell, Column, Row
-from leaderboard.selectors.runs import LeaderboardRow
+from leaderboard.selectors.ranking import LeaderboardRow
 
 COST_DIGITS = 4
 RATING_DIGITS = 0  # head-to-head ratings, in Elo-scale points

@@ -12,7 +12,7 @@ hash; each line's `images` maps those hashes to the URL that serves them.
 The endpoint's address, its key and the owner are never written: the header names the
 submission by its name, model and generation settings only. A step's error is the
 endpoint's message only in the owner's and staff's downloads (`detailed`); others get
-its kind (arena.public_errors).
+its kind (arena.endpoints.public_errors).
 
 Everything is produced by generators that read the steps EXPORT_CHUNK_STEPS at a time
 (by index, each chunk a query of its own), so an episode of 100,000 steps streams in
@@ -32,7 +32,7 @@ from asgiref.sync import sync_to_async
 from django.core.serializers.json import DjangoJSONEncoder
 
 from arena.models import Episode, Run, Step, StoredImage, Submission
-from arena.public_errors import public_step_error
+from arena.endpoints.public_errors import public_step_error
 from leaderboard.selectors.episodes import episode_ids_of_run, episode_with_run, steps_chunk
 
 EXPORT_CHUNK_STEPS = 200

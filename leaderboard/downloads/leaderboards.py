@@ -21,7 +21,8 @@ from rest_framework.views import APIView
 
 from envs.registry import all_tasks, suite_of
 from leaderboard.boards import overall, tables
-from leaderboard.selectors.runs import STRATEGY_FILTERS, Filters, LeaderboardRow, leaderboard_rows
+from leaderboard.selectors.runs import STRATEGY_FILTERS, Filters, leaderboard_rows
+from leaderboard.selectors.ranking import LeaderboardRow
 from leaderboard.serializers import MetricValueSerializer, RunSerializer
 
 

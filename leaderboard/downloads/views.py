@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.http import HttpResponse, StreamingHttpResponse
 
-from arena.endpoint_privacy import can_see_endpoint
+from arena.endpoints.privacy import can_see_endpoint
 from arena.web.throttles import download_limited
 from leaderboard import frames
 from leaderboard.downloads import exports

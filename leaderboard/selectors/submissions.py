@@ -11,8 +11,8 @@ from django.shortcuts import get_object_or_404
 
 from arena.models import Episode, Experiment, Run, Submission, Worker
 from arena.moderation import ranked, taken_down_for
-from arena.tenancy import submission_endpoint_key
-from leaderboard.selectors.runs import lean_runs, with_submissions
+from arena.endpoints.tenancy import submission_endpoint_key
+from leaderboard.selectors.lean_runs import lean_runs, with_submissions
 
 
 def submissions_by_id(ids: list[int]) -> dict[int, Submission]:
@@ -31,7 +31,7 @@ def runs_of_submission(submission: Submission) -> list[Run]:
 
 def ranked_runs_of_tasks(tasks: set[str]) -> list[Run]:
     """Every submission's runs of these tasks that have finished episodes, but those the
-    operators hid (arena.moderation). Read lean (leaderboard.selectors.runs.lean_runs):
+    operators hid (arena.moderation). Read lean (leaderboard.selectors.lean_runs.lean_runs):
     a model page that played every task reads every run of the arena, a thousand at 10^5
     episodes, and the ORM's instances were a third of the page's CPU."""
     return with_submissions(lean_runs(ranked(Run.objects.filter(task__in=tasks, episodes_done__gt=0)).order_by("id")))
@@ -99,12 +99,12 @@ def fresh_workers(since: datetime) -> list[Worker]:
 
 
 def episodes_playing_through(submission: Submission) -> int:
-    """Running episodes of the submission's tenant of its endpoint (arena.tenancy): its
+    """Running episodes of the submission's tenant of its endpoint (arena.endpoints.tenancy): its
     owner's submissions to the same URL share its turns; nobody else's count."""
     key = submission_endpoint_key(submission)
     if submission.owner_id is None:
         return Episode.objects.filter(status=Episode.RUNNING, run__submission=submission).count()
-    # Grouped by URL in Python: a URL with a query is stored encrypted (arena.endpoint_url).
+    # Grouped by URL in Python: a URL with a query is stored encrypted (arena.endpoints.url).
     counts = (
         Episode.objects.filter(status=Episode.RUNNING, run__submission__owner_id=submission.owner_id)
         .values("run__submission_id").annotate(playing=Count("id")).values_list("run__submission_id", "playing")

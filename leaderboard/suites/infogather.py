@@ -14,7 +14,8 @@ from arena.metrics import summary
 from arena.models import Run
 from envs.registry import suite_of
 from arena.protocol import is_comparable
-from leaderboard.selectors.runs import rank_key, scored_runs_of_task
+from leaderboard.selectors.runs import scored_runs_of_task
+from leaderboard.selectors.ranking import rank_key
 from leaderboard.boards.charts import BASELINE_STYLE, figure_json, plain_text
 
 STEPS = "steps_to_sufficient_information"
@@ -48,7 +49,7 @@ def _runs(task_id: str, filters=None):
 def leaderboard(task_id: str, filters=None) -> list[Row]:
     """Grouped by number of colours; within a group ranked as on the task page, by the
     suite's primary metric (fewer steps to sufficient information, runs with episodes
-    that never got there after the others; leaderboard.selectors.runs.rank_key)."""
+    that never got there after the others; leaderboard.selectors.ranking.rank_key)."""
     primary = suite_of(task_id).primary_metric
     rows = [
         Row(None, run, summary(run.metric_sums.get("identified", {})), summary(run.metric_sums.get(STEPS, {})))

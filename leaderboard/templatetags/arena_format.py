@@ -91,7 +91,7 @@ def mean_se(summary, style=""):
 
 @register.filter
 def metric(value):
-    """A run's metric (leaderboard.selectors.runs.MetricValue) as "mean ± se" in the metric's
+    """A run's metric (leaderboard.selectors.ranking.MetricValue) as "mean ± se" in the metric's
     unit and precision, or an em dash when no episode has a value."""
     if value is None or value.mean is None:
         return "—"
@@ -106,7 +106,7 @@ def ranking_metric(run):
     """The run's value of the metric that ranks it on its task's leaderboard (the
     primary metric of the task's suite); None for a task no longer in the catalogue."""
     from envs.registry import suite_of
-    from leaderboard.selectors.runs import metric_value
+    from leaderboard.selectors.ranking import metric_value
 
     try:
         return metric_value(run, suite_of(run.task).primary_metric)

@@ -222,7 +222,7 @@ class RowParts:
 
 
 def run_row(row, run_url: Callable[[int], str], submission_url: Callable[[int], str], parts: RowParts | None = None) -> str:
-    """One row (leaderboard.selectors.runs.LeaderboardRow) as the table's <tr>; the
+    """One row (leaderboard.selectors.ranking.LeaderboardRow) as the table's <tr>; the
     addresses of the run and submission pages from `run_url` and `submission_url`;
     `parts` what the rows written so far with this one have worked out."""
     run = row.run
@@ -261,7 +261,7 @@ def run_row(row, run_url: Callable[[int], str], submission_url: Callable[[int], 
 
 @register.simple_tag
 def run_rows(rows, parts: RowParts | None = None) -> SafeString:
-    """Every row of `rows` (leaderboard.selectors.runs.LeaderboardRow), in order;
+    """Every row of `rows` (leaderboard.selectors.ranking.LeaderboardRow), in order;
     `parts` shared with the other tables of the page, when it has several."""
     return mark_safe(_rows_markup(rows, parts))
 
@@ -349,7 +349,7 @@ def _task_section(entry, columns, filter_query: str, shown_rows: int, row_parts:
 
 @register.simple_tag
 def task_sections(suites, filter_query: str, shown_rows: int) -> SafeString:
-    """Every suite's section of the front page (leaderboard.selectors.runs.SuiteBoard):
+    """Every suite's section of the front page (leaderboard.selectors.ranking.SuiteBoard):
     its title, ranking rule and each task's leaderboard, with the link to the task's
     page under the same filters (`filter_query`) when it has more than `shown_rows`."""
     ranking_rule = get_template("leaderboard/_ranking_rule.html")

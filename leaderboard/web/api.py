@@ -11,7 +11,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
-from arena.endpoint_privacy import can_see_endpoint
+from arena.endpoints.privacy import can_see_endpoint
 from arena.models import Episode, Run
 from arena.moderation import visible_to
 from envs.registry import all_tasks

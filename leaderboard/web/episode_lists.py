@@ -8,7 +8,7 @@ from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import render
 
-from arena.endpoint_privacy import error_for
+from arena.endpoints.privacy import error_for
 from envs.registry import all_tasks
 from leaderboard.selectors.episodes import EpisodeFilters, end_reasons_of_task, filtered_episodes_of_task
 
@@ -44,7 +44,7 @@ def task_episodes(request, suite, name):
     page = Paginator(filtered_episodes_of_task(task_id, episode_filters), EPISODES_PER_PAGE).get_page(request.GET.get("page"))
     episodes = list(page.object_list)
     for episode in episodes:
-        # An endpoint's own words reach only its owner and staff (arena.endpoint_privacy).
+        # An endpoint's own words reach only its owner and staff (arena.endpoints.privacy).
         episode.shown_error = error_for(request.user, episode)
     return render(
         request,

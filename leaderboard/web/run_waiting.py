@@ -76,7 +76,7 @@ def _endpoint_turns(run: Run) -> str:
 def _endpoint_busy(run: Run) -> str:
     """A queued run whose endpoint has every turn taken: its episodes are taken from the
     queue as the endpoint's episodes end (arena.play.worker), whatever the queue says.
-    Only the owner's own episodes count (arena.tenancy): another account's use of the
+    Only the owner's own episodes count (arena.endpoints.tenancy): another account's use of the
     same URL neither takes this run's turns nor is told to whoever reads this page."""
     cap = run.submission.max_concurrent_requests
     if not run.submission.base_url:

@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 
 from arena.balrog_results.exporter import has_balrog_runs
-from arena.endpoint_privacy import can_see_endpoint, hide_endpoint_in
+from arena.endpoints.privacy import can_see_endpoint, hide_endpoint_in
 from arena.models import Submission
 from arena.play.pace import endpoint_pace
 from arena.selectors import endpoint_speed

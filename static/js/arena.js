@@ -5,7 +5,7 @@
  *   untrusted text (docs/design.md §5), so text only ever reaches the page through
  *   textContent: these helpers are the way to build markup from it;
  * - the status vocabulary, read from the JSON block "status-vocabulary" that
- *   the server renders from arena/models.py (Episode.TERMINAL, Run.TERMINAL),
+ *   the server renders from arena/models/ (Episode.TERMINAL, Run.TERMINAL),
  *   so no script spells out which statuses end an episode or a run.
  */
 (function () {

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from arena.play.agents import Decision
+from arena.play.agents.base import Decision
 from arena.clients.base import ModelCallError
 from arena.clients.errors import ErrorKind
 from arena.clients.replies import (

@@ -195,7 +195,7 @@ aborted = []
 class Remember(logging.Handler):
     def emit(self, record):
         aborted.append(record.getMessage())
-logging.getLogger("arena.dbretry").addHandler(Remember())
+logging.getLogger("arena.runtime.dbretry").addHandler(Remember())
 
 baseline = baseline_submission("random", "Random")
 run = run_create(baseline, RunSpec(task="lmact/gridworld", format="ascii", num_episodes=2))
@@ -258,7 +258,7 @@ def test_a_step_batch_aborted_by_a_real_deadlock_is_stored_on_a_retry(postgres, 
     assert len(outcome["retries"]) == 1 and "(deadlock); running it again" in outcome["retries"][0]
 
 
-# The boards read runs through leaderboard.selectors.runs.lean_runs, which casts the JSON
+# The boards read runs through leaderboard.selectors.lean_runs.lean_runs, which casts the JSON
 # fields to text in SQL and decodes them itself: on PostgreSQL (jsonb) as on SQLite, every
 # field must equal the ORM's and the front page must render.
 LEAN_RUNS_ON_POSTGRES = """

@@ -10,7 +10,7 @@ import pytest
 
 from arena.services.runs import RunSpec, run_create
 from arena.services.submissions import submission_create
-from arena.images import image_path
+from arena.storage.images import image_path
 from arena.models import Episode, Run, Submission
 from tests.conftest import new_run
 from tests.support.fake_openai import Fault

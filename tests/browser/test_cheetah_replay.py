@@ -17,7 +17,7 @@ VIEWPORT = {"width": 1280, "height": 900}
 # pictures drawn and stored the way the runner does it.
 SETUP = r"""
 import json
-from arena import images
+from arena.storage import images
 from arena.services.episodes import episode_claim, episode_finish
 from arena.services.runs import RunSpec, run_create
 from arena.services.steps import step_record

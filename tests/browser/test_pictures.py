@@ -17,7 +17,7 @@ WORLDS = ["balrog/babyai-goto", "balrog/crafter", "balrog/minihack-quest-easy", 
 # runner stores them (arena.play.step_records.ViewerFrames).
 SETUP = r"""
 import json
-from arena import images
+from arena.storage import images
 from arena.services.episodes import episode_claim, episode_finish
 from arena.services.runs import RunSpec, run_create
 from arena.services.steps import step_record

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from arena.services.submissions import run_specs
-from arena.web.validation import formats_in_mode
+from arena.web.task_choice import formats_in_mode
 from envs.registry import all_suites, tasks_of
 from tests.support.fake_openai import FakeOpenAIServer
 

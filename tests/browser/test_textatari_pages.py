@@ -18,7 +18,7 @@ SETUP = r"""
 import io, json
 from PIL import Image
 from django.utils import timezone
-from arena import images
+from arena.storage import images
 from arena.services.episodes import episode_claim, episode_finish
 from arena.services.runs import RunSpec, run_create
 from arena.services.steps import step_record

@@ -3,7 +3,7 @@ would build for them.
 
 `recording(name)` loads one file of recorded exchanges; `replies(...)` picks the
 responses a ReplayServer plays back; `runner_client(...)` builds the model client the way
-the runner does (arena.play.agents.make_client, from a submission's fields), pointed at
+the runner does (arena.play.agents.model.make_client, from a submission's fields), pointed at
 the replay server; `shape(value)` is a JSON value's structure (keys and types, no
 values), to compare the arena's requests with the recorded ones; `camel(value)` its
 keys as Gemini's protobuf JSON reads them either way.
@@ -16,7 +16,7 @@ import pathlib
 from typing import Any
 
 from arena.models import Submission
-from arena.play.agents import make_client
+from arena.play.agents.model import make_client
 
 RECORDED = pathlib.Path(__file__).resolve().parents[1] / "arena" / "clients" / "recorded"
 KEY = "sk-recorded-replay-0123456789abcdef"
@@ -41,7 +41,7 @@ def replies(name: str, *indexes: int) -> list[dict]:
 def runner_client(provider: str, base_url: str, model: str, *, max_tokens: int = 2048,
                   temperature: float = 0.0, reasoning_effort: str = "",
                   thinking_budget_tokens: int | None = None):
-    """The client arena.play.agents.make_client builds for a submission with these
+    """The client arena.play.agents.model.make_client builds for a submission with these
     fields (nothing is saved). Loopback must be allowed (the `allow_loopback` fixture)."""
     submission = Submission(
         name="Recorded replay", provider=provider, base_url=base_url, model=model,

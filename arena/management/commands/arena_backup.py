@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from arena.backup import BackupError, backup
+from arena.storage.backup import BackupError, backup
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from arena.backup import BackupError, restore
+from arena.storage.backup import BackupError, restore
 
 
 class Command(BaseCommand):

@@ -16,6 +16,12 @@ from pathlib import Path
 
 from envs.adventure.clem import pddl
 
+# The instances' names for the player and the inventory, and the digits that end an
+# instance's name ("apple1").
+PLAYER = "player1"
+INVENTORY = "inventory"
+DIGITS = tuple("0123456789")
+
 DATA_DIR = Path(__file__).resolve().parents[1] / "data" / "clembench"
 SOURCE = {
     "repository": "clp-research/clembench",

@@ -7,7 +7,8 @@ import re
 from collections import deque
 
 from envs.adventure.clem.game import ClemGame
-from envs.adventure.clem.world import INVENTORY, PLAYER, World
+from envs.adventure.clem.world import World
+from envs.adventure.clem.data import INVENTORY, PLAYER
 
 # The prompt (AdventureGame App. D), in this project's words with clembench's content and
 # layout: how to answer, one example, the inventory limit or the new words if the

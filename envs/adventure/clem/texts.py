@@ -4,7 +4,9 @@ not its sentences."""
 
 from __future__ import annotations
 
-from envs.adventure.clem.world import INVENTORY, Resolution, World
+from envs.adventure.clem.world import World
+from envs.adventure.clem.resolution import Resolution
+from envs.adventure.clem.data import INVENTORY
 
 
 def _listing(names: list[str]) -> str:

@@ -1,4 +1,4 @@
-"""A baseline's choice for a blocking task (arena.play.agents.BaselineAgent.decide): a
+"""A baseline's choice for a blocking task (arena.play.agents.baseline.BaselineAgent.decide): a
 policy that acts instantly (the random one) chooses on the event loop, any other on a
 thread, and both choose what the policy chooses."""
 
@@ -6,7 +6,7 @@ import asyncio
 import threading
 from types import SimpleNamespace
 
-from arena.play.agents import BaselineAgent
+from arena.play.agents.baseline import BaselineAgent
 from envs.core import RandomLegalPolicy
 from envs.registry import make
 

@@ -12,7 +12,7 @@ from PIL import Image
 from arena.services.episodes import episode_claim, reap_stale_episodes
 from arena.services import steps as step_writes
 from arena.play import runner, step_records
-from arena.images import image_path, write_png_bytes
+from arena.storage.images import image_path, write_png_bytes
 from arena.models import Episode, Run, Step
 from arena.play.runner import EpisodeRunner
 from arena.strategies.lmact import rebuild_prompt

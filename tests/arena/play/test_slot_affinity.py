@@ -67,7 +67,7 @@ async def test_a_released_holder_that_never_called_changes_nothing():
 @pytest.mark.asyncio
 async def test_tenants_of_one_server_number_its_slots_together():
     from arena.clients.limits import gate_for
-    from arena.tenancy import server_key
+    from arena.endpoints.tenancy import server_key
 
     server = server_key("http://GPU7.example:8080/v1")
     alice = gate_for("owner-1 http://gpu7.example:8080/v1", 2, server=server)
@@ -81,7 +81,7 @@ async def test_tenants_of_one_server_number_its_slots_together():
 
 
 def test_a_servers_key_is_its_scheme_host_and_port():
-    from arena.tenancy import server_key
+    from arena.endpoints.tenancy import server_key
 
     assert server_key("http://GPU7.example:8080/v1?key=x") == server_key("http://gpu7.example:8080/") == (
         "http://gpu7.example:8080"

@@ -11,9 +11,10 @@ import asyncio
 import pytest
 from asgiref.sync import async_to_sync
 
-from arena.services.episodes import episode_claim
+from arena.services.episodes import episode_claim, episode_finish, episode_set_prefix
 from arena.services.steps import LeaseLost
-from arena.play.agents import BaselineAgent, make_agent
+from arena.play.agents import make_agent
+from arena.play.agents.baseline import BaselineAgent
 from arena.models import Episode, Run, Step
 from arena.play.runner import EpisodeRunner
 from arena.services.steps import StepNotStored, StepRecord, step_record, steps_record
@@ -118,3 +119,15 @@ def test_in_one_worker_only_the_episode_whose_step_was_refused_fails(baseline):
         assert episode.status == Episode.FAILED
         assert episode.error.startswith("step 0 could not be stored: "), episode.error
         assert "internal error" not in episode.error
+
+
+def test_a_worker_that_lost_its_episode_cannot_finish_it_or_set_its_prompt(baseline):
+    # Another worker took the episode over (its lease expired): the first worker's
+    # late writes are refused as a lost lease, and leave the episode as it was.
+    (episode,) = claimed_episodes(baseline, 1)
+    with pytest.raises(LeaseLost):
+        episode_finish(episode.id, "other", score=1.0, end_reason="goal")
+    with pytest.raises(LeaseLost):
+        episode_set_prefix(episode.id, "other", [], [])
+    episode.refresh_from_db()
+    assert episode.status == Episode.RUNNING and episode.score is None

@@ -96,7 +96,7 @@ def test_reflexion_reflects_over_the_whole_episode_in_four_keys_and_carries_its_
 
 
 def test_a_reflection_too_long_for_the_context_window_leaves_out_the_oldest_steps():
-    from arena.play.agents import ModelAgent
+    from arena.play.agents.model import ModelAgent
     from arena.strategies.context import ContextBudget
     from envs.core import TracedStep
 

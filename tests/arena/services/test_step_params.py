@@ -13,7 +13,7 @@ import pytest
 from django.db import connections
 from django.utils.functional import lazy
 
-from arena import steptext
+from arena.storage import steptext
 from arena.models import Episode
 from arena.services.steps import StepRecord, _StepSQL, calls_to_store
 

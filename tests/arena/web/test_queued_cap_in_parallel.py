@@ -18,7 +18,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from arena.models import Episode, Experiment, Submission
-from arena.web import api as write_api
+from arena.web import api_serializers
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -50,13 +50,13 @@ def _client(token):
 
 def _both_counted_first(monkeypatch):
     both_counted = threading.Barrier(2, timeout=20)
-    check = write_api.check_queued_episodes
+    check = api_serializers.check_queued_episodes
 
     def check_then_wait(*args, **kwargs):
         check(*args, **kwargs)
         both_counted.wait()
 
-    monkeypatch.setattr(write_api, "check_queued_episodes", check_then_wait)
+    monkeypatch.setattr(api_serializers, "check_queued_episodes", check_then_wait)
 
 
 def test_two_submissions_sent_at_once_cannot_both_pass_the_cap(token, fake_model, allow_loopback, monkeypatch):

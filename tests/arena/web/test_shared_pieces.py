@@ -10,7 +10,7 @@ import re
 import pytest
 
 from arena.protocol import setting_text
-from arena.web.forms import SubmissionForm
+from arena.web.submission_form import SubmissionForm
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from arena.models import Episode, Run, Submission
 from arena.web.preview import submission_preview
 from arena.services.submissions import run_specs
-from arena.web.validation import formats_in_mode
+from arena.web.task_choice import formats_in_mode
 from envs.core import IMAGE_FORMATS
 from envs.registry import all_suites, get_task_class, tasks_of
 from envs.suite import PaperPreset

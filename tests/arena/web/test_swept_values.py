@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from arena.models import Run, Submission
 from arena.services.submissions import run_specs
-from arena.web.validation import check_task_settings
+from arena.web.task_choice import check_task_settings
 from django.core.exceptions import ValidationError
 from envs.registry import get_suite
 from tests.arena.web.test_submission_preview import _api_body, _form, _preset_api_body

@@ -1,6 +1,6 @@
 """A web process (arena.web.web_process) sets the garbage collector for serving once
 Daphne's command line has loaded the application, unless ARENA_WEB_GC_TUNED is off, and
-keeps the memory its pages free (arena.memory), unless ARENA_WEB_KEEP_FREED_MEMORY is off;
+keeps the memory its pages free (arena.runtime.memory), unless ARENA_WEB_KEEP_FREED_MEMORY is off;
 the modules every page imports are loaded before the first request.
 
 Each case runs the real command line in a child process (the collector is process-wide),

@@ -5,8 +5,8 @@ import io
 import pytest
 from PIL import Image
 
-from arena import images
-from arena.images import write_png_bytes
+from arena.storage import images
+from arena.storage.images import write_png_bytes
 from arena.play.step_records import ViewerFrames
 from envs.lmact.cheetah_frames import FRAME_HEIGHT, FRAME_WIDTH
 from envs.registry import get_task_class

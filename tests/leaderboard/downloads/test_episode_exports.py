@@ -11,7 +11,7 @@ from PIL import Image
 
 from arena.services.episodes import episode_claim, episode_finish
 from arena.services.steps import step_record
-from arena.images import write_png_bytes
+from arena.storage.images import write_png_bytes
 from arena.services.steps import StepRecord
 from arena.strategies.lmact import rebuild_prompt
 from envs.render import encode_png

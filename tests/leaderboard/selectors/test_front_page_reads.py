@@ -12,11 +12,10 @@ from leaderboard.selectors.runs import (
     leaderboard_by_suite,
     scored_runs_by_id,
     scored_runs_of_task,
-    ranked_rows,
-    LEAN_DEFERRED,
-    lean_runs,
     scored_runs,
 )
+from leaderboard.selectors.ranking import ranked_rows
+from leaderboard.selectors.lean_runs import LEAN_DEFERRED, lean_runs
 from envs.registry import suite_of
 from tests.conftest import new_run
 
@@ -81,7 +80,12 @@ def test_the_task_pages_charts_read_once_are_each_formats_own(baseline, make_mod
     per-format reads give."""
     from arena.models import Experiment
     from arena.services.submissions import experiment_create
-    from leaderboard.selectors.runs import replay_rows, replay_rows_by_format, scaling_points, scaling_points_by_format
+    from leaderboard.selectors.experiment_figures import (
+        replay_rows,
+        replay_rows_by_format,
+        scaling_points,
+        scaling_points_by_format,
+    )
 
     task = "lmact/gridworld"
     _finished(new_run(baseline("random"), task=task, fmt="ascii"), [0.0, 1.0])
@@ -138,7 +142,7 @@ def test_the_lean_runs_are_the_orms_runs_field_for_field(runs_of_both_modes, dja
 ])
 def test_the_lean_decoding_is_the_json_fields_own(text):
     from django.db import connection
-    from leaderboard.selectors.runs import _decoded
+    from leaderboard.selectors.lean_runs import _decoded
 
     orm = Run._meta.get_field("metric_sums").from_db_value(text, None, connection)
     assert repr(_decoded(text)) == repr(orm)

@@ -102,7 +102,7 @@ def test_a_running_run_whose_episodes_wait_for_the_endpoint_says_so(client, base
 
     from arena.models import Episode
     from arena.play.pace import pace_key
-    from arena.tenancy import submission_endpoint_key
+    from arena.endpoints.tenancy import submission_endpoint_key
     from arena.services.episodes import episode_claim
     from tests.support.episodes import record_step
 

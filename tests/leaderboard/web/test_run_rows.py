@@ -147,7 +147,7 @@ def test_the_numbers_a_row_writes_unescaped_hold_nothing_escape_would_replace(va
 def test_a_metric_cell_is_the_escaped_metric_filter(unit, digits, mean, stderr):
     # run_rows writes each value from its metric's format patterns, built once per page.
     from envs.suite import MEAN_SUMMED_REWARD, Metric
-    from leaderboard.selectors.runs import MetricValue
+    from leaderboard.selectors.ranking import MetricValue
     from leaderboard.templatetags.arena_format import metric
     from leaderboard.templatetags.run_rows import _metric_text, escape
 

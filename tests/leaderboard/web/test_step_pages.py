@@ -16,7 +16,7 @@ from leaderboard import serializers
 from leaderboard.routing import websocket_urlpatterns
 from arena.live.frame import STEP_TEXT_PREVIEW_CHARS
 from leaderboard.serializers import STEP_PAGE_MAX_BYTES
-from leaderboard.web.views import SHOWN_ACTION_CHARS
+from leaderboard.web.episode_views import SHOWN_ACTION_CHARS
 from tests.support.episodes import scripted_episode
 from tests.support.huge_steps import END_MARK, huge_steps_episode
 

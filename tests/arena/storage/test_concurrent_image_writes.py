@@ -5,7 +5,7 @@ TextAtari episode as "failed" with a FileNotFoundError on the image's rename."""
 
 import threading
 
-from arena import images
+from arena.storage import images
 
 
 def _frame(index: int) -> bytes:

@@ -1,6 +1,6 @@
 """What readers other than an endpoint's owner and staff are told when a step or a match
 met the endpoint's failures: the kind of failure in the arena's words, never the
-endpoint's own message (arena.endpoint_privacy.public_error does the same for an
+endpoint's own message (arena.endpoints.privacy.public_error does the same for an
 episode's error). The owner and staff read the message as stored, its address hidden.
 
 A step's error is a note, not a failure: a model call that succeeded after retries
@@ -24,9 +24,9 @@ from __future__ import annotations
 import re
 
 from arena.clients.errors import ErrorKind, classify_status, describe
-from arena.endpoint_privacy import can_see_endpoint
+from arena.endpoints.privacy import can_see_endpoint
 
-# The note agents.py writes for a call that needed retries, one per call of the step.
+# The note arena/play/agents/model.py writes for a call that needed retries, one per call of the step.
 _RETRY_NOTE = re.compile(r"(?:^|; )succeeded after (\d{1,3}) attempts")
 # The agent endpoint client's note of an earlier failed attempt after its verdict.
 _EARLIER_ATTEMPT = " (an earlier attempt failed: "

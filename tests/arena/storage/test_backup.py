@@ -104,7 +104,7 @@ from django.test import Client
 from arena.services.runs import RunSpec, run_create
 from arena.services.submissions import baseline_submission
 from arena.play.runner import EpisodeRunner
-from tests.arena.test_backup import _pages
+from tests.arena.storage.test_backup import _pages
 
 submission = baseline_submission("expert", "Expert")
 run = run_create(submission, RunSpec(task="lmact/gridworld", format="rgb", num_episodes=2, first_seed=0))

@@ -1,4 +1,4 @@
-"""The allocator thresholds of workers and web processes (arena.memory): set on glibc, skipped where
+"""The allocator thresholds of workers and web processes (arena.runtime.memory): set on glibc, skipped where
 the C library has no mallopt."""
 
 import ctypes.util
@@ -6,7 +6,7 @@ import platform
 
 import pytest
 
-from arena import memory
+from arena.runtime import memory
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")

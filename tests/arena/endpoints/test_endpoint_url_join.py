@@ -3,7 +3,7 @@ must reach the server with its route before the query: `/v1/chat/completions?key
 Appending the route to the URL as a string puts it inside the query
 (`/v1?key=…/chat/completions`), which the server reads as the path `/v1`.
 
-arena.endpoint_url.join_path and on_path build the URL on the path alone. The clients
+arena.endpoints.url.join_path and on_path build the URL on the path alone. The clients
 (arena/clients/*) still append strings: the last test shows it at the transport level,
 marked as a known failure until they build their URLs with join_path (issue 41)."""
 
@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from arena.endpoint_url import join_path, on_path, url_path
+from arena.endpoints.url import join_path, on_path, url_path
 from tests.support.fake_openai import FakeOpenAIServer
 
 
@@ -92,7 +92,7 @@ def _gemini(base):
 @pytest.mark.xfail(
     strict=True, raises=AssertionError,
     reason="the clients append their route after the base URL's query ('/v1?key=K9/chat/completions'); "
-    "fixed when they build their URL with arena.endpoint_url.join_path (then remove this mark)",
+    "fixed when they build their URL with arena.endpoints.url.join_path (then remove this mark)",
 )
 @pytest.mark.parametrize(
     "make, route",

@@ -1,26 +1,13 @@
-"""Agents: what turns an observation into an action text for the runner.
-
-A built-in baseline asks an `envs` policy and needs no model. A model agent builds the
-prompt with a strategy (arena.strategies), calls the submission's endpoint and parses
-the completion. Both expose the same small interface so the runner does not
-care which it drives.
-
-The `begin` and `prepare` methods touch the database (they store images) and are called
-by the runner in a worker thread; `decide` is a coroutine and only does network I/O.
-"""
+"""A model agent: the prompt built by a strategy (arena.strategies), the submission's
+endpoint called through its client, the completion parsed; with self-correction and
+Reflexion's reflections where the submission asks for them."""
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
-import logging
 from collections.abc import Sequence
-from typing import Protocol
 
 from django.conf import settings
 
-from arena.strategies import tokens
-from arena.clients.agent_endpoint import AgentEndpointClient
 from arena.clients.anthropic import AnthropicClient
 from arena.clients.base import ModelCallError
 from arena.clients.errors import ErrorKind, window_in_message
@@ -28,108 +15,22 @@ from arena.clients.gemini import GeminiClient
 from arena.clients.openai_compat import OpenAICompatibleClient
 from arena.clients.reasoning_params import reasoning_request
 from arena.clients.responses import ResponsesClient
-from arena.models import Episode, Run, StoredImage, Submission
+from arena.models import Episode, Run, Submission
+from arena.play.agents.base import Decision, EndpointFailed
 from arena.play.pace import submission_gate
 from arena.probe.lookups import LLAMA_CPP, LOCAL_SERVERS
 from arena.probe.speed import TooSlow, call_timeout
+from arena.strategies import tokens
 from arena.strategies.base import ImageStore
 from arena.strategies.chat import ChatStrategy
-from arena.strategies.history import ObservationHistoryStrategy
 from arena.strategies.context import ContextBudget, ContextExhausted, oldest_to_drop
+from arena.strategies.history import ObservationHistoryStrategy
 from arena.strategies.lmact import LMActStrategy
 from arena.strategies.shape import MessageShape, adapt
 from arena.variant import Variant
-from envs.core import Observation, ReflectionRequest, Task, TracedStep, make_policy
-from envs.registry import get_task_class, suite_of
+from envs.core import Observation, ReflectionRequest, Task, TracedStep
+from envs.registry import suite_of
 from envs.suite import FROZEN_PREFIX, OBSERVATION_HISTORY
-
-logger = logging.getLogger(__name__)
-
-
-@dataclasses.dataclass
-class Decision:
-    parsed_action: str | None
-    completion: str = ""
-    reasoning: str = ""
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    cached_tokens_in: int | None = None
-    reasoning_tokens: int | None = None
-    latency_ms: float | None = None
-    # The answer reached the token limit (possibly with no text at all): an "answer
-    # cut off" step; the suite's rule for a missing or illegal action still applies.
-    cut_off: bool = False
-    # Every model call made for this step (self-correction makes two).
-    calls: list = dataclasses.field(default_factory=list)
-    # Replay control (LMAct App. C.2): the action the runner executes instead.
-    forced_action: str | None = None
-    # Transient trouble that was overcome (retries), kept on the step for the record.
-    error: str = ""
-    # What was left out of the prompt to fit the context window (see Prompt.record).
-    context: dict | None = None
-    # How the messages were adapted to the endpoint's shape (arena.strategies.shape).
-    shape: dict | None = None
-    # Per call, what its provider wants given back with the answer (ModelReply.
-    # reasoning_items); empty when no call had any.
-    reasoning_items: list = dataclasses.field(default_factory=list)
-
-
-class Agent(Protocol):
-    """What the runner drives, whatever produces the actions (arena.play.runner).
-
-    `begin` and `prepare` may touch the database (they store images) and are called in a
-    worker thread unless `begins_instantly`; `decide` is a coroutine doing network I/O.
-    """
-
-    # Set when fewer demonstrations were placed in the prompt than the run asked for.
-    demonstrations_capped: dict | None
-    # True when `begin` does no work worth moving off the event loop.
-    begins_instantly: bool
-
-    def begin(self, task: Task, observation: Observation, images: ImageStore) -> tuple[list, list[int]]:
-        """The frozen prompt prefix (stored on the episode) and the demonstrations' seeds;
-        `images` stores the episode's images (and serves their bytes) from now on."""
-
-    def prepare(self, index: int, observation: Observation, previous_action: str | None, legal: Sequence[str]) -> list:
-        """What step `index` adds to the prompt (stored on the step)."""
-
-    async def decide(self, task: Task, index: int, prompt_added: list) -> "Decision":
-        """The action for the current step."""
-
-    def observe_result(self, index: int, observation: Observation, executed_action: str, reward: float) -> None:
-        """What the step's action led to."""
-
-    def replay_step(self, task: Task, completion: str, parsed_action: str | None, answers: Sequence = ()) -> None:
-        """A step stored by an earlier attempt at this episode, replayed on resume
-        before the task executes its stored action (as `decide` comes before it live);
-        the agent ends up where it would be had the episode never stopped. `answers`:
-        (text, reasoning items) of each model call the step made, in order."""
-
-    async def reflect(self, outcome: str) -> tuple[str, int, int]:
-        """Reflexion's lesson after the episode, with the tokens it cost (in, out)."""
-
-    async def aclose(self) -> None: ...
-
-    # Resuming from a task snapshot (arena.services.snapshots): the agent either saves its own
-    # state beside the task's (`snapshot` is not None, `restore` puts it back), or it
-    # needs nothing from the task to replay a stored step (`replays_without_task`: it is
-    # brought up to date from the stored steps' texts alone).
-    replays_without_task: bool
-
-    def snapshot(self) -> bytes | None: ...
-
-    def restore(self, data: bytes) -> None: ...
-
-
-class EndpointFailed(Exception):
-    """The model endpoint could not produce a completion after all retries.
-
-    `kind` is the arena.clients.errors.ErrorKind of the failure, when known; the episode
-    (and, for kinds that would hit every episode alike, the run) ends with it."""
-
-    def __init__(self, message: str, kind: str | None = None):
-        super().__init__(message)
-        self.kind = kind
 
 
 # A prompt the server refused as too long is rebuilt shorter and sent again this many
@@ -137,64 +38,13 @@ class EndpointFailed(Exception):
 CONTEXT_RETRIES = 2
 
 
-class BaselineAgent:
-    demonstrations_capped = None
-    begins_instantly = True  # no prompt to assemble
-
-    def __init__(self, submission: Submission, run: Run, episode: Episode):
-        self.policy = make_policy(get_task_class(run.task), submission.policy, episode.seed)
-        self.episode_id = episode.pk
-
-    def replay_step(self, task: Task, completion: str, parsed_action: str | None, answers: Sequence = ()) -> None:
-        # The policy is asked again for the stored step (the stored action is what is
-        # executed): a policy drawing from one generator per episode, or building on its
-        # own earlier choices (a warm-started planner, BabyAI's bot), then goes on from
-        # where it was, and the resumed episode plays the uninterrupted one's game.
-        chosen = self.policy.act(task)
-        if chosen != parsed_action:
-            logger.warning(
-                "episode %s: on resume, the %s policy chose %r where it had chosen %r; the game may differ from here",
-                self.episode_id, self.policy.name, chosen, parsed_action,
-            )
-
-    # The policy decides from the task's state, which a replay without the task lacks.
-    replays_without_task = False
-
-    def snapshot(self) -> bytes | None:
-        return self.policy.snapshot()
-
-    def restore(self, data: bytes) -> None:
-        self.policy.restore(data)
-
-    def begin(self, task: Task, observation: Observation, images: ImageStore) -> tuple[list, list[int]]:
-        return [], []
-
-    def prepare(self, index: int, observation: Observation, previous_action: str | None, legal: Sequence[str]) -> list:
-        return []
-
-    def observe_result(self, index: int, observation: Observation, executed_action: str, reward: float) -> None:
-        return None
-
-    async def decide(self, task: Task, index: int, prompt_added: list) -> Decision:
-        # Off the loop for a blocking task (a Stockfish search, a planning expert), unless
-        # the policy's choice is cheaper than the hop (a random choice among the legal
-        # actions, which the runner has listed on the loop already).
-        if task.blocking and not self.policy.acts_instantly:
-            return Decision(parsed_action=await asyncio.to_thread(self.policy.act, task))
-        return Decision(parsed_action=self.policy.act(task))
-
-    async def reflect(self, outcome: str) -> tuple[str, int, int]:
-        return "", 0, 0
-
-    async def aclose(self) -> None:
-        return None
-
-
 SELF_CORRECTION_REQUEST = (
     "Before this answer is used, check it. Go through it step by step against the rules "
     "and everything you have observed so far. If it contains a mistake, correct it; if it "
     "is right, keep it. Reply with your final answer in exactly the required format."
 )
+
+
 REFLECTION_REQUEST = (
     "The episode is over: {outcome}. In a few sentences, reflect on it: what worked, what "
     "went wrong, and what you will do differently the next time you play this game. "
@@ -424,96 +274,6 @@ class ModelAgent:
         await self.client.aclose()
 
 
-class AgentEndpointAgent:
-    """The submitter's own agent: the arena POSTs each step as signed JSON and takes the
-    returned action (arena.clients.agent_endpoint documents the schema)."""
-
-    demonstrations_capped = None
-    begins_instantly = True
-
-    def __init__(self, submission: Submission, run: Run, episode: Episode, client=None):
-        self.run = run
-        self.episode = episode
-        self.submission = submission
-        self.client = client or AgentEndpointClient(
-            submission.base_url,
-            submission.get_agent_secret(),
-            timeout_seconds=settings.ARENA_MODEL_TIMEOUT_SECONDS,
-            max_retries=settings.ARENA_MODEL_MAX_RETRIES,
-            allow_loopback=settings.ARENA_ALLOW_LOOPBACK,
-            backoff_base_seconds=settings.ARENA_MODEL_BACKOFF_SECONDS,
-        )
-        self.history: list[dict] = []
-        self._request: dict = {}
-        # Set by `begin`.
-        self._images: ImageStore | None = None
-        self._task = None
-
-    def begin(self, task: Task, observation: Observation, images: ImageStore) -> tuple[list, list[int]]:
-        self._task = task
-        self._images = images
-        return [], []
-
-    def prepare(self, index: int, observation: Observation, previous_action: str | None, legal: Sequence[str]) -> list:
-        image_url = None
-        if observation.image is not None:
-            sha = self._images.sha(observation)
-            image_url = settings.ARENA_PUBLIC_URL.rstrip("/") + StoredImage.url_of(sha)
-        self._request = {
-            "task": self.run.task,
-            "suite": self._task.suite,
-            "episode": {"id": self.episode.pk, "seed": self.episode.seed},
-            "step": index,
-            "observation": {"text": observation.text, "image_url": image_url},
-            "legal_actions": list(legal),
-            "instructions": self._task.instructions,
-            "history": self.history,  # the client sends only the most recent steps
-        }
-        return []
-
-    def observe_result(self, index: int, observation: Observation, executed_action: str, reward: float) -> None:
-        self.history.append(
-            {"step": index, "observation_text": observation.text, "action": executed_action, "reward": reward}
-        )
-
-    def replay_step(self, task: Task, completion: str, parsed_action: str | None, answers: Sequence = ()) -> None:
-        return None
-
-    # Its history is the stored observations and actions.
-    replays_without_task = True
-
-    def snapshot(self) -> bytes | None:
-        return None
-
-    def restore(self, data: bytes) -> None:
-        raise TypeError("an agent endpoint is brought up to date from the stored steps")
-
-    async def decide(self, task: Task, index: int, prompt_added: list) -> Decision:
-        gate = submission_gate(self.submission)
-        try:
-            reply = await gate.call(
-                self.client, lambda: self.client.act(self._request), settings.ARENA_MODEL_TIMEOUT_SECONDS
-            )
-        except ModelCallError as exc:
-            raise EndpointFailed(str(exc), exc.kind) from None
-        # An unusable reply (not JSON, no action) is an illegal action, not a crash.
-        return Decision(
-            parsed_action=reply.text if not reply.error else None,
-            completion=reply.text,
-            reasoning=reply.reasoning,
-            latency_ms=reply.latency_ms,
-            error=reply.error,
-            calls=[{"purpose": "act", "latency_ms": reply.latency_ms, "attempts": reply.attempts,
-                    "http_status": reply.http_status, "completion": reply.text}],
-        )
-
-    async def reflect(self, outcome: str) -> tuple[str, int, int]:
-        return "", 0, 0
-
-    async def aclose(self) -> None:
-        await self.client.aclose()
-
-
 def _total(values) -> int | None:
     present = [v for v in values if v is not None]
     return sum(present) if present else None
@@ -554,13 +314,3 @@ def make_strategy(run: Run, episode: Episode, reflections: Sequence[str] = ()):
     if protocol == OBSERVATION_HISTORY:
         return ObservationHistoryStrategy(run, episode, reflections=reflections)
     return ChatStrategy(run, episode, reflections=reflections)
-
-
-def make_agent(submission: Submission, run: Run, episode: Episode, reflections: Sequence[str] = ()) -> Agent:
-    """The agent of a submission for one episode; `reflections` are Reflexion's lessons
-    from the run's earlier episodes (model agents on chat suites use them)."""
-    if submission.is_baseline:
-        return BaselineAgent(submission, run, episode)
-    if submission.provider == Submission.PROVIDER_AGENT:
-        return AgentEndpointAgent(submission, run, episode)
-    return ModelAgent(submission, run, episode, reflections=reflections)

@@ -10,7 +10,7 @@ from django.apps import apps
 from django.db import connection
 from django.db.models import TextField, Value
 
-from arena.endpoint_url import ENCRYPTED_QUERY, conceal_query, reveal_query, without_query
+from arena.endpoints.url import ENCRYPTED_QUERY, conceal_query, reveal_query, without_query
 from arena.models import Submission, SubmissionEdit
 from arena.services.run_actions import submission_update_endpoint
 

@@ -2,7 +2,7 @@
 
 Some gateways take their credential in the query string (`…/v1?key=…`), so the query is
 a secret: in the database (hence in every backup) the column holds the URL with its
-query replaced by a Fernet token under ARENA_ENCRYPTION_KEY (arena.crypto), marked so
+query replaced by a Fernet token under ARENA_ENCRYPTION_KEY (arena.endpoints.crypto), marked so
 that a stored URL is told from one still in plain text:
 
     http://gpu7.example:8443/tenant/acme/v1?arena-encrypted-query=gAAAAAB…
@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from django.db import models
 
-from arena.crypto import decrypt_secret, encrypt_secret
+from arena.endpoints.crypto import decrypt_secret, encrypt_secret
 
 logger = logging.getLogger(__name__)
 

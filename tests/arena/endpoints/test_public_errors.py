@@ -1,5 +1,5 @@
 """What readers other than an endpoint's owner and staff read of a step's note and of a
-failed match (arena.public_errors): the kind, in the arena's words, whatever the server
+failed match (arena.endpoints.public_errors): the kind, in the arena's words, whatever the server
 wrote; the owner of the failing side and staff read the message."""
 
 from types import SimpleNamespace
@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 
 from arena.matches.public_errors import match_error_for
-from arena.public_errors import attempt_kind, public_step_error
+from arena.endpoints.public_errors import attempt_kind, public_step_error
 
 HOSTILE = "Cannot POST /Tenant-Canary-x7/v1/chat/completions?key=Key-Canary-q9 (retry; later)"
 

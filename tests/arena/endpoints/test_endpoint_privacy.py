@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.urls import get_resolver
 from rest_framework.test import APIClient
 
-from arena.endpoint_privacy import ADDRESS_HIDDEN, ENDPOINT_HIDDEN, endpoint_parts, hide_endpoint
+from arena.endpoints.privacy import ADDRESS_HIDDEN, ENDPOINT_HIDDEN, endpoint_parts, hide_endpoint
 from arena.matches.models import Match
 from arena.matches.player import MatchWorker
 from arena.matches.services import queue_pair

@@ -1,4 +1,4 @@
-"""Each text of a step is stored once (arena.steptext): the rows shrink, and every
+"""Each text of a step is stored once (arena.storage.steptext): the rows shrink, and every
 reader — the step API, the prompt rebuild, the BALROG export, a migration back to the
 plain rows — gets exactly what it got when steps repeated their texts."""
 
@@ -10,7 +10,7 @@ from django.db import connection
 from django.db.migrations import RunPython
 from django.db.migrations.executor import MigrationExecutor
 
-from arena import steptext
+from arena.storage import steptext
 from arena.models import Step
 from arena.strategies.history import rebuild_messages
 from tests.conftest import new_run

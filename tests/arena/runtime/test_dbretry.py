@@ -8,8 +8,8 @@ import logging
 import pytest
 from django.db import OperationalError, transaction
 
-from arena import dbretry
-from arena.dbretry import conflict_of, retry_on_conflict
+from arena.runtime import dbretry
+from arena.runtime.dbretry import conflict_of, retry_on_conflict
 
 
 class DriverError(Exception):
@@ -54,7 +54,7 @@ def test_deadlocks_and_serialization_failures_are_told_from_other_errors():
 @pytest.mark.django_db(transaction=True)
 def test_a_deadlocked_transaction_is_run_again_with_a_log_line(caplog):
     flaky = Flaky(database_error("40P01"), database_error("40001"))
-    with caplog.at_level(logging.WARNING, logger="arena.dbretry"):
+    with caplog.at_level(logging.WARNING, logger="arena.runtime.dbretry"):
         assert retry_on_conflict(flaky)("stored") == "stored"
     assert flaky.calls == 3
     assert [r.getMessage().split(": the database")[1] for r in caplog.records] == [
