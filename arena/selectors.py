@@ -62,6 +62,17 @@ def newcomer_waiting() -> bool:
     return queued.exclude(run__submission_id__in=playing).exists()
 
 
+def endpoint_playing(base_url: str) -> bool:
+    """Whether an episode is playing through the endpoint at `base_url` now (any
+    submission's: endpoints shared by submissions share their slots)."""
+    base_url = (base_url or "").strip().rstrip("/")
+    if not base_url:
+        return False
+    return Episode.objects.filter(
+        status=Episode.RUNNING, run__submission__base_url__in=[base_url, base_url + "/"]
+    ).exists()
+
+
 def submission_playing(episode_id: int) -> bool:
     """Whether the submission of the episode has an episode playing anywhere."""
     submission_id = Episode.objects.filter(pk=episode_id).values_list("run__submission_id", flat=True).first()

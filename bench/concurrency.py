@@ -47,12 +47,17 @@ def _serve_fake_model(latency: float, ports, stop, reply_text: str = "Action: up
                 body = json.loads(await reader.readexactly(length)) if length else {}
                 await asyncio.sleep(latency)
                 prompt = json.dumps(body.get("messages", ""))
+                # Every field OpenAI documents as always present (llama.cpp's and vLLM's
+                # servers send them too); a reply without some is read the SDK's slower
+                # lenient way (arena.clients.sdk_reading.sdk_object).
                 answer = json.dumps(
                     {
-                        "id": "fake", "object": "chat.completion", "model": body.get("model", "fake"),
+                        "id": "fake", "object": "chat.completion", "created": int(time.time()),
+                        "model": body.get("model", "fake"),
                         "choices": [{"index": 0, "finish_reason": "stop",
                                      "message": {"role": "assistant", "content": reply_text}}],
-                        "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 3},
+                        "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 3,
+                                  "total_tokens": len(prompt) // 4 + 3},
                     }
                 ).encode()
                 writer.write(
@@ -117,79 +122,6 @@ def _model_steps_with(args, base_url: str, name: str, switch) -> tuple[int, floa
 
 
 @contextlib.contextmanager
-def _httpcore_transport():
-    """The URL guard's connections made by httpx's own transport (httpcore on anyio)
-    instead of the lean HTTP/1.1 transport (arena.clients.lean_http)."""
-    import httpx
-
-    from arena.clients import urlguard
-
-    lean, urlguard.LeanHTTP11Transport = urlguard.LeanHTTP11Transport, httpx.AsyncHTTPTransport
-    try:
-        yield
-    finally:
-        urlguard.LeanHTTP11Transport = lean
-
-
-@contextlib.contextmanager
-def _through_async_client():
-    """Requests sent as before: through httpx.AsyncClient's per-request machinery
-    (build_request, auth and redirect flows, its cookie jar read only when an answer
-    sets a cookie, the body read through Response.aiter_bytes) over the same guarded
-    lean transport, instead of straight to the transport (HTTPModelClient._request)."""
-    import httpx
-
-    from arena.clients.http import HTTPModelClient
-
-    class CookiesWhenSet(httpx.Cookies):
-        def extract_cookies(self, response):
-            if "set-cookie" in response.headers or "set-cookie2" in response.headers:
-                super().extract_cookies(response)
-
-    async def request(self, payload):
-        http = self.__dict__.get("_bench_async_client")
-        if http is None:
-            http = self._bench_async_client = httpx.AsyncClient(
-                transport=self._transport, headers=self._headers, timeout=httpx.Timeout(self.timeout_seconds),
-                follow_redirects=False, trust_env=False)
-            http._cookies = CookiesWhenSet()
-        built = http.build_request("POST", self._parsed_url(), content=payload,
-                                   headers=self._attempt_headers(payload), timeout=httpx.Timeout(self.timeout_seconds))
-        return await http.send(built, stream=True)
-
-    async def read_capped(self, response):
-        chunks, size = [], 0
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > self.max_response_bytes:
-                raise RuntimeError("the fake model's answer is never this large")
-            chunks.append(chunk)
-        return b"".join(chunks)
-
-    direct = HTTPModelClient._request, HTTPModelClient._read_capped
-    HTTPModelClient._request, HTTPModelClient._read_capped = request, read_capped
-    try:
-        yield
-    finally:
-        HTTPModelClient._request, HTTPModelClient._read_capped = direct
-
-
-@contextlib.contextmanager
-def _through_pinned_httpx_request():
-    """The URL guard's requests as httpx objects: the client's httpx.Request, the guard's
-    pinned httpx.Request and the transport's httpx.Response, instead of the guard's
-    direct path (GuardedTransport.send_direct, arena.clients.lean_http.LeanResponse)."""
-    from arena.clients.urlguard import GuardedTransport
-
-    direct = GuardedTransport.sends_direct
-    GuardedTransport.sends_direct = property(lambda self: False)
-    try:
-        yield
-    finally:
-        GuardedTransport.sends_direct = direct
-
-
-@contextlib.contextmanager
 def _announced_to_nobody():
     """Each step's announcement to other processes encoded and flushed from the event
     loop even when no other process listens (arena.live.signal.Outbox.post as before)."""
@@ -221,9 +153,6 @@ def _each_step_committed_at_once():
 SWITCH_OFF_ROWS = [
     ("gather", "each overlapped step write committed at once, not gathered with others", _each_step_committed_at_once),
     ("no-listener", "step announcements encoded and flushed with no other process listening", _announced_to_nobody),
-    ("guard-direct", "the guard's requests and answers as httpx.Request/httpx.Response objects", _through_pinned_httpx_request),
-    ("httpx-client", "requests through httpx.AsyncClient (build_request, send, aiter_bytes)", _through_async_client),
-    ("httpcore", "connections by httpx's own transport (httpcore) instead of the lean HTTP/1.1 one", _httpcore_transport),
 ]
 
 
@@ -258,8 +187,6 @@ def main() -> None:
     parser.add_argument("--task", default="lmact/gridworld")
     parser.add_argument("--format", default="ascii")
     parser.add_argument("--profile", metavar="FILE", help="write a cProfile of the worker's run to FILE (pstats format)")
-    parser.add_argument("--without-httpcore-row", action="store_true",
-                        help="skip the same games played through httpx's own transport")
     parser.add_argument("--without-fix-rows", action="store_true",
                         help="skip every row that plays the same games with a fix switched off")
     parser.add_argument("--row", action="append", metavar="NAME",
@@ -311,8 +238,7 @@ def main() -> None:
         baseline_steps, baseline_cpu = _zero_latency_baseline(args)
         rows = [(name, what, _model_steps_with(args, base_url, f"bench-{name}", switch))
                 for name, what, switch in SWITCH_OFF_ROWS
-                if not args.without_fix_rows and not (name == "httpcore" and args.without_httpcore_row)
-                and (not args.row or name in args.row)]
+                if not args.without_fix_rows and (not args.row or name in args.row)]
     finally:
         stop.set()
         requests = ports.get(timeout=30)

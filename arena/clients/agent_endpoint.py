@@ -44,7 +44,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import httpx
+import httpx2
 
 from arena.clients.base import ModelReply
 from arena.clients.errors import ErrorKind
@@ -232,7 +232,7 @@ class AgentEndpointClient(HTTPModelClient):
         max_wait_seconds: float = 30.0,
         allow_loopback: bool = False,
         max_response_bytes: int = DEFAULT_AGENT_MAX_RESPONSE_BYTES,
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: httpx2.AsyncBaseTransport | None = None,
         max_connections: int = 256,
         history_limit: int = DEFAULT_HISTORY_LIMIT,
         max_age_seconds: float = DEFAULT_MAX_AGE_SECONDS,
@@ -284,13 +284,18 @@ class AgentEndpointClient(HTTPModelClient):
         body["history"] = history[-self.history_limit :] if self.history_limit else []
         return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
-    def _attempt_headers(self, payload: bytes) -> dict[str, str]:
+    async def _call(self, payload: bytes) -> None:
+        # Signed again at every attempt, with a fresh timestamp.
         timestamp = str(int(self._clock()))
-        return {
+        headers = {
             "Content-Type": "application/json",
             TIMESTAMP_HEADER: timestamp,
             SIGNATURE_HEADER: sign(self._secret, timestamp, payload),
         }
+        await self.http.post(self.url, content=payload, headers=headers, timeout=self.timeout)
+
+    def _read(self, result, response: httpx2.Response) -> ModelReply:
+        return self._parse(result, response.content, response.status_code)
 
     async def act(self, request: dict) -> ModelReply:
         """Send one step (a dict following AGENT_REQUEST_SCHEMA) and return the agent's
@@ -307,7 +312,7 @@ class AgentEndpointClient(HTTPModelClient):
             return " (check the agent URL)"
         return ""
 
-    def _status_failure(self, status: int, headers: httpx.Headers, body: bytes) -> AttemptFailed:
+    def _status_failure(self, status: int, headers: httpx2.Headers, body: bytes) -> AttemptFailed:
         if status == 401:
             return AttemptFailed(
                 f"The agent endpoint answered HTTP 401: {SIGNATURE_REJECTED} (check that the agent "
@@ -319,7 +324,7 @@ class AgentEndpointClient(HTTPModelClient):
             )
         return super()._status_failure(status, headers, body)
 
-    def _parse(self, body: bytes, status: int) -> ModelReply:
+    def _parse(self, result, body: bytes, status: int) -> ModelReply:
         def invalid(problem: str) -> ModelReply:
             return ModelReply(text="", http_status=status, error=problem)
 

@@ -1,4 +1,6 @@
-"""A client for Anthropic's Messages API (POST {base_url}/v1/messages, non-streaming).
+"""A client for Anthropic's Messages API (``messages.create``, non-streaming), through
+Anthropic's own SDK (`anthropic`), which builds the request and reads the typed
+``Message``.
 
 It takes the same OpenAI-style chat messages as `OpenAICompatibleClient.complete` and
 converts them: system (and developer) messages become the top-level ``system`` text;
@@ -13,8 +15,9 @@ preamble and demonstrations, BALROG's instructions) are marked with ``cache_cont
 since Anthropic caches nothing else. Signed thinking blocks (and redacted ones) are kept by
 the client and sent back before the text of their answer when the conversation goes
 on, as extended thinking wants them. An answer that reached max_tokens while still
-thinking is a reply with no text (an "answer cut off" step), not a failure. Token counts (see ModelReply): `tokens_in` is the whole
-prompt, i.e. ``input_tokens`` plus the cache-read and cache-write counts, which
+thinking is a reply with no text (an "answer cut off" step), and one that only thought
+is an answer without an action (one illegal step): neither is a failure. Token counts
+(see ModelReply): `tokens_in` is the whole prompt, i.e. ``input_tokens`` plus the cache-read and cache-write counts, which
 Anthropic reports separately; `cached_tokens_in` is ``cache_read_input_tokens``;
 `tokens_out` is ``output_tokens`` (thinking included; Anthropic does not report the
 thinking part on its own, so `reasoning_tokens` stays None).
@@ -26,15 +29,20 @@ does that when it is overloaded mid-request) counts as a malformed answer.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+import anthropic
+import httpx2
+
+from anthropic.types import Message
 
 from arena.clients.base import ModelReply
-from arena.clients.http import ChatCompletionClient, check_base_url
-from arena.clients.replies import error_excerpt, int_or_none, sum_or_none
 from arena.clients.chat_messages import content_parts, image_url_of, split_data_url
-from arena.clients.reasoning import AnswerMemory, is_cut_off
+from arena.clients.sdk_reading import sdk_object
+from arena.clients.http import ChatCompletionClient, check_base_url
+from arena.clients.openai_compat import route_url, split_query
+from arena.clients.reasoning import AnswerMemory, ThinkSplitter
+from arena.clients.replies import excerpt, int_or_none, sum_or_none
 
 __all__ = ["ANTHROPIC_VERSION", "DEFAULT_BASE_URL", "AnthropicClient", "to_anthropic_messages"]
 
@@ -137,11 +145,12 @@ def to_anthropic_messages(messages: list[dict]) -> tuple[str, list[dict]]:
 
 
 class AnthropicClient(ChatCompletionClient):
-    """Calls POST {base_url}/v1/messages with retries.
+    """Calls ``messages.create`` with retries.
 
     `base_url` is the API root ("https://api.anthropic.com"); a URL that already ends
     in "/v1" or "/v1/messages" is accepted too. The key goes in the ``x-api-key``
-    header. `max_tokens` of None sends DEFAULT_MAX_TOKENS (the API requires a value);
+    header (the header Anthropic documents, which the gateways in front of it read).
+    `max_tokens` of None sends DEFAULT_MAX_TOKENS (the API requires a value);
     `temperature` of None is left out (needed with extended thinking, which
     `extra_body={"thinking": {...}}` turns on). The connection options are those of
     `HTTPModelClient`.
@@ -162,13 +171,12 @@ class AnthropicClient(ChatCompletionClient):
         **connection,
     ) -> None:
         self._api_key = api_key or ""
-        trimmed = check_base_url(base_url, [self._api_key], "Anthropic base URL").rstrip("/")
-        if trimmed.endswith("/v1/messages"):
-            url = trimmed
-        elif trimmed.endswith("/v1"):
-            url = trimmed + "/messages"
-        else:
-            url = trimmed + "/v1/messages"
+        root, query = split_query(check_base_url(base_url, [self._api_key], "Anthropic base URL"))
+        root = root.rstrip("/")
+        for suffix in ("/v1/messages", "/v1"):
+            if root.endswith(suffix):
+                root = root[: -len(suffix)]
+                break
         self.model = model
         self.temperature = temperature
         self.max_tokens = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
@@ -176,14 +184,23 @@ class AnthropicClient(ChatCompletionClient):
         # The signed thinking blocks of this client's answers (a client serves one
         # episode: its conversation goes back to the API with them).
         self._signed_thinking = AnswerMemory(REMEMBERED_ANSWERS)
-        headers = {"anthropic-version": anthropic_version}
+        self._think = ThinkSplitter()
+        self._root, self._query, self._version = root, query, anthropic_version
+        super().__init__(route_url(str(httpx2.URL(root).copy_merge_params(query)) if query else root, "/v1/messages"),
+                         secrets=[self._api_key], **connection)
+
+    def _sdk_identity(self) -> tuple:
+        return (*super()._sdk_identity(), self._version)
+
+    def _sdk(self, http: httpx2.AsyncClient) -> anthropic.AsyncAnthropic:
+        headers: dict[str, Any] = {"anthropic-version": self._version, "Authorization": anthropic.Omit()}
         if self._api_key:
             headers["x-api-key"] = self._api_key
-        super().__init__(
-            url,
-            headers=headers,
-            secrets=[self._api_key],
-            **connection,
+        else:
+            headers["X-Api-Key"] = anthropic.Omit()
+        return anthropic.AsyncAnthropic(
+            api_key=None, auth_token=None, base_url=self._root, default_query=self._query or None, http_client=http,
+            max_retries=0, default_headers=headers,
         )
 
     def _status_hint(self, status: int) -> str:
@@ -191,21 +208,29 @@ class AnthropicClient(ChatCompletionClient):
             return " (overloaded)"
         return super()._status_hint(status)
 
-    def _payload(self, messages: list[dict], max_tokens: int | None = None) -> bytes:
+    def _request(self, messages: list[dict], max_tokens: int | None = None) -> dict:
         system, converted = to_anthropic_messages(messages)
         converted = self._with_thinking(converted)
         if converted[0]["role"] == "user" and self.frozen_chars:
             # Anthropic caches only what cache_control marks: the frozen prefix.
             converted[0] = {**converted[0], "content": mark_frozen_prefix(converted[0]["content"], self.frozen_chars)}
-        body: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens or self.max_tokens, "messages": converted}
+        request: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens or self.max_tokens,
+                                   "messages": converted}
         if system:
             # The system text is the same at every call of an episode: cached too.
-            body["system"] = [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        body.update(self.extra_body)
-        return json.dumps(body, ensure_ascii=False).encode("utf-8")
+            request["system"] = [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
+        # The SDK no longer names the sampling settings; the API still takes them.
+        extra = {"temperature": self.temperature} if self.temperature is not None else {}
+        extra.update(self.extra_body)
+        if extra:
+            request["extra_body"] = extra
+        return request
 
+    async def _call(self, request: dict):
+        return await self.sdk.messages.with_raw_response.create(**request, timeout=self.timeout)
+
+    def _typed(self, result, data: dict):
+        return sdk_object(Message, data)
 
     def recall(self, text: str, items: list) -> None:
         self._signed_thinking.remember(text, items)
@@ -226,60 +251,57 @@ class AnthropicClient(ChatCompletionClient):
             result.append(message)
         return result
 
-    def _parse(self, body: bytes, status: int) -> ModelReply:
-        data = self._json_object(body, status)
+    def _parse(self, message, data: dict, status: int) -> ModelReply:
         if data.get("type") == "error" or (data.get("error") is not None and "content" not in data):
-            raise self._malformed(f"The Anthropic API reported an error: {error_excerpt(body)}", status)
-
-        stop_reason = data.get("stop_reason")
-        stop_reason = stop_reason if isinstance(stop_reason, str) else None
-        content = data.get("content")
+            raise self._malformed(f"The Anthropic API reported an error: {_error_of(data)}", status)
+        stop_reason = message.stop_reason if isinstance(getattr(message, "stop_reason", None), str) else None
+        content = getattr(message, "content", None)
         if content is None:
             raise self._malformed("The Anthropic API's answer has no 'content' field", status)
         if not isinstance(content, list):
             raise self._unusable("The Anthropic API's 'content' field is not a list", status)
-        why = f" (stop_reason: {stop_reason})" if stop_reason else ""
-        if not content:
-            raise self._unusable(f"The Anthropic API answered with no content blocks{why}", status)
 
         texts: list[str] = []
         thoughts: list[str] = []
         signed: list[dict] = []
         for block in content:
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "text" and isinstance(block.get("text"), str):
-                texts.append(block["text"])
-            elif block.get("type") == "thinking" and isinstance(block.get("thinking"), str):
-                thoughts.append(block["thinking"])
-                if isinstance(block.get("signature"), str):
-                    signed.append(block)
-            elif block.get("type") == "redacted_thinking" and isinstance(block.get("data"), str):
-                signed.append(block)
-        reasoning = "\n\n".join(thoughts)
-        if not texts and is_cut_off(stop_reason):
-            texts = [""]  # the token limit came first: an "answer cut off" step, not a failure
-        elif not texts:
-            if stop_reason == "refusal":
-                raise self._unusable("The model refused to answer (stop_reason: refusal)", status)
-            if reasoning:
-                why += "; it only produced thinking"
-            raise self._unusable(f"The model's answer has no text content{why}", status)
+            kind = getattr(block, "type", None)
+            if kind == "text" and isinstance(getattr(block, "text", None), str):
+                texts.append(block.text)
+            elif kind == "thinking" and isinstance(getattr(block, "thinking", None), str):
+                thoughts.append(block.thinking)
+                if isinstance(getattr(block, "signature", None), str):
+                    signed.append(_as_dict(block))
+            elif kind == "redacted_thinking" and isinstance(getattr(block, "data", None), str):
+                signed.append(_as_dict(block))
+        if not texts and stop_reason == "refusal":
+            raise self._unusable("The model refused to answer (stop_reason: refusal)", status)
+        text, reasoning = self._think.split("".join(texts), stop_reason, "\n\n".join(thoughts))
 
-        self._signed_thinking.remember("".join(texts), signed)
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        self._signed_thinking.remember(text, signed)
+        usage = getattr(message, "usage", None)
+        cache_write = getattr(usage, "cache_creation_input_tokens", None)
+        cache_read = getattr(usage, "cache_read_input_tokens", None)
         return ModelReply(
-            text="".join(texts),
+            text=text,
             reasoning=reasoning,
             finish_reason=stop_reason,
-            tokens_in=sum_or_none(
-                usage.get("input_tokens"),
-                usage.get("cache_creation_input_tokens"),
-                usage.get("cache_read_input_tokens"),
-            ),
-            tokens_out=int_or_none(usage.get("output_tokens")),
+            tokens_in=sum_or_none(getattr(usage, "input_tokens", None), cache_write, cache_read),
+            tokens_out=int_or_none(getattr(usage, "output_tokens", None)),
             http_status=status,
-            cached_tokens_in=int_or_none(usage.get("cache_read_input_tokens")),
-            cache_write_tokens_in=int_or_none(usage.get("cache_creation_input_tokens")),
+            cached_tokens_in=int_or_none(cache_read),
+            cache_write_tokens_in=int_or_none(cache_write),
             reasoning_items=signed,
         )
+
+
+def _as_dict(block) -> dict:
+    """A content block as the JSON it came as (stored with the step, sent back)."""
+    return block.model_dump(mode="json", exclude_unset=True, by_alias=True) if hasattr(block, "model_dump") else block
+
+
+def _error_of(data: dict) -> str:
+    error = data.get("error")
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return excerpt(error["message"])
+    return excerpt(str(error))

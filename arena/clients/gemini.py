@@ -1,17 +1,22 @@
-"""A client for the Gemini API's generateContent method (non-streaming).
+"""A client for the Gemini API's generateContent method (non-streaming), through
+Google's own SDK (`google-genai`), which builds the request
+(POST {base_url}/v1beta/models/{model}:generateContent) and reads the typed
+``GenerateContentResponse``.
 
-POST {base_url}/v1beta/models/{model}:generateContent, with the API key in the
-``x-goog-api-key`` header. The key is never put in the URL (the ``?key=`` form), so it
-cannot end up in access logs, proxy logs or an error message quoting the URL.
+The API key travels in the ``x-goog-api-key`` header, never in the URL (the ``?key=``
+form), so it cannot end up in access logs, proxy logs or an error message quoting the
+URL.
 
 It takes the same OpenAI-style chat messages as `OpenAICompatibleClient.complete` and
-converts them: system (and developer) messages become ``systemInstruction``; user
+converts them: system (and developer) messages become the system instruction; user
 messages keep the role "user", assistant messages get the role "model"; text parts
 become text parts; image parts must be ``data:<type>;base64,...`` URLs and become
-``inlineData`` parts (Gemini does not fetch arbitrary image URLs).
+inline-data parts (Gemini does not fetch arbitrary image URLs).
 
 The reply's text is the concatenation of the text parts of the first candidate; parts
-marked ``thought: true`` go to `ModelReply.reasoning`. Token counts (see ModelReply):
+marked ``thought: true`` go to `ModelReply.reasoning` (and ``<think>`` blocks of an open
+model's text too). An answer with thoughts and no text is an answer without an action
+(one illegal step; cut off when it reached the limit). Token counts (see ModelReply):
 `tokens_in` is ``promptTokenCount`` (which includes the cached part),
 `cached_tokens_in` is ``cachedContentTokenCount``, `tokens_out` is
 ``candidatesTokenCount`` plus ``thoughtsTokenCount`` and `reasoning_tokens` is
@@ -23,20 +28,23 @@ a 429 without a Retry-After header the delay in the error's ``RetryInfo`` detail
 (``"retryDelay": "7s"``) is used.
 """
 
+
 from __future__ import annotations
 
-import json
-import urllib.parse
+import base64
+import binascii
 from typing import Any
 
-import httpx
+import httpx2
+from google import genai
+from google.genai import types
 
 from arena.clients.base import ModelReply, parse_retry_after
+from arena.clients.chat_messages import content_parts, image_url_of, split_data_url
 from arena.clients.errors import ErrorKind
 from arena.clients.http import AttemptFailed, ChatCompletionClient, check_base_url
-from arena.clients.replies import error_excerpt, int_or_none, parse_json, sum_or_none
-from arena.clients.chat_messages import content_parts, image_url_of, split_data_url
-from arena.clients.reasoning import is_cut_off
+from arena.clients.reasoning import ThinkSplitter
+from arena.clients.replies import excerpt, int_or_none, parse_json, sum_or_none
 
 __all__ = ["DEFAULT_BASE_URL", "GeminiClient", "to_gemini_contents"]
 
@@ -47,24 +55,29 @@ _WITHHELD = frozenset(
 )
 
 
-def _part(part: dict) -> dict | None:
+def _part(part: dict) -> types.Part | None:
     kind = part.get("type")
     if kind == "text":
         text = part.get("text")
         if not isinstance(text, str):
             raise ValueError("a text part has no text")
-        return {"text": text} if text else None
+        return types.Part(text=text) if text else None
     if kind == "image_url":
         data_url = split_data_url(image_url_of(part))
         if data_url is None:
             raise ValueError("Gemini only accepts images inline: give them as base64 data: URLs")
         media_type, data = data_url
-        return {"inlineData": {"mimeType": media_type, "data": data}}
+        try:
+            raw = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            raise ValueError("an image's data: URL is not valid base64") from None
+        return types.Part.from_bytes(data=raw, mime_type=media_type)
     raise ValueError(f"unsupported content part type {kind!r}")
 
 
-def to_gemini_contents(messages: list[dict]) -> tuple[dict | None, list[dict]]:
-    """(``systemInstruction`` or None, ``contents``) for OpenAI-style chat messages.
+def to_gemini_contents(messages: list[dict]) -> tuple[str | None, list[types.Content]]:
+    """(the system instruction or None, the SDK's ``contents``) for OpenAI-style chat
+    messages.
 
     Raises ValueError for a role or part the conversion does not know.
     """
@@ -86,11 +99,10 @@ def to_gemini_contents(messages: list[dict]) -> tuple[dict | None, list[dict]]:
             raise ValueError(f"unsupported message role {role!r}")
         converted = [p for p in (_part(part) for part in parts) if p is not None]
         if converted:
-            contents.append({"role": "user" if role == "user" else "model", "parts": converted})
+            contents.append(types.Content(role="user" if role == "user" else "model", parts=converted))
     if not contents:
         raise ValueError("there is no user or assistant message to send")
-    instruction = {"parts": [{"text": "\n\n".join(system)}]} if system else None
-    return instruction, contents
+    return ("\n\n".join(system) if system else None), contents
 
 
 def _retry_delay_from_body(body: bytes) -> float | None:
@@ -112,15 +124,23 @@ def _retry_delay_from_body(body: bytes) -> float | None:
     return None
 
 
+class _NoSyncCalls(httpx2.BaseTransport):
+    """The SDK's synchronous client, which the arena never uses: it is given this
+    transport so that nothing could ever leave the arena around the URL guard."""
+
+    def handle_request(self, request):
+        raise RuntimeError("the arena calls Gemini asynchronously only")
+
+
 class GeminiClient(ChatCompletionClient):
-    """Calls POST {base_url}/v1beta/models/{model}:generateContent with retries.
+    """Calls ``models.generate_content`` with retries.
 
     `base_url` is the API root ("https://generativelanguage.googleapis.com"); one that
     already ends in "/v1beta" or "/v1" keeps that version. `model` is e.g.
     "gemini-2.5-flash" ("models/..." and "tunedModels/..." names are accepted).
-    `temperature` / `max_tokens` of None are left out of ``generationConfig``;
-    `extra_body` is merged into the request (its ``generationConfig`` key, if any, into
-    the generated one). The connection options are those of `HTTPModelClient`.
+    `temperature` / `max_tokens` of None are left out of the generation config;
+    `extra_body`'s ``generationConfig`` (the reasoning setting's ``thinkingConfig``) is
+    merged into it. The connection options are those of `HTTPModelClient`.
     """
 
     endpoint_label = "Gemini API"
@@ -137,28 +157,37 @@ class GeminiClient(ChatCompletionClient):
         **connection,
     ) -> None:
         self._api_key = api_key or ""
-        trimmed = check_base_url(base_url, [self._api_key], "Gemini base URL").rstrip("/")
-        if not trimmed.endswith(("/v1beta", "/v1")):
-            trimmed += "/v1beta"
+        root = check_base_url(base_url, [self._api_key], "Gemini base URL").rstrip("/")
+        version = "v1beta"
+        for suffix in ("/v1beta", "/v1"):
+            if root.endswith(suffix):
+                root, version = root[: -len(suffix)], suffix[1:]
+                break
         model = (model or "").strip()
         if not model:
             raise ValueError("GeminiClient needs a model name")
         resource = model if model.startswith(("models/", "tunedModels/")) else f"models/{model}"
-        self.url_model = urllib.parse.quote(resource, safe="/-._~")
-        url = f"{trimmed}/{self.url_model}:generateContent"
         self.model = model
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.extra_body = dict(extra_body or {})
-        headers = {"x-goog-api-key": self._api_key} if self._api_key else {}
-        super().__init__(
-            url,
-            headers=headers,
-            secrets=[self._api_key],
-            **connection,
+        self._think = ThinkSplitter()
+        self._root, self._version = root, version
+        super().__init__(f"{root}/{version}/{resource}:generateContent", secrets=[self._api_key], **connection)
+
+    def _sdk(self, http: httpx2.AsyncClient) -> genai.Client:
+        # The SDK insists on a key; an endpoint without one (a proxy holding it) gets
+        # none on the wire.
+        headers = {} if self._api_key else {"x-goog-api-key": ""}
+        return genai.Client(
+            api_key=self._api_key or "no-key",
+            http_options=types.HttpOptions(
+                base_url=self._root + "/", api_version=self._version, headers=headers,
+                httpx_async_client=http, httpx_client=httpx2.Client(transport=_NoSyncCalls()),
+            ),
         )
 
-    def _status_failure(self, status: int, headers: httpx.Headers, body: bytes) -> AttemptFailed:
+    def _status_failure(self, status: int, headers: httpx2.Headers, body: bytes) -> AttemptFailed:
         failure = super()._status_failure(status, headers, body)
         if status == 400 and (b"API_KEY_INVALID" in body or b"API key not valid" in body):
             # Gemini reports a bad key as a 400, not a 401.
@@ -166,79 +195,81 @@ class GeminiClient(ChatCompletionClient):
             failure.kind = ErrorKind.AUTH
         return failure
 
-    def _retry_after(self, status: int, headers: httpx.Headers, body: bytes) -> float | None:
+    def _retry_after(self, status: int, headers: httpx2.Headers, body: bytes) -> float | None:
         from_header = super()._retry_after(status, headers, body)
         return from_header if from_header is not None else _retry_delay_from_body(body)
 
-    def _payload(self, messages: list[dict], max_tokens: int | None = None) -> bytes:
+    def _request(self, messages: list[dict], max_tokens: int | None = None) -> dict:
         instruction, contents = to_gemini_contents(messages)
-        body: dict[str, Any] = {"contents": contents}
-        if instruction is not None:
-            body["systemInstruction"] = instruction
         config: dict[str, Any] = {}
+        if instruction is not None:
+            config["system_instruction"] = instruction
         if self.temperature is not None:
             config["temperature"] = self.temperature
         max_tokens = self.max_tokens if max_tokens is None else max_tokens
         if max_tokens is not None:
-            config["maxOutputTokens"] = max_tokens
-        extra = dict(self.extra_body)
-        if isinstance(extra.get("generationConfig"), dict):
-            config.update(extra.pop("generationConfig"))
-        if config:
-            body["generationConfig"] = config
-        body.update(extra)
-        return json.dumps(body, ensure_ascii=False).encode("utf-8")
+            config["max_output_tokens"] = max_tokens
+        extra = self.extra_body.get("generationConfig")
+        if isinstance(extra, dict):
+            config.update(extra)
+        return {"model": self.model, "contents": contents, "config": config}
 
+    async def _call(self, request: dict):
+        config = types.GenerateContentConfig(
+            **request["config"], http_options=types.HttpOptions(timeout=int(self.timeout_seconds * 1000))
+        )
+        return await self.sdk.aio.models.generate_content(
+            model=request["model"], contents=request["contents"], config=config
+        )
 
-    def _parse(self, body: bytes, status: int) -> ModelReply:
-        data = self._json_object(body, status)
-        if data.get("error") is not None and not data.get("candidates"):
-            raise self._malformed(f"The Gemini API reported an error: {error_excerpt(body)}", status)
-
-        candidates = data.get("candidates")
+    def _parse(self, response, data: dict, status: int) -> ModelReply:
+        candidates = getattr(response, "candidates", None)
+        if data.get("error") is not None and not candidates:
+            raise self._malformed(f"The Gemini API reported an error: {_error_of(data)}", status)
         if not candidates:
-            feedback = data.get("promptFeedback") if isinstance(data.get("promptFeedback"), dict) else {}
-            reason = feedback.get("blockReason")
-            if isinstance(reason, str) and reason:
-                detail = feedback.get("blockReasonMessage")
+            feedback = getattr(response, "prompt_feedback", None)
+            reason = getattr(feedback, "block_reason", None)
+            if reason:
+                detail = getattr(feedback, "block_reason_message", None)
                 detail = f": {detail}" if isinstance(detail, str) and detail else ""
                 raise self._unusable(
-                    f"The Gemini API blocked the prompt (promptFeedback.blockReason: {reason}){detail}", status
+                    f"The Gemini API blocked the prompt (promptFeedback.blockReason: {_name(reason)}){detail}", status
                 )
             raise self._unusable("The Gemini API answered without any candidates (empty 'candidates')", status)
-        if not isinstance(candidates, list) or not isinstance(candidates[0], dict):
-            raise self._unusable("The Gemini API's 'candidates' field is not a list of objects", status)
 
         candidate = candidates[0]
-        finish_reason = candidate.get("finishReason")
-        finish_reason = finish_reason if isinstance(finish_reason, str) else None
-        content = candidate.get("content") if isinstance(candidate.get("content"), dict) else {}
-        parts = content.get("parts") if isinstance(content.get("parts"), list) else []
+        finish_reason = _name(candidate.finish_reason) if candidate.finish_reason is not None else None
+        parts = (candidate.content.parts if candidate.content is not None else None) or []
         texts: list[str] = []
         thoughts: list[str] = []
         for part in parts:
-            if isinstance(part, dict) and isinstance(part.get("text"), str):
-                (thoughts if part.get("thought") is True else texts).append(part["text"])
-        reasoning = "".join(thoughts)
-        if not texts and is_cut_off(finish_reason):
-            texts = [""]  # the token limit came first: an "answer cut off" step, not a failure
-        elif not texts:
-            why = f" (finishReason: {finish_reason})" if finish_reason else ""
-            if finish_reason in _WITHHELD:
-                raise self._unusable(f"The Gemini API withheld the answer{why}", status)
-            if reasoning:
-                why += "; it only produced thoughts"
-            raise self._unusable(f"The model's answer has no text content{why}", status)
+            if isinstance(part.text, str):
+                (thoughts if part.thought is True else texts).append(part.text)
+        if not texts and finish_reason in _WITHHELD:
+            raise self._unusable(f"The Gemini API withheld the answer (finishReason: {finish_reason})", status)
+        text, reasoning = self._think.split("".join(texts), finish_reason, "".join(thoughts))
 
-        usage = data.get("usageMetadata") if isinstance(data.get("usageMetadata"), dict) else {}
-        thoughts_count = int_or_none(usage.get("thoughtsTokenCount"))
+        usage = response.usage_metadata
+        thoughts_count = int_or_none(getattr(usage, "thoughts_token_count", None))
         return ModelReply(
-            text="".join(texts),
+            text=text,
             reasoning=reasoning,
             finish_reason=finish_reason,
-            tokens_in=int_or_none(usage.get("promptTokenCount")),
-            tokens_out=sum_or_none(usage.get("candidatesTokenCount"), thoughts_count),
+            tokens_in=int_or_none(getattr(usage, "prompt_token_count", None)),
+            tokens_out=sum_or_none(getattr(usage, "candidates_token_count", None), thoughts_count),
             http_status=status,
-            cached_tokens_in=int_or_none(usage.get("cachedContentTokenCount")),
+            cached_tokens_in=int_or_none(getattr(usage, "cached_content_token_count", None)),
             reasoning_tokens=thoughts_count,
         )
+
+
+def _name(value) -> str:
+    """An SDK enum's wire name ("MAX_TOKENS"), or the string the server sent."""
+    return getattr(value, "value", None) or str(value)
+
+
+def _error_of(data: dict) -> str:
+    error = data.get("error")
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return excerpt(error["message"])
+    return excerpt(str(error))

@@ -1,56 +1,122 @@
 """A client for any OpenAI-compatible chat completions endpoint (vLLM, llama.cpp,
-Ollama, OpenRouter, OpenAI itself...).
+Ollama, OpenRouter, OpenAI itself...), through OpenAI's own SDK (`openai`).
 
-The transport, the retries, the size cap and the error wording live in
-`arena.clients.http.HTTPModelClient`; this module only builds the request and reads
-the answer. See `arena.clients.base` for what is retried and how long the waits are.
+The SDK builds the request (``POST {base_url}/chat/completions``) and reads the answer
+into its typed ``ChatCompletion``; the transport (the URL guard), the retries, the size
+cap and the error wording are `arena.clients.http.HTTPModelClient`'s. This module says
+what a chat completion means to the arena: the text, the reasoning (a field beside the
+answer, or ``<think>`` blocks inside it), the stop reason and the token counts.
+
+An answer with no text — ``content`` null or empty, whatever the stop reason — is an
+answer without an action: one illegal step (one cut off, when the token limit came
+first), never a failed episode. A refusal is reported as the model's refusal.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+import httpx2
+import openai
+
+from openai.types.chat import ChatCompletion
 
 from arena.clients.base import ModelReply
-from arena.clients.http import DEFAULT_MAX_RESPONSE_BYTES, ChatCompletionClient, check_base_url
-from arena.clients.replies import error_excerpt, excerpt, int_or_none
 from arena.clients.chat_messages import content_text
-from arena.clients.reasoning import is_cut_off, opened_by_template, split_think
+from arena.clients.sdk_reading import sdk_object
+from arena.clients.http import DEFAULT_MAX_RESPONSE_BYTES, ChatCompletionClient, HTTPModelClient, check_base_url
+from arena.clients.reasoning import ThinkSplitter
+from arena.clients.replies import excerpt, int_or_none
 
-__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "OpenAICompatibleClient"]
+__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "NO_KEY_HEADERS", "OpenAICompatibleClient", "openai_post", "openai_sdk"]
 
 
-def _reasoning_field(message: dict) -> str:
+def openai_sdk(http: httpx2.AsyncClient, base_url: str, api_key: str) -> openai.AsyncOpenAI:
+    """OpenAI's SDK on the guarded HTTP client `http`: no retries of its own (the
+    arena's loop retries), no Authorization header when there is no key."""
+    root, query = split_query(base_url)
+    return openai.AsyncOpenAI(
+        api_key=api_key or "no-key",
+        base_url=root,
+        default_query=query or None,
+        http_client=http,
+        max_retries=0,
+    )
+
+
+async def openai_post(client: HTTPModelClient, route: str, request: dict) -> httpx2.Response:
+    """POST `request` to `route` through the client's OpenAI SDK: the SDK builds the
+    request (URL, authentication, headers, JSON body) and sends it.
+
+    The SDK's typed methods (``chat.completions.create``, ``responses.create``) first
+    walk every message of the request through their parameter types, which costs about
+    1 ms of CPU for a game's prompt, as much as the rest of a model step; the arena's
+    requests are plain JSON already, so they go through the SDK's documented call for
+    any route (``post``). The answer comes back as the HTTP response, and the client
+    reads it into the SDK's type (`sdk_object`)."""
+    extra_headers = request.pop("extra_headers", None)
+    extra_body = request.pop("extra_body", None)
+    options: dict[str, Any] = {"timeout": client.timeout, "security": {"bearer_auth": True}}
+    if extra_headers:
+        options["headers"] = extra_headers
+    if extra_body:
+        options["extra_json"] = extra_body
+    return await client.sdk.post(route, body=request, cast_to=httpx2.Response, options=options)
+
+
+def split_query(base_url: str) -> tuple[str, dict[str, str]]:
+    """(the URL without its query string, the query's parameters): a gateway's base URL
+    may carry parameters (a tenant, a route), which go with every request while the
+    SDK puts its route in the path."""
+    url = httpx2.URL(base_url)
+    if not url.query:
+        return base_url, {}
+    return str(url.copy_with(query=None)), dict(url.params.multi_items())
+
+
+#: What a request without a key carries instead: no Authorization header at all.
+NO_KEY_HEADERS = {"Authorization": openai.Omit()}
+
+
+def route_url(root: str, route: str) -> str:
+    """The URL of `route` under the API root `root` (its query string kept last)."""
+    path, query = split_query(root)
+    url = path.rstrip("/") + route
+    return str(httpx2.URL(url).copy_merge_params(query)) if query else url
+
+
+def api_root(base_url: str, endpoint: str) -> str:
+    """The API root of `base_url`, whose path may already end in `endpoint` (its query
+    string kept)."""
+    root, query = split_query(base_url)
+    trimmed = root.rstrip("/")
+    trimmed = trimmed[: -len(endpoint)] if trimmed.endswith(endpoint) else trimmed
+    return str(httpx2.URL(trimmed).copy_merge_params(query)) if query else trimmed
+
+
+def _reasoning_field(message: Any) -> str:
     """The reasoning a server returned beside the answer: ``reasoning_content`` (vLLM,
     llama.cpp, DeepSeek) or ``reasoning`` (OpenRouter, Ollama), else OpenRouter's
-    ``reasoning_details`` texts and summaries."""
+    ``reasoning_details`` texts and summaries (fields the SDK keeps as extras)."""
     for key in ("reasoning_content", "reasoning"):
-        value = message.get(key)
+        value = getattr(message, key, None)
         if isinstance(value, str) and value:
             return value
-    details = message.get("reasoning_details")
+    details = getattr(message, "reasoning_details", None)
     if isinstance(details, list):
-        texts = [
-            detail.get("text") or detail.get("summary")
-            for detail in details
-            if isinstance(detail, dict)
-        ]
+        texts = [detail.get("text") or detail.get("summary") for detail in details if isinstance(detail, dict)]
         return "\n\n".join(text for text in texts if isinstance(text, str) and text)
     return ""
 
 
 class OpenAICompatibleClient(ChatCompletionClient):
-    """Calls POST {base_url}/chat/completions (non-streaming) with retries.
+    """Calls ``chat.completions.create`` (non-streaming) with retries.
 
     `base_url` is the API root, e.g. "http://host:8000/v1" (a URL that already ends in
     "/chat/completions" is used as is). An empty `api_key` sends no Authorization
-    header. `timeout_seconds` is the connect and read (and write/pool) timeout; the
-    whole of one attempt is also bounded by `total_timeout_seconds` (default twice
-    `timeout_seconds`) so a server that trickles bytes cannot hold an episode forever.
-    `temperature` / `max_tokens` of None are left out of the request. The connection
-    options (timeouts, retries, size cap, transport, loopback…) are those of
-    `HTTPModelClient` and are passed through as keywords.
+    header. `temperature` / `max_tokens` of None are left out of the request;
+    `extra_body` is merged into it (reasoning settings, llama.cpp's slot). The
+    connection options are those of `HTTPModelClient`.
     """
 
     def __init__(
@@ -65,92 +131,77 @@ class OpenAICompatibleClient(ChatCompletionClient):
         **connection,
     ) -> None:
         self._api_key = api_key or ""
-        base_url = check_base_url(base_url, [self._api_key])
-        trimmed = base_url.rstrip("/")
-        url = trimmed if trimmed.endswith("/chat/completions") else trimmed + "/chat/completions"
+        root = api_root(check_base_url(base_url, [self._api_key]), "/chat/completions")
         self.model = model
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.extra_body = dict(extra_body or {})
-        # Learned from the answers (see `_parse`): the chat template opens <think>.
-        self._template_opens_think = False
-        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-        super().__init__(
-            url,
-            headers=headers,
-            secrets=[self._api_key],
-            **connection,
-        )
+        self._think = ThinkSplitter()
+        self._root = root
+        super().__init__(route_url(root, "/chat/completions"), secrets=[self._api_key], **connection)
 
-    # --- the call ----------------------------------------------------------------------
+    def _sdk(self, http: httpx2.AsyncClient) -> openai.AsyncOpenAI:
+        return openai_sdk(http, self._root, self._api_key)
 
-    def _payload(self, messages: list[dict], max_tokens: int | None = None) -> bytes:
-        body: dict[str, Any] = {"model": self.model, "messages": messages}
+    def _request(self, messages: list[dict], max_tokens: int | None = None) -> dict:
+        request: dict[str, Any] = {"model": self.model, "messages": messages}
         if self.temperature is not None:
-            body["temperature"] = self.temperature
+            request["temperature"] = self.temperature
         max_tokens = self.max_tokens if max_tokens is None else max_tokens
         if max_tokens is not None:
-            body["max_tokens"] = max_tokens
-        body.update(self.extra_body)
-        return json.dumps(body, ensure_ascii=False).encode("utf-8")
+            request["max_tokens"] = max_tokens
+        if self.extra_body:
+            request["extra_body"] = dict(self.extra_body)
+        if not self._api_key:
+            request["extra_headers"] = NO_KEY_HEADERS
+        return request
 
+    async def _call(self, request: dict):
+        return await openai_post(self, "/chat/completions", dict(request))
 
-    def _parse(self, body: bytes, status: int) -> ModelReply:
-        data = self._json_object(body, status)
+    def _typed(self, result, data: dict):
+        return sdk_object(ChatCompletion, data)
 
-        choices = data.get("choices")
+    def _parse(self, completion, data: dict, status: int) -> ModelReply:
+        choices = getattr(completion, "choices", None)
         if not choices:
             if data.get("error") is not None:
                 # Some gateways report upstream failures as a 200 carrying an error object.
-                raise self._malformed(f"The model endpoint reported an error: {error_excerpt(body)}", status)
+                raise self._malformed(f"The model endpoint reported an error: {_error_of(data)}", status)
             raise self._unusable("The model endpoint answered without any choices (empty 'choices' list)", status)
-        if not isinstance(choices, list) or not isinstance(choices[0], dict):
+        if not isinstance(choices, list) or not hasattr(choices[0], "message"):
             raise self._unusable("The model endpoint's 'choices' field is not a list of objects", status)
         choice = choices[0]
-        message = choice.get("message")
-        finish_reason = choice.get("finish_reason")
-        finish_reason = finish_reason if isinstance(finish_reason, str) else None
-        if not isinstance(message, dict):
+        message = choice.message
+        finish_reason = choice.finish_reason if isinstance(choice.finish_reason, str) else None
+        if message is None or not hasattr(message, "content"):
             raise self._unusable("The first choice in the answer has no 'message'", status)
 
-        reasoning = _reasoning_field(message)
-        text = content_text(message.get("content"))
-        if text is not None:
-            # A server without a reasoning parser leaves <think> blocks in the answer.
-            # When the chat template opens the block in the prompt, the answer holds
-            # only its end; one cut off while thinking holds no tag at all.
-            self._template_opens_think = self._template_opens_think or opened_by_template(text)
-            text, inline = split_think(
-                text, unfinished_thinking=self._template_opens_think and is_cut_off(finish_reason)
-            )
-            reasoning = "\n\n".join(part for part in (reasoning, inline) if part)
-        if not text and is_cut_off(finish_reason):
-            text = ""  # the token limit came first: an "answer cut off" step, not a failure
-        elif text is None:
-            refusal = message.get("refusal")
-            if isinstance(refusal, str) and refusal:
-                raise self._unusable(f"The model refused to answer: {excerpt(refusal)}", status)
-            why = f" (finish_reason: {finish_reason})" if finish_reason else ""
-            if reasoning:
-                why += "; it only produced reasoning"
-            raise self._unusable(f"The model's answer has no text content{why}", status)
+        refusal = getattr(message, "refusal", None)
+        text = content_text(message.content)
+        if not text and isinstance(refusal, str) and refusal:
+            raise self._unusable(f"The model refused to answer: {excerpt(refusal)}", status)
+        # A server without a reasoning parser leaves <think> blocks in the answer; an
+        # answer with reasoning and no text is an answer without an action.
+        text, reasoning = self._think.split(text or "", finish_reason, _reasoning_field(message))
 
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-        prompt_details = usage.get("prompt_tokens_details")
-        completion_details = usage.get("completion_tokens_details")
+        usage = getattr(completion, "usage", None)
+        prompt_details = getattr(usage, "prompt_tokens_details", None)
+        completion_details = getattr(usage, "completion_tokens_details", None)
         return ModelReply(
             text=text,
             reasoning=reasoning,
             finish_reason=finish_reason,
-            tokens_in=int_or_none(usage.get("prompt_tokens")),
-            tokens_out=int_or_none(usage.get("completion_tokens")),
+            tokens_in=int_or_none(getattr(usage, "prompt_tokens", None)),
+            tokens_out=int_or_none(getattr(usage, "completion_tokens", None)),
             http_status=status,
-            cached_tokens_in=(
-                int_or_none(prompt_details.get("cached_tokens")) if isinstance(prompt_details, dict) else None
-            ),
-            reasoning_tokens=(
-                int_or_none(completion_details.get("reasoning_tokens"))
-                if isinstance(completion_details, dict)
-                else None
-            ),
+            cached_tokens_in=int_or_none(getattr(prompt_details, "cached_tokens", None)),
+            reasoning_tokens=int_or_none(getattr(completion_details, "reasoning_tokens", None)),
         )
+
+
+def _error_of(data: dict) -> str:
+    error = data.get("error")
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return excerpt(error["message"])
+    return excerpt(str(error))

@@ -69,6 +69,25 @@ def split_think(text: str, *, unfinished_thinking: bool = False) -> tuple[str, s
     return answer.strip(), "\n\n".join(thought for thought in thoughts if thought)
 
 
+class ThinkSplitter:
+    """`split_think` for the answers of one conversation, whatever the provider: it
+    learns from the answers whether the chat template opens the ``<think>`` block in
+    the prompt (then an answer cut off with no tag at all is reasoning that never
+    ended)."""
+
+    def __init__(self) -> None:
+        self.template_opens_think = False
+
+    def split(self, text: str, finish_reason: str | None, reasoning: str = "") -> tuple[str, str]:
+        """(answer, reasoning) of `text`: its ``<think>`` blocks joined to the
+        `reasoning` the provider returned apart."""
+        self.template_opens_think = self.template_opens_think or opened_by_template(text)
+        answer, inline = split_think(
+            text, unfinished_thinking=self.template_opens_think and is_cut_off(finish_reason)
+        )
+        return answer, "\n\n".join(part for part in (reasoning, inline) if part)
+
+
 class AnswerMemory:
     """What a provider wants back with each of a conversation's answers (Anthropic's
     signed thinking blocks, the Responses API's encrypted reasoning items), kept by the

@@ -124,7 +124,7 @@ def reasoning_problems(
     if family == "anthropic":
         problems.extend(_anthropic_problems(model, setting, temperature=temperature, max_tokens=max_tokens))
     if family == "gemini":
-        problems.extend(_gemini_problems(model, setting))
+        problems.extend(_gemini_problems(model, setting, max_tokens=max_tokens))
     return problems
 
 
@@ -148,9 +148,14 @@ def _anthropic_problems(model, setting, *, temperature, max_tokens) -> list[tupl
     return problems
 
 
-def _gemini_problems(model, setting) -> list[tuple[str, str]]:
+def _gemini_problems(model, setting, *, max_tokens: int) -> list[tuple[str, str]]:
     generation = _gemini_generation(model)
     budget = setting.budget_tokens if setting.budget_tokens is not None else None
+    if budget is not None and budget >= max_tokens:
+        # Gemini counts the thoughts within maxOutputTokens: such a budget leaves the
+        # answer no room (every step would be cut off while thinking).
+        return [(FIELD_BUDGET, f"Gemini counts thinking within max tokens: the thinking budget ({budget:,} tokens) "
+                               f"must be less than max tokens ({max_tokens:,}).")]
     if generation == "2.5-pro":
         if setting.effort == "none":
             return [(FIELD_EFFORT, f"{model} cannot turn thinking off: choose an effort other than none.")]

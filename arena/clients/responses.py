@@ -1,4 +1,5 @@
-"""A client for OpenAI's Responses API (POST {base_url}/responses, non-streaming).
+"""A client for OpenAI's Responses API (``responses.create``, non-streaming), through
+OpenAI's own SDK (`openai`), which builds the request and reads the typed ``Response``.
 
 It takes the same OpenAI-style chat messages as the other chat clients and converts
 them: system (and developer) messages become ``instructions``; user messages become
@@ -16,21 +17,28 @@ The reply's text is the ``output_text`` of its message items; its reasoning is t
 summaries of its reasoning items (``reasoning: {summary: auto}`` asks for them) or, from
 servers that return it, their reasoning text. An answer that reached
 ``max_output_tokens`` (status "incomplete") is an answer cut off, whether or not any
-text came before the limit. Token counts: ``input_tokens`` (cached part in
+text came before the limit; an answer with reasoning and no text is an answer without
+an action (one illegal step). ``<think>`` blocks an open model's server leaves in the
+text go to the reasoning, as for chat completions. Token counts: ``input_tokens`` (cached part in
 ``input_tokens_details.cached_tokens``), ``output_tokens`` (reasoning included, its
 part in ``output_tokens_details.reasoning_tokens``).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+import httpx2
+import openai
+from openai.types.responses import Response
+
 from arena.clients.base import ModelReply
-from arena.clients.http import ChatCompletionClient, check_base_url
-from arena.clients.replies import error_excerpt, excerpt, int_or_none
 from arena.clients.chat_messages import content_parts, image_url_of
-from arena.clients.reasoning import AnswerMemory
+from arena.clients.sdk_reading import sdk_object
+from arena.clients.http import ChatCompletionClient, check_base_url
+from arena.clients.openai_compat import NO_KEY_HEADERS, api_root, openai_post, openai_sdk, route_url
+from arena.clients.reasoning import AnswerMemory, ThinkSplitter
+from arena.clients.replies import excerpt, int_or_none
 
 __all__ = ["DEFAULT_BASE_URL", "ResponsesClient", "to_responses_input"]
 
@@ -110,7 +118,7 @@ def to_responses_input(messages: list[dict], memory: AnswerMemory | None = None)
 
 
 class ResponsesClient(ChatCompletionClient):
-    """Calls POST {base_url}/responses with retries.
+    """Calls ``responses.create`` with retries.
 
     `base_url` is the API root ("https://api.openai.com/v1"; a URL already ending in
     "/responses" is used as is). `temperature` / `max_tokens` of None are left out.
@@ -133,8 +141,7 @@ class ResponsesClient(ChatCompletionClient):
         **connection,
     ) -> None:
         self._api_key = api_key or ""
-        trimmed = check_base_url(base_url, [self._api_key], "Responses API base URL").rstrip("/")
-        url = trimmed if trimmed.endswith("/responses") else trimmed + "/responses"
+        root = api_root(check_base_url(base_url, [self._api_key], "Responses API base URL"), "/responses")
         self.model = model
         self.temperature = temperature
         self.max_tokens = max_tokens
@@ -142,35 +149,47 @@ class ResponsesClient(ChatCompletionClient):
         # The output items (encrypted reasoning and the message) of this client's
         # answers: they go back with the answers.
         self._memory = AnswerMemory(REMEMBERED_ANSWERS)
-        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-        super().__init__(url, headers=headers, secrets=[self._api_key], **connection)
+        self._think = ThinkSplitter()
+        self._root = root
+        super().__init__(route_url(root, "/responses"), secrets=[self._api_key], **connection)
+
+    def _sdk(self, http: httpx2.AsyncClient) -> openai.AsyncOpenAI:
+        return openai_sdk(http, self._root, self._api_key)
 
     def recall(self, text: str, items: list) -> None:
         self._memory.remember(text, items)
 
-    def _payload(self, messages: list[dict], max_tokens: int | None = None) -> bytes:
+    def _request(self, messages: list[dict], max_tokens: int | None = None) -> dict:
         instructions, items = to_responses_input(messages, self._memory)
-        body: dict[str, Any] = {
+        request: dict[str, Any] = {
             "model": self.model,
             "input": items,
             "store": False,
             "include": ["reasoning.encrypted_content"],
         }
         if instructions:
-            body["instructions"] = instructions
+            request["instructions"] = instructions
         if self.temperature is not None:
-            body["temperature"] = self.temperature
+            request["temperature"] = self.temperature
         max_tokens = self.max_tokens if max_tokens is None else max_tokens
         if max_tokens is not None:
-            body["max_output_tokens"] = max(MIN_OUTPUT_TOKENS, max_tokens)
-        body.update(self.extra_body)
-        return json.dumps(body, ensure_ascii=False).encode("utf-8")
+            request["max_output_tokens"] = max(MIN_OUTPUT_TOKENS, max_tokens)
+        if self.extra_body:
+            request["extra_body"] = dict(self.extra_body)
+        if not self._api_key:
+            request["extra_headers"] = NO_KEY_HEADERS
+        return request
 
-    def _parse(self, body: bytes, status: int) -> ModelReply:
-        data = self._json_object(body, status)
-        if data.get("error") and not data.get("output"):
-            raise self._malformed(f"The Responses API reported an error: {error_excerpt(body)}", status)
-        output = data.get("output")
+    async def _call(self, request: dict):
+        return await openai_post(self, "/responses", dict(request))
+
+    def _typed(self, result, data: dict):
+        return sdk_object(Response, data)
+
+    def _parse(self, response, data: dict, status: int) -> ModelReply:
+        output = getattr(response, "output", None)
+        if data.get("error") and not output:
+            raise self._malformed(f"The Responses API reported an error: {_error_of(data)}", status)
         if not isinstance(output, list):
             raise self._malformed("The Responses API's answer has no 'output' list", status)
 
@@ -178,56 +197,64 @@ class ResponsesClient(ChatCompletionClient):
         thoughts: list[str] = []
         kept: list[dict] = []
         for item in output:
-            if not isinstance(item, dict):
-                continue
-            if item.get("type") == "reasoning":
+            kind = getattr(item, "type", None)
+            if kind == "reasoning":
                 thoughts.extend(_reasoning_texts(item))
-                kept.append(item)
-            elif item.get("type") == "message":
-                for part in item.get("content") or []:
-                    if not isinstance(part, dict):
-                        continue
-                    if part.get("type") == "output_text" and isinstance(part.get("text"), str):
-                        texts.append(part["text"])
-                    elif part.get("type") == "refusal" and isinstance(part.get("refusal"), str):
-                        raise self._unusable(f"The model refused to answer: {excerpt(part['refusal'])}", status)
-                kept.append(item)
+                kept.append(_as_dict(item))
+            elif kind == "message":
+                for part in getattr(item, "content", None) or []:
+                    part_type = getattr(part, "type", None)
+                    if part_type == "output_text" and isinstance(getattr(part, "text", None), str):
+                        texts.append(part.text)
+                    elif part_type == "refusal" and isinstance(getattr(part, "refusal", None), str):
+                        raise self._unusable(f"The model refused to answer: {excerpt(part.refusal)}", status)
+                kept.append(_as_dict(item))
 
+        state = getattr(response, "status", None)
         finish_reason = "stop"
-        if data.get("status") not in (None, STATUS_COMPLETED):
-            details = data.get("incomplete_details") if isinstance(data.get("incomplete_details"), dict) else {}
-            reason = details.get("reason")
-            finish_reason = reason if isinstance(reason, str) and reason else str(data.get("status"))
-        reply = ModelReply(text="".join(texts), reasoning="\n\n".join(thoughts), finish_reason=finish_reason)
-        if not texts and not reply.cut_off:
-            why = f" (status: {data.get('status')})" if data.get("status") else ""
-            if thoughts:
-                why += "; it only produced reasoning"
-            raise self._unusable(f"The model's answer has no text content{why}", status)
-        self._memory.remember(reply.text, kept)
+        if state not in (None, STATUS_COMPLETED):
+            reason = getattr(getattr(response, "incomplete_details", None), "reason", None)
+            finish_reason = reason if isinstance(reason, str) and reason else str(state)
+        text, reasoning = self._think.split("".join(texts), finish_reason, "\n\n".join(thoughts))
+        self._memory.remember(text, kept)
 
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-        input_details = usage.get("input_tokens_details") if isinstance(usage.get("input_tokens_details"), dict) else {}
-        output_details = (
-            usage.get("output_tokens_details") if isinstance(usage.get("output_tokens_details"), dict) else {}
+        usage = getattr(response, "usage", None)
+        return ModelReply(
+            text=text,
+            reasoning=reasoning,
+            finish_reason=finish_reason,
+            tokens_in=int_or_none(getattr(usage, "input_tokens", None)),
+            tokens_out=int_or_none(getattr(usage, "output_tokens", None)),
+            cached_tokens_in=int_or_none(getattr(getattr(usage, "input_tokens_details", None), "cached_tokens", None)),
+            reasoning_tokens=int_or_none(
+                getattr(getattr(usage, "output_tokens_details", None), "reasoning_tokens", None)
+            ),
+            http_status=status,
+            reasoning_items=kept,
         )
-        reply.tokens_in = int_or_none(usage.get("input_tokens"))
-        reply.tokens_out = int_or_none(usage.get("output_tokens"))
-        reply.cached_tokens_in = int_or_none(input_details.get("cached_tokens"))
-        reply.reasoning_tokens = int_or_none(output_details.get("reasoning_tokens"))
-        reply.http_status = status
-        reply.reasoning_items = kept
-        return reply
 
 
-def _reasoning_texts(item: dict) -> list[str]:
+def _as_dict(item) -> dict:
+    """An output item as the JSON it came as (it is stored with the step and sent back)."""
+    return item.model_dump(mode="json", exclude_unset=True, by_alias=True) if hasattr(item, "model_dump") else dict(item)
+
+
+def _error_of(data: dict) -> str:
+    error = data.get("error")
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return excerpt(error["message"])
+    return excerpt(str(error))
+
+
+def _reasoning_texts(item) -> list[str]:
     """A reasoning item's summaries, else its reasoning text (servers running open
     models return the text itself)."""
     texts = []
     for key in ("summary", "content"):
-        for part in item.get(key) or []:
-            if isinstance(part, dict) and isinstance(part.get("text"), str) and part["text"]:
-                texts.append(part["text"])
+        for part in getattr(item, key, None) or []:
+            text = getattr(part, "text", None)
+            if isinstance(text, str) and text:
+                texts.append(text)
         if texts:
             break
     return texts

@@ -14,7 +14,7 @@ rule enforced here is therefore simple and strict:
 * the operator flag ``allow_loopback`` (for models served on the same machine) permits
   127.0.0.0/8 and ::1, and nothing else.
 
-There are two entry points:
+The rules live in `arena.clients.addresses` (re-exported here); two entry points:
 
 ``check_url(url, allow_loopback)``
     Syntactic checks plus a DNS lookup, for form and API validation. It gives the
@@ -29,245 +29,66 @@ There are two entry points:
     request extension). Nothing is resolved again after the check, so there is no
     window in which the name can be re-pointed. Each original host gets its own
     connection pool, so a TLS connection verified for one name is never reused for
-    another name that happens to share the IP.
+    another name that happens to share the IP. The connections are aiohttp's, under
+    httpx2's transport interface (`arena.clients.aio_transport`).
 
-Redirects: the arena's clients never follow redirects (httpx's default, which
-``arena.clients`` keeps and reports a 3xx as an error). So every request that leaves
-the arena is a request this transport checked; there is no second hop to a Location
-header that nobody looked at. Anyone building a client on this transport must keep
-``follow_redirects=False`` *and* ``trust_env=False`` (environment proxies would be
-mounted as separate, unguarded transports).
+Redirects are never followed (a 3xx is an error), so every request that leaves the
+arena is one this transport checked. A client built on it must keep
+``follow_redirects=False`` and ``trust_env=False`` (proxies would be unguarded).
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import ipaddress
 import socket
 import ssl
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 
-import httpx
+import httpx2
 
-from arena.clients.lean_http import LeanHTTP11Transport
-
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-
-ALLOWED_SCHEMES = ("http", "https")
-PUBLIC_ONLY = "the arena only calls public addresses"
-
-# Ranges refused on top of what `ipaddress` already classifies. Python's own tables
-# differ between patch releases, so the ranges that matter are spelled out here.
-_EXTRA_V4: tuple[tuple[ipaddress.IPv4Network, str], ...] = tuple(
-    (ipaddress.IPv4Network(net), label)
-    for net, label in (
-        ("0.0.0.0/8", "an unspecified (\"this network\") address"),
-        ("100.64.0.0/10", "a carrier-grade NAT (shared) address"),
-        ("192.0.0.0/24", "an IETF protocol address"),
-        ("192.0.2.0/24", "a documentation address"),
-        ("198.51.100.0/24", "a documentation address"),
-        ("203.0.113.0/24", "a documentation address"),
-        ("198.18.0.0/15", "a benchmarking address"),
-        ("192.88.99.0/24", "a 6to4 relay address"),
-        ("240.0.0.0/4", "a reserved address"),
-    )
+from arena.clients.addresses import (  # the guard's address rules, read here by its callers too
+    ALLOWED_SCHEMES,
+    PUBLIC_ONLY,
+    IPAddress,
+    UnsafeURL,
+    addresses_from_getaddrinfo,
+    parse_ip,
+    address_problem,
+    check_address,
+    check_url,
+    parse_url,
+    resolve,
 )
-_EXTRA_V6: tuple[tuple[ipaddress.IPv6Network, str], ...] = tuple(
-    (ipaddress.IPv6Network(net), label)
-    for net, label in (
-        ("fec0::/10", "a site-local address"),
-        ("100::/64", "a discard-only address"),
-        ("2001::/23", "an IETF protocol address"),
-        ("2001:db8::/32", "a documentation address"),
-        ("3fff::/20", "a documentation address"),
-        ("64:ff9b:1::/48", "a local NAT64 address"),
-        ("::/8", "a reserved address"),
-    )
-)
-_V4_COMPATIBLE = ipaddress.IPv6Network("::/96")
-_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+from arena.clients.aio_transport import AiohttpConnections
+
+__all__ = ["ALLOWED_SCHEMES", "PUBLIC_ONLY", "GuardedTransport", "ResponseTooLarge", "UnsafeURL", "address_problem",
+           "check_address", "check_url", "parse_url", "resolve", "shared_ssl_context"]
 
 
-class UnsafeURL(ValueError):
-    """A URL (or the address it resolves to) the arena refuses to call.
+class ResponseTooLarge(Exception):
+    """An answer whose body passed the transport's byte cap (it stopped reading)."""
 
-    The message is written for the person who typed the URL.
-    """
-
-
-def _embedded_v4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address:
-    return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    def __init__(self, cap: int) -> None:
+        super().__init__(f"the answer was larger than {cap:,} bytes")
+        self.cap = cap
 
 
-def address_problem(ip: IPAddress, allow_loopback: bool = False) -> str | None:
-    """Why the arena must not connect to `ip`, as a noun phrase; None if it may.
+class _CappedStream(httpx2.AsyncByteStream):
+    def __init__(self, stream, cap: int) -> None:
+        self._stream = stream
+        self._cap = cap
 
-    `allow_loopback` permits 127.0.0.0/8 and ::1 (and an IPv4-mapped form of a
-    127.x address, which is the same socket destination), nothing else.
-    """
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.scope_id:
-            ip = ipaddress.IPv6Address(ip.compressed.split("%", 1)[0])
-        mapped = ip.ipv4_mapped
-        if mapped is not None:
-            inner = address_problem(mapped, allow_loopback)
-            return f"an IPv4-mapped form of {mapped}, {inner}" if inner else None
-        if ip.is_loopback:
-            return None if allow_loopback else "a loopback address"
-        if ip.is_unspecified:
-            return "the unspecified address"
-        if ip in _V4_COMPATIBLE:
-            v4 = _embedded_v4(ip)
-            inner = address_problem(v4)
-            detail = f", {inner}" if inner else ""
-            return f"an IPv4-compatible IPv6 address (deprecated) embedding {v4}{detail}"
-        if ip in _NAT64:
-            v4 = _embedded_v4(ip)
-            inner = address_problem(v4)
-            return f"a NAT64 address embedding {v4}, {inner}" if inner else None
-        if ip.sixtofour is not None:
-            inner = address_problem(ip.sixtofour)
-            if inner:
-                return f"a 6to4 address embedding {ip.sixtofour}, {inner}"
-        if ip.teredo is not None:
-            for v4 in ip.teredo:
-                inner = address_problem(v4)
-                if inner:
-                    return f"a Teredo address embedding {v4}, {inner}"
-        if ip.is_multicast:
-            return "a multicast address"
-        if ip.is_link_local:
-            return "a link-local address"
-        if ip.is_site_local:
-            return "a site-local address"
-        for net, label in _EXTRA_V6:
-            if ip in net:
-                return label
-        if ip.is_private:
-            # fc00::/7 unique-local and the other non-public special ranges
-            return "a private address"
-        if ip.is_reserved:
-            return "a reserved address"
-        if not ip.is_global:
-            return "not a public address"
-        return None
+    async def __aiter__(self):
+        size = 0
+        async for chunk in self._stream:
+            size += len(chunk)
+            if size > self._cap:
+                raise ResponseTooLarge(self._cap)
+            yield chunk
 
-    # IPv4
-    if ip.is_unspecified:
-        return "the unspecified address"
-    if ip.is_loopback:
-        return None if allow_loopback else "a loopback address"
-    if ip.is_link_local:
-        return "a link-local address (this range includes the cloud metadata service)"
-    if ip.is_multicast:
-        return "a multicast address"
-    if ip == ipaddress.IPv4Address("255.255.255.255"):
-        return "the broadcast address"
-    for net, label in _EXTRA_V4:
-        if ip in net:
-            return label
-    if ip.is_private:
-        return "a private address"
-    if ip.is_reserved:
-        return "a reserved address"
-    if not ip.is_global:
-        return "not a public address"
-    return None
-
-
-@functools.lru_cache(maxsize=1024)
-def _parse_ip(text: str) -> IPAddress | None:
-    # The same endpoint hosts and addresses are parsed at every model call.
-    try:
-        return ipaddress.ip_address(text)
-    except ValueError:
-        return None
-
-
-def _loopback_hint(problem: str) -> str:
-    if problem == "a loopback address":
-        return " (loopback is only allowed when the operator enables it for local models)"
-    return ""
-
-
-def check_address(host: str, address: str, allow_loopback: bool) -> IPAddress:
-    """Raise UnsafeURL unless `address` (what `host` resolved to) is allowed."""
-    ip = _parse_ip(address)
-    if ip is None:
-        raise UnsafeURL(f"{host} resolved to {address!r}, which is not an IP address")
-    problem = address_problem(ip, allow_loopback)
-    if problem:
-        if _parse_ip(host) is not None:
-            raise UnsafeURL(f"{host} is {problem}; {PUBLIC_ONLY}{_loopback_hint(problem)}")
-        raise UnsafeURL(
-            f"{host} resolves to {ip}, {problem}; {PUBLIC_ONLY}{_loopback_hint(problem)}"
-        )
-    return ip
-
-
-def parse_url(url: str | httpx.URL) -> tuple[str, str, int]:
-    """The syntactic half of the check: (scheme, ASCII host, port) or UnsafeURL."""
-    if isinstance(url, str):
-        if not url.strip():
-            raise UnsafeURL("The URL is empty")
-        if any(ch.isspace() or ord(ch) < 32 for ch in url.strip()):
-            raise UnsafeURL("The URL must not contain spaces or control characters")
-        try:
-            parsed = httpx.URL(url.strip())
-        except (httpx.InvalidURL, TypeError, ValueError) as exc:
-            raise UnsafeURL(f"Not a valid URL: {exc}") from None
-    else:
-        parsed = url
-    scheme = parsed.scheme.lower()
-    if scheme not in ALLOWED_SCHEMES:
-        shown = f" ({scheme}: given)" if scheme else ""
-        raise UnsafeURL(f"Only http and https URLs are allowed{shown}")
-    if parsed.userinfo:
-        raise UnsafeURL(
-            "URLs with a user name or password (user:pass@host) are not allowed; "
-            "put the API key in its own field"
-        )
-    try:
-        host = parsed.raw_host.decode("ascii")
-    except UnicodeDecodeError:
-        raise UnsafeURL("The URL's host name is not valid") from None
-    if not host:
-        raise UnsafeURL("The URL has no host name")
-    port = parsed.port or (443 if scheme == "https" else 80)
-    return scheme, host, port
-
-
-def _addresses_from_getaddrinfo(infos: Iterable) -> list[str]:
-    seen: list[str] = []
-    for _family, _type, _proto, _canon, sockaddr in infos:
-        address = str(sockaddr[0])
-        if address not in seen:
-            seen.append(address)
-    return seen
-
-
-def resolve(host: str, port: int) -> list[str]:
-    """Every address `host` resolves to (blocking). UnsafeURL if it does not resolve."""
-    if _parse_ip(host) is not None:
-        return [host]
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError, OSError) as exc:
-        raise UnsafeURL(f"Could not resolve the host name {host}: {exc}") from None
-    addresses = _addresses_from_getaddrinfo(infos)
-    if not addresses:
-        raise UnsafeURL(f"The host name {host} has no addresses")
-    return addresses
-
-
-def check_url(url: str, allow_loopback: bool) -> None:
-    """Raise UnsafeURL unless `url` is an http(s) URL whose host only resolves to
-    addresses the arena may call. Used by form and API validation; connections are
-    checked again at connect time by GuardedTransport."""
-    _scheme, host, port = parse_url(url)
-    for address in resolve(host, port):
-        check_address(host, address, allow_loopback)
+    async def aclose(self) -> None:
+        await self._stream.aclose()
 
 
 # --- connect-time enforcement ----------------------------------------------------------
@@ -278,28 +99,21 @@ Resolver = Callable[[str, int], Awaitable[list[str]]]
 async def _system_resolver(host: str, port: int) -> list[str]:
     loop = asyncio.get_running_loop()
     infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return _addresses_from_getaddrinfo(infos)
+    return addresses_from_getaddrinfo(infos)
 
 
 @functools.lru_cache(maxsize=1)
 def shared_ssl_context() -> ssl.SSLContext:
     """One verifying TLS context for all model and agent connections (SSLContext is
     safe to share between connections)."""
-    return httpx.create_ssl_context()
+    return httpx2.create_ssl_context()
 
 
 # (URL, checked address) -> the URL naming that address; see GuardedTransport._pinned_url.
-_PINNED_URLS: dict[tuple[httpx.URL, IPAddress], httpx.URL] = {}
+_PINNED_URLS: dict[tuple[httpx2.URL, IPAddress], httpx2.URL] = {}
 
 
-@functools.lru_cache(maxsize=1024)
-def _pinned_host(ip: IPAddress) -> str:
-    """The host of a URL pinned to `ip` (GuardedTransport._pinned_url) as httpx
-    spells it, whatever the rest of the URL."""
-    return httpx.URL("http://pinned/").copy_with(host=str(ip)).host
-
-
-class GuardedTransport(httpx.AsyncBaseTransport):
+class GuardedTransport(httpx2.AsyncBaseTransport):
     """An httpx transport that only connects to addresses `address_problem` allows.
 
     For each request: resolve the host once (``loop.getaddrinfo``), refuse with
@@ -307,8 +121,10 @@ class GuardedTransport(httpx.AsyncBaseTransport):
     checked IP literal (falling back to the next one if the connection cannot be
     made). The ``Host`` header and the TLS SNI / certificate check keep the original
     host name. Keyword arguments (``limits``, ``verify``) go to the underlying
-    transport (arena.clients.lean_http.LeanHTTP11Transport, which refuses any URL that
-    does not name an IP literal), one per original scheme/host/port.
+    transport (httpx's own, httpcore's connection pool), one per original
+    scheme/host/port. `max_response_bytes`, when given, caps every answer's body:
+    a larger one (declared or read) raises ResponseTooLarge, whichever client library
+    reads it.
 
     ``resolver`` (async ``(host, port) -> [address, ...]``) and ``transport_factory``
     exist for tests.
@@ -319,62 +135,56 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         allow_loopback: bool = False,
         *,
         resolver: Resolver | None = None,
-        transport_factory: Callable[..., httpx.AsyncBaseTransport] | None = None,
+        transport_factory: Callable[..., httpx2.AsyncBaseTransport] | None = None,
         max_addresses: int = 4,
+        max_response_bytes: int | None = None,
         **transport_kwargs,
     ) -> None:
         self.allow_loopback = allow_loopback
         self._resolver = resolver or _system_resolver
-        # The lean HTTP/1.1 transport (arena.clients.lean_http) connects only to the IP
-        # literals this transport puts in the URL; it costs a model call far less CPU
-        # than httpcore's.
-        self._factory = transport_factory or LeanHTTP11Transport
+        self._factory = transport_factory or AiohttpConnections
+        self.max_response_bytes = max_response_bytes
         # Loading the CA bundle costs ~50 ms; every transport shares one context.
         transport_kwargs.setdefault("verify", shared_ssl_context())
         self._kwargs = transport_kwargs
         self._max_addresses = max_addresses
-        self._inner: dict[tuple[str, str, int], httpx.AsyncBaseTransport] = {}
+        self._inner: dict[tuple[str, str, int], httpx2.AsyncBaseTransport] = {}
 
-    def _transport_for(self, key: tuple[str, str, int]) -> httpx.AsyncBaseTransport:
+    def _transport_for(self, key: tuple[str, str, int]) -> httpx2.AsyncBaseTransport:
         inner = self._inner.get(key)
         if inner is None:
             inner = self._inner[key] = self._factory(**self._kwargs)
         return inner
 
-    @property
-    def sends_direct(self) -> bool:
-        """Whether `send_direct` can be used: the connections are the lean transport's."""
-        return hasattr(self._factory, "send_pinned")
-
     async def _checked_addresses(self, connect_timeout: float | None, host: str, port: int,
-                                 request: httpx.Request | None = None) -> list[IPAddress]:
-        if _parse_ip(host) is not None:
+                                 request: httpx2.Request | None = None) -> list[IPAddress]:
+        if parse_ip(host) is not None:
             return [check_address(host, host, self.allow_loopback)]
         try:
             async with asyncio.timeout(connect_timeout):
                 addresses = await self._resolver(host, port)
         except TimeoutError:
-            raise httpx.ConnectTimeout(f"Timed out resolving {host}", request=request) from None
+            raise httpx2.ConnectTimeout(f"Timed out resolving {host}", request=request) from None
         except (socket.gaierror, UnicodeError, OSError) as exc:
-            raise httpx.ConnectError(f"Could not resolve {host}: {exc}", request=request) from None
+            raise httpx2.ConnectError(f"Could not resolve {host}: {exc}", request=request) from None
         if not addresses:
-            raise httpx.ConnectError(f"{host} has no addresses", request=request)
+            raise httpx2.ConnectError(f"{host} has no addresses", request=request)
         # Every answer is checked, not just the one used: a mixed answer is a red flag.
         return [check_address(host, address, self.allow_loopback) for address in addresses]
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         scheme, host, port = parse_url(request.url)
         connect_timeout = (request.extensions.get("timeout") or {}).get("connect")
         addresses = await self._checked_addresses(connect_timeout, host, port, request)
         inner = self._transport_for((scheme, host, port))
 
         extensions = dict(request.extensions)
-        if scheme == "https" and _parse_ip(host) is None:
+        if scheme == "https" and parse_ip(host) is None:
             extensions.setdefault("sni_hostname", host)
 
-        last_error: httpx.ConnectError | None = None
+        last_error: httpx2.ConnectError | None = None
         for ip in addresses[: self._max_addresses]:
-            pinned = httpx.Request(
+            pinned = httpx2.Request(
                 request.method,
                 self._pinned_url(request.url, ip),
                 headers=request.headers,  # already carries Host: <original name>
@@ -382,41 +192,29 @@ class GuardedTransport(httpx.AsyncBaseTransport):
                 extensions=extensions,
             )
             try:
-                return await inner.handle_async_request(pinned)
-            except httpx.ConnectError as exc:
+                response = await inner.handle_async_request(pinned)
+            except httpx2.ConnectError as exc:
                 # Nothing was sent yet, so trying the next checked address is safe.
                 last_error = exc
+                continue
+            return self._capped(response)
         assert last_error is not None
         raise last_error
 
-    async def send_direct(self, url: httpx.URL, header_lines: list[tuple[bytes, bytes]], body: bytes,
-                          timeouts: dict):
-        """POST `body` to `url` as `handle_async_request` sends an httpx.Request with
-        those header lines (Host first, Content-Length last), the same checks first
-        (the host resolved once, every address checked, the checked literal pinned, the
-        original name kept for the Host header and TLS), without building the pinned
-        httpx.Request and the httpx.Response: the lean transport's
-        arena.clients.lean_http.LeanResponse comes back (only when `sends_direct`)."""
-        scheme, host, port = parse_url(url)
-        addresses = await self._checked_addresses(timeouts.get("connect"), host, port)
-        inner = self._transport_for((scheme, host, port))
-        named = scheme == "https" and _parse_ip(host) is None
-        target = url.raw_path or b"/"
-        last_error: httpx.ConnectError | None = None
-        for ip in addresses[: self._max_addresses]:
-            pinned_host = _pinned_host(ip)
-            # The pool key the lean transport makes of the pinned request.
-            key = (scheme, pinned_host, port, host if named else pinned_host)
-            try:
-                return await inner.send_pinned(key, target, header_lines, body, timeouts)
-            except httpx.ConnectError as exc:
-                # Nothing was sent yet, so trying the next checked address is safe.
-                last_error = exc
-        assert last_error is not None
-        raise last_error
+    def _capped(self, response: httpx2.Response) -> httpx2.Response:
+        """`response` whose body stops at `max_response_bytes`: a model's or an agent's
+        answer is read whole into memory, so an endless one must not be."""
+        cap = self.max_response_bytes
+        if cap is None:
+            return response
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cap:
+            raise ResponseTooLarge(cap)
+        response.stream = _CappedStream(response.stream, cap)
+        return response
 
     @staticmethod
-    def _pinned_url(url: httpx.URL, ip: IPAddress) -> httpx.URL:
+    def _pinned_url(url: httpx2.URL, ip: IPAddress) -> httpx2.URL:
         """`url` with its host replaced by the checked address; the same model is called
         at the same URL step after step, and building it costs more than the rest of the
         request. Shared by every transport: an episode's client has its own, and each

@@ -123,6 +123,20 @@ async def look_up_openai(reader: MetadataReader, base_url: str, model: str) -> S
     return facts
 
 
+def is_ollama_show(data) -> bool:
+    """Whether an /api/show answer is Ollama's: the model's ``model_info`` object, or
+    its ``details`` beside its ``modelfile``, ``template`` or ``parameters`` text. Any
+    other server answering 2xx there (a catch-all route, a gateway's JSON) is not taken
+    for Ollama."""
+    if not isinstance(data, dict):
+        return False
+    if isinstance(data.get("model_info"), dict):
+        return True
+    return isinstance(data.get("details"), dict) and any(
+        isinstance(data.get(key), str) for key in ("modelfile", "template", "parameters")
+    )
+
+
 async def read_server_context(
     reader: MetadataReader, base_url: str, model: str, facts: ServerFacts, timeout: float
 ) -> None:
@@ -142,7 +156,7 @@ async def read_server_context(
             return
     # Older Ollama versions read "name", newer ones "model".
     show = await reader.post(root + "/api/show", {"model": model, "name": model}, timeout)
-    if not show.ok:
+    if not show.ok or not is_ollama_show(show.data):
         await _read_other_servers(reader, base_url, model, facts, timeout)
         return
     maximum, num_ctx, vision = servers.ollama_show(show.data)

@@ -53,6 +53,9 @@ class ProbeResult:
     accepts_images: bool | None = None
     latency_ms: float | None = None
     tokens_per_second: float | None = None
+    # How fast it reads a prompt it has not cached (tokens per second), measured with a
+    # one-token answer to a longer fresh prompt; play's call timeouts follow it.
+    prompt_tokens_per_second: float | None = None
     # Which message shapes the endpoint accepts (arena.strategies.shape.MessageShape):
     # content parts, a system message, two consecutive messages of one role; each
     # True, False or None (not known). None as a whole: not asked (other providers,

@@ -15,9 +15,14 @@ first one that shows the submission cannot work (that becomes a field error):
 3. OpenAI-compatible servers only: their own context metadata, asked after step 2 so
    that Ollama has loaded the model (llama.cpp GET /props, Ollama POST /api/show and
    GET /api/ps). A metadata request that fails only means the next source is tried;
-4. the generation speed: the same prompt again with max_tokens 16. Both answers carry
-   the same prompt-processing and network overhead, so the extra tokens over the extra
-   time is the decoding speed: tokens_per_second = (tokens₁₆ − tokens₁) / (t₁₆ − t₁).
+4. the generation speed: the same question again with max_tokens 16. Every prompt the
+   probe sends starts with a random tag of its own (arena.probe.wording.fresh), so the
+   server reads each one whole and none is answered from its prompt cache. Both answers
+   carry the same prompt-processing and network overhead, so the extra tokens over the
+   extra time is the decoding speed: tokens_per_second = (tokens₁₆ − tokens₁) / (t₁₆ − t₁).
+   The prompt speed likewise: a one-token answer to a prompt about 25 times longer,
+   prompt_tokens_per_second = (prompt tokens − prompt tokens₁) / (t − t₁); play's call
+   timeouts follow it (arena.probe.speed).
    When that difference is too small to measure (a model that stopped early, a noisy
    network, a tiny model whose 15 extra tokens take less than SPEED_MIN_EXTRA_SECONDS,
    where a clock's jitter would give tens of thousands of tokens per second),
@@ -27,11 +32,13 @@ first one that shows the submission cannot work (that becomes a field error):
    list of content parts; a system message before the user's; two user messages in a
    row. An answer means yes, an HTTP error means no, no answer at all leaves it unknown
    (None), which plays the faithful shape;
-6. whether images are accepted: an 8×8 PNG as an OpenAI-style image_url part (the
+6. whether images are accepted (arena.probe.images): an 8×8 PNG as an OpenAI-style image_url part (the
    Anthropic and Gemini clients convert it), max_tokens 1, no retry. An answer means
    yes; an error that `is_image_refusal` recognises means no; anything else, or no
    request, leaves it to the server's metadata (llama.cpp's modalities, Ollama's
    capabilities, OpenRouter's input modalities, Anthropic's capabilities), else None.
+
+Findings and field errors are worded by arena.probe.verdicts.
 
 The context window comes from the server where it says what it runs with, else from
 the submitter's stated value (capped by the model's maximum where the server gives
@@ -39,19 +46,20 @@ one), else a safe default (see arena.probe.context). Agent endpoints are only ch
 against the URL guard.
 
 Every message is run through `redact` with the API key before it is returned.
+
+An endpoint that is playing the arena's episodes right now (`endpoint_busy`) is sent no
+completion at all: on a local server with one slot or a few, a test request would wait
+behind an episode's call and then evict its cached prompt (the next step re-reads it
+whole). Its metadata is read, and the notes say what was not measured.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import concurrent.futures
 import difflib
-import functools
-import re
 
-import httpx
-from PIL import Image
+import httpx2
 
 from arena.clients.anthropic import ANTHROPIC_VERSION, AnthropicClient
 from arena.clients.base import ModelCallError, ModelReply, redact
@@ -59,17 +67,16 @@ from arena.clients.gemini import GeminiClient
 from arena.clients.openai_compat import OpenAICompatibleClient
 from arena.clients.responses import ResponsesClient
 from arena.probe import lookups
-from arena.clients.errors import is_image_refusal
 from arena.probe.context import choose_context_window
-from arena.probe.lookups import ServerFacts, is_key_problem
+from arena.probe.lookups import ServerFacts
 from arena.probe.result import MAX_MODELS_LISTED, ProbeResult
 from arena.probe.servers import MetadataReader
 from arena.probe.shapes import probe_message_shape
-from arena.probe.wording import (
-    PROBE_MESSAGES, answered as _answered, quote as _quote, sentence as _sentence, server_words as _server_words,
-)
-from arena.clients.urlguard import PUBLIC_ONLY, GuardedTransport, UnsafeURL, check_url, parse_url
-from envs.render import encode_png
+from arena.probe.verdicts import ProbeVerdicts
+from arena.probe.images import check_images
+from arena.probe.speed import decoding_speed, measure_speeds  # noqa: F401 (decoding_speed is read here by callers)
+from arena.probe.wording import answered as _answered, probe_messages, quote as _quote, sentence as _sentence
+from arena.clients.urlguard import GuardedTransport, UnsafeURL, check_url, parse_url
 
 # The values of Submission.PROVIDER_* (this module stays free of Django models).
 OPENAI, ANTHROPIC, GEMINI, AGENT, RESPONSES = "openai", "anthropic", "gemini", "agent", "responses"
@@ -77,26 +84,11 @@ PROVIDERS = (OPENAI, ANTHROPIC, GEMINI, AGENT, RESPONSES)
 
 # Metadata beyond the first request is optional: a slow answer is not worth waiting for.
 METADATA_TIMEOUT_SECONDS = 5.0
-THROUGHPUT_TOKENS = 16
-# Below this extra time for the extra tokens, the difference is the clock's noise.
-SPEED_MIN_EXTRA_SECONDS = 0.01
-IMAGE_QUESTION = "What colour is this picture? Answer with one word."
-MODEL_NAMES_IN_ERROR = 8
-
-_MODEL_PROBLEM = re.compile(
-    r"\bmodel\b.{0,80}?\b(?:not found|does not exist|not exist|unknown|invalid|not supported|no such)"
-    r"|\b(?:unknown|invalid|unsupported) model|not a valid model",
-    re.IGNORECASE,
+BUSY_NOTE = (
+    "The endpoint is playing the arena's episodes right now, so the probe sent it no test request (one would "
+    "take a running episode's slot and its cached prompt). Its speed, message shapes and images were not "
+    "measured: test the endpoint again once its episodes have ended."
 )
-
-
-@functools.cache
-def tiny_png_data_url() -> str:
-    """An 8×8 red square as a data: URL (about 80 bytes of PNG)."""
-    png = encode_png(Image.new("RGB", (8, 8), (200, 40, 40)))
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-
-
 async def probe_endpoint(
     *,
     provider: str,
@@ -106,10 +98,12 @@ async def probe_endpoint(
     stated_context_window: int | None = None,
     allow_loopback: bool = False,
     timeout_seconds: float = 10.0,
-    transport: httpx.AsyncBaseTransport | None = None,
+    transport: httpx2.AsyncBaseTransport | None = None,
+    endpoint_busy: bool = False,
 ) -> ProbeResult:
     """Probe one endpoint (see the module docstring). Never raises for what the
-    endpoint does; ValueError for a provider the arena does not know.
+    endpoint does; ValueError for a provider the arena does not know. `endpoint_busy`:
+    the arena's episodes are playing on it now (then no completion is sent).
 
     `transport` replaces the URL guard's transport (tests); it is closed at the end.
     """
@@ -124,6 +118,7 @@ async def probe_endpoint(
         allow_loopback=allow_loopback,
         timeout_seconds=timeout_seconds,
         transport=transport,
+        endpoint_busy=endpoint_busy,
     )
     try:
         await probe.run()
@@ -141,7 +136,8 @@ def probe_endpoint_sync(
     stated_context_window: int | None = None,
     allow_loopback: bool = False,
     timeout_seconds: float = 10.0,
-    transport: httpx.AsyncBaseTransport | None = None,
+    transport: httpx2.AsyncBaseTransport | None = None,
+    endpoint_busy: bool = False,
 ) -> ProbeResult:
     """`probe_endpoint` for synchronous code, e.g. a form's clean().
 
@@ -160,6 +156,7 @@ def probe_endpoint_sync(
         allow_loopback=allow_loopback,
         timeout_seconds=timeout_seconds,
         transport=transport,
+        endpoint_busy=endpoint_busy,
     )
     try:
         asyncio.get_running_loop()
@@ -169,16 +166,7 @@ def probe_endpoint_sync(
         return pool.submit(lambda: asyncio.run(probe_endpoint(**options))).result()
 
 
-def decoding_speed(first_tokens: int, first_ms: float, tokens: int, ms: float) -> float:
-    """Tokens per second from a short answer and a longer one to the same prompt (step 4
-    of the module docstring)."""
-    extra_seconds = (ms - first_ms) / 1000.0
-    if tokens - first_tokens >= 4 and extra_seconds >= SPEED_MIN_EXTRA_SECONDS:
-        return (tokens - first_tokens) / extra_seconds
-    return tokens / (ms / 1000.0)  # too little difference to measure: the whole call, which errs low
-
-
-class _Probe:
+class _Probe(ProbeVerdicts):
     """One probe's requests, and what they showed."""
 
     def __init__(
@@ -191,8 +179,10 @@ class _Probe:
         stated_context_window: int | None,
         allow_loopback: bool,
         timeout_seconds: float,
-        transport: httpx.AsyncBaseTransport | None,
+        transport: httpx2.AsyncBaseTransport | None,
+        endpoint_busy: bool = False,
     ) -> None:
+        self.endpoint_busy = endpoint_busy
         self.provider = provider
         self.base_url = base_url
         self.api_key = api_key
@@ -202,7 +192,7 @@ class _Probe:
         self.timeout = timeout_seconds
         self.metadata_timeout = min(timeout_seconds, METADATA_TIMEOUT_SECONDS)
         self._given_transport = transport
-        self.transport: httpx.AsyncBaseTransport | None = None
+        self.transport: httpx2.AsyncBaseTransport | None = None
         self.reader: MetadataReader | None = None
         self._clients: list = []
         self.result = ProbeResult(provider=provider)
@@ -225,12 +215,17 @@ class _Probe:
             self.blame("model", "Enter the name of the model the endpoint should run.")
             return
         self.transport = self._given_transport or GuardedTransport(
-            self.allow_loopback, limits=httpx.Limits(max_connections=4, max_keepalive_connections=4)
+            self.allow_loopback, limits=httpx2.Limits(max_connections=4, max_keepalive_connections=4)
         )
         self.reader = MetadataReader(
             self.transport, headers=self.metadata_headers(), secrets=[self.api_key], timeout_seconds=self.timeout
         )
         if not await self.look_up_model():
+            return
+        if self.endpoint_busy:
+            self.note(BUSY_NOTE)
+            self.result.server_kind = self.facts.server_kind
+            self.result.server_slots = self.facts.server_slots
             return
         if not await self.complete_one_token():
             return
@@ -242,7 +237,7 @@ class _Probe:
         await self.measure_throughput()
         if self.provider == OPENAI:
             await probe_message_shape(self)
-        await self.check_images()
+        await check_images(self)
 
     async def aclose(self) -> None:
         for client in self._clients:
@@ -262,48 +257,6 @@ class _Probe:
         result.notes = [redact(text, secret) for text in result.notes]
         result.models_listed = [redact(name, secret) for name in result.models_listed]
         return result
-
-    # --- recording findings ------------------------------------------------------------
-
-    def blame(self, field: str, message: str) -> None:
-        self.result.field_errors.setdefault(field, message)
-
-    def note(self, text: str) -> None:
-        self.result.notes.append(text)
-
-    def blame_unreachable(self, detail: str, refused_by_guard: bool) -> None:
-        if refused_by_guard:
-            self.blame("base_url", f"The arena will not call this address: {_sentence(detail)}.")
-            return
-        self.blame(
-            "base_url",
-            f"The arena could not reach the endpoint ({_sentence(detail)}). Check that the server is running "
-            "and reachable from the arena, and that the URL is right (OpenAI-compatible servers usually end "
-            "in /v1).",
-        )
-
-    def blame_key(self, detail: str) -> None:
-        if not self.api_key:
-            self.blame("api_key", f"The endpoint asks for an API key ({_sentence(detail)}). Enter the key.")
-            return
-        self.blame(
-            "api_key",
-            f"The endpoint refused the API key ({_sentence(detail)}). Check that the key is right, active, "
-            "and allowed to use this model.",
-        )
-
-    def unknown_model_message(self, detail: str = "") -> str:
-        text = f"The endpoint does not serve a model called “{self.model}”."
-        names = self.result.models_listed
-        if names:
-            shown = ", ".join(names[:MODEL_NAMES_IN_ERROR])
-            more = len(self.facts.model_names or names) - min(len(names), MODEL_NAMES_IN_ERROR)
-            text += f" It offers: {shown}" + (f" and {more:,} more." if more > 0 else ".")
-        else:
-            text += " Check the exact name the server expects."
-        if detail:
-            text += f" ({_sentence(detail)}.)"
-        return text
 
     def decide_context_window(self, say_why: bool = True) -> None:
         if self.context_decided:
@@ -398,7 +351,7 @@ class _Probe:
     async def complete_one_token(self) -> bool:
         """Step 2; False (with a field error) when the endpoint cannot answer."""
         try:
-            reply = await self.client(max_tokens=1, retries=1).complete(PROBE_MESSAGES)
+            reply = await self.client(max_tokens=1, retries=1).complete(probe_messages())
         except ModelCallError as exc:
             if not _answered(exc):
                 self.blame_completion(exc)
@@ -417,86 +370,7 @@ class _Probe:
             self.note(f"The endpoint does not list “{self.model}” but answered to that name{why}.")
         return True
 
-    def blame_completion(self, exc: ModelCallError) -> None:
-        status, detail = exc.http_status, _quote(exc)
-        if status is None:
-            self.blame_unreachable(detail, refused_by_guard=PUBLIC_ONLY in detail)
-        elif is_key_problem(status, exc.message):
-            self.blame_key(detail)
-        elif status in (402, 429):
-            self.blame(
-                "api_key",
-                f"The endpoint turned the test request down for this key's credits or rate limits "
-                f"({_sentence(detail)}). Try again later, or check the account behind the key.",
-            )
-        elif self.result.model_found is False or (
-            status in (400, 404, 422) and _MODEL_PROBLEM.search(_server_words(exc.message) or exc.message)
-        ):
-            self.blame("model", self.unknown_model_message(detail))
-        elif status == 404:
-            self.blame(
-                "base_url",
-                f"There is no chat endpoint at this URL ({_sentence(detail)}). Check the base URL "
-                "(for OpenAI-compatible servers it usually ends in /v1).",
-            )
-        else:
-            self.blame(
-                "base_url",
-                f"The endpoint failed the one-token test request ({_sentence(detail)}). Check the URL "
-                "and the server's logs.",
-            )
-
     # --- step 4: speed -----------------------------------------------------------------
 
     async def measure_throughput(self) -> None:
-        if self.first_reply is None:
-            return
-        try:
-            reply = await self.client(max_tokens=THROUGHPUT_TOKENS, retries=0).complete(PROBE_MESSAGES)
-        except ModelCallError as exc:
-            self.note(f"The generation speed could not be measured ({_quote(exc)}).")
-            return
-        tokens = reply.tokens_out
-        if not tokens:
-            self.note("The endpoint does not report token counts, so its generation speed was not measured.")
-            return
-        speed = decoding_speed(self.first_reply.tokens_out or 1, self.first_reply.latency_ms, tokens, reply.latency_ms)
-        self.result.tokens_per_second = round(speed, 1)
-        self.note(f"It generates about {speed:,.0f} tokens per second ({tokens} tokens in {reply.latency_ms:,.0f} ms).")
-
-    # --- step 6: images ----------------------------------------------------------------
-
-    async def check_images(self) -> None:
-        messages = [
-            {
-                "role": "user",
-                "content": [
-                    {"type": "text", "text": IMAGE_QUESTION},
-                    {"type": "image_url", "image_url": {"url": tiny_png_data_url()}},
-                ],
-            }
-        ]
-        verdict: bool | None = True
-        try:
-            await self.client(max_tokens=1, retries=0).complete(messages)
-        except ModelCallError as exc:
-            if _answered(exc):
-                verdict = True
-            elif is_image_refusal(exc.http_status, exc.message):
-                verdict = False
-                self.note(
-                    f"It refuses images ({_quote(exc)}). Image tasks need a model that accepts "
-                    "them (a llama.cpp server needs the model's --mmproj file)."
-                )
-            else:
-                verdict = None
-                self.note(f"The image test was inconclusive ({_quote(exc)}).")
-        if verdict is None and (self.result.message_shape or {}).get("content_parts") is False:
-            verdict = False
-            self.note("It refuses content parts, so it cannot be sent images.")
-        elif verdict is None and self.facts.image_hint is not None:
-            verdict, where = self.facts.image_hint
-            self.note(f"Going by {where}, it {'accepts' if verdict else 'does not accept'} images.")
-        elif verdict:
-            self.note("It accepts images.")
-        self.result.accepts_images = verdict
+        await measure_speeds(self)

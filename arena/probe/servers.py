@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import httpx
+import httpx2
 
 from arena.clients.base import redact
 from arena.clients.replies import error_excerpt, excerpt, parse_json
@@ -76,7 +76,7 @@ class MetadataReader:
 
     def __init__(
         self,
-        transport: httpx.AsyncBaseTransport,
+        transport: httpx2.AsyncBaseTransport,
         *,
         headers: Mapping[str, str],
         secrets: Iterable[str],
@@ -84,7 +84,7 @@ class MetadataReader:
     ) -> None:
         self._secrets = tuple(secret for secret in secrets if secret)
         self.timeout_seconds = timeout_seconds
-        self._http = httpx.AsyncClient(
+        self._http = httpx2.AsyncClient(
             transport=transport,
             headers={
                 "Accept": "application/json",
@@ -92,7 +92,7 @@ class MetadataReader:
                 "User-Agent": "the-arena/1",
                 **headers,
             },
-            timeout=httpx.Timeout(timeout_seconds),
+            timeout=httpx2.Timeout(timeout_seconds),
             follow_redirects=False,  # every hop must be checked; see arena.clients.urlguard
             trust_env=False,  # environment proxies would bypass the guard
         )
@@ -114,7 +114,7 @@ class MetadataReader:
             # The per-read timeout alone would let a server trickle bytes forever.
             async with asyncio.timeout(2 * timeout):
                 async with self._http.stream(
-                    method, url, content=content, headers=headers, timeout=httpx.Timeout(timeout)
+                    method, url, content=content, headers=headers, timeout=httpx2.Timeout(timeout)
                 ) as response:
                     status = response.status_code
                     if 300 <= status < 400:
@@ -122,11 +122,11 @@ class MetadataReader:
                     body = await self._read_capped(response)
         except UnsafeURL as exc:
             return Answer(None, problem=self._redact(str(exc)), refused_by_guard=True)
-        except (httpx.TimeoutException, TimeoutError):
+        except (httpx2.TimeoutException, TimeoutError):
             return Answer(None, problem=f"no answer within {timeout:g} s")
         except _TooLarge:
             return Answer(status, problem=f"the answer was larger than {METADATA_MAX_BYTES:,} bytes")
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             detail = excerpt(str(exc) or type(exc).__name__, 200)
             return Answer(None, problem=self._redact(f"could not connect: {detail}"))
         try:
@@ -138,7 +138,7 @@ class MetadataReader:
             problem = "the answer was not JSON"
         return Answer(status, data=data, problem=problem)
 
-    async def _read_capped(self, response: httpx.Response) -> bytes:
+    async def _read_capped(self, response: httpx2.Response) -> bytes:
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > METADATA_MAX_BYTES:
             raise _TooLarge

@@ -15,7 +15,7 @@ arena.strategies.shape.
 from __future__ import annotations
 
 from arena.clients.base import ModelCallError
-from arena.probe.wording import PROBE_MESSAGES, answered, quote
+from arena.probe.wording import PROBE_QUESTION, answered, fresh, quote
 
 SHAPE_SYSTEM_TEXT = "Answer briefly."
 
@@ -36,16 +36,16 @@ async def _accepts(probe, messages: list[dict], what: str) -> bool | None:
 
 async def probe_message_shape(probe) -> None:
     """Ask the three questions and store the answers on `probe.result.message_shape`."""
-    question = PROBE_MESSAGES[0]["content"]
     parts = await _accepts(
-        probe, [{"role": "user", "content": [{"type": "text", "text": question}]}], "text sent as content parts"
+        probe, [{"role": "user", "content": [{"type": "text", "text": fresh(PROBE_QUESTION)}]}],
+        "text sent as content parts",
     )
     system = await _accepts(
-        probe, [{"role": "system", "content": SHAPE_SYSTEM_TEXT}, {"role": "user", "content": question}],
+        probe, [{"role": "system", "content": fresh(SHAPE_SYSTEM_TEXT)}, {"role": "user", "content": PROBE_QUESTION}],
         "a system message",
     )
     consecutive = await _accepts(
-        probe, [{"role": "user", "content": SHAPE_SYSTEM_TEXT}, {"role": "user", "content": question}],
+        probe, [{"role": "user", "content": fresh(SHAPE_SYSTEM_TEXT)}, {"role": "user", "content": PROBE_QUESTION}],
         "two consecutive user messages",
     )
     probe.result.message_shape = {"content_parts": parts, "system_role": system, "consecutive_roles": consecutive}

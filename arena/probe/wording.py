@@ -4,11 +4,34 @@ notes: shared by the probe's steps (arena.probe.run, arena.probe.shapes)."""
 from __future__ import annotations
 
 import re
+import secrets
 
 from arena.clients.base import ModelCallError
 
 # Asks for more than 16 tokens of easy output, so the 16-token call uses all of them.
-PROBE_MESSAGES = [{"role": "user", "content": "Count from 1 to 40, separated by spaces."}]
+PROBE_QUESTION = "Count from 1 to 40, separated by spaces."
+PROBE_MESSAGES = [{"role": "user", "content": PROBE_QUESTION}]
+# Filler for the prompt-speed call: a prompt long enough that reading it takes
+# measurably longer than reading the short one.
+READING_TEXT = "The quick brown fox jumps over the lazy dog while the farmer counts his sheep. "
+READING_REPEATS = 24
+
+
+def fresh(text: str) -> str:
+    """`text` after a random tag of its own: a server's prompt cache matches prompts
+    from their first token, so no earlier prompt (the probe's or an episode's) can
+    answer this one from the cache, and a speed measured on it is the server's own."""
+    return f"[{secrets.token_hex(6)}] {text}"
+
+
+def probe_messages() -> list[dict]:
+    """PROBE_MESSAGES, made fresh (see `fresh`) for one call."""
+    return [{"role": "user", "content": fresh(PROBE_QUESTION)}]
+
+
+def reading_messages() -> list[dict]:
+    """A fresh prompt about READING_REPEATS times longer than `probe_messages`'s."""
+    return [{"role": "user", "content": fresh(READING_TEXT * READING_REPEATS + PROBE_QUESTION)}]
 # The client's retry bookkeeping, which says nothing to the person reading a probe.
 GAVE_UP = re.compile(r"\s*\(gave up after \d+ attempts?\)")
 # "The model endpoint answered HTTP 404 (check the base URL and the model name): <the

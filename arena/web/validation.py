@@ -150,8 +150,10 @@ def check_submission_fields(fields: dict, add_error) -> None:
 
 
 def probe_submission_endpoint(*, provider: str, base_url: str, api_key: str, model: str, stated_context_window=None):
-    """Probe an endpoint once (arena.probe) with the operator's settings."""
+    """Probe an endpoint once (arena.probe) with the operator's settings; one that is
+    playing the arena's episodes now is sent no completion (it would take their slot)."""
     from arena.probe import ProbeResult, probe_endpoint_sync
+    from arena.selectors import endpoint_playing
 
     try:
         validate_api_key(api_key)
@@ -162,7 +164,7 @@ def probe_submission_endpoint(*, provider: str, base_url: str, api_key: str, mod
     return probe_endpoint_sync(
         provider=provider, base_url=base_url, api_key=api_key or "", model=model or "",
         stated_context_window=stated_context_window, allow_loopback=settings.ARENA_ALLOW_LOOPBACK,
-        timeout_seconds=settings.ARENA_PROBE_TIMEOUT_SECONDS,
+        timeout_seconds=settings.ARENA_PROBE_TIMEOUT_SECONDS, endpoint_busy=endpoint_playing(base_url),
     )
 
 

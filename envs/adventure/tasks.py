@@ -24,7 +24,7 @@ from envs.adventure.clem import play as clem_play
 from envs.adventure.clem.game import ClemGame
 from envs.adventure.actions import command_text
 from envs.adventure.baselines import BASELINES
-from envs.adventure.engine import PROMPT_SYMBOL, TURN_LIMIT, Game
+from envs.adventure.engine import PROMPT_SYMBOL, TURN_LIMIT, Game, first_line
 from envs.adventure.facts import View, World
 from envs.adventure.generator import INSTANCES_PER_EXPERIMENT
 from envs.adventure.metrics import episode_metrics
@@ -241,8 +241,10 @@ class AdventureTask(Task):
 
     @classmethod
     def extract_action(cls, completion: str) -> str | None:
-        """The whole reply: `step` itself reads its first line and checks the ">"."""
-        return completion
+        """The reply's first line, the only one the game reads (AdventureGame §3.2: a
+        command on a line starting with ">"); `step` checks the ">" itself. What follows
+        it (a model's explanations) is not the action."""
+        return first_line(completion)
 
     # -- prompts -----------------------------------------------------------------------
     def initial_observation_text(self) -> str:

@@ -45,7 +45,17 @@ every_chat_client = each(CHAT_CLIENTS_UNDER_TEST)
 @pytest.fixture
 def server(under_test: ClientUnderTest):
     with under_test.fake(KEY) as running:
+        asyncio.run(_first_call(under_test, running))
         yield running
+
+
+async def _first_call(under_test: ClientUnderTest, server) -> None:
+    """One call before the test: an SDK builds its request types at its first request
+    of a process (half a second for the Responses API's), which would count against
+    the sub-second timeouts these tests play with."""
+    async with connect(under_test, server) as client:
+        await under_test.ask(client)
+    server.clear()
 
 
 def connect(under_test: ClientUnderTest, server, key: str = KEY, **options):
@@ -260,10 +270,11 @@ async def test_the_guard_refuses_loopback_unless_allowed(under_test, server):
 @pytest.mark.asyncio
 async def test_the_guard_refuses_a_private_address(under_test):
     async with under_test.client("http://10.0.0.1:8000/v1", KEY, allow_loopback=True) as client:
-        with pytest.raises(ModelCallError, match="10.0.0.1 is a private address") as info:
+        with pytest.raises(ModelCallError, match="address was refused: it is a private address") as info:
             await under_test.ask(client)
     assert (info.value.attempts, info.value.kind) == (1, ErrorKind.URL_REFUSED)
     assert_never_shown(info.value)
+    assert "10.0.0.1" not in str(info.value)  # the arena's messages never quote an endpoint's address
 
 
 @every_client

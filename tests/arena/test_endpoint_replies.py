@@ -154,7 +154,7 @@ async def test_nonsense_counts_are_dropped_and_an_odd_finish_reason_is_cut(under
                 usage={
                     "prompt_tokens": -5,
                     "completion_tokens": 10**20,
-                    "prompt_tokens_details": {"cached_tokens": "12"},
+                    "prompt_tokens_details": {"cached_tokens": "twelve"},
                     "completion_tokens_details": {"reasoning_tokens": 1.5},
                 },
             )

@@ -57,7 +57,7 @@ async def test_success_request_format_and_usage():
     assert "authorization" not in request.headers
     assert request.json == {
         "contents": [{"role": "user", "parts": [{"text": PROMPT}]}],
-        "systemInstruction": {"parts": [{"text": "Be brief."}]},
+        "systemInstruction": {"parts": [{"text": "Be brief."}], "role": "user"},
         "generationConfig": {"temperature": 0.2, "maxOutputTokens": 64},
     }
 
@@ -88,8 +88,8 @@ def test_message_conversion_with_images():
             {"role": "user", "content": "Next?"},
         ]
     )
-    assert instruction == {"parts": [{"text": "Rules."}]}
-    assert contents == [
+    assert instruction == "Rules."
+    assert [content.model_dump(mode="json", exclude_none=True, by_alias=True) for content in contents] == [
         {"role": "user", "parts": [{"text": "The board:"}, {"inlineData": {"mimeType": "image/png", "data": PNG_B64}}]},
         {"role": "model", "parts": [{"text": "Action: up"}]},
         {"role": "user", "parts": [{"text": "Next?"}]},

@@ -7,7 +7,7 @@ import asyncio
 import json
 import socket
 
-import httpx
+import httpx2
 import pytest
 
 from arena.clients.base import ModelCallError
@@ -47,21 +47,21 @@ def closed_port() -> int:
         return sock.getsockname()[1]
 
 
-def scripted(routes: dict[str, object]) -> httpx.MockTransport:
+def scripted(routes: dict[str, object]) -> httpx2.MockTransport:
     """A transport answering "METHOD /path" from `routes` (a JSON payload, or a
     (status, payload) pair, or a function of the request's JSON body); 404 otherwise."""
 
-    async def handle(request: httpx.Request) -> httpx.Response:
+    async def handle(request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content) if request.content else None
         route = routes.get(f"{request.method} {request.url.path}")
         if callable(route):
             route = await route(body) if asyncio.iscoroutinefunction(route) else route(body)
         if route is None:
-            return httpx.Response(404, json={"error": {"message": "Not Found"}})
+            return httpx2.Response(404, json={"error": {"message": "Not Found"}})
         status, payload = route if isinstance(route, tuple) else (200, route)
-        return httpx.Response(status, json=payload)
+        return httpx2.Response(status, json=payload)
 
-    return httpx.MockTransport(handle)
+    return httpx2.MockTransport(handle)
 
 
 def chat_answer(text: str = "1", completion_tokens: int = 1) -> dict:
@@ -111,9 +111,13 @@ async def test_a_vllm_server_reports_max_model_len_and_takes_images():
     assert result.accepts_images is True
     assert "GET /props" not in paths(server)  # the model list already said it
     completions = [request for request in server.requests if request.path.endswith("/chat/completions")]
-    # one token, sixteen, then one token each: content parts, a system message, two user
-    # messages in a row, an image
-    assert [request.json["max_tokens"] for request in completions] == [1, 16, 1, 1, 1, 1]
+    # one token, sixteen, one token to a longer prompt (the reading speed), then one
+    # token each: content parts, a system message, two user messages in a row, an image
+    assert [request.json["max_tokens"] for request in completions] == [1, 16, 1, 1, 1, 1, 1]
+    # Every prompt starts differently, so no server answers one from its prompt cache.
+    openings = [json.dumps(request.json["messages"])[:80] for request in completions]
+    assert len(set(openings)) == len(openings)
+    assert result.prompt_tokens_per_second > 0
     assert result.message_shape == {"content_parts": True, "system_role": True, "consecutive_roles": True}
 
 
@@ -511,3 +515,26 @@ async def test_the_fake_servers_context_error_is_recognised_through_the_client()
     assert failure.value.http_status == 400
     assert "request (66 tokens) exceeds the available context size (64 tokens)" in failure.value.message
     assert is_context_exceeded(failure.value.http_status, failure.value.message)
+
+
+@pytest.mark.asyncio
+async def test_an_endpoint_playing_episodes_is_sent_no_completion():
+    """A probe of an endpoint the arena's episodes are playing on sends it nothing that
+    could take an episode's slot and evict its cached prompt, and says so."""
+    with FakeOpenAIServer() as server:
+        result = await probe(server, endpoint_busy=True)
+    assert result.ok and result.tokens_per_second is None and result.message_shape is None
+    assert not [request for request in server.requests if request.path.endswith("/chat/completions")]
+    assert any("playing the arena's episodes right now" in note for note in result.notes)
+
+
+@pytest.mark.parametrize("answer, ollama", [
+    ({"ok": True}, False),
+    ({"detail": "not here"}, False),
+    ({"model_info": {"llama.context_length": 8192}}, True),
+    ({"details": {"family": "llama"}, "template": "{{ .Prompt }}"}, True),
+])
+def test_ollama_is_recognised_by_the_shape_of_its_show_answer(answer, ollama):
+    from arena.probe.lookups import is_ollama_show
+
+    assert is_ollama_show(answer) is ollama

@@ -98,4 +98,4 @@ def test_images_become_input_images_and_the_probe_one_token_call_asks_for_the_le
     client = ResponsesClient("https://api.openai.com/v1", "k", "o-fake", max_tokens=1)
     import json
 
-    assert json.loads(client._payload([user("hi")]))["max_output_tokens"] == 16
+    assert client._request([user("hi")])["max_output_tokens"] == 16

@@ -19,6 +19,7 @@ from arena.models import Episode, Run, Submission
 from arena.play.agents.base import Decision, EndpointFailed
 from arena.play.pace import submission_gate
 from arena.probe.lookups import LLAMA_CPP, LOCAL_SERVERS
+from arena.probe.speed import TooSlow, call_timeout
 from arena.strategies import tokens
 from arena.strategies.base import ImageStore
 from arena.strategies.chat import ChatStrategy
@@ -121,7 +122,14 @@ class ModelAgent:
         if self.trace:
             self.trace[-1].answer = completion
 
-    async def _call(self, messages: list[dict], purpose: str, max_tokens: int | None = None, frozen_chars: int = 0):
+    async def _call(self, messages: list[dict], purpose: str, max_tokens: int | None = None, frozen_chars: int = 0,
+                    prompt_tokens: int | None = None):
+        try:  # the time this server needs for this prompt (arena.probe.speed)
+            timeout = call_timeout(self.submission.endpoint_probe, prompt_tokens,
+                                   max_tokens or getattr(self.client, "max_tokens", None),
+                                   settings.ARENA_MODEL_TIMEOUT_SECONDS)
+        except TooSlow as exc:
+            raise EndpointFailed(str(exc), ErrorKind.TIMEOUT) from None
         gate = submission_gate(self.submission)
         messages, _ = adapt(messages, self.shape)
         holder = None
@@ -135,7 +143,7 @@ class ModelAgent:
             return await self.client.complete(messages, max_tokens=max_tokens, frozen_chars=frozen_chars)
 
         try:
-            reply = await gate.call(self.client, send, settings.ARENA_MODEL_TIMEOUT_SECONDS, holder=holder)
+            reply = await gate.call(self.client, send, timeout, holder=holder)
         except ModelCallError as exc:
             raise EndpointFailed(str(exc), exc.kind) from None
         call = {
@@ -167,7 +175,8 @@ class ModelAgent:
             prompt = self.strategy.messages(prompt_added, self.budget)  # ContextExhausted
             try:
                 reply, call = await self._call(
-                    prompt.messages, "act", self.budget.answer_tokens(prompt.estimated_tokens), prompt.frozen_chars
+                    prompt.messages, "act", self.budget.answer_tokens(prompt.estimated_tokens), prompt.frozen_chars,
+                    prompt.estimated_tokens,
                 )
             except EndpointFailed as failure:
                 if failure.kind != ErrorKind.CONTEXT_EXCEEDED:
@@ -189,7 +198,8 @@ class ModelAgent:
                 {"role": "user", "content": SELF_CORRECTION_REQUEST},
             ]
             try:
-                reply, call = await self._call(revision_messages, "self-correction", frozen_chars=prompt.frozen_chars)
+                reply, call = await self._call(revision_messages, "self-correction", frozen_chars=prompt.frozen_chars,
+                                               prompt_tokens=prompt.estimated_tokens)
             except EndpointFailed as failure:
                 # The check does not fit the window: the first answer stands.
                 if failure.kind != ErrorKind.CONTEXT_EXCEEDED:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 
-import httpx
+import httpx2
 import pytest
 
 from arena.clients.urlguard import GuardedTransport, UnsafeURL, address_problem, check_url
@@ -227,7 +227,7 @@ async def test_transport_refuses_when_dns_changes_after_the_check(fake_dns):
         url = f"http://rebind.example:{server.port}/v1/chat/completions"
         check_url(url, allow_loopback=False)  # the form would accept it
 
-        async with httpx.AsyncClient(transport=GuardedTransport(allow_loopback=False)) as client:
+        async with httpx2.AsyncClient(transport=GuardedTransport(allow_loopback=False)) as client:
             with pytest.raises(UnsafeURL, match="rebind.example resolves to 127.0.0.1, a loopback address"):
                 await client.post(url, json={})
         assert server.requests == []  # nothing reached the loopback server
@@ -239,14 +239,14 @@ async def test_transport_refuses_metadata_literal_without_connecting():
 
     def factory(**kwargs):
         made.append(kwargs)
-        return httpx.MockTransport(lambda request: httpx.Response(200))
+        return httpx2.MockTransport(lambda request: httpx2.Response(200))
 
     transport = GuardedTransport(allow_loopback=True, transport_factory=factory)
-    async with httpx.AsyncClient(transport=transport) as client:
+    async with httpx2.AsyncClient(transport=transport) as client:
         with pytest.raises(UnsafeURL, match="169.254.169.254 is a link-local address"):
             await client.get("http://169.254.169.254/latest/meta-data/")
         with pytest.raises(UnsafeURL, match="Only http and https"):
-            await transport.handle_async_request(httpx.Request("GET", "ftp://example.com/"))
+            await transport.handle_async_request(httpx2.Request("GET", "ftp://example.com/"))
     assert made == []
 
 
@@ -254,7 +254,7 @@ async def test_transport_refuses_metadata_literal_without_connecting():
 async def test_transport_connects_to_checked_ip_keeping_host_header(fake_dns):
     with FakeOpenAIServer() as server:
         fake_dns("model.test", ["127.0.0.1"])
-        async with httpx.AsyncClient(transport=GuardedTransport(allow_loopback=True)) as client:
+        async with httpx2.AsyncClient(transport=GuardedTransport(allow_loopback=True)) as client:
             response = await client.post(
                 f"http://model.test:{server.port}/v1/chat/completions",
                 json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
@@ -266,17 +266,17 @@ async def test_transport_connects_to_checked_ip_keeping_host_header(fake_dns):
 
 @pytest.mark.asyncio
 async def test_https_keeps_sni_and_host_for_the_original_name(fake_dns):
-    seen: list[httpx.Request] = []
+    seen: list[httpx2.Request] = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         seen.append(request)
-        return httpx.Response(200, json={})
+        return httpx2.Response(200, json={})
 
     fake_dns("api.example.com", [PUBLIC_V4], ["127.0.0.1"])
     transport = GuardedTransport(
-        allow_loopback=False, transport_factory=lambda **kw: httpx.MockTransport(handler)
+        allow_loopback=False, transport_factory=lambda **kw: httpx2.MockTransport(handler)
     )
-    async with httpx.AsyncClient(transport=transport) as client:
+    async with httpx2.AsyncClient(transport=transport) as client:
         await client.get("https://api.example.com/v1/models")
         # resolved again for the next request, and refused this time
         with pytest.raises(UnsafeURL):
@@ -294,15 +294,15 @@ async def test_https_keeps_sni_and_host_for_the_original_name(fake_dns):
 async def test_transport_tries_the_next_checked_address(fake_dns):
     tried: list[str] = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         tried.append(request.url.host)
         if request.url.host == PUBLIC_V4:
-            raise httpx.ConnectError("connection refused", request=request)
-        return httpx.Response(200, json={"ok": True})
+            raise httpx2.ConnectError("connection refused", request=request)
+        return httpx2.Response(200, json={"ok": True})
 
     fake_dns("two.example", [PUBLIC_V4, PUBLIC_V4_B])
-    transport = GuardedTransport(transport_factory=lambda **kw: httpx.MockTransport(handler))
-    async with httpx.AsyncClient(transport=transport) as client:
+    transport = GuardedTransport(transport_factory=lambda **kw: httpx2.MockTransport(handler))
+    async with httpx2.AsyncClient(transport=transport) as client:
         response = await client.get("http://two.example/")
     assert response.json() == {"ok": True}
     assert tried == [PUBLIC_V4, PUBLIC_V4_B]
@@ -311,8 +311,8 @@ async def test_transport_tries_the_next_checked_address(fake_dns):
 @pytest.mark.asyncio
 async def test_transport_unresolvable_host_is_a_connect_error(fake_dns):
     fake_dns("gone.example", [])
-    async with httpx.AsyncClient(transport=GuardedTransport()) as client:
-        with pytest.raises(httpx.ConnectError, match="Could not resolve gone.example"):
+    async with httpx2.AsyncClient(transport=GuardedTransport()) as client:
+        with pytest.raises(httpx2.ConnectError, match="Could not resolve gone.example"):
             await client.get("http://gone.example/")
 
 
@@ -411,12 +411,12 @@ async def test_tls_verifies_the_original_host_name(fake_dns, tls_server):
     trust = ssl.create_default_context(cafile=cert)
 
     transport = GuardedTransport(allow_loopback=True, verify=trust)
-    async with httpx.AsyncClient(transport=transport) as client:
+    async with httpx2.AsyncClient(transport=transport) as client:
         response = await client.get(f"https://model.test:{port}/")
         assert response.status_code == 200
         assert response.text == f"model.test:{port}"  # the Host header the server saw
         assert sni_seen[-1] == "model.test"
 
         # Same IP, but the certificate is not valid for this name: refused.
-        with pytest.raises(httpx.ConnectError, match="(?i)certificate|hostname"):
+        with pytest.raises(httpx2.ConnectError, match="(?i)certificate|hostname"):
             await client.get(f"https://other.test:{port}/")

@@ -1,0 +1,21 @@
+"""An answer read into its SDK's type (a pydantic model of the openai or anthropic SDK)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pydantic
+
+
+def sdk_object(model: type, data: dict) -> Any:
+    """`data` as the SDK type `model` (a pydantic model of the openai or anthropic SDK).
+
+    The SDKs' own reading (``parse()``) builds the object in pure Python without
+    validating it: about 0.2 ms of CPU for a chat completion, as much as the rest of a
+    step. pydantic's validator reads a well-formed answer into the same type twenty
+    times faster; an answer a server left short of a required field (an id, a creation
+    time: many OpenAI-compatible servers omit them) is built as the SDK builds it."""
+    try:
+        return model.model_validate(data)
+    except pydantic.ValidationError:
+        return model.construct(**data)
