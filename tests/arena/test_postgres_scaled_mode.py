@@ -266,7 +266,7 @@ import django, json, re
 django.setup()
 from django.test import Client
 from arena.models import Run, Submission
-from leaderboard.selectors.runs import LEAN_DEFERRED, lean_runs
+from leaderboard.selectors.lean_runs import LEAN_DEFERRED, lean_runs
 
 orm = {run.pk: run for run in Run.objects.order_by("id")}
 lean = lean_runs(Run.objects.order_by("id"))
