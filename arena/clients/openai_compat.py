@@ -109,6 +109,9 @@ def _reasoning_field(message: Any) -> str:
     return ""
 
 
+OPENAI_API_HOST = "api.openai.com"
+
+
 class OpenAICompatibleClient(ChatCompletionClient):
     """Calls ``chat.completions.create`` (non-streaming) with retries.
 
@@ -138,6 +141,12 @@ class OpenAICompatibleClient(ChatCompletionClient):
         self.extra_body = dict(extra_body or {})
         self._think = ThinkSplitter()
         self._root = root
+        # OpenAI's own API refuses `max_tokens` for its reasoning models (o1, o3, o4-mini,
+        # gpt-5: "use max_completion_tokens instead") and takes the new name for every
+        # model; servers that copy the API (llama.cpp, vLLM, Ollama) read `max_tokens`.
+        self._max_tokens_field = (
+            "max_completion_tokens" if httpx2.URL(root).host == OPENAI_API_HOST else "max_tokens"
+        )
         super().__init__(route_url(root, "/chat/completions"), secrets=[self._api_key], **connection)
 
     def _sdk(self, http: httpx2.AsyncClient) -> openai.AsyncOpenAI:
@@ -149,7 +158,7 @@ class OpenAICompatibleClient(ChatCompletionClient):
             request["temperature"] = self.temperature
         max_tokens = self.max_tokens if max_tokens is None else max_tokens
         if max_tokens is not None:
-            request["max_tokens"] = max_tokens
+            request[self._max_tokens_field] = max_tokens
         if self.extra_body:
             request["extra_body"] = dict(self.extra_body)
         if not self._api_key:
