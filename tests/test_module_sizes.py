@@ -7,15 +7,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MAX_LINES = 400
 MAX_ARENA_TOP_LEVEL_MODULES = 12
-# The provider clients and the probe are being rewritten on the vendors' SDKs (issue #43
-# items 1-3); until then their four largest modules stand over the limit. The list only
-# shrinks.
-NOT_YET_SPLIT = {
-    "arena/clients/http.py",
-    "arena/clients/lean_http.py",
-    "arena/clients/urlguard.py",
-    "arena/probe/run.py",
-}
 
 
 def _project_modules():
@@ -33,14 +24,9 @@ def test_no_module_is_longer_than_400_lines():
     too_long = [
         f"{name}: {_lines(path)} lines"
         for name, path in _project_modules()
-        if name not in NOT_YET_SPLIT and _lines(path) > MAX_LINES
+        if _lines(path) > MAX_LINES
     ]
     assert not too_long, f"split these along their seams (at most {MAX_LINES} lines each):\n" + "\n".join(too_long)
-
-
-def test_the_list_of_modules_not_yet_split_only_shrinks():
-    split_already = sorted(name for name in NOT_YET_SPLIT if (ROOT / name).exists() and _lines(ROOT / name) <= MAX_LINES)
-    assert not split_already, "now within the limit, take them off NOT_YET_SPLIT: " + ", ".join(split_already)
 
 
 def test_arena_keeps_at_most_12_modules_at_its_top_level():

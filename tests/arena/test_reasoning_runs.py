@@ -12,6 +12,7 @@ from arena.services.submissions import submission_create
 from arena.clients.reasoning_params import reasoning_request
 from arena.models import Episode, Run
 from tests.conftest import new_run
+from tests.support.recordings import camel
 from tests.support.fake_reasoning import DECOY, WIRE_FORMS, fake_reasoning_server, reasoning_text
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -19,6 +20,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 KEY = "sk-test-reasoning-0123456789"
 CUT_OFF_EVERY = 3
 MOVES = {"up", "down", "left", "right"}
+
+
+def _by_meaning(config: dict) -> dict:
+    return {key: item.upper() if isinstance(item, str) else item for key, item in camel(config).items()}
 
 
 def reasoning_submission(server, **overrides):
@@ -50,7 +55,9 @@ def test_reasoning_is_stored_apart_and_answers_cut_off_are_counted_apart(form, a
     for request in server.requests:
         for key, value in sent.items():
             if key == "generationConfig":  # Gemini's, merged with the sampling settings
-                assert request.json[key]["thinkingConfig"] == value["thinkingConfig"]
+                # Compared by meaning: Gemini's SDK sends some fields snake_case and its
+                # enums in capitals ("HIGH"), which the API reads as "thinkingLevel": "high".
+                assert _by_meaning(request.json[key]["thinkingConfig"]) == _by_meaning(value["thinkingConfig"])
             else:
                 assert request.json[key] == value
     steps = list(episode.steps.order_by("index"))

@@ -69,11 +69,6 @@ def test_legal_actions_are_well_formed_commands_with_the_prompt_symbol():
         assert isinstance(parse(task.world, action[2:]), Command), action
 
 
-def test_extract_action_passes_the_whole_reply_on():
-    reply = "  > take apple\nbecause I want it"
-    assert TASK_CLASSES["basic-easy"].extract_action(reply) == reply
-
-
 def test_random_baseline_depends_only_on_seed_and_turn():
     first, second = arena_task("basic-hard"), arena_task("basic-hard")
     first.reset(3)
