@@ -37,12 +37,14 @@ import httpx2
 from anthropic.types import Message
 
 from arena.clients.base import ModelReply
-from arena.clients.chat_messages import content_parts, image_url_of, split_data_url
+from arena.clients.chat_messages import convert_parts, split_data_url, system_and_turns
 from arena.clients.sdk_reading import sdk_object
 from arena.clients.http import ChatCompletionClient, check_base_url
 from arena.clients.openai_compat import route_url, split_query
 from arena.clients.reasoning import AnswerMemory, ThinkSplitter
-from arena.clients.replies import excerpt, int_or_none, sum_or_none
+from arena.clients.attempts import AttemptFailed
+from arena.clients.errors import ErrorKind, classify_status
+from arena.clients.replies import error_message, int_or_none, parse_json, sum_or_none
 
 __all__ = ["ANTHROPIC_VERSION", "DEFAULT_BASE_URL", "AnthropicClient", "to_anthropic_messages"]
 
@@ -54,31 +56,16 @@ DEFAULT_MAX_TOKENS = 4096  # the API requires max_tokens; used when the caller g
 REMEMBERED_ANSWERS = 256
 
 
-def _text_of(parts: list[dict], role: str) -> str:
-    texts = []
-    for part in parts:
-        if part.get("type") == "text" and isinstance(part.get("text"), str):
-            texts.append(part["text"])
-        elif part.get("type") not in (None, "text"):
-            raise ValueError(f"a {role} message can only contain text parts")
-    return "".join(texts)
+def _text_block(text: str) -> dict:
+    return {"type": "text", "text": text}
 
 
-def _block(part: dict) -> dict | None:
-    kind = part.get("type")
-    if kind == "text":
-        text = part.get("text")
-        if not isinstance(text, str):
-            raise ValueError("a text part has no text")
-        return {"type": "text", "text": text} if text else None
-    if kind == "image_url":
-        url = image_url_of(part)
-        data_url = split_data_url(url)
-        if data_url is not None:
-            media_type, data = data_url
-            return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
+def _image_block(url: str) -> dict:
+    data_url = split_data_url(url)
+    if data_url is None:
         return {"type": "image", "source": {"type": "url", "url": url}}
-    raise ValueError(f"unsupported content part type {kind!r}")
+    media_type, data = data_url
+    return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
 
 
 EPHEMERAL = {"type": "ephemeral"}
@@ -118,30 +105,17 @@ def to_anthropic_messages(messages: list[dict]) -> tuple[str, list[dict]]:
 
     Raises ValueError for a role or part the conversion does not know.
     """
-    system: list[str] = []
+    system, turns = system_and_turns(messages)
     converted: list[dict] = []
-    for message in messages:
-        if not isinstance(message, dict):
-            raise ValueError("each message must be an object")
-        role = message.get("role")
-        parts = content_parts(message.get("content"))
-        if role in ("system", "developer"):
-            text = _text_of(parts, "system")
-            if text:
-                system.append(text)
-            continue
-        if role not in ("user", "assistant"):
-            raise ValueError(f"unsupported message role {role!r}")
-        blocks = [block for block in (_block(part) for part in parts) if block is not None]
+    for role, parts in turns:
+        blocks = convert_parts(parts, _text_block, _image_block)
         if not blocks:
             continue  # the API refuses empty content
-        if len(blocks) == 1 and blocks[0]["type"] == "text":
-            converted.append({"role": role, "content": blocks[0]["text"]})
-        else:
-            converted.append({"role": role, "content": blocks})
+        one_text = len(blocks) == 1 and blocks[0]["type"] == "text"
+        converted.append({"role": role, "content": blocks[0]["text"] if one_text else blocks})
     if not converted:
         raise ValueError("there is no user or assistant message to send")
-    return "\n\n".join(system), converted
+    return system, converted
 
 
 class AnthropicClient(ChatCompletionClient):
@@ -208,6 +182,18 @@ class AnthropicClient(ChatCompletionClient):
             return " (overloaded)"
         return super()._status_hint(status)
 
+    def _status_failure(self, status: int, headers: httpx2.Headers, body: bytes) -> AttemptFailed:
+        """Anthropic names an error's cause in ``error.details.error_code`` (its SDK's
+        typed errors branch on it). A spend limit reached comes as a 429, like a rate
+        limit, but lifts only when the month or the contract turns: said by its code
+        and never retried (arena.clients.errors.ErrorKind.SPEND_LIMIT ends the run)."""
+        failure = super()._status_failure(status, headers, body)
+        code = _error_code(body)
+        if code and classify_status(status, code) is ErrorKind.SPEND_LIMIT:
+            failure.message += f" (error code {code})"
+            failure.kind, failure.retryable, failure.retry_after = ErrorKind.SPEND_LIMIT, False, None
+        return failure
+
     def _request(self, messages: list[dict], max_tokens: int | None = None) -> dict:
         system, converted = to_anthropic_messages(messages)
         converted = self._with_thinking(converted)
@@ -253,7 +239,7 @@ class AnthropicClient(ChatCompletionClient):
 
     def _parse(self, message, data: dict, status: int) -> ModelReply:
         if data.get("type") == "error" or (data.get("error") is not None and "content" not in data):
-            raise self._malformed(f"The Anthropic API reported an error: {_error_of(data)}", status)
+            raise self._malformed(f"The Anthropic API reported an error: {error_message(data)}", status)
         stop_reason = message.stop_reason if isinstance(getattr(message, "stop_reason", None), str) else None
         content = getattr(message, "content", None)
         if content is None:
@@ -295,13 +281,18 @@ class AnthropicClient(ChatCompletionClient):
         )
 
 
+
 def _as_dict(block) -> dict:
     """A content block as the JSON it came as (stored with the step, sent back)."""
-    return block.model_dump(mode="json", exclude_unset=True, by_alias=True) if hasattr(block, "model_dump") else block
+    return block.model_dump(mode="json", exclude_unset=True, by_alias=True)
 
 
-def _error_of(data: dict) -> str:
-    error = data.get("error")
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return excerpt(error["message"])
-    return excerpt(str(error))
+def _error_code(body: bytes) -> str | None:
+    try:
+        data = parse_json(body)
+    except ValueError:
+        return None
+    error = data.get("error") if isinstance(data, dict) else None
+    details = error.get("details") if isinstance(error, dict) else None
+    code = details.get("error_code") if isinstance(details, dict) else None
+    return code if isinstance(code, str) else None

@@ -45,6 +45,15 @@ def error_excerpt(body: bytes) -> str:
     return excerpt(text)
 
 
+def error_message(data: dict) -> str:
+    """The excerpt of ``error.message`` of an error object a provider sent with a 2xx
+    status (Anthropic and Gemini do, when overloaded mid-request)."""
+    error = data.get("error")
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return excerpt(error["message"])
+    return excerpt(str(error))
+
+
 class JSONTooDeep(ValueError):
     """JSON nested deeper than Python's parser goes (it would raise RecursionError)."""
 
