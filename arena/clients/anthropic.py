@@ -83,14 +83,8 @@ def mark_frozen_prefix(content: str | list[dict], frozen_chars: int) -> str | li
     for index, block in enumerate(blocks):
         if block.get("type") != "text":
             continue
-        text = block["text"]
-        cut = frozen_chars - seen
+        text, cut = block["text"], frozen_chars - seen  # cut > 0: an earlier block would have ended it
         if len(text) >= cut:
-            if cut <= 0:  # the frozen part ended before this block (with an image)
-                if index == 0:
-                    return content
-                blocks[index - 1]["cache_control"] = EPHEMERAL
-                return blocks
             if cut < len(text):
                 blocks[index:index + 1] = [{"type": "text", "text": text[:cut]}, {"type": "text", "text": text[cut:]}]
             blocks[index]["cache_control"] = EPHEMERAL
@@ -167,11 +161,8 @@ class AnthropicClient(ChatCompletionClient):
         return (*super()._sdk_identity(), self._version)
 
     def _sdk(self, http: httpx2.AsyncClient) -> anthropic.AsyncAnthropic:
-        headers: dict[str, Any] = {"anthropic-version": self._version, "Authorization": anthropic.Omit()}
-        if self._api_key:
-            headers["x-api-key"] = self._api_key
-        else:
-            headers["X-Api-Key"] = anthropic.Omit()
+        key = {"x-api-key": self._api_key} if self._api_key else {"X-Api-Key": anthropic.Omit()}
+        headers = {"anthropic-version": self._version, "Authorization": anthropic.Omit(), **key}
         return anthropic.AsyncAnthropic(
             api_key=None, auth_token=None, base_url=self._root, default_query=self._query or None, http_client=http,
             max_retries=0, default_headers=headers,
@@ -279,7 +270,6 @@ class AnthropicClient(ChatCompletionClient):
             cache_write_tokens_in=int_or_none(cache_write),
             reasoning_items=signed,
         )
-
 
 
 def _as_dict(block) -> dict:

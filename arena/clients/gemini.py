@@ -47,10 +47,11 @@ import httpx2
 from google import genai
 from google.genai import types
 
-from arena.clients.base import ModelReply, parse_retry_after
+from arena.clients.base import ModelReply
 from arena.clients.chat_messages import convert_parts, split_data_url, system_and_turns
 from arena.clients.errors import ErrorKind
 from arena.clients.http import AttemptFailed, ChatCompletionClient, check_base_url
+from arena.clients.limits import reset_seconds
 from arena.clients.reasoning import AnswerMemory, ThinkSplitter
 from arena.clients.replies import error_message, int_or_none, parse_json, sum_or_none
 
@@ -103,21 +104,16 @@ def to_gemini_contents(
 
 
 def _retry_delay_from_body(body: bytes) -> float | None:
-    """The ``retryDelay`` of a google.rpc.RetryInfo detail in an error body, if any."""
+    """The ``retryDelay`` (a JSON Duration: "7s") of a google.rpc.RetryInfo detail in an
+    error body, if any."""
     try:
-        data = parse_json(body)
-    except ValueError:
+        details = parse_json(body)["error"]["details"]
+    except (ValueError, LookupError, TypeError):
         return None
-    error = data.get("error") if isinstance(data, dict) else None
-    details = error.get("details") if isinstance(error, dict) else None
-    if not isinstance(details, list):
-        return None
-    for detail in details:
-        if not isinstance(detail, dict) or not str(detail.get("@type", "")).endswith("RetryInfo"):
-            continue
-        delay = detail.get("retryDelay")
-        if isinstance(delay, str) and delay.endswith("s"):
-            return parse_retry_after(delay[:-1])
+    for detail in details if isinstance(details, list) else ():
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("RetryInfo"):
+            delay = detail.get("retryDelay")
+            return reset_seconds(delay) if isinstance(delay, str) and delay.endswith("s") else None
     return None
 
 
