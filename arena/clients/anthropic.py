@@ -216,15 +216,11 @@ class AnthropicClient(ChatCompletionClient):
         """The messages with each earlier answer's signed thinking blocks put back
         before its text, as the API wants them (it checks the signature, and thinking
         models reason on from them)."""
-        answers = [m for m in converted if m["role"] == "assistant"]
-        texts = [m["content"] if isinstance(m["content"], str) else "" for m in answers]
-        found = dict(zip(map(id, answers), self._signed_thinking.match(texts)))
+        turns = [(m["role"], m["content"] if isinstance(m["content"], str) else "") for m in converted]
         result = []
-        for message in converted:
-            match = found.get(id(message))
-            if match is not None and match[0] and isinstance(message["content"], str):
-                blocks, _ = match
-                message = {"role": "assistant", "content": [*blocks, {"type": "text", "text": message["content"]}]}
+        for message, found in zip(converted, self._signed_thinking.match_turns(turns)):
+            if found is not None and found[0] and isinstance(message["content"], str):
+                message = {"role": "assistant", "content": [*found[0], {"type": "text", "text": message["content"]}]}
             result.append(message)
         return result
 

@@ -86,12 +86,10 @@ def to_gemini_contents(
     Raises ValueError for a role or part the conversion does not know.
     """
     system, turns = system_and_turns(messages)
-    answers = [parts for role, parts in turns if role == "assistant"]
-    texts = ["".join(part.get("text") or "" for part in parts) for parts in answers]
-    earlier = dict(zip(map(id, answers), memory.match(texts) if memory is not None else ()))
+    texts = [(role, "".join(part.get("text") or "" for part in parts)) for role, parts in turns]
+    earlier = memory.match_turns(texts) if memory is not None else [None] * len(turns)
     contents: list[types.Content] = []
-    for role, parts in turns:
-        found = earlier.get(id(parts))
+    for (role, parts), found in zip(turns, earlier):
         if found is not None and found[0] and found[1]:
             converted = [types.Part.model_validate(part) for part in found[0]]
         else:

@@ -131,6 +131,12 @@ class AnswerMemory:
             position = index + 1
         return matched
 
+    def match_turns(self, turns: list[tuple[str, str]]) -> list[tuple[list, bool] | None]:
+        """`match` for a conversation's (role, text) turns: each assistant turn's match
+        in its place, None for the other turns."""
+        found = iter(self.match([text for role, text in turns if role == "assistant"]))
+        return [next(found) if role == "assistant" else None for role, _ in turns]
+
     def _holding(self, text: str, start: int) -> int | None:
         wanted = text.strip()
         if not wanted:
