@@ -140,7 +140,8 @@ def check_address(host: str, address: str, allow_loopback: bool) -> IPAddress:
     """Raise UnsafeURL unless `address` (what `host` resolved to) is allowed."""
     ip = parse_ip(address)
     if ip is None:
-        raise UnsafeURL(f"{host} resolved to {address!r}, which is not an IP address", "it resolved to something that is not an IP address")
+        raise UnsafeURL(f"{host} resolved to {address!r}, which is not an IP address",
+                        "it resolved to something that is not an IP address")
     problem = address_problem(ip, allow_loopback)
     if problem:
         why = f"{problem}; {PUBLIC_ONLY}{_loopback_hint(problem)}"
@@ -182,12 +183,8 @@ def parse_url(url: str | httpx2.URL) -> tuple[str, str, int]:
 
 
 def addresses_from_getaddrinfo(infos: Iterable) -> list[str]:
-    seen: list[str] = []
-    for _family, _type, _proto, _canon, sockaddr in infos:
-        address = str(sockaddr[0])
-        if address not in seen:
-            seen.append(address)
-    return seen
+    """Each address of getaddrinfo's answer once, in its order."""
+    return list(dict.fromkeys(str(sockaddr[0]) for *_, sockaddr in infos))
 
 
 def resolve(host: str, port: int) -> list[str]:

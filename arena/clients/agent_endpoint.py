@@ -279,11 +279,7 @@ class AgentEndpointClient(HTTPModelClient):
     # --- response ----------------------------------------------------------------------
 
     def _status_hint(self, status: int) -> str:
-        if status == 403:
-            return " (the agent refused the request)"
-        if status == 404:
-            return " (check the agent URL)"
-        return ""
+        return {403: " (the agent refused the request)", 404: " (check the agent URL)"}.get(status, "")
 
     def _status_failure(self, status: int, headers: httpx2.Headers, body: bytes) -> AttemptFailed:
         if status == 401:

@@ -169,9 +169,7 @@ class AnthropicClient(ChatCompletionClient):
         )
 
     def _status_hint(self, status: int) -> str:
-        if status == 529:
-            return " (overloaded)"
-        return super()._status_hint(status)
+        return " (overloaded)" if status == 529 else super()._status_hint(status)
 
     def _status_failure(self, status: int, headers: httpx2.Headers, body: bytes) -> AttemptFailed:
         """Anthropic names an error's cause in ``error.details.error_code`` (its SDK's

@@ -81,6 +81,11 @@ class AttemptFailed(Exception):
             self.kind = ErrorKind.BAD_ANSWER
 
 
+_STATUS_HINTS = {
+    401: " (check the API key)", 403: " (check the API key)", 404: " (check the base URL and the model name)",
+}
+
+
 class AttemptReading:
     """What a model client makes of a failed attempt; providers refine the status part.
 
@@ -93,11 +98,7 @@ class AttemptReading:
     observer = None
 
     def _status_hint(self, status: int) -> str:
-        if status in (401, 403):
-            return " (check the API key)"
-        if status == 404:
-            return " (check the base URL and the model name)"
-        return ""
+        return _STATUS_HINTS.get(status, "")
 
     def _retry_after(self, status: int, headers: httpx2.Headers, body: bytes) -> float | None:
         return parse_retry_after(headers.get("retry-after"))

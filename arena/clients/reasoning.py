@@ -56,10 +56,9 @@ def split_think(text: str, *, unfinished_thinking: bool = False) -> tuple[str, s
     if OPEN_TAG not in text and CLOSE_TAG not in text:
         return ("", text.strip()) if unfinished_thinking else (text, "")
     thoughts: list[str] = []
-    head, closing, rest = text.partition(CLOSE_TAG)
-    if closing and OPEN_TAG not in head:
+    if opened_by_template(text):
+        head, _, text = text.partition(CLOSE_TAG)
         thoughts.append(head.strip())
-        text = rest
     thoughts.extend(match.strip() for match in _BLOCK.findall(text))
     answer = _BLOCK.sub("", text)
     before, opening, unfinished = answer.partition(OPEN_TAG)
