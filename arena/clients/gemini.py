@@ -88,8 +88,9 @@ def to_gemini_contents(
     earlier = memory.match_turns(texts) if memory is not None else [None] * len(turns)
     contents: list[types.Content] = []
     for (role, parts), found in zip(turns, earlier):
-        if found is not None and found[0] and found[1]:
-            converted = [types.Part.model_validate(part) for part in found[0]]
+        signed, whole = found or ([], False)
+        if signed and whole:
+            converted = [types.Part.model_validate(part) for part in signed]
         else:
             converted = convert_parts(parts, lambda text: types.Part(text=text), _inline_image)
         if converted:
