@@ -47,6 +47,12 @@ CANCELLED_REASON = "cancelled by the submitter"
 def run_cancel(run: Run) -> int:
     """Stop a run: its queued and running episodes end as skipped (a worker playing one
     loses its lease at the next step and stops); what was played stays stored."""
+    return run_stop(run, CANCELLED_REASON)
+
+
+def run_stop(run: Run, reason: str) -> int:
+    """`run_cancel` with the reason its stopped episodes show (a takedown gives its own:
+    arena.services.takedowns); the number of episodes stopped."""
     with transaction.atomic():
         # Locked in id order, as the workers writing their steps lock them (arena.services.steps).
         ids = list(
@@ -56,7 +62,7 @@ def run_cancel(run: Run) -> int:
             .values_list("id", flat=True)
         )
         Episode.objects.filter(pk__in=ids).update(
-            status=Episode.SKIPPED, end_reason=CANCELLED_REASON, finished_at=timezone.now()
+            status=Episode.SKIPPED, end_reason=reason[:200], finished_at=timezone.now()
         )
         Run.objects.filter(pk=run.pk).exclude(status__in=Run.TERMINAL).update(
             status=Run.CANCELLED, finished_at=timezone.now()
