@@ -13,15 +13,18 @@ from arena.live.publish import publish_end_on_commit
 from arena.services.aggregates import apply_step_totals, played_sums, step_totals
 from arena.endpoints.url import without_query
 from arena.models import Episode, Run, Submission, SubmissionEdit
+from arena.moderation import refuse_if_taken_down
 
 
 def run_requeue_failed(run: Run) -> int:
     """Queue the run's failed episodes again (after the submitter fixed the endpoint).
 
     Each resumes after its last stored step; what it had added to the run's aggregates
-    is taken back first, since finishing adds its whole playthrough again."""
+    is taken back first, since finishing adds its whole playthrough again. TakenDown
+    (nothing queued) when the operators took the run or its submission down."""
     with transaction.atomic():
-        run = Run.objects.select_for_update().get(pk=run.pk)
+        run = Run.objects.select_for_update().select_related("submission").get(pk=run.pk)
+        refuse_if_taken_down(run.submission, run)
         failed = list(run.episodes.select_for_update().filter(status=Episode.FAILED))
         if not failed:
             return 0
