@@ -4,3 +4,12 @@ from django.apps import AppConfig
 class LeaderboardConfig(AppConfig):
     name = "leaderboard"
     verbose_name = "Leaderboard"
+
+    def ready(self):
+        # The read side's kept figures follow the write side's announcements (the write
+        # side never imports the read side: tests/test_import_boundaries.py).
+        from arena.models import Run
+        from arena.services.episodes import run_results_changed
+        from leaderboard.compare.refresh import refresh_compared
+
+        run_results_changed.connect(refresh_compared, sender=Run, dispatch_uid="leaderboard.compare.refresh")
