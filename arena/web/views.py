@@ -22,7 +22,7 @@ from arena.endpoints.crypto import decrypt_secret, encrypt_secret
 from arena.web.forms import EndpointForm, LoginForm, SignUpForm
 from arena.web.submission_form import SubmissionForm
 from arena.models import Run, Submission, Worker
-from arena.moderation import taken_down_for
+from arena.moderation import TakenDown, taken_down_for
 from arena.selectors import taken_down_text
 from arena.services.queued_cap import QueuedCapReached
 from arena.web import preview_probe
@@ -242,7 +242,11 @@ def run_requeue(request, pk):
     _own_submission(request, run.submission_id)
     if taken_down_for(request.user, run.submission, run):
         raise Http404("no such run")
-    count = run_actions.run_requeue_failed(run)
+    try:
+        count = run_actions.run_requeue_failed(run)
+    except TakenDown as refusal:  # taken down since it was read
+        messages.error(request, str(refusal))
+        return redirect("arena:my_submissions")
     if count:
         messages.success(request, f"{count} failed episode{'s' if count != 1 else ''} queued again; each resumes after its last stored step.")
     else:
