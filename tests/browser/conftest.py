@@ -1,6 +1,8 @@
 """The real site for browser tests: Daphne and `manage.py arena_worker`, the processes
-`make serve` starts, on a throw-away database (one per test module); and Debian's
-Chromium driven by Playwright."""
+`make serve` starts, on a throw-away database; and Debian's Chromium driven by
+Playwright. One Daphne, one Django shell and one Chromium serve every module of a test
+process, and each module starts on the site's data as `migrate` left them, with a worker
+of its own (tests/browser/live_site.py)."""
 
 from __future__ import annotations
 
@@ -19,14 +21,19 @@ import httpx
 import pytest
 from playwright.sync_api import sync_playwright
 
+from tests.browser.live_site import ROOT, DjangoShell, new_page_generation, reset_data, start_worker
 from tests.support.processes import stop_all
 
-ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
 ]
+
+# A loaded 2-core machine can take a while to import Django.
+STARTUP_SECONDS = 90
+
+__all__ = ["ROOT"]  # the tests that run a manage.py command of their own take it from here
 
 
 def _free_port() -> int:
@@ -39,15 +46,13 @@ def _free_port() -> int:
 class Site:
     url: str
     env: dict
+    shell: DjangoShell
+    logs: Path  # Daphne's and the workers' logs
 
     def django(self, code: str):
         """Run Python in the site's Django (its database, its queue) and return what
-        the code printed, parsed as JSON: how a test sets up data the pages show."""
-        done = subprocess.run(
-            [sys.executable, "manage.py", "shell", "-c", code],
-            cwd=ROOT, env=self.env, check=True, capture_output=True, text=True,
-        )
-        return json.loads(done.stdout.strip().splitlines()[-1])
+        the code printed last, parsed as JSON: how a test sets up data the pages show."""
+        return json.loads(self.shell.run(code).strip().splitlines()[-1])
 
 
 def _site_environment(var: str) -> dict:
@@ -64,9 +69,9 @@ def _site_environment(var: str) -> dict:
 
 @pytest.fixture(scope="session")
 def migrated_var(tmp_path_factory) -> Path:
-    """A site's data folder right after `migrate`, made once per test process: each
-    module's site starts from a copy of it, as if it had migrated a database of its own
-    (a migrate costs a Django start and every migration, seconds of CPU per module)."""
+    """A site's data folder right after `migrate`, made once per test process: the site
+    starts from a copy of it, and each module from its data again (a migrate costs a
+    Django start and every migration, seconds of CPU)."""
     var = tmp_path_factory.mktemp("browser-migrated")
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
@@ -75,27 +80,24 @@ def migrated_var(tmp_path_factory) -> Path:
     return var
 
 
-@pytest.fixture(scope="module")
-def site(migrated_var):
+@pytest.fixture(scope="session")
+def _live_site(migrated_var, tmp_path_factory):
+    """Daphne and a Django shell on a copy of the migrated folder, for the whole process."""
     var = tempfile.mkdtemp(prefix="arena-browser-")
+    # A file, not a pipe nobody reads: a process writing more than a pipe holds would block.
+    log = tmp_path_factory.mktemp("browser-site") / "daphne.log"
     # The whole folder: the keys `migrate` generated belong with the database it wrote.
     shutil.copytree(migrated_var, var, dirs_exist_ok=True)
     env = _site_environment(var)
-    python = sys.executable
     port = _free_port()
-    processes = [
-        subprocess.Popen(
-            [python, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        ),
-        subprocess.Popen(
-            [python, "manage.py", "arena_worker", "--concurrency", "8"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        ),
-    ]
+    with log.open("wb") as output:
+        daphne = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=output,
+        )
+    shell = DjangoShell(env)
     base = f"http://127.0.0.1:{port}"
-    # A loaded 2-core machine can take a while to import Django twice over.
-    deadline = time.time() + 90
+    deadline = time.time() + STARTUP_SECONDS
     while time.time() < deadline:
         try:
             if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
@@ -103,19 +105,42 @@ def site(migrated_var):
         except httpx.HTTPError:
             time.sleep(0.2)
     else:
-        # Stopped first: reading a live process's stderr would wait for it to end.
-        stop_all(processes)
-        pytest.fail("the site did not start: " + processes[0].stderr.read().decode()[-2000:])
+        stop_all([daphne])
+        shell.stop()
+        pytest.fail("the site did not start: " + log.read_text(errors="replace")[-2000:])
     try:
-        yield Site(url=base, env=env)
+        yield Site(url=base, env=env, shell=shell, logs=log.parent)
     finally:
-        stop_all(processes)
+        stop_all([daphne])
+        shell.stop()
         shutil.rmtree(var, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
-def browser():
+def site(_live_site, migrated_var):
+    """The site as `migrate` left it, with a worker of its own, for one module."""
+    var = Path(_live_site.env["ARENA_VAR_DIR"])
+    reset_data(var, migrated_var)
+    new_page_generation(var)
+    worker = start_worker(_live_site.env, _live_site.logs / "worker.log", patience=STARTUP_SECONDS)
+    try:
+        yield _live_site
+    finally:
+        stop_all([worker])
+
+
+@pytest.fixture(scope="session")
+def _chromium():
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture(scope="module")
+def browser(_chromium):
+    """Chromium, for one module: every page a module opened (each in a context of its
+    own, with its cookies) is closed at its end."""
+    yield _chromium
+    for context in _chromium.contexts:
+        context.close()

@@ -29,9 +29,12 @@ from xdist.scheduler import LoadFileScheduling
 FILE_SECONDS = json.loads((Path(__file__).parent / "file_seconds.json").read_text())
 
 # Files whose tests share no module-wide fixture and take long each: one test is one
-# unit of work, so the two processes can split them.
+# unit of work, so the two processes can split them. (The real-model-server runs share
+# only the session's llama-server, which starts in under a second in each process; their
+# three long runs took 182, 94 and 67 s of a 343 s file on the loaded machine.)
 SPREAD_FILES = frozenset({
     "tests/arena/play/test_resume.py",
+    "tests/arena/test_real_model_server_runs.py",
 })
 
 CACHE_KEY = "arena/test-seconds"
