@@ -14,11 +14,14 @@ first), never a failed episode. A refusal is reported as the model's refusal.
 
 from __future__ import annotations
 
+import abc
+import dataclasses
+import json
 from typing import Any
 
 import httpx2
 import openai
-
+import orjson
 from openai.types.chat import ChatCompletion
 
 from arena.clients.base import ModelReply
@@ -28,7 +31,8 @@ from arena.clients.http import DEFAULT_MAX_RESPONSE_BYTES, ChatCompletionClient,
 from arena.clients.reasoning import ThinkSplitter
 from arena.clients.replies import excerpt, int_or_none
 
-__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "NO_KEY_HEADERS", "OpenAICompatibleClient", "openai_post", "openai_sdk"]
+__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "NO_KEY_HEADERS", "OpenAIClient", "OpenAICompatibleClient", "openai_post",
+           "openai_sdk"]
 
 
 def openai_sdk(http: httpx2.AsyncClient, base_url: str, api_key: str) -> openai.AsyncOpenAI:
@@ -44,24 +48,84 @@ def openai_sdk(http: httpx2.AsyncClient, base_url: str, api_key: str) -> openai.
     )
 
 
-async def openai_post(client: HTTPModelClient, route: str, request: dict) -> httpx2.Response:
-    """POST `request` to `route` through the client's OpenAI SDK: the SDK builds the
-    request (URL, authentication, headers, JSON body) and sends it.
+@dataclasses.dataclass(frozen=True)
+class RequestHead:
+    """What the SDK sends before a request's body, the same at every call of a route:
+    the method, the URL (with the base URL's query), the headers (authentication, the
+    SDK's own, the HTTP client's)."""
+
+    method: str
+    url: httpx2.URL
+    headers: httpx2.Headers
+
+    def request(self, content: bytes, timeout: httpx2.Timeout, cookies: httpx2.Cookies) -> httpx2.Request:
+        """This head with `content` as its body (the length follows it), the HTTP
+        client's cookies for the URL and the per-attempt timeout."""
+        request = httpx2.Request(self.method, self.url, headers=self.headers, content=content,
+                                 extensions={"timeout": timeout.as_dict()})
+        if cookies.jar:  # an empty jar would still walk urllib's cookie policy
+            cookies.set_cookie_header(request)
+        return request
+
+
+async def sdk_head(sdk: openai.AsyncOpenAI, http: httpx2.AsyncClient, route: str, options: dict) -> RequestHead:
+    """The head of the request the SDK builds for ``post(route)`` with `options`: the
+    SDK builds it once, into an HTTP client (with `http`'s headers) whose transport
+    keeps the request instead of sending it."""
+    built: list[httpx2.Request] = []
+
+    def keep(request: httpx2.Request) -> httpx2.Response:
+        built.append(request)
+        return httpx2.Response(200)
+
+    async with httpx2.AsyncClient(transport=httpx2.MockTransport(keep), headers=http.headers) as capture:
+        await sdk.with_options(http_client=capture).post(route, body={}, cast_to=httpx2.Response, options=options)
+    [request] = built
+    headers = httpx2.Headers(request.headers)
+    del headers["content-length"]  # the body's own, per call
+    return RequestHead(request.method, request.url, headers)
+
+
+def json_body(body: dict) -> bytes:
+    """`body` as the SDK encodes it (compact UTF-8 JSON), by orjson, several times
+    faster; what orjson refuses (a number past 64 bits) is written as the SDK writes it."""
+    try:
+        return orjson.dumps(body)
+    except TypeError:  # orjson.JSONEncodeError
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+# Heads kept per connection and route, for a few timeouts (the gate adapts the timeout,
+# which the SDK reports in a header); more are built again.
+HEADS_KEPT = 16
+
+
+async def openai_post(client: HTTPModelClient, route: str, body: dict) -> httpx2.Response:
+    """POST `body` to `route` through the client's HTTP client, with the head (URL,
+    authentication, headers) OpenAI's SDK builds for that route.
 
     The SDK's typed methods (``chat.completions.create``, ``responses.create``) first
-    walk every message of the request through their parameter types, which costs about
-    1 ms of CPU for a game's prompt, as much as the rest of a model step; the arena's
-    requests are plain JSON already, so they go through the SDK's documented call for
-    any route (``post``). The answer comes back as the HTTP response, and the client
-    reads it into the SDK's type (`sdk_object`)."""
-    extra_headers = request.pop("extra_headers", None)
-    extra_body = request.pop("extra_body", None)
-    options: dict[str, Any] = {"timeout": client.timeout, "security": {"bearer_auth": True}}
-    if extra_headers:
-        options["headers"] = extra_headers
-    if extra_body:
-        options["extra_json"] = extra_body
-    return await client.sdk.post(route, body=request, cast_to=httpx2.Response, options=options)
+    walk every message of the request through their parameter types, about 1 ms of CPU
+    for a game's prompt, and even its call for any route (``post``) merges the URL and
+    the headers again at each call (about 0.5 ms): the same at every call of an
+    endpoint. So the SDK builds the head once per connection (`sdk_head`), and each
+    call adds only its JSON body; the HTTP client sends it (its cookies, hooks and
+    timeouts as for any request). The answer comes back as the HTTP response, which the
+    client reads into the SDK's type (`sdk_object`)."""
+    connection = client._connected()
+    timeout = client.timeout
+    key = (route, client.timeout_seconds)
+    head = connection.heads.get(key)
+    if head is None:
+        options: dict[str, Any] = {"timeout": timeout, "security": {"bearer_auth": True}}
+        if not client._api_key:
+            options["headers"] = NO_KEY_HEADERS
+        head = await sdk_head(connection.sdk, connection.http, route, options)
+        if len(connection.heads) >= HEADS_KEPT:
+            connection.heads.clear()
+        connection.heads[key] = head
+    http = connection.http
+    return await http.send(head.request(json_body(body), timeout, http.cookies))
 
 
 def split_query(base_url: str) -> tuple[str, dict[str, str]]:
@@ -112,15 +176,25 @@ def _reasoning_field(message: Any) -> str:
 OPENAI_API_HOST = "api.openai.com"
 
 
-class OpenAICompatibleClient(ChatCompletionClient):
-    """Calls ``chat.completions.create`` (non-streaming) with retries.
+class OpenAIClient(ChatCompletionClient):
+    """What OpenAI's two APIs share: the SDK on the shared HTTP client, the request's
+    head built by it once (`openai_post`), the settings every request carries, and the
+    answer read into the SDK's type. A subclass names its `route` and `reply_type` and
+    builds its request's own fields (`_fields`).
 
     `base_url` is the API root, e.g. "http://host:8000/v1" (a URL that already ends in
-    "/chat/completions" is used as is). An empty `api_key` sends no Authorization
-    header. `temperature` / `max_tokens` of None are left out of the request;
-    `extra_body` is merged into it (reasoning settings, llama.cpp's slot). The
-    connection options are those of `HTTPModelClient`.
+    the route is used as is). An empty `api_key` sends no Authorization header.
+    `temperature` / `max_tokens` of None are left out of the request; `extra_body` is
+    merged into it (reasoning settings, llama.cpp's slot), as the SDK's ``extra_body``
+    is. The connection options are those of `HTTPModelClient`.
     """
+
+    #: The route under the API root ("/chat/completions").
+    route = ""
+    #: The SDK's type of the answer.
+    reply_type: type = ChatCompletion
+    #: How a refused base URL is named ("Invalid model base URL: ...").
+    base_url_label = "model base URL"
 
     def __init__(
         self,
@@ -134,49 +208,65 @@ class OpenAICompatibleClient(ChatCompletionClient):
         **connection,
     ) -> None:
         self._api_key = api_key or ""
-        root = api_root(check_base_url(base_url, [self._api_key]), "/chat/completions")
+        self._root = api_root(check_base_url(base_url, [self._api_key], self.base_url_label), self.route)
         self.model = model
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.extra_body = dict(extra_body or {})
         self._think = ThinkSplitter()
-        self._root = root
-        # OpenAI's own API refuses `max_tokens` for its reasoning models (o1, o3, o4-mini,
-        # gpt-5: "use max_completion_tokens instead") and takes the new name for every
-        # model; servers that copy the API (llama.cpp, vLLM, Ollama) read `max_tokens`.
-        self._max_tokens_field = (
-            "max_completion_tokens" if httpx2.URL(root).host == OPENAI_API_HOST else "max_tokens"
-        )
-        super().__init__(route_url(root, "/chat/completions"), secrets=[self._api_key], **connection)
+        super().__init__(route_url(self._root, self.route), secrets=[self._api_key], **connection)
 
     def _sdk(self, http: httpx2.AsyncClient) -> openai.AsyncOpenAI:
         return openai_sdk(http, self._root, self._api_key)
 
+    @abc.abstractmethod
+    def _fields(self, messages: list[dict], max_tokens: int | None) -> dict:
+        """The request's fields for `messages`, beside the model and temperature;
+        `max_tokens` is the limit of this call (None: none)."""
+
     def _request(self, messages: list[dict], max_tokens: int | None = None) -> dict:
-        request: dict[str, Any] = {"model": self.model, "messages": messages}
+        request: dict[str, Any] = {"model": self.model}
+        request.update(self._fields(messages, self.max_tokens if max_tokens is None else max_tokens))
         if self.temperature is not None:
             request["temperature"] = self.temperature
-        max_tokens = self.max_tokens if max_tokens is None else max_tokens
-        if max_tokens is not None:
-            request[self._max_tokens_field] = max_tokens
         if self.extra_body:
-            request["extra_body"] = dict(self.extra_body)
-        if not self._api_key:
-            request["extra_headers"] = NO_KEY_HEADERS
+            request.update(self.extra_body)
         return request
 
-    async def _call(self, request: dict):
-        return await openai_post(self, "/chat/completions", dict(request))
+    async def _call(self, request: dict) -> httpx2.Response:
+        return await openai_post(self, self.route, request)
 
     def _typed(self, result, data: dict):
-        return sdk_object(ChatCompletion, data)
+        return sdk_object(self.reply_type, data)
+
+
+class OpenAICompatibleClient(OpenAIClient):
+    """Calls chat completions (non-streaming) with retries; see `OpenAIClient`."""
+
+    route = "/chat/completions"
+    reply_type = ChatCompletion
+
+    def __init__(self, base_url: str, api_key: str = "", model: str = "", **options) -> None:
+        super().__init__(base_url, api_key, model, **options)
+        # OpenAI's own API refuses `max_tokens` for its reasoning models (o1, o3, o4-mini,
+        # gpt-5: "use max_completion_tokens instead") and takes the new name for every
+        # model; servers that copy the API (llama.cpp, vLLM, Ollama) read `max_tokens`.
+        self._max_tokens_field = (
+            "max_completion_tokens" if httpx2.URL(self._root).host == OPENAI_API_HOST else "max_tokens"
+        )
+
+    def _fields(self, messages: list[dict], max_tokens: int | None) -> dict:
+        fields: dict[str, Any] = {"messages": messages}
+        if max_tokens is not None:
+            fields[self._max_tokens_field] = max_tokens
+        return fields
 
     def _parse(self, completion, data: dict, status: int) -> ModelReply:
         choices = getattr(completion, "choices", None)
         if not choices:
             if data.get("error") is not None:
                 # Some gateways report upstream failures as a 200 carrying an error object.
-                raise self._malformed(f"The model endpoint reported an error: {_error_of(data)}", status)
+                raise self._malformed(f"The model endpoint reported an error: {error_message(data)}", status)
             raise self._unusable("The model endpoint answered without any choices (empty 'choices' list)", status)
         if not isinstance(choices, list) or not hasattr(choices[0], "message"):
             raise self._unusable("The model endpoint's 'choices' field is not a list of objects", status)
@@ -209,7 +299,8 @@ class OpenAICompatibleClient(ChatCompletionClient):
         )
 
 
-def _error_of(data: dict) -> str:
+def error_message(data: dict) -> str:
+    """The message of an answer's ``error`` object (or the object itself), cut short."""
     error = data.get("error")
     if isinstance(error, dict) and isinstance(error.get("message"), str):
         return excerpt(error["message"])
