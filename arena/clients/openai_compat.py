@@ -15,7 +15,6 @@ first), never a failed episode. A refusal is reported as the model's refusal.
 from __future__ import annotations
 
 import abc
-import dataclasses
 import json
 from typing import Any
 
@@ -27,105 +26,64 @@ from openai.types.chat import ChatCompletion
 from arena.clients.base import ModelReply
 from arena.clients.chat_messages import content_text
 from arena.clients.sdk_reading import sdk_object
-from arena.clients.http import DEFAULT_MAX_RESPONSE_BYTES, ChatCompletionClient, HTTPModelClient, check_base_url
+from arena.clients.http import ChatCompletionClient, HTTPModelClient, check_base_url
 from arena.clients.reasoning import ThinkSplitter
 from arena.clients.replies import excerpt, int_or_none
 
-__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "NO_KEY_HEADERS", "OpenAIClient", "OpenAICompatibleClient", "openai_post",
-           "openai_sdk"]
+__all__ = ["OpenAIClient", "OpenAICompatibleClient", "openai_post"]
 
 
-def openai_sdk(http: httpx2.AsyncClient, base_url: str, api_key: str) -> openai.AsyncOpenAI:
-    """OpenAI's SDK on the guarded HTTP client `http`: no retries of its own (the
-    arena's loop retries), no Authorization header when there is no key."""
-    root, query = split_query(base_url)
-    return openai.AsyncOpenAI(
-        api_key=api_key or "no-key",
-        base_url=root,
-        default_query=query or None,
-        http_client=http,
-        max_retries=0,
-    )
-
-
-@dataclasses.dataclass(frozen=True)
-class RequestHead:
-    """What the SDK sends before a request's body, the same at every call of a route:
-    the method, the URL (with the base URL's query), the headers (authentication, the
-    SDK's own, the HTTP client's)."""
-
-    method: str
-    url: httpx2.URL
-    headers: httpx2.Headers
-
-    def request(self, content: bytes, timeout: httpx2.Timeout, cookies: httpx2.Cookies) -> httpx2.Request:
-        """This head with `content` as its body (the length follows it), the HTTP
-        client's cookies for the URL and the per-attempt timeout."""
-        request = httpx2.Request(self.method, self.url, headers=self.headers, content=content,
-                                 extensions={"timeout": timeout.as_dict()})
-        if cookies.jar:  # an empty jar would still walk urllib's cookie policy
-            cookies.set_cookie_header(request)
-        return request
-
-
-async def sdk_head(sdk: openai.AsyncOpenAI, http: httpx2.AsyncClient, route: str, options: dict) -> RequestHead:
-    """The head of the request the SDK builds for ``post(route)`` with `options`: the
-    SDK builds it once, into an HTTP client (with `http`'s headers) whose transport
-    keeps the request instead of sending it."""
+async def sdk_head(sdk: openai.AsyncOpenAI, http: httpx2.AsyncClient, route: str, options: dict) -> httpx2.Request:
+    """The request the SDK builds for ``post(route)`` with `options`, without a body:
+    built into an HTTP client with `http`'s headers whose transport keeps it unsent."""
     built: list[httpx2.Request] = []
-
-    def keep(request: httpx2.Request) -> httpx2.Response:
-        built.append(request)
-        return httpx2.Response(200)
-
-    async with httpx2.AsyncClient(transport=httpx2.MockTransport(keep), headers=http.headers) as capture:
+    keep = httpx2.MockTransport(lambda request: built.append(request) or httpx2.Response(200))
+    async with httpx2.AsyncClient(transport=keep, headers=http.headers) as capture:
         await sdk.with_options(http_client=capture).post(route, body={}, cast_to=httpx2.Response, options=options)
-    [request] = built
-    headers = httpx2.Headers(request.headers)
-    del headers["content-length"]  # the body's own, per call
-    return RequestHead(request.method, request.url, headers)
+    del built[0].headers["content-length"]  # each call's body has its own
+    return built[0]
 
 
 def json_body(body: dict) -> bytes:
-    """`body` as the SDK encodes it (compact UTF-8 JSON), by orjson, several times
-    faster; what orjson refuses (a number past 64 bits) is written as the SDK writes it."""
+    """`body` as the SDK writes it (compact UTF-8 JSON), by orjson, several times faster;
+    what orjson refuses (an integer past 64 bits) by the standard library."""
     try:
         return orjson.dumps(body)
     except TypeError:  # orjson.JSONEncodeError
         return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-# Heads kept per connection and route, for a few timeouts (the gate adapts the timeout,
-# which the SDK reports in a header); more are built again.
+# Heads kept per connection (route, timeout: the SDK reports the timeout in a header,
+# and the gate adapts it); more are built again.
 HEADS_KEPT = 16
 
 
 async def openai_post(client: HTTPModelClient, route: str, body: dict) -> httpx2.Response:
-    """POST `body` to `route` through the client's HTTP client, with the head (URL,
-    authentication, headers) OpenAI's SDK builds for that route.
+    """POST `body` to `route` with the head (URL, authentication, headers) OpenAI's SDK
+    builds for it, through the client's HTTP client (its cookies, hooks and timeouts).
 
-    The SDK's typed methods (``chat.completions.create``, ``responses.create``) first
-    walk every message of the request through their parameter types, about 1 ms of CPU
-    for a game's prompt, and even its call for any route (``post``) merges the URL and
-    the headers again at each call (about 0.5 ms): the same at every call of an
-    endpoint. So the SDK builds the head once per connection (`sdk_head`), and each
-    call adds only its JSON body; the HTTP client sends it (its cookies, hooks and
-    timeouts as for any request). The answer comes back as the HTTP response, which the
-    client reads into the SDK's type (`sdk_object`)."""
+    The SDK's typed methods (``chat.completions.create``) walk every message through
+    their parameter types (about 1 ms of CPU for a game's prompt), and even its call for
+    any route (``post``) merges the URL and headers again at each call (about 0.5 ms),
+    the same at every call of an endpoint: so the SDK builds the head once per
+    connection (`sdk_head`) and each call adds its JSON body. The client reads the
+    answer into the SDK's type (`sdk_object`)."""
     connection = client._connected()
-    timeout = client.timeout
     key = (route, client.timeout_seconds)
     head = connection.heads.get(key)
     if head is None:
-        options: dict[str, Any] = {"timeout": timeout, "security": {"bearer_auth": True}}
+        options: dict[str, Any] = {"timeout": client.timeout, "security": {"bearer_auth": True}}
         if not client._api_key:
-            options["headers"] = NO_KEY_HEADERS
-        head = await sdk_head(connection.sdk, connection.http, route, options)
+            options["headers"] = {"Authorization": openai.Omit()}  # no key: no header at all
         if len(connection.heads) >= HEADS_KEPT:
             connection.heads.clear()
-        connection.heads[key] = head
+        head = connection.heads[key] = await sdk_head(connection.sdk, connection.http, route, options)
     http = connection.http
-    return await http.send(head.request(json_body(body), timeout, http.cookies))
+    request = httpx2.Request(head.method, head.url, headers=head.headers, content=json_body(body),
+                             extensions=head.extensions)
+    if http.cookies.jar:  # an empty jar would still walk urllib's cookie policy
+        http.cookies.set_cookie_header(request)
+    return await http.send(request)
 
 
 def split_query(base_url: str) -> tuple[str, dict[str, str]]:
@@ -136,10 +94,6 @@ def split_query(base_url: str) -> tuple[str, dict[str, str]]:
     if not url.query:
         return base_url, {}
     return str(url.copy_with(query=None)), dict(url.params.multi_items())
-
-
-#: What a request without a key carries instead: no Authorization header at all.
-NO_KEY_HEADERS = {"Authorization": openai.Omit()}
 
 
 def route_url(root: str, route: str) -> str:
@@ -217,7 +171,10 @@ class OpenAIClient(ChatCompletionClient):
         super().__init__(route_url(self._root, self.route), secrets=[self._api_key], **connection)
 
     def _sdk(self, http: httpx2.AsyncClient) -> openai.AsyncOpenAI:
-        return openai_sdk(http, self._root, self._api_key)
+        """OpenAI's SDK on the shared HTTP client, without retries of its own."""
+        root, query = split_query(self._root)
+        return openai.AsyncOpenAI(api_key=self._api_key or "no-key", base_url=root, default_query=query or None,
+                                  http_client=http, max_retries=0)
 
     @abc.abstractmethod
     def _fields(self, messages: list[dict], max_tokens: int | None) -> dict:
