@@ -66,9 +66,9 @@ class _Body(httpx2.AsyncByteStream):
 
 
 def _as_httpx(exc: BaseException, request: httpx2.Request) -> BaseException:
-    if isinstance(exc, TimeoutError) and not isinstance(exc, aiohttp.ClientError):
-        return httpx2.ReadTimeout(str(exc) or "timed out", request=request)
-    return httpx_error(exc, request) or httpx2.TransportError(str(exc) or type(exc).__name__, request=request)
+    timeout = isinstance(exc, TimeoutError) and not isinstance(exc, aiohttp.ClientError)
+    return (httpx2.ReadTimeout(str(exc) or "timed out", request=request) if timeout else
+            httpx_error(exc, request) or httpx2.TransportError(str(exc) or type(exc).__name__, request=request))
 
 
 class AiohttpConnections(httpx2.AsyncBaseTransport):
@@ -119,9 +119,7 @@ class AiohttpConnections(httpx2.AsyncBaseTransport):
             )
         except (aiohttp.ClientError, TimeoutError) as exc:
             raise _as_httpx(exc, request) from exc
-        extensions = {"http_version": b"HTTP/1.1"}
-        if response.reason:
-            extensions["reason_phrase"] = response.reason.encode()
+        extensions = {"http_version": b"HTTP/1.1", "reason_phrase": (response.reason or "").encode()}
         return httpx2.Response(response.status, headers=response.raw_headers, stream=_Body(response, request),
                                request=request, extensions=extensions)
 

@@ -1,15 +1,12 @@
-"""A client for any OpenAI-compatible chat completions endpoint (vLLM, llama.cpp,
-Ollama, OpenRouter, OpenAI itself...), through OpenAI's own SDK (`openai`).
-
-The SDK builds the request (``POST {base_url}/chat/completions``) and reads the answer
-into its typed ``ChatCompletion``; the transport (the URL guard), the retries, the size
-cap and the error wording are `arena.clients.http.HTTPModelClient`'s. This module says
-what a chat completion means to the arena: the text, the reasoning (a field beside the
-answer, or ``<think>`` blocks inside it), the stop reason and the token counts.
-
-An answer with no text — ``content`` null or empty, whatever the stop reason — is an
-answer without an action: one illegal step (one cut off, when the token limit came
-first), never a failed episode. A refusal is reported as the model's refusal.
+"""OpenAI's two APIs through its own SDK (`openai`): chat completions, for any
+compatible endpoint (vLLM, llama.cpp, Ollama, OpenRouter, OpenAI itself...), here, and
+the Responses API (arena.clients.responses) on the same base, `OpenAIClient`. The SDK
+builds the requests' heads (`openai_post`) and its types read the answers; the guard,
+the retries, the size cap and the error wording are `HTTPModelClient`'s. A chat
+completion's text, reasoning (a field beside the answer, or ``<think>`` blocks in it),
+stop reason and token counts are read here. An answer with no text (``content`` null or
+empty, whatever the stop reason) is one illegal step (cut off, when the token limit came
+first), never a failed episode; a refusal is reported as the model's refusal.
 """
 
 from __future__ import annotations
@@ -150,17 +147,8 @@ class OpenAIClient(ChatCompletionClient):
     #: How a refused base URL is named ("Invalid model base URL: ...").
     base_url_label = "model base URL"
 
-    def __init__(
-        self,
-        base_url: str,
-        api_key: str = "",
-        model: str = "",
-        *,
-        temperature: float | None = 0.0,
-        max_tokens: int | None = None,
-        extra_body: dict[str, Any] | None = None,
-        **connection,
-    ) -> None:
+    def __init__(self, base_url: str, api_key: str = "", model: str = "", *, temperature: float | None = 0.0,
+                 max_tokens: int | None = None, extra_body: dict[str, Any] | None = None, **connection) -> None:
         self._api_key = api_key or ""
         self._root = api_root(check_base_url(base_url, [self._api_key], self.base_url_label), self.route)
         self.model = model
@@ -245,12 +233,9 @@ class OpenAICompatibleClient(OpenAIClient):
         prompt_details = getattr(usage, "prompt_tokens_details", None)
         completion_details = getattr(usage, "completion_tokens_details", None)
         return ModelReply(
-            text=text,
-            reasoning=reasoning,
-            finish_reason=finish_reason,
+            text=text, reasoning=reasoning, finish_reason=finish_reason, http_status=status,
             tokens_in=int_or_none(getattr(usage, "prompt_tokens", None)),
             tokens_out=int_or_none(getattr(usage, "completion_tokens", None)),
-            http_status=status,
             cached_tokens_in=int_or_none(getattr(prompt_details, "cached_tokens", None)),
             reasoning_tokens=int_or_none(getattr(completion_details, "reasoning_tokens", None)),
         )

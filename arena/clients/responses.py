@@ -1,10 +1,10 @@
-"""A client for OpenAI's Responses API (``responses.create``, non-streaming), through
-OpenAI's own SDK (`openai`), which builds the request and reads the typed ``Response``.
+"""A client for OpenAI's Responses API (``responses.create``, non-streaming) on the
+OpenAI base (arena.clients.openai_compat.OpenAIClient): the SDK builds the request's
+head, its ``Response`` type reads the answer.
 
-It takes the same OpenAI-style chat messages as the other chat clients and converts
-them: system (and developer) messages become ``instructions``; user messages become
-input messages with ``input_text`` / ``input_image`` parts; assistant messages become
-assistant input messages.
+The chat messages are converted: system (and developer) messages become
+``instructions``, user messages input messages with ``input_text`` / ``input_image``
+parts, assistant messages assistant input messages.
 
 Reasoning models keep their reasoning across the turns of a conversation only here:
 each request is sent with ``store: false`` (nothing is kept on OpenAI's side) and asks
@@ -13,15 +13,13 @@ kept by the client (one client serves one episode) and sent back before that ans
 when the conversation goes on (with the answer's own output message when the strategy
 sends the answer whole; see arena.clients.reasoning.AnswerMemory).
 
-The reply's text is the ``output_text`` of its message items; its reasoning is the
-summaries of its reasoning items (``reasoning: {summary: auto}`` asks for them) or, from
-servers that return it, their reasoning text. An answer that reached
-``max_output_tokens`` (status "incomplete") is an answer cut off, whether or not any
-text came before the limit; an answer with reasoning and no text is an answer without
-an action (one illegal step). ``<think>`` blocks an open model's server leaves in the
-text go to the reasoning, as for chat completions. Token counts: ``input_tokens`` (cached part in
-``input_tokens_details.cached_tokens``), ``output_tokens`` (reasoning included, its
-part in ``output_tokens_details.reasoning_tokens``).
+The reply's text is the ``output_text`` of its message items; its reasoning the
+summaries of its reasoning items (``reasoning: {summary: auto}`` asks for them) or,
+from servers that return it, their reasoning text. An answer that reached
+``max_output_tokens`` (status "incomplete") is cut off, text or not; one with reasoning
+and no text is one illegal step; ``<think>`` blocks go to the reasoning. Token counts:
+``input_tokens`` (cached part in ``input_tokens_details.cached_tokens``),
+``output_tokens`` (reasoning included: ``output_tokens_details.reasoning_tokens``).
 """
 
 from __future__ import annotations
@@ -174,18 +172,14 @@ class ResponsesClient(OpenAIClient):
         self._memory.remember(text, kept)
 
         usage = getattr(response, "usage", None)
+        input_details, output_details = (getattr(usage, name, None) for name in ("input_tokens_details",
+                                                                                "output_tokens_details"))
         return ModelReply(
-            text=text,
-            reasoning=reasoning,
-            finish_reason=finish_reason,
+            text=text, reasoning=reasoning, finish_reason=finish_reason, http_status=status, reasoning_items=kept,
             tokens_in=int_or_none(getattr(usage, "input_tokens", None)),
             tokens_out=int_or_none(getattr(usage, "output_tokens", None)),
-            cached_tokens_in=int_or_none(getattr(getattr(usage, "input_tokens_details", None), "cached_tokens", None)),
-            reasoning_tokens=int_or_none(
-                getattr(getattr(usage, "output_tokens_details", None), "reasoning_tokens", None)
-            ),
-            http_status=status,
-            reasoning_items=kept,
+            cached_tokens_in=int_or_none(getattr(input_details, "cached_tokens", None)),
+            reasoning_tokens=int_or_none(getattr(output_details, "reasoning_tokens", None)),
         )
 
 
