@@ -41,6 +41,10 @@ async def sdk_head(sdk: openai.AsyncOpenAI, http: httpx2.AsyncClient, route: str
     return built[0]
 
 
+# Where the SDK tells the server its read timeout.
+READ_TIMEOUT_HEADER = "x-stainless-read-timeout"
+
+
 def json_body(body: dict) -> bytes:
     """`body` as the SDK writes it (compact UTF-8 JSON), by orjson, several times faster;
     what orjson refuses (an integer past 64 bits) by the standard library."""
@@ -48,11 +52,6 @@ def json_body(body: dict) -> bytes:
         return orjson.dumps(body)
     except TypeError:  # orjson.JSONEncodeError
         return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
-
-
-# Heads kept per connection (route, timeout: the SDK reports the timeout in a header,
-# and the gate adapts it); more are built again.
-HEADS_KEPT = 16
 
 
 async def openai_post(client: HTTPModelClient, route: str, body: dict) -> httpx2.Response:
@@ -63,21 +62,22 @@ async def openai_post(client: HTTPModelClient, route: str, body: dict) -> httpx2
     their parameter types (about 1 ms of CPU for a game's prompt), and even its call for
     any route (``post``) merges the URL and headers again at each call (about 0.5 ms),
     the same at every call of an endpoint: so the SDK builds the head once per
-    connection (`sdk_head`) and each call adds its JSON body. The client reads the
-    answer into the SDK's type (`sdk_object`)."""
-    connection = client._connected()
-    key = (route, client.timeout_seconds)
-    head = connection.heads.get(key)
+    connection and route (`sdk_head`) and each call adds its JSON body and timeout (the
+    gate adapts it; the SDK reports it in a header). The client reads the answer into
+    the SDK's type (`sdk_object`)."""
+    connection, timeout = client._connected(), client.timeout
+    head = connection.heads.get(route)
     if head is None:
-        options: dict[str, Any] = {"timeout": client.timeout, "security": {"bearer_auth": True}}
+        options: dict[str, Any] = {"timeout": timeout, "security": {"bearer_auth": True}}
         if not client._api_key:
             options["headers"] = {"Authorization": openai.Omit()}  # no key: no header at all
-        if len(connection.heads) >= HEADS_KEPT:
-            connection.heads.clear()
-        head = connection.heads[key] = await sdk_head(connection.sdk, connection.http, route, options)
+        head = connection.heads[route] = await sdk_head(connection.sdk, connection.http, route, options)
     http = connection.http
     request = httpx2.Request(head.method, head.url, headers=head.headers, content=json_body(body),
-                             extensions=head.extensions)
+                             extensions={"timeout": timeout.as_dict()})
+    read = str(timeout.read)
+    if request.headers.get(READ_TIMEOUT_HEADER, read) != read:
+        request.headers[READ_TIMEOUT_HEADER] = read
     if http.cookies.jar:  # an empty jar would still walk urllib's cookie policy
         http.cookies.set_cookie_header(request)
     return await http.send(request)

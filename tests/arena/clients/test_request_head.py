@@ -1,5 +1,5 @@
 """The OpenAI clients' requests: the head (URL, authentication, the SDK's headers) built
-once by OpenAI's SDK per connection, each call's own body, length and cookies on it
+once by OpenAI's SDK per connection, each call's own body, length, timeout and cookies on it
 (arena.clients.openai_compat.openai_post); and the guard's aiohttp pool keeping every
 connection of 64 episodes in flight alive."""
 
@@ -49,7 +49,7 @@ async def test_every_call_carries_the_sdk_head_with_its_own_body_and_length():
 
 
 @pytest.mark.asyncio
-async def test_a_new_timeout_gets_a_head_saying_so_and_the_base_urls_query_stays():
+async def test_the_head_follows_a_new_timeout_without_being_built_again_and_keeps_the_query():
     seen: list[httpx2.Request] = []
 
     def handler(request: httpx2.Request) -> httpx2.Response:
@@ -59,8 +59,9 @@ async def test_a_new_timeout_gets_a_head_saying_so_and_the_base_urls_query_stays
     client = ResponsesClient(URL + "?tenant=7", "", "m", timeout_seconds=30, transport=httpx2.MockTransport(handler))
     async with client:
         await client.complete([{"role": "user", "content": "hi"}])
-        client.set_timeout(90)
+        client.set_timeout(90)  # the gate adapts the timeout to the endpoint's latency
         await client.complete([{"role": "user", "content": "hi"}])
+        assert len(client._connected().heads) == 1
     assert [request.headers["x-stainless-read-timeout"] for request in seen] == ["30", "90"]
     assert [request.extensions["timeout"]["read"] for request in seen] == [30.0, 90.0]
     assert all(str(request.url) == "http://93.184.215.14/v1/responses?tenant=7" for request in seen)
