@@ -63,6 +63,7 @@ import httpx2
 
 from arena.clients.anthropic import ANTHROPIC_VERSION, AnthropicClient
 from arena.clients.base import ModelCallError, ModelReply, redact
+from arena.clients.errors import ErrorKind
 from arena.clients.gemini import GeminiClient
 from arena.clients.openai_compat import OpenAICompatibleClient
 from arena.clients.responses import ResponsesClient
@@ -89,6 +90,13 @@ BUSY_NOTE = (
     "take a running episode's slot and its cached prompt). Its speed, message shapes and images were not "
     "measured: test the endpoint again once its episodes have ended."
 )
+SLOW_NOTE = (
+    "The endpoint answered its metadata but not a one-token test request within {seconds:g} s: it is reachable, "
+    "and slow or busy. The model name, the speed, the message shapes and images were not checked; the episodes "
+    "show any problem, and “Test endpoint” on the submission's page measures them once the server is idle."
+)
+
+
 async def probe_endpoint(
     *,
     provider: str,
@@ -353,6 +361,11 @@ class _Probe(ProbeVerdicts):
         try:
             reply = await self.client(max_tokens=1, retries=1).complete(probe_messages())
         except ModelCallError as exc:
+            if self.slow_but_reachable(exc):
+                self.note(SLOW_NOTE.format(seconds=self.timeout))
+                self.result.server_kind = self.facts.server_kind
+                self.result.server_slots = self.facts.server_slots
+                return False
             if not _answered(exc):
                 self.blame_completion(exc)
                 return False
@@ -369,6 +382,13 @@ class _Probe(ProbeVerdicts):
             why = " (llama.cpp's server, for one, serves its model under any name)" if self.provider == OPENAI else ""
             self.note(f"The endpoint does not list “{self.model}” but answered to that name{why}.")
         return True
+
+    def slow_but_reachable(self, exc: ModelCallError) -> bool:
+        """A test request that timed out on an endpoint whose metadata route answered
+        (step 1 stops the probe when none did): a CPU server reading a prompt at a few
+        tokens per second, or one busy with other clients, is slow, not unreachable,
+        and refusing it would turn away exactly the servers the arena's timeouts follow."""
+        return exc.kind == ErrorKind.TIMEOUT and exc.http_status is None and self.facts.unreachable is None
 
     # --- step 4: speed -----------------------------------------------------------------
 

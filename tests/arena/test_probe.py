@@ -240,6 +240,32 @@ async def test_an_unreachable_url_is_a_base_url_error():
 
 
 @pytest.mark.asyncio
+async def test_a_server_that_lists_its_models_but_answers_slowly_is_accepted_as_slow_not_unreachable():
+    # A CPU llama.cpp server reading the test prompt at a few tokens per second: the
+    # submission goes in, and the note says what was not checked and why.
+    with FakeOpenAIServer(models=["fake-model"], props_n_ctx=4096) as server:
+        server.enqueue(Fault.delay(2.0), Fault.delay(2.0))
+        result = await probe(server, timeout_seconds=0.5)
+
+    assert result.ok and result.field_errors == {}
+    slow = [note for note in result.notes if "not a one-token test request within 0.5 s" in note]
+    assert slow and "reachable, and slow or busy" in slow[0] and "“Test endpoint”" in slow[0]
+    assert result.tokens_per_second is None  # nothing measured, nothing claimed
+    assert not any("could not reach" in note for note in result.notes)
+
+
+@pytest.mark.asyncio
+async def test_a_server_silent_on_every_route_is_still_unreachable():
+    with FakeOpenAIServer(models=["fake-model"]) as server:
+        server.enqueue(Fault.delay(2.0), Fault.delay(2.0))
+        server.metadata_delay = 2.0
+        result = await probe(server, timeout_seconds=0.5)
+
+    assert not result.ok
+    assert result.field_errors["base_url"].startswith("The arena could not reach the endpoint")
+
+
+@pytest.mark.asyncio
 @pytest.mark.parametrize(
     ("url", "what"),
     [

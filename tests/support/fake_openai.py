@@ -198,6 +198,8 @@ class FakeOpenAIServer:
         self.context_window = context_window
         self.accepts_images = accepts_images
         self.api_key = api_key
+        # Seconds every GET (model list, /props) waits before answering: a server silent everywhere.
+        self.metadata_delay = 0.0
         self._lock = threading.Lock()
         self._faults: collections.deque[Fault] = collections.deque()
         self._requests: list[RecordedRequest] = []
@@ -300,6 +302,8 @@ class FakeOpenAIServer:
     def get_answer(self, path: str) -> tuple[int, Any]:
         """(status, payload) for a GET to `path`."""
         path = path.split("?")[0].rstrip("/")
+        if self.metadata_delay:
+            time.sleep(self.metadata_delay)
         if path.endswith("/models"):
             data = [{"object": "model", "owned_by": "fake", **entry} for entry in self.listed_models()]
             return 200, {"object": "list", "data": data}
