@@ -2,7 +2,9 @@
 
 - hide: the row drops out of every ranking, CSV and rating (`ranked`), with its reason
   shown publicly on its own page ("hidden by the operators: …"); a hidden submission
-  takes all its runs with it. Nothing is deleted: restoring brings it back as it was.
+  takes all its runs with it. Its unfinished episodes (and a submission's matches) stop,
+  and restoring queues the stopped episodes again (arena.services.takedowns, which the
+  moderation page calls). Nothing is deleted: restoring brings it back as it was.
 - flag: it stays ranked, marked, with the reason (e.g. "result under review").
 - verify: it stays ranked, marked as checked by the operators.
 - restore: back to "as submitted".
@@ -72,6 +74,22 @@ def moderate(target: Submission | Run, action: str, reason: str, by) -> Moderati
         )
         page_generation.bump_on_commit()  # cached public pages show rankings it changes
     return record
+
+
+class TakenDown(ValueError):
+    """A write asked of a taken-down submission or run (a new run, an experiment, a
+    re-queue, a re-run): refused, nothing changed; the message says why."""
+
+
+def refuse_if_taken_down(submission: Submission, run: Run | None = None) -> None:
+    """TakenDown when the submission (or the run) is hidden: what it had queued was stopped
+    (arena.services.takedowns) and it takes nothing new until the operators restore it."""
+    for what, row in (("submission", submission), ("run", run)):
+        if row is not None and row.moderation == Moderated.HIDDEN:
+            raise TakenDown(
+                f"This {what} was taken down by the operators ({row.moderation_reason or 'no reason given'}): "
+                "it takes no new runs, experiments or re-queues until they restore it."
+            )
 
 
 def is_staff(user) -> bool:

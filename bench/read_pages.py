@@ -18,9 +18,18 @@ leaderboards and lists); `--page NAME` (repeatable) measures only the rows named
 "Page cache off" leaves the caches of computed figures on, as a served arena has them:
 the task page's tie marks and the paired comparison's per-game intervals are kept by the
 runs' aggregates (leaderboard.boards.neighbours, leaderboard.compare.summaries), so the
-warm-up requests fill them and those rows time a visit after the first; the first visit
-after a run changes resamples (the comparison of two submissions that played all 59
-tasks: 600-760 ms of CPU at 10^5 episodes, measured on a loaded 2-core machine).
+warm-up requests fill them and those rows time a visit after the first. The row
+"compare submissions, after a change" times the first visit after a change instead:
+before each of its requests one more episode of each of a's runs ends through the write
+side's own path (arena.services.episodes.episode_finish, as a worker ends one), so every
+game's figures changed; the tree's write side may have computed them again by then
+(leaderboard.compare.refresh), else the visit resamples all 59 games. The CPU those
+episode ends took is printed under the table ("write side"). Measured with `--page
+"compare submissions" --page "compare submissions, after a change" --baseline <before>
+--requests 10 --balrog none` (2 cores, load average 12): CPU p50/p95 of that first visit
+539/755 ms before the write side computed the figures, 78/93 ms after; the 59 episode
+ends took 250/316 ms of CPU before, 1,208/1,294 ms after (some 16 ms more per episode end
+of a run compared, on the worker).
 
 BALROG's leaderboard is imported with `manage.py import_balrog` before the pages are
 asked (issue #40): by default the shipped copy of its 36 folders' figures
@@ -87,6 +96,7 @@ PAGES = (
     ("episode", "/episodes/{episode}/"),
     ("episode compare", "/episodes/{episode}/compare/{other_episode}/"),
     ("compare submissions", "/compare/?a={submission}&b={other_submission}"),
+    ("compare submissions, after a change", "/compare/?a={submission}&b={other_submission}&after=change"),
     ("cost", "/cost/"),
     ("ratings", "/ratings/"),
     ("ratings method", "/ratings/method/"),
@@ -97,6 +107,7 @@ PAGES = (
     ("/api/episodes/", f"/api/episodes/?task={TASK_PAGE[0]}/{TASK_PAGE[1]}&illegal=1"),
     ("/api/runs/", "/api/runs/"),
 )
+AFTER_CHANGE = "compare submissions, after a change"
 # Pages whose target is not TARGET_P95_MS: BALROG's page with the whole leaderboard
 # imported, under a second (issue #40).
 TARGETS = {BALROG_PAGE: 1000.0}
@@ -114,130 +125,9 @@ COMPARED = [path for _, path in PAGES if "{" not in path] + [
     "/suites/textatari/", "/suites/lmact/", "/suites/adventure/", "/suites/infogather/",
 ]
 
-# Runs in a child process of this tree: the rows, written in bulk.
-BUILD = r'''
-import random, sys, time
-import django
-django.setup()
-from django.db import transaction
-from arena.metrics import fold
-from arena.services.runs import RunSpec, run_variant
-from arena.services.submissions import baseline_submission
-from arena.models import Episode, Run, Submission
-from envs.registry import all_suites, tasks_of
+sys.path.insert(0, str(ROOT))
+from bench.read_pages_children import BUILD, MEASURE  # noqa: E402  (the children's code)
 
-episodes_wanted, model_count, task_count = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-started = time.perf_counter()
-draw = random.Random(7)
-baselines = [baseline_submission(policy, title) for policy, title in (("random", "Random"), ("expert", "Expert"))]
-models = Submission.objects.bulk_create(
-    Submission(kind=Submission.KIND_MODEL, name=f"model {n}", base_url="http://model.invalid/v1", model=f"m{n}",
-               chain_of_thought=n % 2 == 1, price_input_per_mtok=1, price_output_per_mtok=2)
-    for n in range(model_count)
-)
-submissions = baselines + models
-# The suites' tasks taken in turn (one of each suite, then the next of each, …), the
-# task page's task first, so a few tasks still span the suites.
-by_suite = [list(tasks_of(suite.id).items()) for suite in all_suites().values()]
-tasks = [by_suite[s][i] for i in range(max(map(len, by_suite))) for s in range(len(by_suite)) if i < len(by_suite[s])]
-tasks.sort(key=lambda item: item[0] != "lmact/tictactoe")
-tasks = tasks[:task_count] if task_count else tasks
-specs = [(submission, task_id, cls, cls.formats[0]) for submission in submissions for task_id, cls in tasks]
-per_run = -(-episodes_wanted // len(specs))
-
-
-def episode_metrics(suite, cls):
-    """Every per-episode value the suite's metrics and the task's breakdown fold."""
-    metrics = {}
-    for metric in suite.metrics:
-        if metric.over:
-            metrics[metric.over] = draw.random() < 0.7
-        if metric.episode_metric:
-            metrics[metric.episode_metric] = None if draw.random() < 0.05 else draw.uniform(0, 1)
-    for key, _ in getattr(cls, "rate_breakdown", ()) or ():
-        metrics[key] = draw.random() < 0.5
-    return metrics
-
-
-with transaction.atomic():
-    runs = Run.objects.bulk_create(
-        Run(submission=submission, task=task_id, num_episodes=per_run, status=Run.FINISHED,
-            variant=run_variant(submission, RunSpec(task=task_id, format=fmt, num_episodes=per_run)))
-        for submission, task_id, cls, fmt in specs
-    )
-    rows = []
-    for run, (submission, task_id, cls, fmt) in zip(runs, specs):
-        suite = all_suites()[task_id.split("/", 1)[0]]
-        sums, score_sum, score_sq, steps, illegal, tokens_in, tokens_out = {}, 0.0, 0.0, 0, 0, 0, 0
-        for index in range(per_run):
-            score, played, wrong = draw.uniform(-1, 1), draw.randint(5, 60), draw.randint(0, 3)
-            metrics = episode_metrics(suite, cls)
-            sums = fold(sums, metrics)
-            score_sum, score_sq, steps, illegal = score_sum + score, score_sq + score * score, steps + played, illegal + wrong
-            tokens_in, tokens_out = tokens_in + 300 * played, tokens_out + 20 * played
-            rows.append(Episode(run=run, index=index, seed=index, status=Episode.FINISHED, score=score,
-                                num_steps=played, illegal_steps=wrong, tokens_in=300 * played, tokens_out=20 * played,
-                                end_reason="step limit", metrics=metrics))
-        run.episodes_done, run.score_sum, run.score_sq_sum = per_run, score_sum, score_sq
-        run.steps_total, run.illegal_total, run.illegal_episodes = steps, illegal, per_run
-        run.tokens_in = run.tokens_spent_in = tokens_in
-        run.tokens_out = run.tokens_spent_out = tokens_out
-        run.metric_sums = sums
-    Episode.objects.bulk_create(rows, batch_size=2000)
-    Run.objects.bulk_update(runs, ["episodes_done", "score_sum", "score_sq_sum", "steps_total", "illegal_total",
-                                   "illegal_episodes", "tokens_in", "tokens_spent_in", "tokens_out", "tokens_spent_out",
-                                   "metric_sums"], batch_size=500)
-print(json.dumps({"episodes": Episode.objects.filter(status=Episode.FINISHED).count(), "runs": len(runs),
-                  "submissions": len(submissions), "seconds": time.perf_counter() - started}))
-'''.replace("import random, sys, time", "import json, random, sys, time")
-
-# Runs in a child process of the tree measured: one client, page cache off.
-MEASURE = r'''
-import json, sys, time
-import django
-django.setup()
-from django.test import Client
-
-pages, count, serving_gc = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "serving"
-compared = json.loads(sys.argv[4])
-from arena.models import Episode, Run
-first = Run.objects.filter(submission__kind="model").order_by("id")[0]
-second = Run.objects.filter(submission__kind="model", task=first.task).exclude(submission=first.submission_id).order_by("id")[0]
-ids = {"run": first.pk, "submission": first.submission_id, "other_submission": second.submission_id,
-       "episode": first.episodes.order_by("index")[0].pk,
-       "other_episode": Episode.objects.filter(run__task=first.task, index=0).exclude(run=first).order_by("id")[0].pk}
-pages = [(name, path.format(**ids)) for name, path in pages]
-if serving_gc:
-    # The collector as a web process sets it before its first request (a tree from
-    # before arena.web.web_process has none: CPython's defaults).
-    try:
-        from arena.web.web_process import prepare_for_serving
-    except ImportError:
-        pass
-    else:
-        prepare_for_serving()
-client = Client()
-result = {}
-for name, path in pages:
-    for _ in range(2):
-        response = client.get(path)
-        assert response.status_code == 200, (path, response.status_code, response.content[:500])
-    times, cpu = [], []
-    for _ in range(count):
-        started, cpu_started = time.perf_counter(), time.process_time()
-        response = client.get(path)
-        times.append((time.perf_counter() - started) * 1000)
-        cpu.append((time.process_time() - cpu_started) * 1000)
-        assert response.status_code == 200
-    result[name] = times
-    result[name + " cpu"] = cpu
-import hashlib
-digests = {}
-for path in compared:
-    response = client.get(path)
-    digests[path] = f"{response.status_code} {hashlib.sha256(response.content).hexdigest()}"
-print(json.dumps({"times": result, "digests": digests}))
-'''
 
 def child(tree: Path, env: dict, code: str, *arguments: str) -> dict:
     done = subprocess.run(
@@ -326,7 +216,10 @@ def main() -> None:
         if args.runs > 1:
             print(f"\nrun {run_number} of {args.runs}")
         report(args, built, results, pages)
-    if args.baseline:
+    if args.baseline and any(name == AFTER_CHANGE for name, _ in pages):
+        # Each tree's child adds episodes before that row's requests: the trees read different arenas.
+        print(f"\npages byte for byte: not compared (the {AFTER_CHANGE!r} row changes the arena; leave it out for that)")
+    elif args.baseline:
         first, second = digests[trees[0][0]], digests[trees[-1][0]]
         differing = [path for path in COMPARED if first[path] != second[path]]
         print(f"\npages byte for byte: {len(COMPARED) - len(differing)} of {len(COMPARED)} the same in both trees"
@@ -377,6 +270,12 @@ def report(args, built: dict, results: dict, pages: list) -> None:
         target = TARGETS.get(name, TARGET_P95_MS)
         line += ("  meets" if mine < target else "  misses") + ("" if target == TARGET_P95_MS else f" ({target:.0f} ms)")
         print(line)
+    if any(AFTER_CHANGE + " write cpu" in results[label] for label in labels):
+        print(f"write side: CPU of the {AFTER_CHANGE!r} row's episode ends before each request (p50/p95 ms, one "
+              "episode of each of a's runs): " + "; ".join(
+                  f"{label} {results[label][AFTER_CHANGE + ' write cpu']['p50']:.0f} / "
+                  f"{results[label][AFTER_CHANGE + ' write cpu']['p95']:.0f}"
+                  for label in labels if AFTER_CHANGE + " write cpu" in results[label]))
 
 
 if __name__ == "__main__":

@@ -16,11 +16,15 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 ALLOWED_SCHEMES = ("http", "https")
 PUBLIC_ONLY = "the arena only calls public addresses"
 
-# Ranges refused on top of what `ipaddress` already classifies. Python's own tables
-# differ between patch releases, so the ranges that matter are spelled out here.
-_EXTRA_V4: tuple[tuple[ipaddress.IPv4Network, str], ...] = tuple(
-    (ipaddress.IPv4Network(net), label)
+# Ranges refused on top of what `ipaddress` already classifies, both families in one
+# table (an address is never inside a network of the other family), the first match
+# naming the problem. Python's own tables differ between patch releases, so the ranges
+# that matter are spelled out here.
+_REFUSED_RANGES: tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str], ...] = tuple(
+    (ipaddress.ip_network(net), label)
     for net, label in (
+        ("169.254.0.0/16", "a link-local address (this range includes the cloud metadata service)"),
+        ("255.255.255.255/32", "the broadcast address"),
         ("0.0.0.0/8", "an unspecified (\"this network\") address"),
         ("100.64.0.0/10", "a carrier-grade NAT (shared) address"),
         ("192.0.0.0/24", "an IETF protocol address"),
@@ -30,11 +34,6 @@ _EXTRA_V4: tuple[tuple[ipaddress.IPv4Network, str], ...] = tuple(
         ("198.18.0.0/15", "a benchmarking address"),
         ("192.88.99.0/24", "a 6to4 relay address"),
         ("240.0.0.0/4", "a reserved address"),
-    )
-)
-_EXTRA_V6: tuple[tuple[ipaddress.IPv6Network, str], ...] = tuple(
-    (ipaddress.IPv6Network(net), label)
-    for net, label in (
         ("fec0::/10", "a site-local address"),
         ("100::/64", "a discard-only address"),
         ("2001::/23", "an IETF protocol address"),
@@ -43,6 +42,13 @@ _EXTRA_V6: tuple[tuple[ipaddress.IPv6Network, str], ...] = tuple(
         ("64:ff9b:1::/48", "a local NAT64 address"),
         ("::/8", "a reserved address"),
     )
+)
+# Then what `ipaddress` classifies (fc00::/7 unique-local is "private"), in this order.
+_REFUSED_CLASSES = (
+    ("is_multicast", "a multicast address"),
+    ("is_link_local", "a link-local address"),
+    ("is_private", "a private address"),
+    ("is_reserved", "a reserved address"),
 )
 _V4_COMPATIBLE = ipaddress.IPv6Network("::/96")
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
@@ -64,6 +70,27 @@ def _embedded_v4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address:
     return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
 
 
+def _embedding_problem(ip: ipaddress.IPv6Address) -> str | None:
+    """Why an IPv6 address that carries an IPv4 one (other than the IPv4-mapped form)
+    is refused; "" for a NAT64 address of a public IPv4 address, which the IPv6 tables
+    must not refuse (64:ff9b::/96 lies inside ::/8); None when it carries none."""
+    if ip in _V4_COMPATIBLE:
+        v4 = _embedded_v4(ip)
+        inner = address_problem(v4)
+        detail = f", {inner}" if inner else ""
+        return f"an IPv4-compatible IPv6 address (deprecated) embedding {v4}{detail}"
+    if ip in _NAT64:
+        v4 = _embedded_v4(ip)
+        inner = address_problem(v4)
+        return f"a NAT64 address embedding {v4}, {inner}" if inner else ""
+    for form, carried in (("6to4", (ip.sixtofour,)), ("Teredo", ip.teredo or ())):
+        for v4 in carried:
+            inner = address_problem(v4) if v4 is not None else None
+            if inner:
+                return f"a {form} address embedding {v4}, {inner}"
+    return None
+
+
 def address_problem(ip: IPAddress, allow_loopback: bool = False) -> str | None:
     """Why the arena must not connect to `ip`, as a noun phrase; None if it may.
 
@@ -77,67 +104,21 @@ def address_problem(ip: IPAddress, allow_loopback: bool = False) -> str | None:
         if mapped is not None:
             inner = address_problem(mapped, allow_loopback)
             return f"an IPv4-mapped form of {mapped}, {inner}" if inner else None
-        if ip.is_loopback:
-            return None if allow_loopback else "a loopback address"
-        if ip.is_unspecified:
-            return "the unspecified address"
-        if ip in _V4_COMPATIBLE:
-            v4 = _embedded_v4(ip)
-            inner = address_problem(v4)
-            detail = f", {inner}" if inner else ""
-            return f"an IPv4-compatible IPv6 address (deprecated) embedding {v4}{detail}"
-        if ip in _NAT64:
-            v4 = _embedded_v4(ip)
-            inner = address_problem(v4)
-            return f"a NAT64 address embedding {v4}, {inner}" if inner else None
-        if ip.sixtofour is not None:
-            inner = address_problem(ip.sixtofour)
-            if inner:
-                return f"a 6to4 address embedding {ip.sixtofour}, {inner}"
-        if ip.teredo is not None:
-            for v4 in ip.teredo:
-                inner = address_problem(v4)
-                if inner:
-                    return f"a Teredo address embedding {v4}, {inner}"
-        if ip.is_multicast:
-            return "a multicast address"
-        if ip.is_link_local:
-            return "a link-local address"
-        if ip.is_site_local:
-            return "a site-local address"
-        for net, label in _EXTRA_V6:
-            if ip in net:
-                return label
-        if ip.is_private:
-            # fc00::/7 unique-local and the other non-public special ranges
-            return "a private address"
-        if ip.is_reserved:
-            return "a reserved address"
-        if not ip.is_global:
-            return "not a public address"
-        return None
-
-    # IPv4
-    if ip.is_unspecified:
-        return "the unspecified address"
     if ip.is_loopback:
         return None if allow_loopback else "a loopback address"
-    if ip.is_link_local:
-        return "a link-local address (this range includes the cloud metadata service)"
-    if ip.is_multicast:
-        return "a multicast address"
-    if ip == ipaddress.IPv4Address("255.255.255.255"):
-        return "the broadcast address"
-    for net, label in _EXTRA_V4:
+    if ip.is_unspecified:
+        return "the unspecified address"
+    if isinstance(ip, ipaddress.IPv6Address):
+        embedded = _embedding_problem(ip)
+        if embedded is not None:
+            return embedded or None
+    for net, label in _REFUSED_RANGES:
         if ip in net:
             return label
-    if ip.is_private:
-        return "a private address"
-    if ip.is_reserved:
-        return "a reserved address"
-    if not ip.is_global:
-        return "not a public address"
-    return None
+    for attribute, label in _REFUSED_CLASSES:
+        if getattr(ip, attribute):
+            return label
+    return None if ip.is_global else "not a public address"
 
 
 @functools.lru_cache(maxsize=1024)
@@ -159,15 +140,13 @@ def check_address(host: str, address: str, allow_loopback: bool) -> IPAddress:
     """Raise UnsafeURL unless `address` (what `host` resolved to) is allowed."""
     ip = parse_ip(address)
     if ip is None:
-        raise UnsafeURL(f"{host} resolved to {address!r}, which is not an IP address", "it resolved to something that is not an IP address")
+        raise UnsafeURL(f"{host} resolved to {address!r}, which is not an IP address",
+                        "it resolved to something that is not an IP address")
     problem = address_problem(ip, allow_loopback)
     if problem:
-        reason = f"it is {problem}; {PUBLIC_ONLY}{_loopback_hint(problem)}"
-        if parse_ip(host) is not None:
-            raise UnsafeURL(f"{host} is {problem}; {PUBLIC_ONLY}{_loopback_hint(problem)}", reason)
-        raise UnsafeURL(
-            f"{host} resolves to {ip}, {problem}; {PUBLIC_ONLY}{_loopback_hint(problem)}", reason
-        )
+        why = f"{problem}; {PUBLIC_ONLY}{_loopback_hint(problem)}"
+        said = f"{host} is {why}" if parse_ip(host) is not None else f"{host} resolves to {ip}, {why}"
+        raise UnsafeURL(said, f"it is {why}")
     return ip
 
 
@@ -204,12 +183,8 @@ def parse_url(url: str | httpx2.URL) -> tuple[str, str, int]:
 
 
 def addresses_from_getaddrinfo(infos: Iterable) -> list[str]:
-    seen: list[str] = []
-    for _family, _type, _proto, _canon, sockaddr in infos:
-        address = str(sockaddr[0])
-        if address not in seen:
-            seen.append(address)
-    return seen
+    """Each address of getaddrinfo's answer once, in its order."""
+    return list(dict.fromkeys(str(sockaddr[0]) for *_, sockaddr in infos))
 
 
 def resolve(host: str, port: int) -> list[str]:

@@ -39,7 +39,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import random
 import time
 from collections.abc import Callable
 from typing import Any
@@ -71,17 +70,6 @@ DEFAULT_HISTORY_LIMIT = 20
 DEFAULT_AGENT_MAX_RESPONSE_BYTES = 1024 * 1024
 SIGNATURE_REJECTED = "agent rejected the arena's signature"
 
-_REQUIRED_FIELDS = (
-    "task",
-    "suite",
-    "episode",
-    "step",
-    "observation",
-    "legal_actions",
-    "instructions",
-    "history",
-)
-
 AGENT_REQUEST_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "https://the-arena/schemas/arena-agent-1/request.json",
@@ -93,7 +81,9 @@ AGENT_REQUEST_SCHEMA: dict[str, Any] = {
         "may be added in later versions of the same protocol; ignore them."
     ),
     "type": "object",
-    "required": ["protocol", *_REQUIRED_FIELDS],
+    "required": [
+        "protocol", "task", "suite", "episode", "step", "observation", "legal_actions", "instructions", "history",
+    ],
     "properties": {
         "protocol": {"const": AGENT_PROTOCOL, "description": "Protocol name and version."},
         "task": {"type": "string", "description": "The task (game) id, e.g. 'lmact/gridworld'."},
@@ -147,6 +137,8 @@ AGENT_REQUEST_SCHEMA: dict[str, Any] = {
         },
     },
 }
+
+_REQUIRED_FIELDS = AGENT_REQUEST_SCHEMA["required"]
 
 AGENT_RESPONSE_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -213,8 +205,8 @@ class AgentEndpointClient(HTTPModelClient):
     `url` is the agent's full URL (used as is); `secret` is the submission's signing
     secret (never sent, only used for the HMAC; removed from every error message).
     `history_limit` bounds the ``history`` list sent (the most recent steps are kept).
-    `clock` (returning unix seconds) exists for tests. The timeout and retry options
-    mean what they mean for `OpenAICompatibleClient`.
+    `clock` (returning unix seconds) exists for tests. The connection options (timeouts,
+    retries, transport, ...) are those of `HTTPModelClient`.
     """
 
     endpoint_label = "agent endpoint"
@@ -225,19 +217,10 @@ class AgentEndpointClient(HTTPModelClient):
         url: str,
         secret: str,
         *,
-        timeout_seconds: float = 30.0,
-        total_timeout_seconds: float | None = None,
-        max_retries: int = 2,
-        backoff_base_seconds: float = 1.0,
-        max_wait_seconds: float = 30.0,
-        allow_loopback: bool = False,
-        max_response_bytes: int = DEFAULT_AGENT_MAX_RESPONSE_BYTES,
-        transport: httpx2.AsyncBaseTransport | None = None,
-        max_connections: int = 256,
         history_limit: int = DEFAULT_HISTORY_LIMIT,
         max_age_seconds: float = DEFAULT_MAX_AGE_SECONDS,
         clock: Callable[[], float] | None = None,
-        rng: random.Random | None = None,
+        **connection,
     ) -> None:
         if not isinstance(secret, str) or not secret:
             raise ValueError("an agent endpoint needs a signing secret")
@@ -248,21 +231,11 @@ class AgentEndpointClient(HTTPModelClient):
         self.history_limit = history_limit
         self.max_age_seconds = max_age_seconds
         self._clock = clock or time.time
-        super().__init__(
-            url,
-            secrets=[secret],
-            timeout_seconds=timeout_seconds,
-            total_timeout_seconds=total_timeout_seconds,
-            max_retries=max_retries,
-            backoff_base_seconds=backoff_base_seconds,
-            max_wait_seconds=max_wait_seconds,
-            malformed_retries=0,  # 2xx answers are final, see the module docstring
-            allow_loopback=allow_loopback,
-            max_response_bytes=max_response_bytes,
-            transport=transport,
-            max_connections=max_connections,
-            rng=rng,
-        )
+        # An agent answers one step, not a long generation: shorter waits than a model's.
+        options = {"timeout_seconds": 30.0, "max_retries": 2, "max_wait_seconds": 30.0,
+                   "max_response_bytes": DEFAULT_AGENT_MAX_RESPONSE_BYTES, **connection}
+        # 2xx answers are final, see the module docstring.
+        super().__init__(url, secrets=[secret], malformed_retries=0, **options)
 
     # --- request -----------------------------------------------------------------------
 
@@ -306,11 +279,7 @@ class AgentEndpointClient(HTTPModelClient):
     # --- response ----------------------------------------------------------------------
 
     def _status_hint(self, status: int) -> str:
-        if status == 403:
-            return " (the agent refused the request)"
-        if status == 404:
-            return " (check the agent URL)"
-        return ""
+        return {403: " (the agent refused the request)", 404: " (check the agent URL)"}.get(status, "")
 
     def _status_failure(self, status: int, headers: httpx2.Headers, body: bytes) -> AttemptFailed:
         if status == 401:

@@ -37,12 +37,14 @@ import httpx2
 from anthropic.types import Message
 
 from arena.clients.base import ModelReply
-from arena.clients.chat_messages import content_parts, image_url_of, split_data_url
+from arena.clients.chat_messages import convert_parts, split_data_url, system_and_turns
 from arena.clients.sdk_reading import sdk_object
 from arena.clients.http import ChatCompletionClient, check_base_url
 from arena.clients.openai_compat import route_url, split_query
 from arena.clients.reasoning import AnswerMemory, ThinkSplitter
-from arena.clients.replies import excerpt, int_or_none, sum_or_none
+from arena.clients.attempts import AttemptFailed
+from arena.clients.errors import ErrorKind, classify_status
+from arena.clients.replies import error_message, int_or_none, parse_json, sum_or_none
 
 __all__ = ["ANTHROPIC_VERSION", "DEFAULT_BASE_URL", "AnthropicClient", "to_anthropic_messages"]
 
@@ -54,31 +56,16 @@ DEFAULT_MAX_TOKENS = 4096  # the API requires max_tokens; used when the caller g
 REMEMBERED_ANSWERS = 256
 
 
-def _text_of(parts: list[dict], role: str) -> str:
-    texts = []
-    for part in parts:
-        if part.get("type") == "text" and isinstance(part.get("text"), str):
-            texts.append(part["text"])
-        elif part.get("type") not in (None, "text"):
-            raise ValueError(f"a {role} message can only contain text parts")
-    return "".join(texts)
+def _text_block(text: str) -> dict:
+    return {"type": "text", "text": text}
 
 
-def _block(part: dict) -> dict | None:
-    kind = part.get("type")
-    if kind == "text":
-        text = part.get("text")
-        if not isinstance(text, str):
-            raise ValueError("a text part has no text")
-        return {"type": "text", "text": text} if text else None
-    if kind == "image_url":
-        url = image_url_of(part)
-        data_url = split_data_url(url)
-        if data_url is not None:
-            media_type, data = data_url
-            return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
+def _image_block(url: str) -> dict:
+    data_url = split_data_url(url)
+    if data_url is None:
         return {"type": "image", "source": {"type": "url", "url": url}}
-    raise ValueError(f"unsupported content part type {kind!r}")
+    media_type, data = data_url
+    return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
 
 
 EPHEMERAL = {"type": "ephemeral"}
@@ -96,14 +83,8 @@ def mark_frozen_prefix(content: str | list[dict], frozen_chars: int) -> str | li
     for index, block in enumerate(blocks):
         if block.get("type") != "text":
             continue
-        text = block["text"]
-        cut = frozen_chars - seen
+        text, cut = block["text"], frozen_chars - seen  # cut > 0: an earlier block would have ended it
         if len(text) >= cut:
-            if cut <= 0:  # the frozen part ended before this block (with an image)
-                if index == 0:
-                    return content
-                blocks[index - 1]["cache_control"] = EPHEMERAL
-                return blocks
             if cut < len(text):
                 blocks[index:index + 1] = [{"type": "text", "text": text[:cut]}, {"type": "text", "text": text[cut:]}]
             blocks[index]["cache_control"] = EPHEMERAL
@@ -118,30 +99,17 @@ def to_anthropic_messages(messages: list[dict]) -> tuple[str, list[dict]]:
 
     Raises ValueError for a role or part the conversion does not know.
     """
-    system: list[str] = []
+    system, turns = system_and_turns(messages)
     converted: list[dict] = []
-    for message in messages:
-        if not isinstance(message, dict):
-            raise ValueError("each message must be an object")
-        role = message.get("role")
-        parts = content_parts(message.get("content"))
-        if role in ("system", "developer"):
-            text = _text_of(parts, "system")
-            if text:
-                system.append(text)
-            continue
-        if role not in ("user", "assistant"):
-            raise ValueError(f"unsupported message role {role!r}")
-        blocks = [block for block in (_block(part) for part in parts) if block is not None]
+    for role, parts in turns:
+        blocks = convert_parts(parts, _text_block, _image_block)
         if not blocks:
             continue  # the API refuses empty content
-        if len(blocks) == 1 and blocks[0]["type"] == "text":
-            converted.append({"role": role, "content": blocks[0]["text"]})
-        else:
-            converted.append({"role": role, "content": blocks})
+        one_text = len(blocks) == 1 and blocks[0]["type"] == "text"
+        converted.append({"role": role, "content": blocks[0]["text"] if one_text else blocks})
     if not converted:
         raise ValueError("there is no user or assistant message to send")
-    return "\n\n".join(system), converted
+    return system, converted
 
 
 class AnthropicClient(ChatCompletionClient):
@@ -193,20 +161,27 @@ class AnthropicClient(ChatCompletionClient):
         return (*super()._sdk_identity(), self._version)
 
     def _sdk(self, http: httpx2.AsyncClient) -> anthropic.AsyncAnthropic:
-        headers: dict[str, Any] = {"anthropic-version": self._version, "Authorization": anthropic.Omit()}
-        if self._api_key:
-            headers["x-api-key"] = self._api_key
-        else:
-            headers["X-Api-Key"] = anthropic.Omit()
+        key = {"x-api-key": self._api_key} if self._api_key else {"X-Api-Key": anthropic.Omit()}
+        headers = {"anthropic-version": self._version, "Authorization": anthropic.Omit(), **key}
         return anthropic.AsyncAnthropic(
             api_key=None, auth_token=None, base_url=self._root, default_query=self._query or None, http_client=http,
             max_retries=0, default_headers=headers,
         )
 
     def _status_hint(self, status: int) -> str:
-        if status == 529:
-            return " (overloaded)"
-        return super()._status_hint(status)
+        return " (overloaded)" if status == 529 else super()._status_hint(status)
+
+    def _status_failure(self, status: int, headers: httpx2.Headers, body: bytes) -> AttemptFailed:
+        """Anthropic names an error's cause in ``error.details.error_code`` (its SDK's
+        typed errors branch on it). A spend limit reached comes as a 429, like a rate
+        limit, but lifts only when the month or the contract turns: said by its code
+        and never retried (arena.clients.errors.ErrorKind.SPEND_LIMIT ends the run)."""
+        failure = super()._status_failure(status, headers, body)
+        code = _error_code(body)
+        if code and classify_status(status, code) is ErrorKind.SPEND_LIMIT:
+            failure.message += f" (error code {code})"
+            failure.kind, failure.retryable, failure.retry_after = ErrorKind.SPEND_LIMIT, False, None
+        return failure
 
     def _request(self, messages: list[dict], max_tokens: int | None = None) -> dict:
         system, converted = to_anthropic_messages(messages)
@@ -239,21 +214,17 @@ class AnthropicClient(ChatCompletionClient):
         """The messages with each earlier answer's signed thinking blocks put back
         before its text, as the API wants them (it checks the signature, and thinking
         models reason on from them)."""
-        answers = [m for m in converted if m["role"] == "assistant"]
-        texts = [m["content"] if isinstance(m["content"], str) else "" for m in answers]
-        found = dict(zip(map(id, answers), self._signed_thinking.match(texts)))
+        turns = [(m["role"], m["content"] if isinstance(m["content"], str) else "") for m in converted]
         result = []
-        for message in converted:
-            match = found.get(id(message))
-            if match is not None and match[0] and isinstance(message["content"], str):
-                blocks, _ = match
-                message = {"role": "assistant", "content": [*blocks, {"type": "text", "text": message["content"]}]}
+        for message, found in zip(converted, self._signed_thinking.match_turns(turns)):
+            if found is not None and found[0] and isinstance(message["content"], str):
+                message = {"role": "assistant", "content": [*found[0], {"type": "text", "text": message["content"]}]}
             result.append(message)
         return result
 
     def _parse(self, message, data: dict, status: int) -> ModelReply:
         if data.get("type") == "error" or (data.get("error") is not None and "content" not in data):
-            raise self._malformed(f"The Anthropic API reported an error: {_error_of(data)}", status)
+            raise self._malformed(f"The Anthropic API reported an error: {error_message(data)}", status)
         stop_reason = message.stop_reason if isinstance(getattr(message, "stop_reason", None), str) else None
         content = getattr(message, "content", None)
         if content is None:
@@ -297,11 +268,15 @@ class AnthropicClient(ChatCompletionClient):
 
 def _as_dict(block) -> dict:
     """A content block as the JSON it came as (stored with the step, sent back)."""
-    return block.model_dump(mode="json", exclude_unset=True, by_alias=True) if hasattr(block, "model_dump") else block
+    return block.model_dump(mode="json", exclude_unset=True, by_alias=True)
 
 
-def _error_of(data: dict) -> str:
-    error = data.get("error")
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return excerpt(error["message"])
-    return excerpt(str(error))
+def _error_code(body: bytes) -> str | None:
+    try:
+        data = parse_json(body)
+    except ValueError:
+        return None
+    error = data.get("error") if isinstance(data, dict) else None
+    details = error.get("details") if isinstance(error, dict) else None
+    code = details.get("error_code") if isinstance(details, dict) else None
+    return code if isinstance(code, str) else None

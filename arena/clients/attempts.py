@@ -9,6 +9,7 @@ large reads the same for every provider, and no message quotes the endpoint's ad
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import httpx2
@@ -58,6 +59,7 @@ def network_problem(exc: Exception) -> str:
     return type(exc).__name__
 
 
+@dataclasses.dataclass(eq=False)
 class AttemptFailed(Exception):
     """One attempt went wrong; the retry loop decides what happens next.
 
@@ -65,23 +67,23 @@ class AttemptFailed(Exception):
     format; those are retried at most `RetryPolicy.malformed_retries` times.
     """
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        retryable: bool,
-        status: int | None = None,
-        retry_after: float | None = None,
-        malformed: bool = False,
-        kind: ErrorKind | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.retryable = retryable
-        self.status = status
-        self.retry_after = retry_after
-        self.malformed = malformed
-        self.kind = kind or (ErrorKind.BAD_ANSWER if malformed else None)
+    message: str
+    _: dataclasses.KW_ONLY
+    retryable: bool
+    status: int | None = None
+    retry_after: float | None = None
+    malformed: bool = False
+    kind: ErrorKind | None = None
+
+    def __post_init__(self) -> None:
+        super().__init__(self.message)
+        if self.kind is None and self.malformed:
+            self.kind = ErrorKind.BAD_ANSWER
+
+
+_STATUS_HINTS = {
+    401: " (check the API key)", 403: " (check the API key)", 404: " (check the base URL and the model name)",
+}
 
 
 class AttemptReading:
@@ -96,11 +98,7 @@ class AttemptReading:
     observer = None
 
     def _status_hint(self, status: int) -> str:
-        if status in (401, 403):
-            return " (check the API key)"
-        if status == 404:
-            return " (check the base URL and the model name)"
-        return ""
+        return _STATUS_HINTS.get(status, "")
 
     def _retry_after(self, status: int, headers: httpx2.Headers, body: bytes) -> float | None:
         return parse_retry_after(headers.get("retry-after"))

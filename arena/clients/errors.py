@@ -27,6 +27,7 @@ class ErrorKind(enum.StrEnum):
     AUTH = "auth"
     MODEL_NOT_FOUND = "model_not_found"
     RATE_LIMITED = "rate_limited"
+    SPEND_LIMIT = "spend_limit"
     SERVER_ERROR = "server_error"
     TIMEOUT = "timeout"
     CONNECTION = "connection"
@@ -71,6 +72,12 @@ KINDS: dict[ErrorKind, KindInfo] = {
         "the endpoint kept answering 'too many requests'",
         "lower the submission's concurrent requests, or raise the endpoint's rate limit, then re-queue",
         transient=True, ends_run=False,
+    ),
+    ErrorKind.SPEND_LIMIT: KindInfo(
+        "the endpoint's account has reached its spend limit or has no credit left",
+        "raise the account's spend limit or add credit in the provider's console (waiting minutes will not lift "
+        "it), then re-queue the failed episodes",
+        transient=False, ends_run=True,
     ),
     ErrorKind.SERVER_ERROR: KindInfo(
         "the endpoint kept failing with server errors",
@@ -199,6 +206,19 @@ def window_in_message(message: str) -> int | None:
     return value if value > 0 else None
 
 
+# An account out of money or past its spend limit, which lifts when the month (or the
+# contract) turns or someone pays, never within a run's retries. Anthropic's API errors
+# page: a 400 "You have reached your specified (workspace) API usage limits" for a limit
+# the organisation set, a 400 "Your credit balance is too low"; a 429 like a rate limit
+# but with ``error.details.error_code`` enforced_spend_limit_reached (the tier's monthly
+# cap) or contract_spend_limit_reached, which the Anthropic client quotes in its message.
+# HTTP 402 (Payment Required: OpenRouter's "insufficient credits", Anthropic's
+# billing_error) says the same whatever the words.
+_SPEND_LIMIT = re.compile(
+    r"spend_limit_reached|reached your specified (?:workspace )?API usage limits|credit balance is too low",
+    re.IGNORECASE,
+)
+
 _MODEL_PATTERNS = re.compile(r"model .*(not found|does not exist)|no such model|unknown model|model_not_found", re.I)
 
 
@@ -208,6 +228,8 @@ def classify_status(status: int, message: str) -> ErrorKind:
         return ErrorKind.IMAGES_UNSUPPORTED
     if is_context_exceeded(status, message):
         return ErrorKind.CONTEXT_EXCEEDED
+    if status == 402 or _SPEND_LIMIT.search(message or ""):
+        return ErrorKind.SPEND_LIMIT
     if status in (401, 403):
         return ErrorKind.AUTH
     if status == 404 or (status == 400 and _MODEL_PATTERNS.search(message or "")):

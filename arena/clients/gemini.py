@@ -15,7 +15,14 @@ inline-data parts (Gemini does not fetch arbitrary image URLs).
 
 The reply's text is the concatenation of the text parts of the first candidate; parts
 marked ``thought: true`` go to `ModelReply.reasoning` (and ``<think>`` blocks of an open
-model's text too). An answer with thoughts and no text is an answer without an action
+model's text too). Thought signatures (Gemini 3, and 2.5 with thinking) are sent back:
+Google's guide to thought signatures asks for every signature received to be returned
+exactly as received with the next turn's history (required for function calls, which
+the arena does not make; recommended for plain text, to keep the model's reasoning
+context). So an answer's parts that carry one are kept (`ModelReply.reasoning_items`) and
+replace the text of the assistant turn that repeats the answer whole; a turn the
+strategy rewrote (BALROG keeps only the action) goes as its own text, unsigned, since a
+signature belongs to the parts it came with. An answer with thoughts and no text is an answer without an action
 (one illegal step; cut off when it reached the limit). Token counts (see ModelReply):
 `tokens_in` is ``promptTokenCount`` (which includes the cached part),
 `cached_tokens_in` is ``cachedContentTokenCount``, `tokens_out` is
@@ -31,20 +38,21 @@ a 429 without a Retry-After header the delay in the error's ``RetryInfo`` detail
 
 from __future__ import annotations
 
-import base64
-import binascii
+import urllib.parse
 from typing import Any
 
 import httpx2
+import pydantic
 from google import genai
 from google.genai import types
 
-from arena.clients.base import ModelReply, parse_retry_after
-from arena.clients.chat_messages import content_parts, image_url_of, split_data_url
+from arena.clients.base import ModelReply
+from arena.clients.chat_messages import convert_parts, split_data_url, system_and_turns
 from arena.clients.errors import ErrorKind
 from arena.clients.http import AttemptFailed, ChatCompletionClient, check_base_url
-from arena.clients.reasoning import ThinkSplitter
-from arena.clients.replies import excerpt, int_or_none, parse_json, sum_or_none
+from arena.clients.limits import reset_seconds
+from arena.clients.reasoning import AnswerMemory, ThinkSplitter
+from arena.clients.replies import error_message, int_or_none, parse_json, sum_or_none
 
 __all__ = ["DEFAULT_BASE_URL", "GeminiClient", "to_gemini_contents"]
 
@@ -55,72 +63,54 @@ _WITHHELD = frozenset(
 )
 
 
-def _part(part: dict) -> types.Part | None:
-    kind = part.get("type")
-    if kind == "text":
-        text = part.get("text")
-        if not isinstance(text, str):
-            raise ValueError("a text part has no text")
-        return types.Part(text=text) if text else None
-    if kind == "image_url":
-        data_url = split_data_url(image_url_of(part))
-        if data_url is None:
-            raise ValueError("Gemini only accepts images inline: give them as base64 data: URLs")
-        media_type, data = data_url
-        try:
-            raw = base64.b64decode(data, validate=True)
-        except (binascii.Error, ValueError):
-            raise ValueError("an image's data: URL is not valid base64") from None
-        return types.Part.from_bytes(data=raw, mime_type=media_type)
-    raise ValueError(f"unsupported content part type {kind!r}")
+def _inline_image(url: str) -> types.Part:
+    data_url = split_data_url(url)
+    if data_url is None:
+        raise ValueError("Gemini only accepts images inline: give them as base64 data: URLs")
+    media_type, data = data_url
+    try:  # the SDK's Blob reads the base64 itself
+        return types.Part(inline_data=types.Blob(data=data, mime_type=media_type))
+    except pydantic.ValidationError:
+        raise ValueError("an image's data: URL is not valid base64") from None
 
 
-def to_gemini_contents(messages: list[dict]) -> tuple[str | None, list[types.Content]]:
+def to_gemini_contents(
+    messages: list[dict], memory: AnswerMemory | None = None
+) -> tuple[str | None, list[types.Content]]:
     """(the system instruction or None, the SDK's ``contents``) for OpenAI-style chat
-    messages.
+    messages. An assistant message that repeats one of the answers in `memory` whole
+    goes back as the signed parts that answer came with (module docstring).
 
     Raises ValueError for a role or part the conversion does not know.
     """
-    system: list[str] = []
-    contents: list[dict] = []
-    for message in messages:
-        if not isinstance(message, dict):
-            raise ValueError("each message must be an object")
-        role = message.get("role")
-        parts = content_parts(message.get("content"))
-        if role in ("system", "developer"):
-            for part in parts:
-                if part.get("type") != "text":
-                    raise ValueError("a system message can only contain text parts")
-                if part.get("text"):
-                    system.append(part["text"])
-            continue
-        if role not in ("user", "assistant"):
-            raise ValueError(f"unsupported message role {role!r}")
-        converted = [p for p in (_part(part) for part in parts) if p is not None]
+    system, turns = system_and_turns(messages)
+    texts = [(role, "".join(part.get("text") or "" for part in parts)) for role, parts in turns]
+    earlier = memory.match_turns(texts) if memory is not None else [None] * len(turns)
+    contents: list[types.Content] = []
+    for (role, parts), found in zip(turns, earlier):
+        signed, whole = found or ([], False)
+        if signed and whole:
+            converted = [types.Part.model_validate(part) for part in signed]
+        else:
+            converted = convert_parts(parts, lambda text: types.Part(text=text), _inline_image)
         if converted:
             contents.append(types.Content(role="user" if role == "user" else "model", parts=converted))
     if not contents:
         raise ValueError("there is no user or assistant message to send")
-    return ("\n\n".join(system) if system else None), contents
+    return system or None, contents
 
 
 def _retry_delay_from_body(body: bytes) -> float | None:
-    """The ``retryDelay`` of a google.rpc.RetryInfo detail in an error body, if any."""
+    """The ``retryDelay`` (a JSON Duration: "7s") of a google.rpc.RetryInfo detail in an
+    error body, if any."""
     try:
-        data = parse_json(body)
-    except ValueError:
+        details = parse_json(body)["error"]["details"]
+    except (ValueError, LookupError, TypeError):
         return None
-    error = data.get("error") if isinstance(data, dict) else None
-    details = error.get("details") if isinstance(error, dict) else None
-    if not isinstance(details, list):
-        return None
-    for detail in details:
-        if not isinstance(detail, dict) or not str(detail.get("@type", "")).endswith("RetryInfo"):
-            continue
-        delay = detail.get("retryDelay")
-        if isinstance(delay, str) and delay.endswith("s"):
-            return parse_retry_after(delay[:-1])
+    for detail in details if isinstance(details, list) else ():
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("RetryInfo"):
+            delay = detail.get("retryDelay")
+            return reset_seconds(delay) if isinstance(delay, str) and delay.endswith("s") else None
     return None
 
 
@@ -157,11 +147,13 @@ class GeminiClient(ChatCompletionClient):
         **connection,
     ) -> None:
         self._api_key = api_key or ""
-        root = check_base_url(base_url, [self._api_key], "Gemini base URL").rstrip("/")
-        version = "v1beta"
+        # The version is read from the path: a gateway's query string stays after the
+        # route (the SDK joins its route onto the path alone).
+        base = urllib.parse.urlsplit(check_base_url(base_url, [self._api_key], "Gemini base URL"))
+        path, version = base.path.rstrip("/"), "v1beta"
         for suffix in ("/v1beta", "/v1"):
-            if root.endswith(suffix):
-                root, version = root[: -len(suffix)], suffix[1:]
+            if path.endswith(suffix):
+                path, version = path[: -len(suffix)], suffix[1:]
                 break
         model = (model or "").strip()
         if not model:
@@ -172,8 +164,12 @@ class GeminiClient(ChatCompletionClient):
         self.max_tokens = max_tokens
         self.extra_body = dict(extra_body or {})
         self._think = ThinkSplitter()
-        self._root, self._version = root, version
-        super().__init__(f"{root}/{version}/{resource}:generateContent", secrets=[self._api_key], **connection)
+        # The signed parts of this client's answers (a client serves one episode).
+        self._signed_parts = AnswerMemory()
+        self._root = urllib.parse.urlunsplit(base._replace(path=path + "/", fragment=""))
+        self._version = version
+        url = urllib.parse.urlunsplit(base._replace(path=f"{path}/{version}/{resource}:generateContent", fragment=""))
+        super().__init__(url, secrets=[self._api_key], **connection)
 
     def _sdk(self, http: httpx2.AsyncClient) -> genai.Client:
         # The SDK insists on a key; an endpoint without one (a proxy holding it) gets
@@ -182,7 +178,7 @@ class GeminiClient(ChatCompletionClient):
         return genai.Client(
             api_key=self._api_key or "no-key",
             http_options=types.HttpOptions(
-                base_url=self._root + "/", api_version=self._version, headers=headers,
+                base_url=self._root, api_version=self._version, headers=headers,
                 httpx_async_client=http, httpx_client=httpx2.Client(transport=_NoSyncCalls()),
             ),
         )
@@ -200,7 +196,7 @@ class GeminiClient(ChatCompletionClient):
         return from_header if from_header is not None else _retry_delay_from_body(body)
 
     def _request(self, messages: list[dict], max_tokens: int | None = None) -> dict:
-        instruction, contents = to_gemini_contents(messages)
+        instruction, contents = to_gemini_contents(messages, self._signed_parts)
         config: dict[str, Any] = {}
         if instruction is not None:
             config["system_instruction"] = instruction
@@ -214,6 +210,9 @@ class GeminiClient(ChatCompletionClient):
             config.update(extra)
         return {"model": self.model, "contents": contents, "config": config}
 
+    def recall(self, text: str, items: list) -> None:
+        self._signed_parts.remember(text, items)
+
     async def _call(self, request: dict):
         config = types.GenerateContentConfig(
             **request["config"], http_options=types.HttpOptions(timeout=int(self.timeout_seconds * 1000))
@@ -225,7 +224,7 @@ class GeminiClient(ChatCompletionClient):
     def _parse(self, response, data: dict, status: int) -> ModelReply:
         candidates = getattr(response, "candidates", None)
         if data.get("error") is not None and not candidates:
-            raise self._malformed(f"The Gemini API reported an error: {_error_of(data)}", status)
+            raise self._malformed(f"The Gemini API reported an error: {error_message(data)}", status)
         if not candidates:
             feedback = getattr(response, "prompt_feedback", None)
             reason = getattr(feedback, "block_reason", None)
@@ -248,6 +247,12 @@ class GeminiClient(ChatCompletionClient):
         if not texts and finish_reason in _WITHHELD:
             raise self._unusable(f"The Gemini API withheld the answer (finishReason: {finish_reason})", status)
         text, reasoning = self._think.split("".join(texts), finish_reason, "".join(thoughts))
+        # The answer as it came, less the unsigned thought summaries: what goes back.
+        signed = [part.model_dump(mode="json", exclude_none=True, by_alias=True)
+                  for part in parts if part.thought is not True or part.thought_signature]
+        if not any(part.thought_signature for part in parts):
+            signed = []
+        self._signed_parts.remember(text, signed)
 
         usage = response.usage_metadata
         thoughts_count = int_or_none(getattr(usage, "thoughts_token_count", None))
@@ -260,6 +265,7 @@ class GeminiClient(ChatCompletionClient):
             http_status=status,
             cached_tokens_in=int_or_none(getattr(usage, "cached_content_token_count", None)),
             reasoning_tokens=thoughts_count,
+            reasoning_items=signed,
         )
 
 
@@ -267,9 +273,3 @@ def _name(value) -> str:
     """An SDK enum's wire name ("MAX_TOKENS"), or the string the server sent."""
     return getattr(value, "value", None) or str(value)
 
-
-def _error_of(data: dict) -> str:
-    error = data.get("error")
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return excerpt(error["message"])
-    return excerpt(str(error))

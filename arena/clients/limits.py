@@ -70,18 +70,15 @@ PUBLISH_INTERVAL_SECONDS = 5.0
 # retries' own backoff and the episode's failure say more than a silent wait).
 MAX_PAUSE_SECONDS = 300.0
 
-# (header, what it counts) of the "remaining" headers; each has a reset header beside it.
-_REMAINING_HEADERS = (
-    ("x-ratelimit-remaining-requests", "requests", "x-ratelimit-reset-requests", "x-ratelimit-limit-requests"),
-    ("x-ratelimit-remaining-tokens", "tokens", "x-ratelimit-reset-tokens", "x-ratelimit-limit-tokens"),
-    ("anthropic-ratelimit-requests-remaining", "requests", "anthropic-ratelimit-requests-reset",
-     "anthropic-ratelimit-requests-limit"),
-    ("anthropic-ratelimit-tokens-remaining", "tokens", "anthropic-ratelimit-tokens-reset",
-     "anthropic-ratelimit-tokens-limit"),
-    ("anthropic-ratelimit-input-tokens-remaining", "input tokens", "anthropic-ratelimit-input-tokens-reset",
-     "anthropic-ratelimit-input-tokens-limit"),
-    ("anthropic-ratelimit-output-tokens-remaining", "output tokens", "anthropic-ratelimit-output-tokens-reset",
-     "anthropic-ratelimit-output-tokens-limit"),
+# (remaining, what it counts, reset, limit) headers: OpenAI's (and the servers copying
+# it) for requests and tokens, Anthropic's for requests, tokens, input and output tokens.
+_REMAINING_HEADERS = tuple(
+    (f"x-ratelimit-remaining-{what}", what, f"x-ratelimit-reset-{what}", f"x-ratelimit-limit-{what}")
+    for what in ("requests", "tokens")
+) + tuple(
+    (f"anthropic-ratelimit-{name}-remaining", name.replace("-", " "), f"anthropic-ratelimit-{name}-reset",
+     f"anthropic-ratelimit-{name}-limit")
+    for name in ("requests", "tokens", "input-tokens", "output-tokens")
 )
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
 _UNIT_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
@@ -162,11 +159,7 @@ class EndpointGate:
 
     @contextlib.asynccontextmanager
     async def slot(self):
-        self.waiting += 1
-        try:
-            await self._acquire()
-        finally:
-            self.waiting -= 1
+        await self._acquire()
         try:
             yield
         finally:
@@ -180,6 +173,7 @@ class EndpointGate:
         episode on a 1-slot endpoint while the others starved)."""
         ticket = object()
         self._queue.append(ticket)
+        self.waiting += 1
         try:
             # One event loop: nothing runs between the check and the increment.
             while True:
@@ -201,6 +195,8 @@ class EndpointGate:
                 self._queue.remove(ticket)
                 self._changed.set()
             raise
+        finally:
+            self.waiting -= 1
 
     async def call(self, client, send, base_timeout: float, holder: object = None):
         """`send()` (a coroutine function calling `client`) in a slot of this endpoint,
@@ -225,11 +221,7 @@ class EndpointGate:
         """The slot `holder` leases, taken first (waiting for one) if it has none."""
         if holder in self._leases:
             return self._leases[holder]
-        self.waiting += 1
-        try:
-            await self._acquire()
-        finally:
-            self.waiting -= 1
+        await self._acquire()
         number = self._leases[holder] = self._server_slots.take(holder)
         return number
 

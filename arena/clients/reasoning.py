@@ -56,10 +56,9 @@ def split_think(text: str, *, unfinished_thinking: bool = False) -> tuple[str, s
     if OPEN_TAG not in text and CLOSE_TAG not in text:
         return ("", text.strip()) if unfinished_thinking else (text, "")
     thoughts: list[str] = []
-    head, closing, rest = text.partition(CLOSE_TAG)
-    if closing and OPEN_TAG not in head:
+    if opened_by_template(text):
+        head, _, text = text.partition(CLOSE_TAG)
         thoughts.append(head.strip())
-        text = rest
     thoughts.extend(match.strip() for match in _BLOCK.findall(text))
     answer = _BLOCK.sub("", text)
     before, opening, unfinished = answer.partition(OPEN_TAG)
@@ -130,6 +129,12 @@ class AnswerMemory:
             matched.append((items, answer == text))
             position = index + 1
         return matched
+
+    def match_turns(self, turns: list[tuple[str, str]]) -> list[tuple[list, bool] | None]:
+        """`match` for a conversation's (role, text) turns: each assistant turn's match
+        in its place, None for the other turns."""
+        found = iter(self.match([text for role, text in turns if role == "assistant"]))
+        return [next(found) if role == "assistant" else None for role, _ in turns]
 
     def _holding(self, text: str, start: int) -> int | None:
         wanted = text.strip()

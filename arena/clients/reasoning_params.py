@@ -150,7 +150,7 @@ def _anthropic_problems(model, setting, *, temperature, max_tokens) -> list[tupl
 
 def _gemini_problems(model, setting, *, max_tokens: int) -> list[tuple[str, str]]:
     generation = _gemini_generation(model)
-    budget = setting.budget_tokens if setting.budget_tokens is not None else None
+    budget = setting.budget_tokens
     if budget is not None and budget >= max_tokens:
         # Gemini counts the thoughts within maxOutputTokens: such a budget leaves the
         # answer no room (every step would be cut off while thinking).

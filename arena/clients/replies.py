@@ -45,6 +45,15 @@ def error_excerpt(body: bytes) -> str:
     return excerpt(text)
 
 
+def error_message(data: dict) -> str:
+    """The excerpt of ``error.message`` of an error object a provider sent with a 2xx
+    status (Anthropic and Gemini do, when overloaded mid-request)."""
+    error = data.get("error")
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return excerpt(error["message"])
+    return excerpt(str(error))
+
+
 class JSONTooDeep(ValueError):
     """JSON nested deeper than Python's parser goes (it would raise RecursionError)."""
 
@@ -75,18 +84,11 @@ def clean_text(text: str) -> str:
     """Model text as something every database and page can hold: lone surrogates (a
     JSON "\\ud800" with no partner, which tiny or broken models do emit) and NUL
     characters are replaced."""
-    if not text:
-        return text
-    cleaned = text.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(text) else text
-    return cleaned.replace("\x00", "\ufffd")
-
-
-def _has_surrogate(text: str) -> bool:
     try:
         text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+    except UnicodeEncodeError:  # a lone surrogate, replaced by "?"
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text.replace("\x00", "\ufffd")
 
 
 # The most characters each text an endpoint returns may keep (a step stores them as they

@@ -1,11 +1,12 @@
 """Suspending and reinstating an account (the moderation page, arena.web.moderation_views).
 
 A suspended user can no longer sign in nor use their API token (Django refuses inactive
-accounts everywhere), so cannot submit; their unfinished episodes are cancelled and every
-submission of theirs is hidden with the reason (arena.moderation: taken down for everyone
-but staff and themselves, each hiding in the audit trail). Reinstating lets them sign in
-again; their submissions stay hidden until restored one by one, since an operator decides
-which were the abusive ones.
+accounts everywhere), so cannot submit; every submission of theirs is hidden with the
+reason (arena.moderation: taken down for everyone but staff, themselves included, each
+hiding in the audit trail) and its unfinished episodes and matches stopped
+(arena.services.takedowns). Reinstating lets them sign in again; their submissions stay
+hidden until restored one by one, since an operator decides which were the abusive
+ones; the episodes of those restored meanwhile play on.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from arena.models import Moderated, ModerationAction, Submission
-from arena.moderation import MAX_REASON, SUSPENDED, ModerationRefused, moderate
-from arena.services.run_actions import submission_cancel
+from arena.moderation import MAX_REASON, SUSPENDED, ModerationRefused
+from arena.services.takedowns import moderate_and_apply, resume_reinstated, stop_taken_down
 
 
 def suspend_user(user, reason: str, by) -> int:
@@ -31,12 +32,17 @@ def suspend_user(user, reason: str, by) -> int:
         get_user_model().objects.filter(pk=user.pk).update(is_active=False)
         hidden = 0
         for submission in Submission.objects.filter(owner=user).order_by("pk"):
-            submission_cancel(submission)
             if submission.moderation != Moderated.HIDDEN:
-                moderate(submission, ModerationAction.HIDE, SUSPENDED + reason, by)
+                moderate_and_apply(submission, ModerationAction.HIDE, SUSPENDED + reason, by)
                 hidden += 1
+            else:  # taken down before: anything it still has unfinished stops now
+                stop_taken_down(submission, submission.moderation_reason)
     return hidden
 
 
-def reinstate_user(user) -> None:
-    get_user_model().objects.filter(pk=user.pk).update(is_active=True)
+def reinstate_user(user) -> int:
+    """Let them sign in again; the number of their episodes queued again (those a
+    takedown stopped, of their submissions restored while they were suspended)."""
+    with transaction.atomic():
+        get_user_model().objects.filter(pk=user.pk).update(is_active=True)
+        return resume_reinstated(user)

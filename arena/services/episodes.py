@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from functools import partial
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.db.models.functions import Greatest
+from django.dispatch import Signal
 from django.utils import timezone
 
 from arena import page_generation
@@ -39,6 +41,18 @@ from arena.variant import Variant
 from arena.services.runs import enqueue_next_in_order, enqueue_on_commit, finish_run_if_complete, plays_in_order
 
 logger = logging.getLogger(__name__)
+
+# Sent after the commit of an episode's finish, with `run_id`: the run's finished values
+# changed. The read side keeps figures computed from them (leaderboard.compare.refresh
+# recomputes the paired comparisons someone looked at), and this is how it hears of it
+# without the write side importing it.
+run_results_changed = Signal()
+
+
+def _announce_results_changed(run_id: int) -> None:
+    for receiver, outcome in run_results_changed.send_robust(sender=Run, run_id=run_id):
+        if isinstance(outcome, Exception):  # a figure kept for readers never fails an episode
+            logger.warning("after episode's end in run %s: %r failed: %r", run_id, receiver, outcome)
 
 
 @retry_on_conflict
@@ -153,6 +167,8 @@ def episode_finish(
             enqueue_next_in_order(episode.run_id)
         publish_end_on_commit(episode_id)
         page_generation.bump_on_commit()
+        if run_results_changed.has_listeners(Run):
+            transaction.on_commit(partial(_announce_results_changed, episode.run_id))
 
 
 # The run's aggregates with a finished episode added, as the ORM writes the UPDATE (once).

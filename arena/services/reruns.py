@@ -12,6 +12,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from arena.models import Run, Submission
+from arena.moderation import refuse_if_taken_down
 from arena.selectors import older_runs
 from arena.services.runs import run_create_with_variant
 
@@ -19,12 +20,15 @@ from arena.services.runs import run_create_with_variant
 def rerun_older_runs(submission: Submission) -> list[Run]:
     """Create and queue a fresh run, under the current harness, of each of the
     submission's older runs (`older_runs`); the older runs are kept. Returns the new
-    runs (none when every run is current)."""
+    runs (none when every run is current). TakenDown (nothing queued) when the operators
+    took the submission down; its taken-down runs are not played again."""
     created = []
     with transaction.atomic():
         # Two clicks at once: the second waits here and then finds the runs current.
-        Submission.objects.select_for_update().filter(pk=submission.pk).first()
+        refuse_if_taken_down(Submission.objects.select_for_update().get(pk=submission.pk))
         for old in older_runs(submission):
+            if old.is_hidden:
+                continue
             run = run_create_with_variant(
                 submission, task=old.task, variant=dict(old.variant), first_seed=old.first_seed,
                 num_episodes=old.num_episodes, experiment=old.experiment,

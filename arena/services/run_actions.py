@@ -13,15 +13,18 @@ from arena.live.publish import publish_end_on_commit
 from arena.services.aggregates import apply_step_totals, played_sums, step_totals
 from arena.endpoints.url import without_query
 from arena.models import Episode, Run, Submission, SubmissionEdit
+from arena.moderation import refuse_if_taken_down
 
 
 def run_requeue_failed(run: Run) -> int:
     """Queue the run's failed episodes again (after the submitter fixed the endpoint).
 
     Each resumes after its last stored step; what it had added to the run's aggregates
-    is taken back first, since finishing adds its whole playthrough again."""
+    is taken back first, since finishing adds its whole playthrough again. TakenDown
+    (nothing queued) when the operators took the run or its submission down."""
     with transaction.atomic():
-        run = Run.objects.select_for_update().get(pk=run.pk)
+        run = Run.objects.select_for_update().select_related("submission").get(pk=run.pk)
+        refuse_if_taken_down(run.submission, run)
         failed = list(run.episodes.select_for_update().filter(status=Episode.FAILED))
         if not failed:
             return 0
@@ -47,6 +50,12 @@ CANCELLED_REASON = "cancelled by the submitter"
 def run_cancel(run: Run) -> int:
     """Stop a run: its queued and running episodes end as skipped (a worker playing one
     loses its lease at the next step and stops); what was played stays stored."""
+    return run_stop(run, CANCELLED_REASON)
+
+
+def run_stop(run: Run, reason: str) -> int:
+    """`run_cancel` with the reason its stopped episodes show (a takedown gives its own:
+    arena.services.takedowns); the number of episodes stopped."""
     with transaction.atomic():
         # Locked in id order, as the workers writing their steps lock them (arena.services.steps).
         ids = list(
@@ -56,7 +65,7 @@ def run_cancel(run: Run) -> int:
             .values_list("id", flat=True)
         )
         Episode.objects.filter(pk__in=ids).update(
-            status=Episode.SKIPPED, end_reason=CANCELLED_REASON, finished_at=timezone.now()
+            status=Episode.SKIPPED, end_reason=reason[:200], finished_at=timezone.now()
         )
         Run.objects.filter(pk=run.pk).exclude(status__in=Run.TERMINAL).update(
             status=Run.CANCELLED, finished_at=timezone.now()

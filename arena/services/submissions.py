@@ -12,6 +12,7 @@ import secrets
 from django.db import transaction
 
 from arena.models import Experiment, Submission
+from arena.moderation import refuse_if_taken_down
 from arena.services.queued_cap import hold_queued_room
 from arena.services.runs import RunSpec, run_create
 from envs.registry import get_task_class, suite_of
@@ -104,11 +105,15 @@ def experiment_create(
     - ablation: legal actions × chain of thought with one demonstration (§3, App. C.4);
     - replay: one demonstration replayed with teacher forcing, no chain of thought,
       no legal actions (App. C.2).
+
+    TakenDown (nothing created) when the operators took the submission down.
     """
     if submission.is_baseline:
         raise ValueError("experiments are for model submissions")
     spec = RunSpec(task=task, format=format, num_episodes=num_episodes)
     with transaction.atomic():
+        # Read again under the lock: the operators may have taken it down since the form was read.
+        refuse_if_taken_down(Submission.objects.select_for_update().get(pk=submission.pk))
         adding = num_episodes * len(experiment_grid(kind, max_demonstrations))
         hold_queued_room(submission.owner, adding, what="experiment")
         experiment = Experiment.objects.create(

@@ -11,7 +11,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serial
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.decorators import action, api_view, permission_classes
-from rest_framework.exceptions import PermissionDenied, Throttled
+from rest_framework.exceptions import PermissionDenied, Throttled, ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
@@ -19,7 +19,7 @@ from arena.services import run_actions
 from arena.web.catalogue import submission_catalogue
 from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
 from arena.models import Experiment, Run, Submission
-from arena.moderation import taken_down_for, visible_to
+from arena.moderation import TakenDown, taken_down_for, visible_to
 from arena.web.api_serializers import ExperimentSerializer, SubmissionSerializer
 from arena.web.preview import submission_preview
 from arena.web.throttles import (
@@ -48,6 +48,10 @@ class ExperimentViewSet(_CreateThrottledViewSet):
     queryset = Experiment.objects.prefetch_related("runs").order_by("-created_at")
     serializer_class = ExperimentSerializer
     create_throttle = ExperimentThrottle
+
+    def get_queryset(self):
+        # A taken-down submission's experiments: 404 but to staff, as the submission (arena.moderation).
+        return visible_to(getattr(self.request, "user", None), super().get_queryset(), submission="submission")
 
 
 class SubmissionViewSet(_CreateThrottledViewSet):
@@ -138,7 +142,10 @@ def _owned_run(request, pk) -> Run:
 @api_view(["POST"])
 @permission_classes([IsAuthenticated])
 def run_requeue(request, pk):
-    return Response({"requeued": run_actions.run_requeue_failed(_owned_run(request, pk))})
+    try:
+        return Response({"requeued": run_actions.run_requeue_failed(_owned_run(request, pk))})
+    except TakenDown as refusal:  # taken down since it was read
+        raise ValidationError({"detail": str(refusal)}) from None
 
 
 @extend_schema(summary="Cancel a run", request=None,

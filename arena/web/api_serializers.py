@@ -14,6 +14,7 @@ from rest_framework import serializers
 
 from arena.endpoints.privacy import can_see_endpoint, hide_endpoint_in
 from arena.models import Experiment, Submission
+from arena.moderation import TakenDown, refuse_if_taken_down
 from arena.services.queued_cap import QueuedCapReached
 from arena.services.submissions import (
     PAPER_EPISODES_PER_RUN,
@@ -336,6 +337,10 @@ class ExperimentSerializer(RejectsUnknownFields, serializers.ModelSerializer):
     def validate_submission(self, submission):
         if submission.is_baseline or submission.owner_id != self.context["request"].user.pk:
             raise serializers.ValidationError("You can run experiments on your own model submissions only.")
+        try:
+            refuse_if_taken_down(submission)
+        except TakenDown as refusal:
+            raise serializers.ValidationError(str(refusal)) from None
         return submission
 
     def validate_num_episodes(self, value):
@@ -370,3 +375,5 @@ class ExperimentSerializer(RejectsUnknownFields, serializers.ModelSerializer):
             )
         except QueuedCapReached as exc:  # a submission sent at the same time took the room
             raise serializers.ValidationError({"num_episodes": exc.messages}) from None
+        except TakenDown as refusal:  # taken down since it was validated
+            raise serializers.ValidationError({"submission": [str(refusal)]}) from None

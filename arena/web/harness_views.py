@@ -12,12 +12,13 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.exceptions import PermissionDenied as ApiPermissionDenied
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from arena.services.reruns import rerun_older_runs
 from arena.models import Submission
-from arena.moderation import taken_down_for
+from arena.moderation import TakenDown, taken_down_for
 from arena.web.views import _own_submission
 
 
@@ -25,7 +26,11 @@ from arena.web.views import _own_submission
 @require_POST
 def submission_rerun_older(request, pk):
     submission = _own_submission(request, pk)
-    runs = rerun_older_runs(submission)
+    try:
+        runs = rerun_older_runs(submission)
+    except TakenDown as refusal:  # taken down since it was read
+        messages.error(request, str(refusal))
+        return redirect("arena:my_submissions")
     if runs:
         messages.success(
             request,
@@ -56,4 +61,7 @@ def submission_rerun_older_api(request, pk):
         raise Http404("no such submission")
     if submission.owner_id != request.user.pk:
         raise ApiPermissionDenied("Only the submitter can play this submission's runs again.")
-    return Response({"queued_runs": [run.pk for run in rerun_older_runs(submission)]})
+    try:
+        return Response({"queued_runs": [run.pk for run in rerun_older_runs(submission)]})
+    except TakenDown as refusal:  # taken down since it was read
+        raise ValidationError({"detail": str(refusal)}) from None

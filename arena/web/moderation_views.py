@@ -8,7 +8,8 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth import get_user_model
 from django.shortcuts import redirect, render
 
-from arena.moderation import ModerationRefused, moderate
+from arena.moderation import ModerationRefused
+from arena.services.takedowns import moderate_and_apply
 from arena.services.accounts import reinstate_user, suspend_user
 from arena.models import Moderated, ModerationAction, Run, Submission
 
@@ -62,8 +63,11 @@ def _suspension(request):
     data = form.cleaned_data
     user = data["username"]
     if data["action"] == SuspensionForm.REINSTATE:
-        reinstate_user(user)
-        messages.success(request, f"{user.username} may sign in again; their hidden submissions stay hidden until restored.")
+        resumed = reinstate_user(user)
+        messages.success(
+            request, f"{user.username} may sign in again; their hidden submissions stay hidden until restored"
+            + (f"; {resumed} episode(s) of those already restored queued again." if resumed else "."),
+        )
         return None
     try:
         hidden = suspend_user(user, data["reason"], by=request.user)
@@ -87,11 +91,12 @@ def moderation_page(request):
         if form.is_valid():
             data = form.cleaned_data
             try:
-                record = moderate(data["found"], data["action"], data["reason"], by=request.user)
+                applied = moderate_and_apply(data["found"], data["action"], data["reason"], by=request.user)
             except ModerationRefused as refusal:
                 form.add_error("reason" if "reason" in str(refusal) else None, str(refusal))
             else:
-                messages.success(request, f"Done: {record.action} {data['target']} {data['target_id']}.")
+                done = f"Done: {applied.record.action} {data['target']} {data['target_id']}."
+                messages.success(request, " ".join(filter(None, (done, applied.summary()))))
                 return redirect("arena:moderation")
     else:
         initial = {"target": "run" if "run" in request.GET else "submission"}

@@ -173,8 +173,10 @@ class SubmissionForm(RefusableForm):
     MODEL_FIELDS = ("model_organisation", "model_release_date", "model_weights", "model_url")
     OWN_PROTOCOL_FIELDS = ("episodes_per_task", "num_demonstrations", "show_legal_actions", "chain_of_thought", "history_window")
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, known_probe=None, **kwargs):
         super().__init__(*args, **kwargs)
+        # cleaned data -> a probe result already made for that endpoint, or None (the view's).
+        self.known_probe = known_probe
         self.catalogue = submission_catalogue()
         self.fields["suites"].choices = [(suite.id, suite.title) for suite in self.catalogue]
         self.fields["tasks"].choices = task_variant_choices()
@@ -249,7 +251,8 @@ class SubmissionForm(RefusableForm):
                 self.add_error("episodes_per_task", exc)
         if not self.errors:
             # Only a submission that is otherwise valid is worth a call to its endpoint.
-            self.probe = check_endpoint(cleaned, self.add_error, task_variants=cleaned.get("tasks"))
+            known = self.known_probe(cleaned) if self.known_probe else None
+            self.probe = check_endpoint(cleaned, self.add_error, task_variants=cleaned.get("tasks"), known=known)
         return cleaned
 
     def _check_preset_against_choices(self, cleaned, variants) -> None:

@@ -187,14 +187,15 @@ def _is_text_format(task_cls, fmt: str) -> bool:
     return task_cls(fmt).observation_is_text()
 
 
-def check_endpoint(cleaned: dict, add_error, *, task_variants=None, api_key: str | None = None):
+def check_endpoint(cleaned: dict, add_error, *, task_variants=None, api_key: str | None = None, known=None):
     """Shared by the submission form, the endpoint form and the API: probe the endpoint
     in `cleaned` and report what stops it from being played as field errors through
     `add_error(field, message)`. The probe result, or None when the fields were already
-    invalid (nothing is probed then)."""
+    invalid (nothing is probed then). `known`, a result the caller already has for this
+    very endpoint (arena.web.preview_probe), is used instead of probing again."""
     if not cleaned.get("base_url") or not cleaned.get("provider"):
         return None
-    probe = probe_submission_endpoint(
+    probe = known or probe_submission_endpoint(
         provider=cleaned["provider"], base_url=cleaned["base_url"],
         api_key=cleaned.get("api_key") if api_key is None else api_key,
         model=cleaned.get("model", ""), stated_context_window=cleaned.get("context_window"),

@@ -1,5 +1,6 @@
 import math
 import tempfile
+from functools import partial
 
 from django.contrib import messages
 from django.contrib.auth import login
@@ -21,9 +22,10 @@ from arena.endpoints.crypto import decrypt_secret, encrypt_secret
 from arena.web.forms import EndpointForm, LoginForm, SignUpForm
 from arena.web.submission_form import SubmissionForm
 from arena.models import Run, Submission, Worker
-from arena.moderation import taken_down_for
+from arena.moderation import TakenDown, taken_down_for
 from arena.selectors import taken_down_text
 from arena.services.queued_cap import QueuedCapReached
+from arena.web import preview_probe
 from arena.web.preview import submission_preview
 from arena.web.throttles import (
     SIGNUPS, EndpointProbeThrottle, SubmissionThrottle, download_limited, form_refusal,
@@ -98,7 +100,11 @@ def submit(request):
     previewing = "preview" in request.POST
     # A preview calls the submitter's endpoint like "Test endpoint" does.
     throttle = EndpointProbeThrottle if previewing else SubmissionThrottle
-    form = SubmissionForm(_with_kept_key(request), refusal=form_refusal(throttle, request), owner=request.user)
+    # "Create" after a preview uses the preview's probe of the same endpoint.
+    known_probe = None if previewing else partial(preview_probe.recall, request.session)
+    form = SubmissionForm(
+        _with_kept_key(request), refusal=form_refusal(throttle, request), owner=request.user, known_probe=known_probe,
+    )
     valid = form.is_valid()
     preview = None
     if form.runs is not None and form.probe is not None:
@@ -106,6 +112,7 @@ def submit(request):
         # unknown model, refused images) is shown with the runs it concerns.
         preview = submission_preview(form.runs, fields=form.cleaned_data, probe=form.probe)
         _keep_key(request, form.cleaned_data)
+        preview_probe.remember(request.session, form.cleaned_data, form.probe)
     if valid:
         previewed = request.POST.get("previewed")
         if not previewing and (not previewed or previewed == preview.fingerprint):
@@ -115,6 +122,7 @@ def submit(request):
                 form.add_error("episodes_per_task", exc)
             else:
                 request.session.pop(PREVIEW_KEY_SESSION, None)
+                preview_probe.forget(request.session)
                 return created
         if not previewing:
             messages.warning(request, "The runs changed since the preview: check them, then create the submission.")
@@ -234,7 +242,11 @@ def run_requeue(request, pk):
     _own_submission(request, run.submission_id)
     if taken_down_for(request.user, run.submission, run):
         raise Http404("no such run")
-    count = run_actions.run_requeue_failed(run)
+    try:
+        count = run_actions.run_requeue_failed(run)
+    except TakenDown as refusal:  # taken down since it was read
+        messages.error(request, str(refusal))
+        return redirect("arena:my_submissions")
     if count:
         messages.success(request, f"{count} failed episode{'s' if count != 1 else ''} queued again; each resumes after its last stored step.")
     else:

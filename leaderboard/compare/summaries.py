@@ -8,6 +8,11 @@ changes the runs' aggregates, hence the key: a page never shows the figures of e
 no longer has. Between such changes no visitor pays for the bootstrap, which resamples
 10,000 times per game: two submissions that played every task share 59 games, some 700 ms
 of CPU on a 2-core machine at 10^5 episodes (bench/read_pages.py), most of the page.
+
+Nor after a change, for the pairs someone compared: each game computed here is noted
+under both runs (`compared_pairs`), and when an episode of either run finishes the write
+side's announcement has the game computed again and kept (leaderboard.compare.refresh),
+so the next visit finds it. A pair never compared is computed on its first visit.
 """
 
 from __future__ import annotations
@@ -72,7 +77,9 @@ def game_summaries(games: list[tuple[Metric, Run, Run]]) -> list[GameSummary]:
     """The summary of each (metric, run of a, run of b), from the cache where it holds
     one; the others computed (one query per metric for all of them) and kept."""
     keys = [_summary_key(metric, a_run, b_run) for metric, a_run, b_run in games]
-    found = _cached(keys)
+    pairs = [(a_run.pk, b_run.pk) for _, a_run, b_run in games]
+    pair_keys = sorted({_pairs_key(run_id) for pair in pairs for run_id in pair})
+    found = _cached(keys + pair_keys)  # one read for the figures and the pairs noted
     missed: dict[str, list[int]] = {}
     for position, key in enumerate(keys):
         if key not in found:
@@ -85,9 +92,38 @@ def game_summaries(games: list[tuple[Metric, Run, Run]]) -> list[GameSummary]:
             _, a_run, b_run = games[position]
             pairing = pair_runs(metric, values.get(a_run.pk, {}), values.get(b_run.pk, {}))
             computed[keys[position]] = summary_of(pairing)
-    if computed:
-        _keep(computed)
+    _keep({**computed, **_noted(pairs, found)})
     return [found.get(key) or computed[key] for key in keys]
+
+
+# How many compared pairs each run keeps for the write side to recompute: each costs the
+# worker a bootstrap (some 10 ms at 100 seeds) at every episode of the run that ends.
+PAIRS_NOTED_PER_RUN = 4
+
+
+def _pairs_key(run_id: int) -> str:
+    return f"paired-pairs-of-run:{run_id}"
+
+
+def compared_pairs(run_id: int) -> list[tuple[int, int]]:
+    """The (run of a, run of b) games someone compared that `run_id` is part of, the
+    latest first."""
+    return [tuple(pair) for pair in _cached([_pairs_key(run_id)]).get(_pairs_key(run_id), [])]
+
+
+def _noted(pairs: list[tuple[int, int]], found: dict) -> dict:
+    """The runs' lists of compared pairs (`found` holds those kept) that lack one of
+    `pairs`, with it put first and the oldest beyond PAIRS_NOTED_PER_RUN let go: what to
+    keep. Two processes noting at once may lose one's note: that pair is then noted on
+    its next visit."""
+    changed: dict[str, list] = {}
+    for pair in pairs:
+        for run_id in pair:
+            key = _pairs_key(run_id)
+            known = changed.get(key, found.get(key, []))
+            if list(pair) not in known:
+                changed[key] = [list(pair), *known][:PAIRS_NOTED_PER_RUN]
+    return changed
 
 
 def _summary_key(metric: Metric, a_run: Run, b_run: Run) -> str:
@@ -112,6 +148,8 @@ def _cached(keys: list[str]) -> dict:
 
 
 def _keep(summaries: dict) -> None:
+    if not summaries:
+        return
     try:
         cache.set_many(summaries, SUMMARY_CACHE_SECONDS)
     except Exception:

@@ -252,3 +252,8 @@ def front_page_runs(filters: Filters, tab: str) -> tuple[list[Run], list[Run]]:
 
 def scored_runs_of_task(task_id: str, filters: Filters | None = None) -> list[Run]:
     return list(scored_runs(task_id, filters))
+
+
+def runs_by_id(ids) -> dict[int, Run]:
+    """The runs of these ids, whole (what a paired comparison's cache key reads), by id."""
+    return {run.pk: run for run in Run.objects.filter(pk__in=list(ids))}

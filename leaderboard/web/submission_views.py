@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 from arena.balrog_results.exporter import has_balrog_runs
 from arena.endpoints.privacy import can_see_endpoint, hide_endpoint_in
 from arena.models import Submission
+from arena.moderation import TakenDown
 from arena.play.pace import endpoint_pace
 from arena.selectors import endpoint_speed
 from arena.services.queued_cap import QueuedCapReached
@@ -51,6 +52,8 @@ def submission_detail(request, pk):
                 )
             except QueuedCapReached as exc:  # a submission sent at the same time took the room
                 form.add_error("episodes", exc)
+            except TakenDown as refusal:  # taken down since the page was read
+                form.add_error(None, str(refusal))
             else:
                 messages.success(request, f"{experiment.get_kind_display()} queued: {experiment_run_count(experiment)} run(s).")
                 return redirect(experiment)

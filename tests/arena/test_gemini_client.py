@@ -96,6 +96,8 @@ def test_message_conversion_with_images():
     ]
     with pytest.raises(ValueError, match="data: URLs"):
         to_gemini_contents([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x/y.png"}}]}])
+    with pytest.raises(ValueError, match="not valid base64"):
+        to_gemini_contents([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,@@"}}]}])
 
 
 def test_url_forms():

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from arena.clients.base import ModelCallError
-from arena.clients.errors import ErrorKind
+from arena.clients.errors import ErrorKind, describe, ends_run
 from tests.support.recordings import KEY, exchange, image_question, replies, runner_client, shape
 from tests.support.replay_server import ReplayServer
 
@@ -168,3 +168,23 @@ async def test_overloaded_is_retried_and_then_reported_as_a_server_error(setting
     error = failure.value
     assert (error.http_status, error.attempts, error.retryable, error.kind) == (529, 2, True, ErrorKind.SERVER_ERROR)
     assert KEY not in str(error)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("recorded, status", [("anthropic/spend_limit_429", 429), ("anthropic/usage_limits_400", 400)])
+async def test_a_spend_limit_is_not_retried_and_ends_the_run_with_what_to_do(settings, recorded, status):
+    """A spend limit lifts when the month turns, not in minutes: one attempt, and a kind
+    that ends the run (its other episodes would meet the same wall) saying what to do."""
+    settings.ARENA_MODEL_MAX_RETRIES = 3
+    limit = replies(recorded)[0]
+    with ReplayServer([limit, limit, limit, limit]) as server:
+        async with runner_client("anthropic", server.base_url, "claude-sonnet-4-5") as client:
+            with pytest.raises(ModelCallError) as failure:
+                await client.complete([{"role": "user", "content": ORDER}])
+    error = failure.value
+    assert (error.http_status, error.attempts, error.retryable, error.kind) == (status, 1, False, ErrorKind.SPEND_LIMIT)
+    assert len(server.received) == 1
+    assert ends_run(error.kind) and "spend limit" in describe(error.kind).fix
+    said = answer_of(recorded)["error"]["message"]
+    assert said in str(error) and KEY not in str(error)
+

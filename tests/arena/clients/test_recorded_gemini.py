@@ -4,6 +4,8 @@ arena keeps of each answer for the step."""
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from arena.clients.base import ModelCallError
@@ -12,6 +14,20 @@ from tests.support.recordings import KEY, camel, exchange, image_question, repli
 from tests.support.replay_server import ReplayServer
 
 pytestmark = pytest.mark.usefixtures("allow_loopback")
+
+
+def decoded(parts: list[dict]) -> list[dict]:
+    """Parts with their thought signatures as bytes: the SDK writes bytes in URL-safe
+    base64, the recording holds the standard alphabet (Google's JSON mapping of bytes
+    accepts both)."""
+    return [
+        {**part, "thoughtSignature": base64.urlsafe_b64decode(part["thoughtSignature"].translate(_URL_SAFE))}
+        if "thoughtSignature" in part else part
+        for part in parts
+    ]
+
+
+_URL_SAFE = str.maketrans("+/", "-_")
 
 
 def candidate_of(name: str, index: int = 0) -> dict:
@@ -80,8 +96,10 @@ async def test_thought_parts_are_kept_apart_from_the_answer():
     assert (reply.tokens_in, reply.tokens_out, reply.reasoning_tokens) == (29, 1737, 1001)
 
     model_turn = camel(server.received[1].json)["contents"][1]
-    assert model_turn["role"] == "model"
-    assert "".join(part.get("text", "") for part in model_turn["parts"] if not part.get("thought")) == answer["text"]
+    # The answer goes back as it came, its thought signature with it (Google's guide to
+    # thought signatures: return each one exactly as received); the unsigned thought
+    # summary stays out of the prompt.
+    assert model_turn["role"] == "model" and decoded(model_turn["parts"]) == decoded([answer])
     second_thought, second_answer = candidate_of("gemini/thought_parts_two_turns", 1)["content"]["parts"]
     assert (follow_up.text, follow_up.reasoning) == (second_answer["text"], second_thought["text"])
 
@@ -110,3 +128,34 @@ async def test_the_retry_delay_gemini_asks_for_is_waited_for(settings):
     first, second = server.received
     assert second.at - first.at >= 1.0
     assert (reply.attempts, reply.text) == (2, "The capital of France is")
+
+
+@pytest.mark.asyncio
+async def test_a_rewritten_answer_goes_back_unsigned_and_a_resumed_client_is_given_the_signature():
+    """A signature belongs to the parts it came with: a turn the strategy rewrote (BALROG
+    keeps only the action) is sent as its own text. A client of a resumed episode is
+    given the stored parts back (the step's reasoning_items) and signs the turn again."""
+    question = "How do I cross the street?"
+    answer = candidate_of("gemini/thought_parts_two_turns")["content"]["parts"][1]
+    with ReplayServer(replies("gemini/thought_parts_two_turns")) as server:
+        async with runner_client("gemini", server.base_url, "gemini-3-pro-preview", temperature=1.0,
+                                 reasoning_effort="high") as client:
+            reply = await client.complete([{"role": "user", "content": question}])
+            await client.complete([
+                {"role": "user", "content": question},
+                {"role": "assistant", "content": "Action: cross"},
+                {"role": "user", "content": "And the river?"},
+            ])
+    assert decoded(reply.reasoning_items) == decoded([answer])
+    assert camel(server.received[1].json)["contents"][1] == {"role": "model", "parts": [{"text": "Action: cross"}]}
+
+    with ReplayServer(replies("gemini/thought_parts_two_turns", 1)) as server:
+        async with runner_client("gemini", server.base_url, "gemini-3-pro-preview", temperature=1.0,
+                                 reasoning_effort="high") as resumed:
+            resumed.recall(reply.text, reply.reasoning_items)
+            await resumed.complete([
+                {"role": "user", "content": question},
+                {"role": "assistant", "content": reply.text},
+                {"role": "user", "content": "And the river?"},
+            ])
+    assert decoded(camel(server.received[0].json)["contents"][1]["parts"]) == decoded([answer])

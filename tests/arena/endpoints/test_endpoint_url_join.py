@@ -3,9 +3,9 @@ must reach the server with its route before the query: `/v1/chat/completions?key
 Appending the route to the URL as a string puts it inside the query
 (`/v1?key=…/chat/completions`), which the server reads as the path `/v1`.
 
-arena.endpoints.url.join_path and on_path build the URL on the path alone. The clients
-(arena/clients/*) still append strings: the last test shows it at the transport level,
-marked as a known failure until they build their URLs with join_path (issue 41)."""
+arena.endpoints.url.join_path and on_path build the URL on the path alone; the last test
+shows every client calling its route with the base URL's query after it, at the
+transport level."""
 
 import asyncio
 from urllib.parse import urlsplit
@@ -89,19 +89,14 @@ def _gemini(base):
     return GeminiClient(base + "/v1beta?key=K9", "sk-x", "gemini-x", allow_loopback=True, max_retries=0)
 
 
-# The SDK clients put the base URL's query after their route (the SDKs' default_query);
-# Gemini's SDK takes no query of its own, so its client still appends the route after it.
-_GEMINI_APPENDS = pytest.mark.xfail(
-    strict=True, raises=AssertionError,
-    reason="the Gemini client appends its route after the base URL's query ('/v1beta?key=K9/models/…'); "
-    "fixed when it builds its URL with arena.endpoints.url.join_path (then remove this mark)",
-)
+# The SDK clients put the base URL's query after their route: OpenAI's and Anthropic's
+# SDKs take it as their default_query; Gemini's joins its route onto the base URL's path.
 
 
 @pytest.mark.parametrize(
     "make, route",
     [(_openai, "/v1/chat/completions"), (_responses, "/v1/responses"), (_anthropic, "/v1/messages"),
-     pytest.param(_gemini, "/v1beta/models/gemini-x:generateContent", marks=_GEMINI_APPENDS)],
+     (_gemini, "/v1beta/models/gemini-x:generateContent")],
     ids=["openai-compatible", "responses", "anthropic", "gemini"],
 )
 def test_each_client_calls_its_route_with_the_base_urls_query(make, route):

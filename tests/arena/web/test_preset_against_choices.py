@@ -5,38 +5,18 @@ chosen setting disagree, the submission is refused naming both values, and nothi
 queued. Runs with custom settings are listed apart from the comparable rows."""
 
 import pytest
-from django.contrib.auth.models import User
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from arena.metrics import fold
 from arena.models import Episode, Run, Submission
 from arena.protocol import CUSTOM, PRESET, run_protocol
 from envs.registry import get_suite
 from leaderboard.suites.balrog import board
+from tests.support.accounts import api, browser, user  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.django_db
 
 BALROG_TASKS = ["balrog/babyai-goto:text", "balrog/crafter:text"]
-
-
-@pytest.fixture
-def user():
-    return User.objects.create_user("protocol-user", password="a long enough password")
-
-
-@pytest.fixture
-def api(user):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    return client
-
-
-@pytest.fixture
-def web(client, user):
-    client.force_login(user)
-    return client
 
 
 def _post(api, fake_model, **body):
@@ -137,8 +117,9 @@ def _form(base_url, **fields):
     return data
 
 
-def test_the_form_never_overrides_a_choice_it_names_the_conflict_and_queues_nothing(web, fake_model, allow_loopback):
-    response = web.post("/submit/", _form(fake_model.base_url, episodes_per_task="3", chain_of_thought="on"))
+def test_the_form_never_overrides_a_choice_it_names_the_conflict_and_queues_nothing(
+        browser, fake_model, allow_loopback):
+    response = browser.post("/submit/", _form(fake_model.base_url, episodes_per_task="3", chain_of_thought="on"))
     assert response.status_code == 200  # the form again, with its errors
     form = response.context["form"]
     assert "BALROG as in the paper plays 10 episodes per task; you chose 3." in form.errors["episodes_per_task"][0]
@@ -147,14 +128,14 @@ def test_the_form_never_overrides_a_choice_it_names_the_conflict_and_queues_noth
 
     # Unticking the preset plays the choices, as custom rows.
     mine = _form(fake_model.base_url, episodes_per_task="3", chain_of_thought="on", paper_protocol=["adventure"])
-    response = web.post("/submit/", mine)
+    response = browser.post("/submit/", mine)
     assert response.status_code == 302, response.context["form"].errors
     runs = Run.objects.filter(submission__name="Form user")
     assert {run.num_episodes for run in runs} == {3} and all(run.settings.chain_of_thought for run in runs)
     assert {run_protocol(run).kind for run in runs} == {CUSTOM}
 
 
-def test_the_forms_defaults_play_the_preset(web, fake_model, allow_loopback):
-    response = web.post("/submit/", _form(fake_model.base_url))
+def test_the_forms_defaults_play_the_preset(browser, fake_model, allow_loopback):
+    response = browser.post("/submit/", _form(fake_model.base_url))
     assert response.status_code == 302, response.context["form"].errors
     assert {run_protocol(run).kind for run in Run.objects.filter(submission__name="Form user")} == {PRESET}

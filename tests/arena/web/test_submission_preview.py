@@ -351,3 +351,52 @@ def test_the_key_typed_before_the_preview_is_used_by_the_create_and_never_shown(
     assert Submission.objects.get().get_api_key() == "sk-kept-canary-4242"
     # Kept for that preview only: the next submission starts without it.
     assert "submission_preview_key" not in web.session
+
+
+# -- the preview's probe, reused by "Create" ---------------------------------------------------
+
+
+def _probe_calls(server) -> int:
+    return sum(1 for request in server.requests if request.method == "POST")
+
+
+def test_create_after_a_preview_does_not_call_the_endpoint_again(web, allow_loopback, fake_model):
+    suite = _suite_with_preset()
+    data = _form(fake_model.base_url, suites=[suite.id])
+    response = web.post("/submit/", {**data, "preview": "1"})
+    calls_by_preview = _probe_calls(fake_model)
+    assert calls_by_preview > 0
+    assert "sk-p" not in json.dumps(dict(web.session))  # the kept probe names the key by a keyed digest only
+
+    created = web.post("/submit/", {**data, "previewed": response.context["preview"].fingerprint})
+
+    assert created.status_code == 302
+    assert _probe_calls(fake_model) == calls_by_preview
+    assert Submission.objects.get().endpoint_probe == response.context["probe"].to_json()
+    assert "submission_preview_probe" not in web.session
+
+
+@pytest.mark.parametrize("changed", [{"model": "another-model"}, {"api_key": "sk-another"}])
+def test_create_probes_again_when_the_endpoint_changed_since_the_preview(web, allow_loopback, fake_model, changed):
+    suite = _suite_with_preset()
+    data = _form(fake_model.base_url, suites=[suite.id])
+    response = web.post("/submit/", {**data, "preview": "1"})
+    calls_by_preview = _probe_calls(fake_model)
+
+    web.post("/submit/", {**data, **changed, "previewed": response.context["preview"].fingerprint})
+
+    assert _probe_calls(fake_model) > calls_by_preview
+
+
+def test_a_preview_probe_older_than_ten_minutes_is_not_reused(web, allow_loopback, fake_model, monkeypatch):
+    from arena.web import preview_probe
+
+    suite = _suite_with_preset()
+    data = _form(fake_model.base_url, suites=[suite.id])
+    response = web.post("/submit/", {**data, "preview": "1"})
+    calls_by_preview = _probe_calls(fake_model)
+    later = preview_probe.now() + preview_probe.PREVIEW_PROBE_SECONDS + 1
+    monkeypatch.setattr(preview_probe, "now", lambda: later)
+
+    assert web.post("/submit/", {**data, "previewed": response.context["preview"].fingerprint}).status_code == 302
+    assert _probe_calls(fake_model) > calls_by_preview

@@ -5,11 +5,9 @@ nothing."""
 import json
 
 import pytest
-from django.contrib.auth.models import User
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from arena.models import Run, Submission
+from tests.support.accounts import api, browser, user  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.django_db
 
@@ -51,24 +49,6 @@ BAD_INPUTS = [
     ("model", "fake-model\u200f", "U+200F"),
 ]
 IDS = [f"{field}={value!r:.30}" for field, value, _ in BAD_INPUTS]
-
-
-@pytest.fixture
-def user():
-    return User.objects.create_user("rules", password="a-long-enough-password")
-
-
-@pytest.fixture
-def api(user):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    return client
-
-
-@pytest.fixture
-def browser(client, user):
-    client.force_login(user)
-    return client
 
 
 def _api_body(base_url, **overrides):

@@ -79,3 +79,58 @@ def test_a_cache_that_cannot_answer_costs_the_comparison_its_speed_not_the_page(
     a, b, _ = _two_games(make_model_submission)
     response = client.get(f"/compare/?a={a.pk}&b={b.pk}")
     assert response.status_code == 200 and "+0.375" in response.content.decode()
+
+
+def _finish_one_more(run, seed: int, score: float) -> None:
+    """A worker finishes one more episode of `run` (the real write path, its commit's
+    callbacks run as after a real commit)."""
+    from arena.models import Episode
+    from arena.services.episodes import episode_claim, episode_finish
+    from tests.support.episodes import WORKER, record_step
+
+    episode = Episode.objects.create(run=run, index=seed, seed=seed)
+    assert episode_claim(episode.pk, WORKER)
+    record_step(episode.pk, 0, "up", done=True)
+    episode_finish(episode.pk, WORKER, score=score, end_reason="step limit")
+
+
+def _count_resamplings(monkeypatch) -> list:
+    from leaderboard.compare import paired
+
+    calls = []
+    real = paired.bootstrap_interval
+    monkeypatch.setattr(paired, "bootstrap_interval", lambda *args, **kwargs: calls.append(args) or real(*args, **kwargs))
+    return calls
+
+
+def test_after_an_episode_ends_the_compared_games_figures_are_ready_before_the_next_visit(
+    client, make_model_submission, monkeypatch, django_capture_on_commit_callbacks,
+):
+    from django.core.cache import cache
+
+    a, b, runs = _two_games(make_model_submission)
+    url = f"/api/compare/?a={a.pk}&b={b.pk}"
+    assert client.get(url).json()["games"][0]["mean_difference"] == pytest.approx(0.375)  # someone compares them
+    resamplings = _count_resamplings(monkeypatch)
+    grid_a, grid_b = runs["gridworld"]
+    for run, score in ((grid_a, 1.0), (grid_b, 0.0)):
+        with django_capture_on_commit_callbacks(execute=True):
+            _finish_one_more(run, 4, score)
+    assert len(resamplings) == 2  # the write side computed the changed game after each commit
+
+    served = client.get(url).json()
+    assert len(resamplings) == 2  # the visit after the change resampled nothing
+    assert served["games"][0]["mean_difference"] == pytest.approx(0.5) and served["games"][0]["shared_seeds"] == 5
+    # The write side's figures are the ones the page computes itself (same seed, same resamples).
+    cache.clear()
+    assert client.get(url).json() == served
+    assert len(resamplings) == 4  # both games computed by the request this time
+
+
+def test_a_game_nobody_compared_costs_the_write_side_nothing(make_model_submission, monkeypatch,
+                                                             django_capture_on_commit_callbacks):
+    a, b, runs = _two_games(make_model_submission)
+    resamplings = _count_resamplings(monkeypatch)
+    with django_capture_on_commit_callbacks(execute=True):
+        _finish_one_more(runs["gridworld"][0], 4, 1.0)
+    assert resamplings == []
