@@ -17,6 +17,7 @@ import cProfile
 import multiprocessing
 import os
 import resource
+import shutil
 import sys
 import tempfile
 import time
@@ -243,6 +244,7 @@ def main() -> None:
         stop.set()
         requests = ports.get(timeout=30)
         server.join(timeout=10)
+        shutil.rmtree(tmp, ignore_errors=True)  # the bench's database and files
 
     ideal = args.in_flight / args.latency
     rate = steps / elapsed

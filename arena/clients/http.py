@@ -110,13 +110,9 @@ class HTTPModelClient(AttemptReading, abc.ABC):
         self.timeout_seconds = timeout_seconds
         self.total_timeout_seconds = total_timeout_seconds or 2 * timeout_seconds
         self.max_response_bytes = max_response_bytes
-        self.policy = RetryPolicy(
-            max_retries=max_retries,
-            backoff_base_seconds=backoff_base_seconds,
-            max_wait_seconds=max_wait_seconds,
-            malformed_retries=malformed_retries,
-            rng=rng or random.Random(),
-        )
+        self.policy = RetryPolicy(max_retries=max_retries, backoff_base_seconds=backoff_base_seconds,
+                                  max_wait_seconds=max_wait_seconds, malformed_retries=malformed_retries,
+                                  rng=rng or random.Random())
         self._headers = {"Accept": "application/json", "User-Agent": "the-arena/1", **(headers or {})}
         self._allow_loopback = allow_loopback
         self._max_connections = max_connections
@@ -152,11 +148,8 @@ class HTTPModelClient(AttemptReading, abc.ABC):
     def _open(self) -> tuple[httpx2.AsyncClient, Any]:
         transport = self._transport
         if transport is None:
-            limits = httpx2.Limits(
-                max_connections=self._max_connections,
-                max_keepalive_connections=max(1, self._max_connections // 4),
-                keepalive_expiry=30.0,
-            )
+            # aiohttp keeps every connection alive up to the limit (64 episodes in flight: 64).
+            limits = httpx2.Limits(max_connections=self._max_connections, keepalive_expiry=30.0)
             transport = GuardedTransport(self._allow_loopback, limits=limits,
                                          max_response_bytes=self.max_response_bytes)
         http = httpx2.AsyncClient(
@@ -177,13 +170,11 @@ class HTTPModelClient(AttemptReading, abc.ABC):
         return self._connection
 
     @property
-    def http(self) -> httpx2.AsyncClient:
-        """The HTTP client this client sends through (shared; see `arena.clients.shared`)."""
+    def http(self) -> httpx2.AsyncClient:  # shared: see arena.clients.shared
         return self._connected().http
 
     @property
-    def sdk(self) -> Any:
-        """The provider's SDK client on `http` (shared with it)."""
+    def sdk(self) -> Any:  # the provider's SDK client on `http`
         return self._connected().sdk
 
     # --- lifecycle ---------------------------------------------------------------------
@@ -307,8 +298,7 @@ class HTTPModelClient(AttemptReading, abc.ABC):
         return self._parse(self._typed(result, data), data, status)
 
     def _typed(self, result: Any, data: dict) -> Any:
-        """The answer as its SDK's type: what `_call` returned, unless the provider
-        reads the body itself (see `sdk_object`)."""
+        """The answer as its SDK's type: what `_call` returned (or see `sdk_object`)."""
         return result
 
 

@@ -1,67 +1,86 @@
-"""A client for any OpenAI-compatible chat completions endpoint (vLLM, llama.cpp,
-Ollama, OpenRouter, OpenAI itself...), through OpenAI's own SDK (`openai`).
-
-The SDK builds the request (``POST {base_url}/chat/completions``) and reads the answer
-into its typed ``ChatCompletion``; the transport (the URL guard), the retries, the size
-cap and the error wording are `arena.clients.http.HTTPModelClient`'s. This module says
-what a chat completion means to the arena: the text, the reasoning (a field beside the
-answer, or ``<think>`` blocks inside it), the stop reason and the token counts.
-
-An answer with no text — ``content`` null or empty, whatever the stop reason — is an
-answer without an action: one illegal step (one cut off, when the token limit came
-first), never a failed episode. A refusal is reported as the model's refusal.
+"""OpenAI's two APIs through its own SDK (`openai`): chat completions, for any
+compatible endpoint (vLLM, llama.cpp, Ollama, OpenRouter, OpenAI itself...), here, and
+the Responses API (arena.clients.responses) on the same base, `OpenAIClient`. The SDK
+builds the requests' heads (`openai_post`) and its types read the answers; the guard,
+the retries, the size cap and the error wording are `HTTPModelClient`'s. A chat
+completion's text, reasoning (a field beside the answer, or ``<think>`` blocks in it),
+stop reason and token counts are read here. An answer with no text (``content`` null or
+empty, whatever the stop reason) is one illegal step (cut off, when the token limit came
+first), never a failed episode; a refusal is reported as the model's refusal.
 """
 
 from __future__ import annotations
 
+import abc
+import json
 from typing import Any
 
 import httpx2
 import openai
-
+import orjson
 from openai.types.chat import ChatCompletion
 
 from arena.clients.base import ModelReply
 from arena.clients.chat_messages import content_text
 from arena.clients.sdk_reading import sdk_object
-from arena.clients.http import DEFAULT_MAX_RESPONSE_BYTES, ChatCompletionClient, HTTPModelClient, check_base_url
+from arena.clients.http import ChatCompletionClient, HTTPModelClient, check_base_url
 from arena.clients.reasoning import ThinkSplitter
 from arena.clients.replies import excerpt, int_or_none
 
-__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "NO_KEY_HEADERS", "OpenAICompatibleClient", "openai_post", "openai_sdk"]
+__all__ = ["OpenAIClient", "OpenAICompatibleClient", "openai_post"]
 
 
-def openai_sdk(http: httpx2.AsyncClient, base_url: str, api_key: str) -> openai.AsyncOpenAI:
-    """OpenAI's SDK on the guarded HTTP client `http`: no retries of its own (the
-    arena's loop retries), no Authorization header when there is no key."""
-    root, query = split_query(base_url)
-    return openai.AsyncOpenAI(
-        api_key=api_key or "no-key",
-        base_url=root,
-        default_query=query or None,
-        http_client=http,
-        max_retries=0,
-    )
+async def sdk_head(sdk: openai.AsyncOpenAI, http: httpx2.AsyncClient, route: str, options: dict) -> httpx2.Request:
+    """The request the SDK builds for ``post(route)`` with `options`, without a body:
+    built into an HTTP client with `http`'s headers whose transport keeps it unsent."""
+    built: list[httpx2.Request] = []
+    keep = httpx2.MockTransport(lambda request: built.append(request) or httpx2.Response(200))
+    async with httpx2.AsyncClient(transport=keep, headers=http.headers) as capture:
+        await sdk.with_options(http_client=capture).post(route, body={}, cast_to=httpx2.Response, options=options)
+    del built[0].headers["content-length"]  # each call's body has its own
+    return built[0]
 
 
-async def openai_post(client: HTTPModelClient, route: str, request: dict) -> httpx2.Response:
-    """POST `request` to `route` through the client's OpenAI SDK: the SDK builds the
-    request (URL, authentication, headers, JSON body) and sends it.
+# Where the SDK tells the server its read timeout.
+READ_TIMEOUT_HEADER = "x-stainless-read-timeout"
 
-    The SDK's typed methods (``chat.completions.create``, ``responses.create``) first
-    walk every message of the request through their parameter types, which costs about
-    1 ms of CPU for a game's prompt, as much as the rest of a model step; the arena's
-    requests are plain JSON already, so they go through the SDK's documented call for
-    any route (``post``). The answer comes back as the HTTP response, and the client
-    reads it into the SDK's type (`sdk_object`)."""
-    extra_headers = request.pop("extra_headers", None)
-    extra_body = request.pop("extra_body", None)
-    options: dict[str, Any] = {"timeout": client.timeout, "security": {"bearer_auth": True}}
-    if extra_headers:
-        options["headers"] = extra_headers
-    if extra_body:
-        options["extra_json"] = extra_body
-    return await client.sdk.post(route, body=request, cast_to=httpx2.Response, options=options)
+
+def json_body(body: dict) -> bytes:
+    """`body` as the SDK writes it (compact UTF-8 JSON), by orjson, several times faster;
+    what orjson refuses (an integer past 64 bits) by the standard library."""
+    try:
+        return orjson.dumps(body)
+    except TypeError:  # orjson.JSONEncodeError
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+async def openai_post(client: HTTPModelClient, route: str, body: dict) -> httpx2.Response:
+    """POST `body` to `route` with the head (URL, authentication, headers) OpenAI's SDK
+    builds for it, through the client's HTTP client (its cookies, hooks and timeouts).
+
+    The SDK's typed methods (``chat.completions.create``) walk every message through
+    their parameter types (about 1 ms of CPU for a game's prompt), and even its call for
+    any route (``post``) merges the URL and headers again at each call (about 0.5 ms),
+    the same at every call of an endpoint: so the SDK builds the head once per
+    connection and route (`sdk_head`) and each call adds its JSON body and timeout (the
+    gate adapts it; the SDK reports it in a header). The client reads the answer into
+    the SDK's type (`sdk_object`)."""
+    connection, timeout = client._connected(), client.timeout
+    head = connection.heads.get(route)
+    if head is None:
+        options: dict[str, Any] = {"timeout": timeout, "security": {"bearer_auth": True}}
+        if not client._api_key:
+            options["headers"] = {"Authorization": openai.Omit()}  # no key: no header at all
+        head = connection.heads[route] = await sdk_head(connection.sdk, connection.http, route, options)
+    http = connection.http
+    request = httpx2.Request(head.method, head.url, headers=head.headers, content=json_body(body),
+                             extensions={"timeout": timeout.as_dict()})
+    read = str(timeout.read)
+    if request.headers.get(READ_TIMEOUT_HEADER, read) != read:
+        request.headers[READ_TIMEOUT_HEADER] = read
+    if http.cookies.jar:  # an empty jar would still walk urllib's cookie policy
+        http.cookies.set_cookie_header(request)
+    return await http.send(request)
 
 
 def split_query(base_url: str) -> tuple[str, dict[str, str]]:
@@ -72,10 +91,6 @@ def split_query(base_url: str) -> tuple[str, dict[str, str]]:
     if not url.query:
         return base_url, {}
     return str(url.copy_with(query=None)), dict(url.params.multi_items())
-
-
-#: What a request without a key carries instead: no Authorization header at all.
-NO_KEY_HEADERS = {"Authorization": openai.Omit()}
 
 
 def route_url(root: str, route: str) -> str:
@@ -112,71 +127,91 @@ def _reasoning_field(message: Any) -> str:
 OPENAI_API_HOST = "api.openai.com"
 
 
-class OpenAICompatibleClient(ChatCompletionClient):
-    """Calls ``chat.completions.create`` (non-streaming) with retries.
+class OpenAIClient(ChatCompletionClient):
+    """What OpenAI's two APIs share: the SDK on the shared HTTP client, the request's
+    head built by it once (`openai_post`), the settings every request carries, and the
+    answer read into the SDK's type. A subclass names its `route` and `reply_type` and
+    builds its request's own fields (`_fields`).
 
     `base_url` is the API root, e.g. "http://host:8000/v1" (a URL that already ends in
-    "/chat/completions" is used as is). An empty `api_key` sends no Authorization
-    header. `temperature` / `max_tokens` of None are left out of the request;
-    `extra_body` is merged into it (reasoning settings, llama.cpp's slot). The
-    connection options are those of `HTTPModelClient`.
+    the route is used as is). An empty `api_key` sends no Authorization header.
+    `temperature` / `max_tokens` of None are left out of the request; `extra_body` is
+    merged into it (reasoning settings, llama.cpp's slot), as the SDK's ``extra_body``
+    is. The connection options are those of `HTTPModelClient`.
     """
 
-    def __init__(
-        self,
-        base_url: str,
-        api_key: str = "",
-        model: str = "",
-        *,
-        temperature: float | None = 0.0,
-        max_tokens: int | None = None,
-        extra_body: dict[str, Any] | None = None,
-        **connection,
-    ) -> None:
+    #: The route under the API root ("/chat/completions").
+    route = ""
+    #: The SDK's type of the answer.
+    reply_type: type = ChatCompletion
+    #: How a refused base URL is named ("Invalid model base URL: ...").
+    base_url_label = "model base URL"
+
+    def __init__(self, base_url: str, api_key: str = "", model: str = "", *, temperature: float | None = 0.0,
+                 max_tokens: int | None = None, extra_body: dict[str, Any] | None = None, **connection) -> None:
         self._api_key = api_key or ""
-        root = api_root(check_base_url(base_url, [self._api_key]), "/chat/completions")
+        self._root = api_root(check_base_url(base_url, [self._api_key], self.base_url_label), self.route)
         self.model = model
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.extra_body = dict(extra_body or {})
         self._think = ThinkSplitter()
-        self._root = root
+        super().__init__(route_url(self._root, self.route), secrets=[self._api_key], **connection)
+
+    def _sdk(self, http: httpx2.AsyncClient) -> openai.AsyncOpenAI:
+        """OpenAI's SDK on the shared HTTP client, without retries of its own."""
+        root, query = split_query(self._root)
+        return openai.AsyncOpenAI(api_key=self._api_key or "no-key", base_url=root, default_query=query or None,
+                                  http_client=http, max_retries=0)
+
+    @abc.abstractmethod
+    def _fields(self, messages: list[dict], max_tokens: int | None) -> dict:
+        """The request's fields for `messages`, beside the model and temperature;
+        `max_tokens` is the limit of this call (None: none)."""
+
+    def _request(self, messages: list[dict], max_tokens: int | None = None) -> dict:
+        request: dict[str, Any] = {"model": self.model}
+        request.update(self._fields(messages, self.max_tokens if max_tokens is None else max_tokens))
+        if self.temperature is not None:
+            request["temperature"] = self.temperature
+        if self.extra_body:
+            request.update(self.extra_body)
+        return request
+
+    async def _call(self, request: dict) -> httpx2.Response:
+        return await openai_post(self, self.route, request)
+
+    def _typed(self, result, data: dict):
+        return sdk_object(self.reply_type, data)
+
+
+class OpenAICompatibleClient(OpenAIClient):
+    """Calls chat completions (non-streaming) with retries; see `OpenAIClient`."""
+
+    route = "/chat/completions"
+    reply_type = ChatCompletion
+
+    def __init__(self, base_url: str, api_key: str = "", model: str = "", **options) -> None:
+        super().__init__(base_url, api_key, model, **options)
         # OpenAI's own API refuses `max_tokens` for its reasoning models (o1, o3, o4-mini,
         # gpt-5: "use max_completion_tokens instead") and takes the new name for every
         # model; servers that copy the API (llama.cpp, vLLM, Ollama) read `max_tokens`.
         self._max_tokens_field = (
-            "max_completion_tokens" if httpx2.URL(root).host == OPENAI_API_HOST else "max_tokens"
+            "max_completion_tokens" if httpx2.URL(self._root).host == OPENAI_API_HOST else "max_tokens"
         )
-        super().__init__(route_url(root, "/chat/completions"), secrets=[self._api_key], **connection)
 
-    def _sdk(self, http: httpx2.AsyncClient) -> openai.AsyncOpenAI:
-        return openai_sdk(http, self._root, self._api_key)
-
-    def _request(self, messages: list[dict], max_tokens: int | None = None) -> dict:
-        request: dict[str, Any] = {"model": self.model, "messages": messages}
-        if self.temperature is not None:
-            request["temperature"] = self.temperature
-        max_tokens = self.max_tokens if max_tokens is None else max_tokens
+    def _fields(self, messages: list[dict], max_tokens: int | None) -> dict:
+        fields: dict[str, Any] = {"messages": messages}
         if max_tokens is not None:
-            request[self._max_tokens_field] = max_tokens
-        if self.extra_body:
-            request["extra_body"] = dict(self.extra_body)
-        if not self._api_key:
-            request["extra_headers"] = NO_KEY_HEADERS
-        return request
-
-    async def _call(self, request: dict):
-        return await openai_post(self, "/chat/completions", dict(request))
-
-    def _typed(self, result, data: dict):
-        return sdk_object(ChatCompletion, data)
+            fields[self._max_tokens_field] = max_tokens
+        return fields
 
     def _parse(self, completion, data: dict, status: int) -> ModelReply:
         choices = getattr(completion, "choices", None)
         if not choices:
             if data.get("error") is not None:
                 # Some gateways report upstream failures as a 200 carrying an error object.
-                raise self._malformed(f"The model endpoint reported an error: {_error_of(data)}", status)
+                raise self._malformed(f"The model endpoint reported an error: {error_message(data)}", status)
             raise self._unusable("The model endpoint answered without any choices (empty 'choices' list)", status)
         if not isinstance(choices, list) or not hasattr(choices[0], "message"):
             raise self._unusable("The model endpoint's 'choices' field is not a list of objects", status)
@@ -198,18 +233,16 @@ class OpenAICompatibleClient(ChatCompletionClient):
         prompt_details = getattr(usage, "prompt_tokens_details", None)
         completion_details = getattr(usage, "completion_tokens_details", None)
         return ModelReply(
-            text=text,
-            reasoning=reasoning,
-            finish_reason=finish_reason,
+            text=text, reasoning=reasoning, finish_reason=finish_reason, http_status=status,
             tokens_in=int_or_none(getattr(usage, "prompt_tokens", None)),
             tokens_out=int_or_none(getattr(usage, "completion_tokens", None)),
-            http_status=status,
             cached_tokens_in=int_or_none(getattr(prompt_details, "cached_tokens", None)),
             reasoning_tokens=int_or_none(getattr(completion_details, "reasoning_tokens", None)),
         )
 
 
-def _error_of(data: dict) -> str:
+def error_message(data: dict) -> str:
+    """The message of an answer's ``error`` object (or the object itself), cut short."""
     error = data.get("error")
     if isinstance(error, dict) and isinstance(error.get("message"), str):
         return excerpt(error["message"])

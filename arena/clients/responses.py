@@ -1,10 +1,10 @@
-"""A client for OpenAI's Responses API (``responses.create``, non-streaming), through
-OpenAI's own SDK (`openai`), which builds the request and reads the typed ``Response``.
+"""A client for OpenAI's Responses API (``responses.create``, non-streaming) on the
+OpenAI base (arena.clients.openai_compat.OpenAIClient): the SDK builds the request's
+head, its ``Response`` type reads the answer.
 
-It takes the same OpenAI-style chat messages as the other chat clients and converts
-them: system (and developer) messages become ``instructions``; user messages become
-input messages with ``input_text`` / ``input_image`` parts; assistant messages become
-assistant input messages.
+The chat messages are converted: system (and developer) messages become
+``instructions``, user messages input messages with ``input_text`` / ``input_image``
+parts, assistant messages assistant input messages.
 
 Reasoning models keep their reasoning across the turns of a conversation only here:
 each request is sent with ``store: false`` (nothing is kept on OpenAI's side) and asks
@@ -13,31 +13,25 @@ kept by the client (one client serves one episode) and sent back before that ans
 when the conversation goes on (with the answer's own output message when the strategy
 sends the answer whole; see arena.clients.reasoning.AnswerMemory).
 
-The reply's text is the ``output_text`` of its message items; its reasoning is the
-summaries of its reasoning items (``reasoning: {summary: auto}`` asks for them) or, from
-servers that return it, their reasoning text. An answer that reached
-``max_output_tokens`` (status "incomplete") is an answer cut off, whether or not any
-text came before the limit; an answer with reasoning and no text is an answer without
-an action (one illegal step). ``<think>`` blocks an open model's server leaves in the
-text go to the reasoning, as for chat completions. Token counts: ``input_tokens`` (cached part in
-``input_tokens_details.cached_tokens``), ``output_tokens`` (reasoning included, its
-part in ``output_tokens_details.reasoning_tokens``).
+The reply's text is the ``output_text`` of its message items; its reasoning the
+summaries of its reasoning items (``reasoning: {summary: auto}`` asks for them) or,
+from servers that return it, their reasoning text. An answer that reached
+``max_output_tokens`` (status "incomplete") is cut off, text or not; one with reasoning
+and no text is one illegal step; ``<think>`` blocks go to the reasoning. Token counts:
+``input_tokens`` (cached part in ``input_tokens_details.cached_tokens``),
+``output_tokens`` (reasoning included: ``output_tokens_details.reasoning_tokens``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import httpx2
-import openai
 from openai.types.responses import Response
 
 from arena.clients.base import ModelReply
 from arena.clients.chat_messages import content_parts, image_url_of
-from arena.clients.sdk_reading import sdk_object
-from arena.clients.http import ChatCompletionClient, check_base_url
-from arena.clients.openai_compat import NO_KEY_HEADERS, api_root, openai_post, openai_sdk, route_url
-from arena.clients.reasoning import AnswerMemory, ThinkSplitter
+from arena.clients.openai_compat import OpenAIClient, error_message
+from arena.clients.reasoning import AnswerMemory
 from arena.clients.replies import excerpt, int_or_none
 
 __all__ = ["DEFAULT_BASE_URL", "ResponsesClient", "to_responses_input"]
@@ -117,79 +111,38 @@ def to_responses_input(messages: list[dict], memory: AnswerMemory | None = None)
     return "\n\n".join(instructions), items
 
 
-class ResponsesClient(ChatCompletionClient):
-    """Calls ``responses.create`` with retries.
-
-    `base_url` is the API root ("https://api.openai.com/v1"; a URL already ending in
-    "/responses" is used as is). `temperature` / `max_tokens` of None are left out.
-    `extra_body` is merged into the request (the reasoning setting:
-    ``{"reasoning": {"effort": …, "summary": "auto"}}``). The connection options are
-    those of `HTTPModelClient`.
-    """
+class ResponsesClient(OpenAIClient):
+    """Calls ``responses.create`` with retries; see `OpenAIClient` (the base URL
+    defaults to OpenAI's; `extra_body` carries the reasoning setting:
+    ``{"reasoning": {"effort": …, "summary": "auto"}}``)."""
 
     endpoint_label = "Responses API"
+    route = "/responses"
+    reply_type = Response
+    base_url_label = "Responses API base URL"
 
-    def __init__(
-        self,
-        base_url: str = DEFAULT_BASE_URL,
-        api_key: str = "",
-        model: str = "",
-        *,
-        temperature: float | None = 0.0,
-        max_tokens: int | None = None,
-        extra_body: dict[str, Any] | None = None,
-        **connection,
-    ) -> None:
-        self._api_key = api_key or ""
-        root = api_root(check_base_url(base_url, [self._api_key], "Responses API base URL"), "/responses")
-        self.model = model
-        self.temperature = temperature
-        self.max_tokens = max_tokens
-        self.extra_body = dict(extra_body or {})
+    def __init__(self, base_url: str = DEFAULT_BASE_URL, api_key: str = "", model: str = "", **options) -> None:
         # The output items (encrypted reasoning and the message) of this client's
         # answers: they go back with the answers.
         self._memory = AnswerMemory(REMEMBERED_ANSWERS)
-        self._think = ThinkSplitter()
-        self._root = root
-        super().__init__(route_url(root, "/responses"), secrets=[self._api_key], **connection)
-
-    def _sdk(self, http: httpx2.AsyncClient) -> openai.AsyncOpenAI:
-        return openai_sdk(http, self._root, self._api_key)
+        super().__init__(base_url, api_key, model, **options)
 
     def recall(self, text: str, items: list) -> None:
         self._memory.remember(text, items)
 
-    def _request(self, messages: list[dict], max_tokens: int | None = None) -> dict:
+    def _fields(self, messages: list[dict], max_tokens: int | None) -> dict:
         instructions, items = to_responses_input(messages, self._memory)
-        request: dict[str, Any] = {
-            "model": self.model,
-            "input": items,
-            "store": False,
-            "include": ["reasoning.encrypted_content"],
-        }
+        fields: dict[str, Any] = {"input": items, "store": False, "include": ["reasoning.encrypted_content"]}
         if instructions:
-            request["instructions"] = instructions
-        if self.temperature is not None:
-            request["temperature"] = self.temperature
-        max_tokens = self.max_tokens if max_tokens is None else max_tokens
+            fields["instructions"] = instructions
         if max_tokens is not None:
-            request["max_output_tokens"] = max(MIN_OUTPUT_TOKENS, max_tokens)
-        if self.extra_body:
-            request["extra_body"] = dict(self.extra_body)
-        if not self._api_key:
-            request["extra_headers"] = NO_KEY_HEADERS
-        return request
-
-    async def _call(self, request: dict):
-        return await openai_post(self, "/responses", dict(request))
-
-    def _typed(self, result, data: dict):
-        return sdk_object(Response, data)
+            fields["max_output_tokens"] = max(MIN_OUTPUT_TOKENS, max_tokens)
+        return fields
 
     def _parse(self, response, data: dict, status: int) -> ModelReply:
         output = getattr(response, "output", None)
         if data.get("error") and not output:
-            raise self._malformed(f"The Responses API reported an error: {_error_of(data)}", status)
+            raise self._malformed(f"The Responses API reported an error: {error_message(data)}", status)
         if not isinstance(output, list):
             raise self._malformed("The Responses API's answer has no 'output' list", status)
 
@@ -219,31 +172,20 @@ class ResponsesClient(ChatCompletionClient):
         self._memory.remember(text, kept)
 
         usage = getattr(response, "usage", None)
+        input_details, output_details = (getattr(usage, name, None) for name in ("input_tokens_details",
+                                                                                "output_tokens_details"))
         return ModelReply(
-            text=text,
-            reasoning=reasoning,
-            finish_reason=finish_reason,
+            text=text, reasoning=reasoning, finish_reason=finish_reason, http_status=status, reasoning_items=kept,
             tokens_in=int_or_none(getattr(usage, "input_tokens", None)),
             tokens_out=int_or_none(getattr(usage, "output_tokens", None)),
-            cached_tokens_in=int_or_none(getattr(getattr(usage, "input_tokens_details", None), "cached_tokens", None)),
-            reasoning_tokens=int_or_none(
-                getattr(getattr(usage, "output_tokens_details", None), "reasoning_tokens", None)
-            ),
-            http_status=status,
-            reasoning_items=kept,
+            cached_tokens_in=int_or_none(getattr(input_details, "cached_tokens", None)),
+            reasoning_tokens=int_or_none(getattr(output_details, "reasoning_tokens", None)),
         )
 
 
 def _as_dict(item) -> dict:
     """An output item as the JSON it came as (it is stored with the step and sent back)."""
     return item.model_dump(mode="json", exclude_unset=True, by_alias=True) if hasattr(item, "model_dump") else dict(item)
-
-
-def _error_of(data: dict) -> str:
-    error = data.get("error")
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return excerpt(error["message"])
-    return excerpt(str(error))
 
 
 def _reasoning_texts(item) -> list[str]:

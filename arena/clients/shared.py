@@ -21,11 +21,13 @@ import httpx2
 @dataclasses.dataclass(eq=False)
 class Connection:
     """An httpx2 client and the SDK client that sends through it (None where the
-    client posts JSON itself), with how many model clients use them."""
+    client posts JSON itself), with how many model clients use them, and what the SDK
+    built once for them (`heads`: arena.clients.openai_compat.openai_post)."""
 
     http: httpx2.AsyncClient
     sdk: Any
     users: int = 0
+    heads: dict = dataclasses.field(default_factory=dict)
 
 
 _BY_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple, Connection]] = weakref.WeakKeyDictionary()

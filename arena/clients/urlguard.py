@@ -118,14 +118,10 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
 
     For each request: resolve the host once (``loop.getaddrinfo``), refuse with
     UnsafeURL if *any* address is not allowed, then send the request to the first
-    checked IP literal (falling back to the next one if the connection cannot be
-    made). The ``Host`` header and the TLS SNI / certificate check keep the original
-    host name. Keyword arguments (``limits``, ``verify``) go to the underlying
-    transport (httpx's own, httpcore's connection pool), one per original
-    scheme/host/port. `max_response_bytes`, when given, caps every answer's body:
-    a larger one (declared or read) raises ResponseTooLarge, whichever client library
-    reads it.
-
+    checked IP literal (the next one if no connection can be made). The ``Host`` header
+    and the TLS SNI / certificate check keep the original host name. Keyword arguments
+    (``limits``, ``verify``) go to the aiohttp pool of each original scheme/host/port.
+    `max_response_bytes`, when given, caps every answer's body (ResponseTooLarge).
     ``resolver`` (async ``(host, port) -> [address, ...]``) and ``transport_factory``
     exist for tests.
     """
