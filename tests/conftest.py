@@ -26,6 +26,8 @@ def empty_queue():
     from arena import queue
 
     queue.huey.flush()
+    yield
+    queue.huey.flush()
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ from typing import Any
 from openai.types.responses import Response
 
 from arena.clients.base import ModelReply
-from arena.clients.chat_messages import content_parts, image_url_of
+from arena.clients.chat_messages import image_url_of, plain_text, system_and_turns
 from arena.clients.openai_compat import OpenAIClient, error_message
 from arena.clients.reasoning import AnswerMemory
 from arena.clients.replies import excerpt, int_or_none
@@ -56,41 +56,19 @@ def _user_part(part: dict) -> dict | None:
     raise ValueError(f"unsupported content part type {kind!r}")
 
 
-def _plain_text(parts: list[dict], role: str) -> str:
-    texts = []
-    for part in parts:
-        if part.get("type") not in (None, "text"):
-            raise ValueError(f"a {role} message can only contain text parts")
-        if isinstance(part.get("text"), str):
-            texts.append(part["text"])
-    return "".join(texts)
-
-
 def to_responses_input(messages: list[dict], memory: AnswerMemory | None = None):
     """(instructions, input items) for OpenAI-style chat messages. An assistant message
     that is one of the answers in `memory` (whole, or the action the strategy kept of
     it) goes back with that answer's reasoning items before it, and, when whole, as the
     output message it came as. ValueError for a role or part the conversion does not
     know."""
-    instructions: list[str] = []
+    instructions, turns = system_and_turns(messages)
     items: list[dict] = []
-    assistant_texts = [
-        _plain_text(content_parts(m.get("content")), "assistant")
-        for m in messages
-        if isinstance(m, dict) and m.get("role") == "assistant"
-    ]
+    assistant_texts = [plain_text(parts, "assistant") for role, parts in turns if role == "assistant"]
     earlier = iter(memory.match(assistant_texts) if memory is not None else [None] * len(assistant_texts))
-    for message in messages:
-        if not isinstance(message, dict):
-            raise ValueError("each message must be an object")
-        role = message.get("role")
-        parts = content_parts(message.get("content"))
-        if role in ("system", "developer"):
-            text = _plain_text(parts, "system")
-            if text:
-                instructions.append(text)
-        elif role == "assistant":
-            text = _plain_text(parts, "assistant")
+    for role, parts in turns:
+        if role == "assistant":
+            text = plain_text(parts, "assistant")
             found = next(earlier)
             if found is not None:
                 outputs, whole = found
@@ -100,15 +78,13 @@ def to_responses_input(messages: list[dict], memory: AnswerMemory | None = None)
                     continue
             if text:
                 items.append({"role": "assistant", "content": text})
-        elif role == "user":
+        else:
             converted = [part for part in (_user_part(p) for p in parts) if part is not None]
             if converted:
                 items.append({"role": "user", "content": converted})
-        else:
-            raise ValueError(f"unsupported message role {role!r}")
     if not items:
         raise ValueError("there is no user or assistant message to send")
-    return "\n\n".join(instructions), items
+    return instructions, items
 
 
 class ResponsesClient(OpenAIClient):

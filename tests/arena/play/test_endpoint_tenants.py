@@ -12,7 +12,6 @@ import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from django.contrib.auth.models import User
 
-from arena import queue
 from arena.models import Episode, Run, Submission
 from arena.play.worker import Worker
 from arena.selectors import episode_endpoint
@@ -54,13 +53,6 @@ class TenantsServer(FakeOpenAIServer):
         with self._counting:
             self.in_flight[key] -= 1
         return None
-
-
-@pytest.fixture(autouse=True)
-def empty_queue():
-    queue.huey.flush()
-    yield
-    queue.huey.flush()
 
 
 @pytest.fixture

@@ -23,13 +23,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 SLOW_CALL_SECONDS = 2.0
 
 
-@pytest.fixture(autouse=True)
-def empty_queue():
-    queue.huey.flush()
-    yield
-    queue.huey.flush()
-
-
 def _claimed(run: Run) -> int:
     return run.episodes.exclude(status=Episode.QUEUED).count()
 

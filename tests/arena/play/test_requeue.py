@@ -15,13 +15,6 @@ from tests.conftest import new_run
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture(autouse=True)
-def empty_queue():
-    queue.huey.flush()
-    yield
-    queue.huey.flush()
-
-
 def _take() -> int | None:
     dequeued = queue.dequeue_episode()
     return None if dequeued is None else dequeued.episode_id

@@ -20,13 +20,6 @@ from tests.support.worker_process import Arena
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture(autouse=True)
-def empty_queue():
-    queue.huey.flush()
-    yield
-    queue.huey.flush()
-
-
 def test_an_interrupted_episode_resumes_before_the_backlog(baseline):
     submission = baseline("random")
     interrupted = new_run(submission, episodes=1).episodes.get()

@@ -19,13 +19,6 @@ PASSWORD = "a-long-password-9"
 REASON = "abusive name"
 
 
-@pytest.fixture(autouse=True)
-def empty_queue():
-    queue.huey.flush()
-    yield
-    queue.huey.flush()
-
-
 @pytest.fixture
 def scene(make_model_submission):
     owner = User.objects.create_user("owner", password=PASSWORD)
