@@ -30,6 +30,7 @@ from envs.textatari.scores import Anchors, anchors
 from leaderboard.boards.cells import episodes_url, grouped, mean_of, pooled_runs, sample_pooled, score_sums
 from leaderboard.boards.harness import without_superseded
 from leaderboard.selectors.runs import STRATEGY_FILTERS, Filters, lean_runs_of_tasks
+from leaderboard.suites.textatari_chart import relative_performance
 
 # The step-limit setting's name, and the limit a run has when it does not set it.
 MAX_STEPS = "max_steps"
@@ -309,8 +310,6 @@ def anchor_rows(columns: list[Game], limits: tuple[int, ...]) -> list[AnchorRow]
 def page_context(suite: Suite, query) -> dict:
     """What the suite page shows for a query string: the filtered table, and the chart of
     the rows named by ?a= and ?b= when both are listed and differ."""
-    from leaderboard.suites.textatari_chart import relative_performance  # it reads this module's rows
-
     limits = step_limits(suite)
     filters = PageFilters.from_query(query, tuple(SCENARIO_TITLES), limits)
     columns, rows = board(suite, filters)

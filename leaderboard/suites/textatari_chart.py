@@ -21,11 +21,15 @@ configuration". Here, as there:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import plotly.graph_objects as go
 
 from leaderboard.boards.charts import figure_json, plain_text
 from leaderboard.boards.cells import mean_of
-from leaderboard.suites.textatari import Row
+
+if TYPE_CHECKING:  # the rows it compares; the page module imports this one
+    from leaderboard.suites.textatari import Row
 
 # Pixels: the plot area, the room under it for the tick labels and axis title, then the
 # legend.
