@@ -54,7 +54,7 @@ def single_drawing_costs(task_id: str, episodes: int, options: dict) -> tuple[fl
     """CPU milliseconds per step of the raw loop on Crafter with crafter drawing a frame
     inside its step as well (as before) and without (SeededCrafterEnv._obs takes only
     the night's random numbers), on the same seeds."""
-    from bench.balrog_throughput import raw_loop
+    from bench.balrog_loops import raw_loop
 
     import crafter
 

@@ -104,7 +104,7 @@ def main() -> None:
         from arena.services.runs import RunSpec, run_create
         from arena.services.submissions import baseline_submission, submission_create
         from bench.babyai_step import babyai_before
-        from bench.balrog_throughput import _options, raw_loop
+        from bench.balrog_loops import raw_loop, task_options
         from bench.episode_ends import orm_each_call
         from envs.balrog.babyai import BabyAITask
         from envs.registry import get_task_class
@@ -114,7 +114,7 @@ def main() -> None:
         # Every raw loop before the first Worker: a worker sets the process's allocator
         # thresholds (arena.runtime.memory); the raw loop runs with glibc's own, as
         # BALROG's evaluator does.
-        raws = {task_id: raw_loop(task_id, args.episodes, _options(task_id, args.crafter_steps))[:3]
+        raws = {task_id: raw_loop(task_id, args.episodes, task_options(task_id, args.crafter_steps))[:3]
                 for task_id in tasks}
         # BabyAI's steps as they were before the bot followed only the expert's episodes
         # and the view was read from minigrid's encoding (bench/babyai_step.py).
@@ -123,9 +123,9 @@ def main() -> None:
             task_class = get_task_class(task_id)
             if issubclass(task_class, BabyAITask):
                 with babyai_before(task_class, "bot", "view"):
-                    raws_before[task_id] = raw_loop(task_id, args.episodes, _options(task_id, args.crafter_steps))[:3]
+                    raws_before[task_id] = raw_loop(task_id, args.episodes, task_options(task_id, args.crafter_steps))[:3]
         for task_id in tasks:
-            options = _options(task_id, args.crafter_steps)
+            options = task_options(task_id, args.crafter_steps)
             ports, stop = context.Queue(), context.Event()
             server = context.Process(target=_serve_fake_model, args=(0.0, ports, stop, TASKS[task_id]), daemon=True)
             server.start()

@@ -10,11 +10,8 @@ again on the next seeds (bench/README.md), and the rows of the fixes.
 """
 
 import argparse
-import asyncio
-import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,68 +22,10 @@ from bench.balrog_fix_costs import (  # noqa: E402
     babyai_draw_costs, image_row_costs, picture_costs, policy_hop_costs, single_drawing_costs, step_write_costs,
 )
 from bench.episode_ends import claim_finish_costs, print_runner_episode_ends, runner_episode_ends  # noqa: E402
+from bench.balrog_loops import builds_starts, full_runner, raw_loop, task_options  # noqa: E402
 from bench.runner_overhead import setup_django  # noqa: E402
 
 TASKS = ("balrog/babyai-goto", "balrog/babyai-pick-up-seq-go-to", "balrog/crafter", "balrog/textworld-cooking")
-
-
-def _options(task_id: str, crafter_steps: int) -> dict:
-    from envs.registry import get_task_class
-
-    settings = get_task_class(task_id).settings
-    return {"max_steps": crafter_steps} if "max_steps" in settings else {}
-
-
-def raw_loop(task_id: str, episodes: int, options: dict, first_seed: int = 0) -> tuple[int, float, float, float]:
-    """Steps, wall seconds, CPU seconds and the kernel's share of them (system time)."""
-    from envs.core import RandomLegalPolicy
-    from envs.registry import make
-
-    steps = 0
-    wall, cpu, system = time.perf_counter(), time.process_time(), os.times().system
-    for seed in range(first_seed, first_seed + episodes):
-        task = make(task_id, None, **options)
-        policy = RandomLegalPolicy(seed)
-        task.reset(seed)
-        while not task.done:
-            task.step(policy.act(task))
-            steps += 1
-        task.close()
-    return steps, time.perf_counter() - wall, time.process_time() - cpu, os.times().system - system
-
-
-def _builds_starts(task_id: str) -> bool:
-    from envs.registry import make
-
-    task = make(task_id, None)
-    try:
-        return task.start_builder(0) is not None
-    finally:
-        task.close()
-
-
-def full_runner(task_id: str, episodes: int, options: dict, in_flight: int,
-                first_seed: int = 0) -> tuple[int, float, float, float]:
-    """Steps, wall seconds, CPU seconds and system seconds of a Worker playing the run;
-    the CPU seconds count the start processes' (arena.play.starts) with the worker's."""
-    from arena.play import starts
-    from arena.services.runs import RunSpec, run_create
-    from arena.services.submissions import baseline_submission
-    from arena.models import Step
-    from arena.play.worker import Worker
-    from envs.registry import get_task_class
-
-    fmt = get_task_class(task_id).formats[0]
-    submission = baseline_submission("random", "Random legal actions")
-    spec = RunSpec(task=task_id, format=fmt, num_episodes=episodes, options=options, first_seed=first_seed)
-    run = run_create(submission, spec)
-    worker = Worker(concurrency=in_flight, name=f"bench-{task_id}")
-    wall, cpu, system = time.perf_counter(), time.process_time(), os.times().system
-    built_cpu = starts.cpu_seconds()
-    asyncio.run(worker.serve(until_idle=True))
-    elapsed, cpu_used, system_used = time.perf_counter() - wall, time.process_time() - cpu, os.times().system - system
-    cpu_used += starts.cpu_seconds() - built_cpu
-    return Step.objects.filter(episode__run=run).count(), elapsed, cpu_used, system_used
 
 
 def main() -> None:
@@ -109,11 +48,11 @@ def main() -> None:
         # Every raw loop before the first Worker: a worker sets the process's allocator
         # thresholds (arena.runtime.memory), and the raw loop is measured as BALROG's
         # evaluator runs, with glibc's own.
-        raws = {task_id: raw_loop(task_id, args.episodes, _options(task_id, args.crafter_steps)) for task_id in tasks}
-        raws_again = {task_id: raw_loop(task_id, args.episodes, _options(task_id, args.crafter_steps),
+        raws = {task_id: raw_loop(task_id, args.episodes, task_options(task_id, args.crafter_steps)) for task_id in tasks}
+        raws_again = {task_id: raw_loop(task_id, args.episodes, task_options(task_id, args.crafter_steps),
                                         first_seed=args.episodes) for task_id in tasks}
         for task_id in tasks:
-            options = _options(task_id, args.crafter_steps)
+            options = task_options(task_id, args.crafter_steps)
             raw = raws[task_id]
             run = _print_runner_against_raw(task_id, args, options, raw, raws_again[task_id])
             _print_write_rows(task_id, args, options, run)
@@ -210,7 +149,7 @@ def _print_engine_rows(task_id: str, args, options: dict, raw: tuple, run: tuple
     run_steps, run_wall, run_cpu, run_sys = run
     raw_rate, run_rate = raw_steps / raw_wall, run_steps / run_wall
     task_class = get_task_class(task_id)
-    if _builds_starts(task_id):
+    if builds_starts(task_id):
         _print_world_starts_row(task_id, args, options, raw_rate)
     if task_class.cpu_bound:
         task_class.cpu_bound = False

@@ -102,11 +102,11 @@ def main() -> None:
     parser.add_argument("--in-flight", type=int, default=8)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
-        from bench.balrog_throughput import _options, full_runner
+        from bench.balrog_loops import full_runner, task_options
         from bench.runner_overhead import setup_django
 
         setup_django(tmp)
-        options = _options(args.task, 500)
+        options = task_options(args.task, 500)
         full_runner(args.task, 1, options, args.in_flight)  # start-up, not counted
         orm, prepared = claim_finish_costs()
         print(f"claim + finish, no steps: {orm:6.3f} ms CPU per episode built by the ORM at each call, "
