@@ -1,7 +1,7 @@
 """The real site for browser tests: Daphne and `manage.py arena_worker`, the processes
 `make serve` starts, on a throw-away database; and Debian's Chromium driven by
-Playwright. One Daphne, one Django shell and one Chromium serve every module of a test
-process, and each module starts on the site's data as `migrate` left them, with a worker
+Playwright. One Daphne and one Django shell serve every module of a test process (Chromium
+starts per module), and each module starts on the site's data as `migrate` left them, with a worker
 of its own (tests/browser/live_site.py)."""
 
 from __future__ import annotations
@@ -129,18 +129,14 @@ def site(_live_site, migrated_var):
         stop_all([worker])
 
 
-@pytest.fixture(scope="session")
-def _chromium():
+@pytest.fixture(scope="module")
+def browser():
+    """Chromium, for one module. Playwright's sync API keeps an event loop running in
+    the test process while it is started, and every asyncio test the process runs after
+    a browser module would then fail ("cannot be called from a running event loop"): so
+    Playwright stops at each module's end (a launch costs about a second; the site's
+    processes stay up)."""
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         yield browser
         browser.close()
-
-
-@pytest.fixture(scope="module")
-def browser(_chromium):
-    """Chromium, for one module: every page a module opened (each in a context of its
-    own, with its cookies) is closed at its end."""
-    yield _chromium
-    for context in _chromium.contexts:
-        context.close()
