@@ -26,8 +26,6 @@ def empty_queue():
     from arena import queue
 
     queue.huey.flush()
-    yield
-    queue.huey.flush()
 
 
 @pytest.fixture
