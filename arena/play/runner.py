@@ -322,8 +322,7 @@ class _Playthrough:
             # The write of step k overlaps the model call of step k+1; at most one
             # write is outstanding, so a lost lease still stops play one step later.
             await self._flush()
-            self.pending_write = asyncio.ensure_future(
-                self.runner.writer.write(self.episode.pk, self.worker, record, may_wait=True))
+            self.pending_write = self.runner.writer.submit(self.episode.pk, self.worker, record, may_wait=True)
             agent.observe_result(self.index, self.observation, result.executed_action, result.reward)
             self._advance(result)
             if result.done:
