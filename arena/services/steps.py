@@ -75,6 +75,10 @@ class StepRecord:
     viewer_frame: ImageRef | None = None
 
 
+# The record's fields in order, listed once (dataclasses.fields builds its list at each call).
+_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(StepRecord))
+
+
 def steps_record(batch: list[tuple[int, str, StepRecord]]) -> list[bool | StepNotStored]:
     """Store a batch of steps (possibly of many episodes), in one transaction if it can.
 
@@ -145,7 +149,7 @@ def _store(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
                 if held is None:
                     continue
                 (run_id,) = held
-                fields = {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
+                fields = {name: getattr(record, name) for name in _RECORD_FIELDS}
                 fields["calls"] = calls_to_store(record.completion, record.calls)
                 image = fields.pop("observation_image")
                 fields.pop("viewer_frame")  # its row is ensured above; info names it
