@@ -88,14 +88,15 @@ _START_RUN = Prepared(
 def episode_set_prefix(
     episode_id: int, worker: str, prefix: list, demonstration_seeds: list[int], capped: dict | None = None
 ) -> None:
-    held = Episode.objects.filter(pk=episode_id, worker=worker, status=Episode.RUNNING).update(
-        prompt_prefix=prefix,
-        demonstration_seeds=demonstration_seeds,
-        demonstrations_capped=capped,
-        heartbeat_at=timezone.now(),
-    )
+    # `Episode.objects.filter(pk=…, worker=…, status=RUNNING).update(…)`, its SQL written once.
+    episode = Episode(pk=episode_id, prompt_prefix=prefix, demonstration_seeds=demonstration_seeds,
+                      demonstrations_capped=capped, heartbeat_at=timezone.now())
+    held = update_row(episode, _PREFIX_FIELDS, where={"worker": worker, "status": Episode.RUNNING})
     if not held:
         raise LeaseLost(episode_id)
+
+
+_PREFIX_FIELDS = ("prompt_prefix", "demonstration_seeds", "demonstrations_capped", "heartbeat_at")
 
 
 @retry_on_conflict

@@ -219,26 +219,29 @@ def _converted(value, converters, connection):
 _UPDATES: dict[tuple, str] = {}
 
 
-def update_row(instance, field_names: tuple[str, ...]) -> int:
+def update_row(instance, field_names: tuple[str, ...], where: dict | None = None) -> int:
     """`instance.save(update_fields=field_names)` for a model no save signal is connected
     to, its UPDATE written once per connection and set of fields; the rows changed.
 
     Values are prepared by their fields as `save` prepares them (`pre_save`, then
     `get_db_prep_save`), so the row stored is the one `save` would store; building the
-    ORM's UPDATE took most of an episode's finish."""
+    ORM's UPDATE took most of an episode's finish. `where` adds conditions of equality
+    on other fields (`filter(pk=…, **where).update(…)`: the row is changed only while they hold)."""
     model = type(instance)
     connection = transaction.get_connection()
     fields = [model._meta.get_field(name) for name in field_names]
-    key = (model, field_names, connection.alias, connection.vendor)
+    conditions = [(model._meta.get_field(name), value) for name, value in (where or {}).items()]
+    key = (model, field_names, tuple(field.name for field, _ in conditions), connection.alias, connection.vendor)
     sql = _UPDATES.get(key)
     if sql is None:
         quote = connection.ops.quote_name
         sql = _UPDATES[key] = (
             f"UPDATE {quote(model._meta.db_table)} SET {', '.join(f'{quote(f.column)} = %s' for f in fields)} "
-            f"WHERE {quote(model._meta.pk.column)} = %s"
+            f"WHERE {' AND '.join(f'{quote(f.column)} = %s' for f in (model._meta.pk, *(f for f, _ in conditions)))}"
         )
     params = [field.get_db_prep_save(field.pre_save(instance, False), connection) for field in fields]
     params.append(model._meta.pk.get_db_prep_value(instance.pk, connection))
+    params.extend(field.get_db_prep_value(value, connection) for field, value in conditions)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.rowcount

@@ -120,3 +120,29 @@ def test_update_row_stores_what_save_with_update_fields_stores(baseline):
     ]
     assert differing == []
     assert Episode.objects.get(pk=updated.pk).metrics == {"success": 1.0}
+
+
+def test_the_prefix_is_stored_as_the_orms_update_stored_it_and_only_by_the_holder(baseline):
+    from arena.services.episodes import episode_set_prefix
+    from arena.services.steps import LeaseLost
+
+    run = new_run(baseline("random"), episodes=2)
+    through_orm, prepared = run.episodes.order_by("index")
+    for episode in (through_orm, prepared):
+        assert episode_claim(episode.pk, "w")
+    prefix = [{"type": "text", "text": "Preamble ☕\n"}, {"type": "image", "sha256": "ab" * 32}]
+    capped = {"requested": 4, "used": 2}
+    Episode.objects.filter(pk=through_orm.pk).update(
+        prompt_prefix=prefix, demonstration_seeds=[7, 9], demonstrations_capped=capped)
+    episode_set_prefix(prepared.pk, "w", prefix, [7, 9], capped=capped)
+    differing = [
+        f.column for f, a, b in zip(Episode._meta.concrete_fields, _stored_row(through_orm.pk), _stored_row(prepared.pk))
+        if a != b and f.column not in ("id", "index", "seed", "queue_priority", "heartbeat_at", "started_at")
+    ]
+    assert differing == []
+    with pytest.raises(LeaseLost):
+        episode_set_prefix(prepared.pk, "another worker", [], [])
+    assert Episode.objects.get(pk=prepared.pk).prompt_prefix == prefix
+    Episode.objects.filter(pk=prepared.pk).update(status=Episode.FINISHED)
+    with pytest.raises(LeaseLost):
+        episode_set_prefix(prepared.pk, "w", [], [])
