@@ -266,10 +266,9 @@ class LMActStrategy:
         self._converter: ContentConverter | None = None  # made in `begin`, with the episode's images
         self._prefix_content: list[dict] = []
         self._prefix_tokens = 0
-        # The instructions after the trajectory are the same text step after step.
-        self._tail_tokens = tokens.TextTokenMemo()
-        # A game's actions are a few words played again and again: each counted once.
-        self._action_tokens = tokens.TextTokenMemo()
+        # The instructions after the trajectory, and a game's few actions, are the same
+        # texts step after step: each is counted once.
+        self._tail_tokens, self._action_tokens = tokens.TextTokenMemo(), tokens.TextTokenMemo()
         # Per step of the evaluation trajectory: its converted content and estimated tokens.
         self._steps: list[tuple[list[dict], int]] = []
         # (steps dropped, steps merged, their merged content): see `_trajectory`.
