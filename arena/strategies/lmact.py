@@ -266,8 +266,7 @@ class LMActStrategy:
         self._converter: ContentConverter | None = None  # made in `begin`, with the episode's images
         self._prefix_content: list[dict] = []
         self._prefix_tokens = 0
-        # The instructions after the trajectory, and a game's few actions, are the same
-        # texts step after step: each is counted once.
+        # The instructions after the trajectory and a game's few actions recur: each text counted once.
         self._tail_tokens, self._action_tokens = tokens.TextTokenMemo(), tokens.TextTokenMemo()
         # Per step of the evaluation trajectory: its converted content and estimated tokens.
         self._steps: list[tuple[list[dict], int]] = []
