@@ -33,7 +33,7 @@ from arena.clients.attempts import AttemptFailed, AttemptReading, RedirectRefuse
 from arena.clients.base import ModelCallError, ModelReply, RetryPolicy, redact
 from arena.clients.errors import ErrorKind
 from arena.clients.replies import MAX_ERROR_CHARS, capped_text, normalise_reply
-from arena.clients.urlguard import GuardedTransport, UnsafeURL, parse_url
+from arena.clients.urlguard import Answer, GuardedTransport, UnsafeURL, parse_url
 
 __all__ = ["AttemptFailed", "ChatCompletionClient", "DEFAULT_MAX_RESPONSE_BYTES", "HTTPModelClient", "check_base_url"]
 
@@ -57,9 +57,9 @@ def check_base_url(base_url: str, secrets: Iterable[str | None] = (), what: str 
     return base_url
 
 
-async def _on_response(response: httpx2.Response) -> None:
-    """Every HTTP answer, before its body is read: the attempt remembers it, its
-    client's gate is told, and a redirect is refused there."""
+def answer_seen(response: httpx2.Response | Answer) -> None:
+    """Every HTTP answer (httpx2's, or the direct lane's), before its body is read: the
+    attempt remembers it, its client's gate is told, and a redirect is refused there."""
     attempt = _ATTEMPT.get()
     if attempt is not None:
         answers, client = attempt
@@ -68,6 +68,10 @@ async def _on_response(response: httpx2.Response) -> None:
             client.observer(response.status_code, response.headers, False)
     if 300 <= response.status_code < 400:
         raise RedirectRefused(response.status_code)
+
+
+async def _on_response(response: httpx2.Response) -> None:
+    answer_seen(response)
 
 
 class HTTPModelClient(AttemptReading, abc.ABC):
@@ -145,12 +149,15 @@ class HTTPModelClient(AttemptReading, abc.ABC):
         return (type(self), self._sdk_identity(), headers, self._allow_loopback, self.max_response_bytes,
                 self._max_connections, self._transport)
 
-    def _open(self) -> tuple[httpx2.AsyncClient, Any]:
+    def _open(self) -> tuple[httpx2.AsyncClient, Any, GuardedTransport | None]:
         transport = self._transport
+        # The guard tells `answer_seen` of every answer before reading its body; a test's
+        # transport is watched by httpx2's response hook instead.
+        hooks = [] if transport is None else [_on_response]
         if transport is None:
             # aiohttp keeps every connection alive up to the limit (64 episodes in flight: 64).
             limits = httpx2.Limits(max_connections=self._max_connections, keepalive_expiry=30.0)
-            transport = GuardedTransport(self._allow_loopback, limits=limits,
+            transport = GuardedTransport(self._allow_loopback, limits=limits, on_head=answer_seen,
                                          max_response_bytes=self.max_response_bytes)
         http = httpx2.AsyncClient(
             transport=transport,
@@ -158,9 +165,10 @@ class HTTPModelClient(AttemptReading, abc.ABC):
             timeout=httpx2.Timeout(self.timeout_seconds),
             follow_redirects=False,  # every hop must be checked; see arena.clients.urlguard
             trust_env=False,  # environment proxies would bypass the guard
-            event_hooks={"response": [_on_response]},
+            event_hooks={"response": hooks},
         )
-        return http, self._sdk(http)
+        guard = transport if isinstance(transport, GuardedTransport) and transport.direct else None
+        return http, self._sdk(http), guard
 
     def _connected(self) -> shared.Connection:
         if self._closed:
