@@ -1,22 +1,18 @@
 """aiohttp makes every connection the URL guard allows (arena.clients.urlguard), two ways:
-
-* OpenAI's calls take the direct lane (`AiohttpConnections.fetch`): a head the SDK built
-  once (`Head`: URL, header list) goes to aiohttp with each call's JSON body and timeout,
-  and the answer's body is read into bytes (`Answer`), capped. No httpx2 request or
-  response is made per call: httpx2's client, header and stream machinery cost about
-  1.3 ms of CPU per call at 64 in flight (bench/concurrency.py's profile), more than
-  the rest of a step;
-* the other SDKs (Anthropic, Gemini) and every other request use httpx2's transport
-  interface (`AiohttpConnections.handle_async_request`).
-
-Both read the answer's body whole, at most `max_response_bytes` (ResponseTooLarge).
+OpenAI's calls take the direct lane (`AiohttpConnections.fetch`: a head the SDK built once,
+`Head`, goes to aiohttp with each call's JSON body and timeout, and the answer comes back
+as an `Answer`, no httpx2 request or response made: httpx2's client, header and stream
+machinery cost about 1.3 ms of CPU per call at 64 in flight, more than the rest of a
+step); the other SDKs (Anthropic, Gemini) and other requests use httpx2's transport
+interface (`AiohttpConnections.handle_async_request`). Both read the answer's body whole,
+at most `max_response_bytes` (ResponseTooLarge), after `on_head` has seen its status.
 
 The session has no cookie jar of its own (the httpx2 client's jar keeps an endpoint's
-cookies, on both ways). aiohttp's failures become the httpx2 kinds the guard and the
-clients read: a refused connection is a connect error, not a timeout (it would tell a
-submitter their server was slow when it was down). Redirects are not followed, proxies
-not read. aiohttp keeps every connection of its pool alive (up to `max_connections`),
-so 64 episodes in flight reuse 64 connections.
+cookies). aiohttp's failures become the httpx2 kinds the guard and the clients read: a
+refused connection is a connect error, not a timeout (it would tell a submitter their
+server was slow when it was down). Redirects are not followed, proxies not read. aiohttp
+keeps every connection of its pool alive (up to `max_connections`), so 64 episodes in
+flight reuse 64 connections.
 """
 
 from __future__ import annotations

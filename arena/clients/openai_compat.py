@@ -24,7 +24,6 @@ from arena.clients.base import ModelReply
 from arena.clients.chat_messages import content_text
 from arena.clients.sdk_reading import sdk_object
 from arena.clients.http import ChatCompletionClient, HTTPModelClient, answer_seen, check_base_url
-from arena.clients.shared import Connection
 from arena.clients.urlguard import Answer, Head
 from arena.clients.reasoning import ThinkSplitter
 from arena.clients.replies import excerpt, int_or_none
@@ -58,60 +57,47 @@ def json_body(body: dict) -> bytes:
 
 async def openai_post(client: HTTPModelClient, route: str, body: dict) -> httpx2.Response | Answer:
     """POST `body` to `route` with the head (URL, authentication, headers) OpenAI's SDK
-    builds for it, with the client's cookies, timeout and answer hook.
+    builds for it, with the connection's cookies, the client's timeout and answer hook.
 
     The SDK's typed methods (``chat.completions.create``) walk every message through
     their parameter types (about 1 ms of CPU for a game's prompt), and even its call for
     any route (``post``) merges the URL and headers again at each call (about 0.5 ms),
     the same at every call of an endpoint: so the SDK builds the head once per
-    connection and route (`sdk_head`) and each call adds its JSON body and timeout (the
-    gate adapts it; the SDK reports it in a header). Under the URL guard the call takes
-    the direct lane (`_direct_post`); a test's transport gets an httpx2 request. The
-    client reads the answer into the SDK's type (`sdk_object`)."""
+    connection and route (`sdk_head`, kept as a `Head`) and each call adds its JSON body
+    and timeout (the gate adapts it; the SDK reports it in a header). Under the URL
+    guard the call takes its direct lane (`GuardedTransport.fetch`), which does what
+    httpx2's client and response hook would (`answer_seen`, cookies kept); a test's
+    transport is given an httpx2 request. The client reads the answer into the SDK's
+    type (`sdk_object`)."""
     connection = client._connected()
     head = connection.heads.get(route)
     if head is None:
         options: dict[str, Any] = {"timeout": client.timeout, "security": {"bearer_auth": True}}
         if not client._api_key:
             options["headers"] = {"Authorization": openai.Omit()}  # no key: no header at all
-        head = await sdk_head(connection.sdk, connection.http, route, options)
-        head = connection.heads[route] = head if connection.guard is None else Head(head)
+        head = connection.heads[route] = Head(await sdk_head(connection.sdk, connection.http, route, options))
     read = str(client.timeout_seconds)  # as the SDK writes httpx2.Timeout(seconds).read
-    if connection.guard is not None:
-        return await _direct_post(connection, head, json_body(body), read, client.timeout_seconds)
-    http, timeout = connection.http, client.timeout
-    request = httpx2.Request(head.method, head.url, headers=head.headers, content=json_body(body),
-                             extensions={"timeout": timeout.as_dict()})
-    if request.headers.get(READ_TIMEOUT_HEADER, read) != read:
-        request.headers[READ_TIMEOUT_HEADER] = read
-    if http.cookies.jar:  # an empty jar would still walk urllib's cookie policy
-        http.cookies.set_cookie_header(request)
-    return await http.send(request)
-
-
-async def _direct_post(connection: Connection, head: Head, body: bytes, read: str, seconds: float) -> Answer:
-    """The call on the guard's direct lane: the head's header list for this read timeout
-    (made once per value), the connection's cookies if an endpoint ever set one, and
-    the duties of httpx2's client and answer hook (`answer_seen`, cookies kept)."""
     headers = head.variants.get(read)
-    if headers is None:
+    if headers is None:  # one list per timeout the gate sets
         headers = head.variants[read] = [(name, read if name.lower() == READ_TIMEOUT_HEADER else value)
                                          for name, value in head.headers]
     cookies = connection.http.cookies
-    if cookies.jar:  # as above
+    if cookies.jar:  # an empty jar would still walk urllib's cookie policy
         carrier = httpx2.Request(head.method, head.url)
         cookies.set_cookie_header(carrier)
         if "cookie" in carrier.headers:
             headers = [*headers, ("Cookie", carrier.headers["cookie"])]
+    if connection.guard is None:
+        return await connection.http.send(httpx2.Request(head.method, head.url, headers=headers, content=json_body(
+            body), extensions={"timeout": client.timeout.as_dict()}))
 
     def on_head(answer: Answer) -> None:
         if "set-cookie" in answer.headers:
-            response = httpx2.Response(answer.status_code, headers=list(answer.headers.items()),
-                                       request=httpx2.Request(head.method, head.url))
-            cookies.extract_cookies(response)
+            cookies.extract_cookies(httpx2.Response(answer.status_code, headers=list(answer.headers.items()),
+                                                    request=httpx2.Request(head.method, head.url)))
         answer_seen(answer)
 
-    return await connection.guard.fetch(head, headers, body, seconds, on_head)
+    return await connection.guard.fetch(head, headers, json_body(body), client.timeout_seconds, on_head)
 
 
 def split_query(base_url: str) -> tuple[str, dict[str, str]]:

@@ -22,15 +22,15 @@ The rules live in `arena.clients.addresses` (re-exported here); two entry points
     answer differently a second later ("DNS rebinding").
 
 ``GuardedTransport(allow_loopback)``
-    An ``httpx`` transport that closes that gap. For every request it resolves the
-    host itself, checks every address, and sends the request to the checked IP
-    literal; the ``Host`` header and, for https, the TLS SNI name and certificate
-    verification keep using the original host name (the ``sni_hostname``
-    request extension). Nothing is resolved again after the check, so there is no
+    An ``httpx`` transport that closes that gap, and the direct lane of OpenAI's calls
+    (`GuardedTransport.fetch`). For every request it resolves the host itself, checks
+    every address, and sends the request to the checked IP literal; the ``Host``
+    header and, for https, the TLS SNI name and certificate verification keep using
+    the original host name. Nothing is resolved again after the check, so there is no
     window in which the name can be re-pointed. Each original host gets its own
     connection pool, so a TLS connection verified for one name is never reused for
-    another name that happens to share the IP. The connections are aiohttp's, under
-    httpx2's transport interface (`arena.clients.aio_transport`).
+    another name that happens to share the IP. The connections are aiohttp's
+    (`arena.clients.aio_transport`).
 
 Redirects are never followed (a 3xx is an error), so every request that leaves the
 arena is one this transport checked. A client built on it must keep
@@ -48,19 +48,10 @@ from typing import Any
 
 import httpx2
 
-from arena.clients.addresses import (  # the guard's address rules, read here by its callers too
-    ALLOWED_SCHEMES,
-    PUBLIC_ONLY,
-    IPAddress,
-    UnsafeURL,
-    addresses_from_getaddrinfo,
-    parse_ip,
-    address_problem,
-    check_address,
-    check_url,
-    parse_url,
-    resolve,
-)
+# The guard's address rules, read here by its callers too.
+from arena.clients.addresses import (ALLOWED_SCHEMES, PUBLIC_ONLY, IPAddress, UnsafeURL, address_problem,
+                                     addresses_from_getaddrinfo, check_address, check_url, parse_ip, parse_url,
+                                     resolve)
 from arena.clients.aio_transport import AiohttpConnections, Answer, Head, ResponseTooLarge, client_timeout
 
 __all__ = ["ALLOWED_SCHEMES", "PUBLIC_ONLY", "GuardedTransport", "ResponseTooLarge", "UnsafeURL", "address_problem",
