@@ -3,7 +3,8 @@
 * the connection: an `httpx2.AsyncClient` through `arena.clients.urlguard.GuardedTransport`
   (addresses checked at connect time, bodies capped, aiohttp's connections) unless a
   test injects a transport, no redirects, no environment proxies. The vendors' SDKs are
-  given it as their HTTP client: they build the requests and read the replies. It is
+  given it as their HTTP client: they build the requests and read the replies (OpenAI's
+  calls go on the guard's direct lane, `arena.clients.openai_compat.openai_post`). It is
   shared by every client of the endpoint and tenant in the loop (`arena.clients.shared`);
 * the retry loop (`arena.clients.base`; the SDKs' own retries are off) and the
   per-attempt deadline (`total_timeout_seconds`) against a server trickling its answer;

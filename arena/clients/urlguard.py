@@ -84,7 +84,7 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
     checked IP literal (the next one if no connection can be made). The ``Host`` header
     and the TLS SNI / certificate check keep the original host name. Keyword arguments
     (``limits``, ``verify``) go to the aiohttp pool of each original scheme/host/port.
-    `max_response_bytes`, when given, caps every answer's body (ResponseTooLarge);
+    `max_response_bytes` caps every answer's body, read whole (ResponseTooLarge);
     `on_head` sees every answer before its body is read.
     ``resolver`` (async ``(host, port) -> [address, ...]``) and ``transport_factory``
     exist for tests.
@@ -97,7 +97,7 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
         resolver: Resolver | None = None,
         transport_factory: Callable[..., httpx2.AsyncBaseTransport] | None = None,
         max_addresses: int = 4,
-        max_response_bytes: int | None = None,
+        max_response_bytes: int = 16 * 1024 * 1024,
         on_head: Callable[[Answer], None] | None = None,
         **transport_kwargs,
     ) -> None:
