@@ -151,24 +151,23 @@ class HTTPModelClient(AttemptReading, abc.ABC):
                 self._max_connections, self._transport)
 
     def _open(self) -> tuple[httpx2.AsyncClient, Any, GuardedTransport | None]:
-        transport = self._transport
-        # The guard tells `answer_seen` of every answer before reading its body; a test's
-        # transport is watched by httpx2's response hook instead.
-        hooks = [] if transport is None else [_on_response]
-        if transport is None:
+        # The guard built here tells `answer_seen` of every answer before reading its body,
+        # and OpenAI's calls take its direct lane; a test's transport is watched by
+        # httpx2's response hook instead.
+        guard = None
+        if self._transport is None:
             # aiohttp keeps every connection alive up to the limit (64 episodes in flight: 64).
             limits = httpx2.Limits(max_connections=self._max_connections, keepalive_expiry=30.0)
-            transport = GuardedTransport(self._allow_loopback, limits=limits, on_head=answer_seen,
-                                         max_response_bytes=self.max_response_bytes)
+            guard = GuardedTransport(self._allow_loopback, limits=limits, on_head=answer_seen,
+                                     max_response_bytes=self.max_response_bytes)
         http = httpx2.AsyncClient(
-            transport=transport,
+            transport=self._transport or guard,
             headers=self._headers,
             timeout=httpx2.Timeout(self.timeout_seconds),
             follow_redirects=False,  # every hop must be checked; see arena.clients.urlguard
             trust_env=False,  # environment proxies would bypass the guard
-            event_hooks={"response": hooks},
+            event_hooks={"response": [] if guard else [_on_response]},
         )
-        guard = transport if isinstance(transport, GuardedTransport) and transport.direct else None
         return http, self._sdk(http), guard
 
     def _connected(self) -> shared.Connection:

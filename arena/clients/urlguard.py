@@ -152,11 +152,6 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
 
         return await self._first_reachable(addresses, send)
 
-    @property
-    def direct(self) -> bool:
-        """Whether `fetch` (the direct lane) can send: aiohttp makes the connections."""
-        return self._factory is AiohttpConnections
-
     async def fetch(self, head: Head, headers: list, body: bytes, seconds: float,
                     on_head: Callable[[Answer], None]) -> Answer:
         """The direct lane (arena.clients.aio_transport.AiohttpConnections.fetch) under
