@@ -94,3 +94,21 @@ def test_a_suspended_seats_matches_wait_for_the_reinstatement_without_saying_why
 
     reinstate_user(scene["other"])
     assert _states(scene) == [(Match.QUEUED, "")] * 2
+
+
+def test_a_worker_still_waiting_on_a_match_restored_meanwhile_does_not_play_it_twice(scene):
+    match = scene["matches"][1]  # claimed by worker-1 before the takedown
+    _moderate(scene, "owner_submission", "hide", REASON)
+    _moderate(scene, "owner_submission", "restore")
+
+    async def worker_1_claims_it_again() -> int:
+        worker = MatchWorker(name="worker-1")
+        # Its task for the match is still waiting on a model's answer, as it was at the takedown.
+        waiting = worker.in_flight[match.pk] = asyncio.create_task(asyncio.sleep(0.5))
+        waiting.add_done_callback(lambda _task: worker.in_flight.pop(match.pk, None))
+        return await worker.serve(until_idle=True)
+
+    played = asyncio.run(worker_1_claims_it_again())
+    match.refresh_from_db()
+    # It took the other match of the pair only: the waiting task holds this one again.
+    assert played == 1 and (match.status, match.worker, match.num_moves) == (Match.RUNNING, "worker-1", 0)
