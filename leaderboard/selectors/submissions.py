@@ -20,8 +20,10 @@ def submissions_by_id(ids: list[int]) -> dict[int, Submission]:
 
 
 def runs_with_results(submission: Submission) -> list[Run]:
-    """The submission's runs that have finished episodes."""
-    return list(submission.runs.select_related("submission").filter(episodes_done__gt=0))
+    """The submission's runs that have finished episodes, but those the operators took
+    down: what the comparison of two submissions reads, a board as the rankings are."""
+    runs = submission.runs.select_related("submission").filter(episodes_done__gt=0)
+    return list(runs.exclude(moderation=Run.HIDDEN))
 
 
 def runs_of_submission(submission: Submission) -> list[Run]:

@@ -146,3 +146,33 @@ def test_a_taken_down_submissions_match_page_stays_404_for_its_owner(scene, base
     _hide(scene, "submission")
     assert _as(scene["owner"]).get(f"/matches/{match.pk}/").status_code == 404
     assert Episode.objects.filter(run=scene["run"], status=Episode.SKIPPED).count() == 2
+
+
+def _compare(user, a, b) -> tuple[int, str]:
+    page, api = _as(user).get(f"/compare/?a={a}&b={b}"), _as(user).get(f"/api/compare/?a={a}&b={b}")
+    assert page.status_code == api.status_code
+    return page.status_code, page.content.decode() + api.content.decode()
+
+
+def test_the_comparison_of_two_submissions_leaves_a_taken_down_one_out_without_a_leak(scene):
+    hidden, public = scene["submission"].pk, scene["other_episode"].run.submission_id
+    assert _compare(None, hidden, public)[0] == 200
+    _hide(scene, "submission")
+    nothing = f"there is no submission {hidden} (parameter a)"  # what an id that exists nowhere gets
+    assert f"there is no submission {10**9} (parameter a)" in _compare(None, 10**9, public)[1]
+    for user in (None, scene["stranger"]):
+        status, text = _compare(user, hidden, public)
+        assert status == 400 and text.count(nothing) == 2 and "Hidden-7B" not in text and "taken down" not in text
+    status, text = _compare(scene["owner"], hidden, public)
+    assert status == 400 and f"submission {hidden} (parameter a) was taken down by the operators" in text
+
+
+def test_a_taken_down_run_is_left_out_of_its_submissions_comparison(scene):
+    for episode in (scene["episode"], scene["other_episode"]):
+        Episode.objects.filter(pk=episode.pk).update(status=Episode.FINISHED, score=1.0)
+        type(episode.run).objects.filter(pk=episode.run_id).update(episodes_done=1)
+    a, b = scene["submission"].pk, scene["other_episode"].run.submission_id
+    assert f"/runs/{scene['run'].pk}/" in _compare(None, a, b)[1]
+    _hide(scene, "run")
+    status, text = _compare(None, a, b)
+    assert status == 200 and f"/runs/{scene['run'].pk}/" not in text
