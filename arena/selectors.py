@@ -185,9 +185,10 @@ def taken_down_text(submissions) -> str:
 TAKEN_DOWN_KEPT = (
     "Only you and the operators can open it: to everyone else it is not found, and its results are left out "
     "of every ranking, CSV and rating. Nothing was deleted: its runs, episodes and steps are kept as they were. "
-    "It takes no new runs, experiments or re-queues; if the operators restore it, the episodes the takedown "
-    "stopped play on from where they stopped."
+    "Meanwhile it takes no new runs, experiments or re-queues and its exports are not served; if the operators "
+    "restore it, the episodes the takedown stopped play on from where they stopped{matches}."
 )
+TAKEN_DOWN_MATCHES = " and the head-to-head matches it cancelled are played again"
 TAKEN_DOWN_CONTACT = "To contest the decision, contact the operators of this arena, quoting the {what}'s number (#{pk})."
 
 
@@ -200,7 +201,13 @@ class TakedownNotice:
 
     @property
     def kept(self) -> str:
-        return TAKEN_DOWN_KEPT
+        # Only a submission plays head-to-head: a run's takedown cancels no match.
+        return TAKEN_DOWN_KEPT.format(matches=TAKEN_DOWN_MATCHES if self.what == "submission" else "")
+
+    @property
+    def reason_sentence(self) -> str:
+        """The reason as the banner's sentence ends it (one full stop, whatever was typed)."""
+        return self.reason.rstrip(" .") or "no reason given"
 
     @property
     def contact(self) -> str:

@@ -79,6 +79,7 @@ def test_the_owner_opens_every_page_of_a_taken_down_submission_under_a_banner_wi
         page = response.content.decode()
         assert banner in page, name
         assert KEPT in page and f"quoting the submission&#x27;s number (#{scene['submission'].pk})" in page, name
+        assert "the head-to-head matches it cancelled are played again" in page, name
         # No button that writes, no export that would share it.
         for write in ("/requeue/", "/cancel/", "/probe/", "/endpoint/", "/rerun-older/", 'class="narrow-form experiment-form"',
                       "steps.jsonl", "episodes.zip", "balrog.tgz"):
@@ -106,6 +107,7 @@ def test_a_taken_down_run_shows_its_own_banner_and_leaves_the_submission_page_as
         page = owner.get(_pages(scene)[name]).content.decode()
         assert f"This run was taken down by the operators on {on}: {REASON}." in page, name
         assert f"quoting the run&#x27;s number (#{scene['run'].pk})" in page
+        assert "head-to-head" not in page  # a run's takedown cancels no match
     submission_page = owner.get(_pages(scene)["submission"]).content.decode()
     assert 'id="takedown"' not in submission_page and 'class="narrow-form experiment-form"' in submission_page
     assert _as(scene["stranger"]).get(_pages(scene)["run"]).status_code == 404
