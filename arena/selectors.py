@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
+from django.conf import settings
 from django.db.models import Sum
 
 from arena.moderation import is_staff, owns
@@ -189,7 +190,7 @@ TAKEN_DOWN_KEPT = (
     "restore it, the episodes the takedown stopped play on from where they stopped{matches}."
 )
 TAKEN_DOWN_MATCHES = " and the head-to-head matches it cancelled are played again"
-TAKEN_DOWN_CONTACT = "To contest the decision, contact the operators of this arena, quoting the {what}'s number (#{pk})."
+TAKEN_DOWN_CONTACT = "To contest the decision, contact the operators of this arena{at}, quoting the {what}'s number (#{pk})."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -211,7 +212,8 @@ class TakedownNotice:
 
     @property
     def contact(self) -> str:
-        return TAKEN_DOWN_CONTACT.format(what=self.what, pk=self.pk)
+        at = f" ({settings.ARENA_OPERATOR_CONTACT})" if settings.ARENA_OPERATOR_CONTACT else ""
+        return TAKEN_DOWN_CONTACT.format(what=self.what, pk=self.pk, at=at)
 
     def to_json(self) -> dict:
         return {

@@ -178,3 +178,14 @@ def test_a_taken_down_run_is_left_out_of_its_submissions_comparison(scene):
     _hide(scene, "run")
     status, text = _compare(None, a, b)
     assert status == 200 and f"/runs/{scene['run'].pk}/" not in text
+
+
+def test_the_banner_names_the_operators_contact_when_the_operator_set_one(scene, settings):
+    _hide(scene, "submission")
+    owner = _as(scene["owner"])
+    page = f"/submissions/{scene['submission'].pk}/"
+    assert "abuse@arena.example" not in owner.get(page).content.decode()
+    settings.ARENA_OPERATOR_CONTACT = "abuse@arena.example"
+    assert "contact the operators of this arena (abuse@arena.example)" in owner.get(page).content.decode()
+    takedown = owner.get(f"/api/submissions/{scene['submission'].pk}/").json()["takedown"]
+    assert "abuse@arena.example" in takedown["contact"]
