@@ -10,9 +10,14 @@
 - restore: back to "as submitted".
 - a hidden submission (or run) is taken down: its pages, runs, episodes, matches, live
   channels, API rows and exports answer 404 to everyone but staff (`taken_down_for`),
-  its owner included, since the owner could otherwise go on sharing what was taken
-  down. The owner learns why from their submission list ("taken down: <reason>",
-  templates/arena/my_submissions.html), which shows the reason and not the content.
+  without a word of why, so that neither its content nor its existence leaks. Its owner,
+  signed in, still opens the pages a link, an email or a bookmark leads to (the
+  submission, experiment, run and episode pages, and the API's detail of the submission,
+  its runs and episodes: `owner_reads`), each under a banner saying when it was taken
+  down, why and what is kept (arena.selectors.takedown_notice), with no button that
+  writes; the lists, boards, matches, live channels and exports stay 404 for them too,
+  since those are what would go on sharing what was taken down. Their submission list
+  says "taken down: <reason>" too (templates/arena/my_submissions.html).
 - suspend a user (arena.services.accounts): they can no longer sign in, their unfinished
   episodes are cancelled and every submission of theirs is hidden, with the reason.
 
@@ -96,14 +101,20 @@ def is_staff(user) -> bool:
     return user is not None and user.is_authenticated and user.is_staff
 
 
-def taken_down_for(user, submission: Submission, run: Run | None = None) -> bool:
+def owns(user, submission: Submission) -> bool:
+    """Whether `user` is signed in and submitted this model."""
+    return user is not None and user.is_authenticated and submission.owner_id == user.pk
+
+
+def taken_down_for(user, submission: Submission, run: Run | None = None, *, owner_reads: bool = False) -> bool:
     """Whether `user` must get a 404 for this submission (or this run of it): it is
-    hidden, and they are not staff."""
+    hidden, and they are not staff, nor its owner reading a page that lets them
+    (`owner_reads`: the module docstring lists them; writes never do)."""
     hidden = submission.moderation == Moderated.HIDDEN or (run is not None and run.moderation == Moderated.HIDDEN)
-    return hidden and not is_staff(user)
+    return hidden and not is_staff(user) and not (owner_reads and owns(user, submission))
 
 
-def visible_to(user, queryset, *, submission: str, run: str | None = None):
+def visible_to(user, queryset, *, submission: str, run: str | None = None, owner_reads: bool = False):
     """`queryset` without the rows taken down for `user` (as `taken_down_for` says);
     `submission` and `run` are the paths from its model to theirs ("" for the model itself)."""
     if is_staff(user):
@@ -112,4 +123,6 @@ def visible_to(user, queryset, *, submission: str, run: str | None = None):
     hidden = Q(**{f"{prefix}moderation": Moderated.HIDDEN})
     if run is not None:
         hidden |= Q(**{f"{run}__moderation" if run else "moderation": Moderated.HIDDEN})
+    if owner_reads and user is not None and user.is_authenticated:
+        hidden &= ~Q(**{f"{prefix}owner": user.pk})
     return queryset.exclude(hidden)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import dataclasses
 import json
 
+from django.conf import settings
 from django.db.models import Sum
 
-from arena.models import Episode, Run, Submission
+from arena.moderation import is_staff, owns
+from arena.models import Episode, Moderated, ModerationAction, Run, Submission
 from arena.endpoints.tenancy import endpoint_key
 from envs import harness
 from envs.registry import all_tasks, suite_of
@@ -178,3 +180,64 @@ def taken_down_text(submissions) -> str:
     parts = [f"{n} {noun}{'' if n == 1 else 's'}" for n, noun in
              ((len(hidden_submissions), "submission"), (len(hidden_runs), "run")) if n]
     return " and ".join(parts)
+
+
+# What the owner of something taken down reads on its pages and in the API's `takedown`.
+TAKEN_DOWN_KEPT = (
+    "Only you and the operators can open it: to everyone else it is not found, and its results are left out "
+    "of every ranking, CSV and rating. Nothing was deleted: its runs, episodes and steps are kept as they were. "
+    "Meanwhile it takes no new runs, experiments or re-queues and its exports are not served; if the operators "
+    "restore it, the episodes the takedown stopped play on from where they stopped{matches}."
+)
+TAKEN_DOWN_MATCHES = " and the head-to-head matches it cancelled are played again"
+TAKEN_DOWN_CONTACT = "To contest the decision, contact the operators of this arena{at}, quoting the {what}'s number (#{pk})."
+
+
+@dataclasses.dataclass(frozen=True)
+class TakedownNotice:
+    what: str  # "submission" or "run"
+    pk: int
+    reason: str
+    on: object  # the takedown's datetime; None for one taken down before decisions were recorded
+
+    @property
+    def kept(self) -> str:
+        # Only a submission plays head-to-head: a run's takedown cancels no match.
+        return TAKEN_DOWN_KEPT.format(matches=TAKEN_DOWN_MATCHES if self.what == "submission" else "")
+
+    @property
+    def reason_sentence(self) -> str:
+        """The reason as the banner's sentence ends it (one full stop, whatever was typed)."""
+        return self.reason.rstrip(" .") or "no reason given"
+
+    @property
+    def contact(self) -> str:
+        at = f" ({settings.ARENA_OPERATOR_CONTACT})" if settings.ARENA_OPERATOR_CONTACT else ""
+        return TAKEN_DOWN_CONTACT.format(what=self.what, pk=self.pk, at=at)
+
+    def to_json(self) -> dict:
+        return {
+            "status": "taken_down", "what": self.what, "id": self.pk, "reason": self.reason,
+            "on": self.on.isoformat() if self.on else None, "kept": self.kept, "contact": self.contact,
+        }
+
+
+def takedown_notice(submission: Submission, run: Run | None = None) -> TakedownNotice | None:
+    """Why the submission, or this run of it, is taken down and since when (its latest
+    "hide" decision); None when neither is. The submission's takedown comes first: it
+    takes every run with it."""
+    for what, row in (("submission", submission), ("run", run)):
+        if row is not None and row.moderation == Moderated.HIDDEN:
+            decision = (ModerationAction.objects.filter(**{what: row}, action=ModerationAction.HIDE)
+                        .order_by("-at", "-pk").first())
+            return TakedownNotice(what, row.pk, row.moderation_reason, decision.at if decision else None)
+    return None
+
+
+def owners_takedown_notice(viewer, submission: Submission, run: Run | None = None) -> TakedownNotice | None:
+    """The banner of a page the owner opens on something taken down (arena.moderation:
+    `owner_reads`); None for anyone else: staff read the moderation marks as before, and
+    everyone else got a 404 already."""
+    if not owns(viewer, submission) or is_staff(viewer):
+        return None
+    return takedown_notice(submission, run)

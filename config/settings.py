@@ -56,6 +56,9 @@ ARENA_PRODUCTION = env_bool("ARENA_PRODUCTION", False)
 # How agent endpoints reach this arena's stored images (observation image URLs).
 ARENA_PUBLIC_URL = env_str("ARENA_PUBLIC_URL", "http://127.0.0.1:8000")
 _public_host = urlsplit(ARENA_PUBLIC_URL).hostname or "127.0.0.1"
+# Where submitters reach the operators (an address or a page), named in a takedown's
+# notice to the owner; empty: the notice says only "the operators of this arena".
+ARENA_OPERATOR_CONTACT = env_str("ARENA_OPERATOR_CONTACT", "")
 if ARENA_PRODUCTION and not ARENA_PUBLIC_URL.startswith("https://"):
     raise ImproperlyConfigured(
         f"ARENA_PRODUCTION needs ARENA_PUBLIC_URL to be the site's https:// address; got {ARENA_PUBLIC_URL!r}"

@@ -17,7 +17,7 @@ from arena.endpoints.privacy import error_for
 from arena.live.frame import step_preview
 from arena.protocol import row_protocol
 from arena.models import Episode, Run, Step, StoredImage, Submission
-from arena.selectors import RunProgress, run_progress
+from arena.selectors import RunProgress, run_progress, takedown_notice
 from envs.registry import replay_renderer, suite_of
 from leaderboard.boards.harness import run_json as harness_json
 from leaderboard.selectors.episodes import episode_with_run, steps_after
@@ -190,6 +190,10 @@ class RunSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
     api_url = serializers.SerializerMethodField()
     protocol = serializers.SerializerMethodField()
+    takedown = serializers.SerializerMethodField(
+        help_text="null, or when the operators took the run (or its submission) down: status \"taken_down\", when "
+        "(on), why (reason), what is kept and whom to contact. Only its owner and staff read a taken-down run."
+    )
 
     class Meta:
         model = Run
@@ -235,7 +239,12 @@ class RunSerializer(serializers.ModelSerializer):
             "moderation_reason",
             "harness",
             "protocol",
+            "takedown",
         ]
+
+    def get_takedown(self, run) -> dict | None:
+        notice = takedown_notice(run.submission, run)
+        return notice.to_json() if notice else None
 
     def get_harness(self, run) -> dict:
         return harness_json(run)

@@ -1,24 +1,39 @@
-"""aiohttp under httpx2: the connections the URL guard makes for every SDK.
+"""aiohttp makes every connection the URL guard allows (arena.clients.urlguard), two ways:
+OpenAI's calls take the direct lane (`AiohttpConnections.fetch`: a head the SDK built once,
+`Head`, goes to aiohttp with each call's JSON body and timeout, and the answer comes back
+as an `Answer`, no httpx2 request or response made: httpx2's client, header and stream
+machinery cost about 1.3 ms of CPU per call at 64 in flight, more than the rest of a
+step); the other SDKs (Anthropic, Gemini) and other requests use httpx2's transport
+interface (`AiohttpConnections.handle_async_request`). Both read the answer's body whole,
+at most `max_response_bytes` (ResponseTooLarge), after `on_head` has seen its status.
 
-httpx2's own connection layer (httpcore2 on anyio) cost about 1.6 ms of CPU per request
-behind the guard on a loaded 2-core machine (1.5 kB posted to a local server, 8 in
-flight), aiohttp about 0.7 ms through httpx2's transport interface (`httpx-aiohttp`'s
-adapter), and 0.25 ms less through this one, which hands aiohttp the request's headers
-as they are and the answer's body to httpx2 through one stream. The session has no
-cookie jar of its own (httpx2's client keeps an endpoint's cookies), and aiohttp's
-failures become the httpx2 kinds the guard and the clients read (a refused connection
-is a connect error, not a timeout: it would tell a submitter their server was slow when
-it was down). Redirects are not followed, proxies not read, answers handed over
-undecoded. aiohttp keeps every connection of its pool alive (up to `max_connections`),
-so 64 episodes in flight reuse 64 connections.
+The session has no cookie jar of its own (the httpx2 client's jar keeps an endpoint's
+cookies). aiohttp's failures become the httpx2 kinds the guard and the clients read: a
+refused connection is a connect error, not a timeout (it would tell a submitter their
+server was slow when it was down). Redirects are not followed, proxies not read. aiohttp
+keeps every connection of its pool alive (up to `max_connections`), so 64 episodes in
+flight reuse 64 connections.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 
 import aiohttp
 import httpx2
+import yarl
+
+from arena.clients.addresses import IPAddress, parse_ip, parse_url
+
+
+class ResponseTooLarge(Exception):
+    """An answer whose body passed the byte cap (reading stopped there)."""
+
+    def __init__(self, cap: int) -> None:
+        super().__init__(f"the answer was larger than {cap:,} bytes")
+        self.cap = cap
 
 
 def httpx_error(error: BaseException, request: httpx2.Request | None = None) -> httpx2.TransportError | None:
@@ -42,45 +57,91 @@ def httpx_error(error: BaseException, request: httpx2.Request | None = None) -> 
     return None
 
 
-# aiohttp's defaults it would add to every request; httpx2's client sets its own.
-_NOT_ADDED = ("Accept", "Accept-Encoding", "User-Agent", "Content-Type")
-BODY_CHUNK_BYTES = 64 * 1024
-
-
-class _Body(httpx2.AsyncByteStream):
-    """An aiohttp answer's body for httpx2, its failures in httpx2's kinds."""
-
-    def __init__(self, response: aiohttp.ClientResponse, request: httpx2.Request) -> None:
-        self._response = response
-        self._request = request
-
-    async def __aiter__(self):
-        try:
-            async for chunk in self._response.content.iter_chunked(BODY_CHUNK_BYTES):
-                yield chunk
-        except (aiohttp.ClientError, TimeoutError) as exc:
-            raise _as_httpx(exc, self._request) from exc
-
-    async def aclose(self) -> None:
-        self._response.release()  # back to the pool once read whole, else closed
-
-
-def _as_httpx(exc: BaseException, request: httpx2.Request) -> BaseException:
+def _as_httpx(exc: BaseException, request: httpx2.Request | None = None) -> BaseException:
     timeout = isinstance(exc, TimeoutError) and not isinstance(exc, aiohttp.ClientError)
     return (httpx2.ReadTimeout(str(exc) or "timed out", request=request) if timeout else
             httpx_error(exc, request) or httpx2.TransportError(str(exc) or type(exc).__name__, request=request))
 
 
-class AiohttpConnections(httpx2.AsyncBaseTransport):
-    """An httpx2 transport whose connections aiohttp makes (one session, one pool).
+@functools.lru_cache(maxsize=64)
+def client_timeout(connect: float | None, read: float | None, pool: float | None) -> aiohttp.ClientTimeout:
+    """httpx2's timeouts as aiohttp's (the same few values at every call)."""
+    return aiohttp.ClientTimeout(sock_connect=connect, sock_read=read, connect=pool)
 
-    Takes the keyword arguments of httpx2's own transport that the guard passes:
-    `verify` (an `ssl.SSLContext`) and `limits`.
+
+# aiohttp's defaults it would add to every request; httpx2's client sets its own.
+_NOT_ADDED = ("Accept", "Accept-Encoding", "User-Agent", "Content-Type")
+BODY_CHUNK_BYTES = 64 * 1024
+
+
+class Head:
+    """A request's head for the direct lane, computed once from the httpx2 request the
+    SDK built (arena.clients.openai_compat.sdk_head): the method, where it goes
+    (`origin`: scheme, host, port; `sni`: the name TLS checks), the headers as aiohttp
+    takes them (Host naming the original host), and the URL pinned to each checked
+    address (`pinned`)."""
+
+    def __init__(self, request: httpx2.Request) -> None:
+        self.method = request.method
+        self.url = request.url
+        self.origin = scheme, host, _ = parse_url(request.url)
+        self.sni = host if scheme == "https" and parse_ip(host) is None else None
+        self.headers = request.headers.multi_items()
+        self.variants: dict = {}  # what a caller derives from `headers` (arena.clients.openai_compat)
+        self._pinned: dict[IPAddress, yarl.URL] = {}
+
+    def pinned(self, ip: IPAddress) -> yarl.URL:
+        url = self._pinned.get(ip)
+        if url is None:
+            if len(self._pinned) >= 16:  # a name whose addresses rotate
+                self._pinned.clear()
+            url = self._pinned[ip] = yarl.URL(str(self.url.copy_with(host=str(ip))), encoded=True)
+        return url
+
+
+class Answer:
+    """An answer read whole on the direct lane: what the clients read of an httpx2
+    response (`status_code`, `headers` looked up in any case, `content`)."""
+
+    __slots__ = ("status_code", "headers", "content")
+
+    def __init__(self, status_code: int, headers) -> None:
+        self.status_code, self.headers, self.content = status_code, headers, b""
+
+
+async def _read_capped(response: aiohttp.ClientResponse, cap: int | None) -> bytes:
+    """The whole body, or ResponseTooLarge once it passes `cap` bytes (declared or read)."""
+    declared = response.content_length
+    if cap is None or (declared is not None and declared <= cap):
+        return await response.read()
+    if declared is not None:
+        raise ResponseTooLarge(cap)
+    chunks, size = [], 0
+    async for chunk in response.content.iter_chunked(BODY_CHUNK_BYTES):
+        size += len(chunk)
+        if size > cap:
+            raise ResponseTooLarge(cap)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+class AiohttpConnections(httpx2.AsyncBaseTransport):
+    """The connections aiohttp makes (one session, one pool), for httpx2's transport
+    interface and for the direct lane (`fetch`).
+
+    Takes the keyword arguments of httpx2's own transport that the guard passes,
+    `verify` (an `ssl.SSLContext`) and `limits`, and the cap of every answer's body
+    (`max_response_bytes`: a model's or an agent's answer is read whole into memory, so
+    an endless one must not be); `on_head` sees each answer of `handle_async_request`
+    before its body is read (as `fetch`'s own).
     """
 
-    def __init__(self, *, verify, limits: httpx2.Limits | None = None, **_ignored) -> None:
+    def __init__(self, *, verify, limits: httpx2.Limits | None = None, max_response_bytes: int | None = None,
+                 on_head: Callable[[Answer], None] | None = None, **_ignored) -> None:
         self._limits = limits or httpx2.Limits(max_connections=100)
         self._ssl = verify
+        self._cap = max_response_bytes
+        self._on_head = on_head
         self._session: aiohttp.ClientSession | None = None
 
     def _opened(self) -> aiohttp.ClientSession:
@@ -96,6 +157,37 @@ class AiohttpConnections(httpx2.AsyncBaseTransport):
             )
         return self._session
 
+    async def _sent(self, method: str, url, headers, body: bytes | None, timeout: aiohttp.ClientTimeout,
+                    sni: str | None, request: httpx2.Request | None = None, **options) -> aiohttp.ClientResponse:
+        try:
+            return await self._opened().request(method, url, headers=headers, data=body, allow_redirects=False,
+                                                compress=False, timeout=timeout, server_hostname=sni, **options)
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            raise _as_httpx(exc, request) from exc
+
+    async def fetch(self, head: Head, url: yarl.URL, headers: list, body: bytes, timeout: aiohttp.ClientTimeout,
+                    on_head: Callable[[Answer], None]) -> Answer:
+        """The direct lane: `head` sent to `url` (pinned to a checked address) with
+        `headers` and `body`, the answer read whole (decoded if the server compressed
+        it); `on_head` sees it before its body is read, and may refuse it by raising."""
+        response = await self._sent(head.method, url, headers, body, timeout, head.sni, auto_decompress=True)
+        return await self._read(response, on_head)
+
+    async def _read(self, response: aiohttp.ClientResponse, on_head: Callable[[Answer], None] | None,
+                    request: httpx2.Request | None = None) -> Answer:
+        answer = Answer(response.status, response.headers)
+        try:
+            if on_head is not None:
+                on_head(answer)
+            answer.content = await _read_capped(response, self._cap)
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            response.close()
+            raise _as_httpx(exc, request) from exc
+        except BaseException:
+            response.close()  # not read whole: the connection cannot be reused
+            raise
+        return answer
+
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         headers = request.headers.multi_items()
         try:
@@ -106,21 +198,12 @@ class AiohttpConnections(httpx2.AsyncBaseTransport):
             body = await request.aread()
             headers = [(name, value) for name, value in headers if name.lower() != "transfer-encoding"]
         timeout = request.extensions.get("timeout") or {}
-        try:
-            response = await self._opened().request(
-                request.method, str(request.url),
-                headers=headers,
-                data=body or None,
-                allow_redirects=False,
-                compress=False,
-                timeout=aiohttp.ClientTimeout(sock_connect=timeout.get("connect"), sock_read=timeout.get("read"),
-                                              connect=timeout.get("pool")),
-                server_hostname=request.extensions.get("sni_hostname"),
-            )
-        except (aiohttp.ClientError, TimeoutError) as exc:
-            raise _as_httpx(exc, request) from exc
+        timeout = client_timeout(timeout.get("connect"), timeout.get("read"), timeout.get("pool"))
+        response = await self._sent(request.method, str(request.url), headers, body or None, timeout,
+                                    request.extensions.get("sni_hostname"), request)
         extensions = {"http_version": b"HTTP/1.1", "reason_phrase": (response.reason or "").encode()}
-        return httpx2.Response(response.status, headers=response.raw_headers, stream=_Body(response, request),
+        answer = await self._read(response, self._on_head, request)  # undecoded: httpx2 decodes it
+        return httpx2.Response(answer.status_code, headers=response.raw_headers, content=answer.content,
                                request=request, extensions=extensions)
 
     async def aclose(self) -> None:

@@ -3,7 +3,8 @@
 * the connection: an `httpx2.AsyncClient` through `arena.clients.urlguard.GuardedTransport`
   (addresses checked at connect time, bodies capped, aiohttp's connections) unless a
   test injects a transport, no redirects, no environment proxies. The vendors' SDKs are
-  given it as their HTTP client: they build the requests and read the replies. It is
+  given it as their HTTP client: they build the requests and read the replies (OpenAI's
+  calls go on the guard's direct lane, `arena.clients.openai_compat.openai_post`). It is
   shared by every client of the endpoint and tenant in the loop (`arena.clients.shared`);
 * the retry loop (`arena.clients.base`; the SDKs' own retries are off) and the
   per-attempt deadline (`total_timeout_seconds`) against a server trickling its answer;
@@ -33,7 +34,7 @@ from arena.clients.attempts import AttemptFailed, AttemptReading, RedirectRefuse
 from arena.clients.base import ModelCallError, ModelReply, RetryPolicy, redact
 from arena.clients.errors import ErrorKind
 from arena.clients.replies import MAX_ERROR_CHARS, capped_text, normalise_reply
-from arena.clients.urlguard import GuardedTransport, UnsafeURL, parse_url
+from arena.clients.urlguard import Answer, GuardedTransport, UnsafeURL, parse_url
 
 __all__ = ["AttemptFailed", "ChatCompletionClient", "DEFAULT_MAX_RESPONSE_BYTES", "HTTPModelClient", "check_base_url"]
 
@@ -57,9 +58,9 @@ def check_base_url(base_url: str, secrets: Iterable[str | None] = (), what: str 
     return base_url
 
 
-async def _on_response(response: httpx2.Response) -> None:
-    """Every HTTP answer, before its body is read: the attempt remembers it, its
-    client's gate is told, and a redirect is refused there."""
+def answer_seen(response: httpx2.Response | Answer) -> None:
+    """Every HTTP answer (httpx2's, or the direct lane's), before its body is read: the
+    attempt remembers it, its client's gate is told, and a redirect is refused there."""
     attempt = _ATTEMPT.get()
     if attempt is not None:
         answers, client = attempt
@@ -68,6 +69,10 @@ async def _on_response(response: httpx2.Response) -> None:
             client.observer(response.status_code, response.headers, False)
     if 300 <= response.status_code < 400:
         raise RedirectRefused(response.status_code)
+
+
+async def _on_response(response: httpx2.Response) -> None:
+    answer_seen(response)
 
 
 class HTTPModelClient(AttemptReading, abc.ABC):
@@ -145,22 +150,25 @@ class HTTPModelClient(AttemptReading, abc.ABC):
         return (type(self), self._sdk_identity(), headers, self._allow_loopback, self.max_response_bytes,
                 self._max_connections, self._transport)
 
-    def _open(self) -> tuple[httpx2.AsyncClient, Any]:
-        transport = self._transport
-        if transport is None:
+    def _open(self) -> tuple[httpx2.AsyncClient, Any, GuardedTransport | None]:
+        # The guard built here tells `answer_seen` of every answer before reading its body,
+        # and OpenAI's calls take its direct lane; a test's transport is watched by
+        # httpx2's response hook instead.
+        guard = None
+        if self._transport is None:
             # aiohttp keeps every connection alive up to the limit (64 episodes in flight: 64).
             limits = httpx2.Limits(max_connections=self._max_connections, keepalive_expiry=30.0)
-            transport = GuardedTransport(self._allow_loopback, limits=limits,
-                                         max_response_bytes=self.max_response_bytes)
+            guard = GuardedTransport(self._allow_loopback, limits=limits, on_head=answer_seen,
+                                     max_response_bytes=self.max_response_bytes)
         http = httpx2.AsyncClient(
-            transport=transport,
+            transport=self._transport or guard,
             headers=self._headers,
             timeout=httpx2.Timeout(self.timeout_seconds),
             follow_redirects=False,  # every hop must be checked; see arena.clients.urlguard
             trust_env=False,  # environment proxies would bypass the guard
-            event_hooks={"response": [_on_response]},
+            event_hooks={"response": [] if guard else [_on_response]},
         )
-        return http, self._sdk(http)
+        return http, self._sdk(http), guard
 
     def _connected(self) -> shared.Connection:
         if self._closed:

@@ -23,7 +23,8 @@ from openai.types.chat import ChatCompletion
 from arena.clients.base import ModelReply
 from arena.clients.chat_messages import content_text
 from arena.clients.sdk_reading import sdk_object
-from arena.clients.http import ChatCompletionClient, HTTPModelClient, check_base_url
+from arena.clients.http import ChatCompletionClient, HTTPModelClient, answer_seen, check_base_url
+from arena.clients.urlguard import Answer, Head
 from arena.clients.reasoning import ThinkSplitter
 from arena.clients.replies import excerpt, int_or_none
 
@@ -54,33 +55,49 @@ def json_body(body: dict) -> bytes:
         return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-async def openai_post(client: HTTPModelClient, route: str, body: dict) -> httpx2.Response:
+async def openai_post(client: HTTPModelClient, route: str, body: dict) -> httpx2.Response | Answer:
     """POST `body` to `route` with the head (URL, authentication, headers) OpenAI's SDK
-    builds for it, through the client's HTTP client (its cookies, hooks and timeouts).
+    builds for it, with the connection's cookies, the client's timeout and answer hook.
 
     The SDK's typed methods (``chat.completions.create``) walk every message through
     their parameter types (about 1 ms of CPU for a game's prompt), and even its call for
     any route (``post``) merges the URL and headers again at each call (about 0.5 ms),
     the same at every call of an endpoint: so the SDK builds the head once per
-    connection and route (`sdk_head`) and each call adds its JSON body and timeout (the
-    gate adapts it; the SDK reports it in a header). The client reads the answer into
-    the SDK's type (`sdk_object`)."""
-    connection, timeout = client._connected(), client.timeout
+    connection and route (`sdk_head`, kept as a `Head`) and each call adds its JSON body
+    and timeout (the gate adapts it; the SDK reports it in a header). Under the URL
+    guard the call takes its direct lane (`GuardedTransport.fetch`), which does what
+    httpx2's client and response hook would (`answer_seen`, cookies kept); a test's
+    transport is given an httpx2 request. The client reads the answer into the SDK's
+    type (`sdk_object`)."""
+    connection = client._connected()
     head = connection.heads.get(route)
     if head is None:
-        options: dict[str, Any] = {"timeout": timeout, "security": {"bearer_auth": True}}
+        options: dict[str, Any] = {"timeout": client.timeout, "security": {"bearer_auth": True}}
         if not client._api_key:
             options["headers"] = {"Authorization": openai.Omit()}  # no key: no header at all
-        head = connection.heads[route] = await sdk_head(connection.sdk, connection.http, route, options)
-    http = connection.http
-    request = httpx2.Request(head.method, head.url, headers=head.headers, content=json_body(body),
-                             extensions={"timeout": timeout.as_dict()})
-    read = str(timeout.read)
-    if request.headers.get(READ_TIMEOUT_HEADER, read) != read:
-        request.headers[READ_TIMEOUT_HEADER] = read
-    if http.cookies.jar:  # an empty jar would still walk urllib's cookie policy
-        http.cookies.set_cookie_header(request)
-    return await http.send(request)
+        head = connection.heads[route] = Head(await sdk_head(connection.sdk, connection.http, route, options))
+    read = str(client.timeout_seconds)  # as the SDK writes httpx2.Timeout(seconds).read
+    headers = head.variants.get(read)
+    if headers is None:  # one list per timeout the gate sets
+        headers = head.variants[read] = [(name, read if name.lower() == READ_TIMEOUT_HEADER else value)
+                                         for name, value in head.headers]
+    cookies = connection.http.cookies
+    if cookies.jar:  # an empty jar would still walk urllib's cookie policy
+        carrier = httpx2.Request(head.method, head.url)
+        cookies.set_cookie_header(carrier)
+        if "cookie" in carrier.headers:
+            headers = [*headers, ("Cookie", carrier.headers["cookie"])]
+    if connection.guard is None:
+        return await connection.http.send(httpx2.Request(head.method, head.url, headers=headers, content=json_body(
+            body), extensions={"timeout": client.timeout.as_dict()}))
+
+    def on_head(answer: Answer) -> None:
+        if "set-cookie" in answer.headers:
+            cookies.extract_cookies(httpx2.Response(answer.status_code, headers=list(answer.headers.items()),
+                                                    request=httpx2.Request(head.method, head.url)))
+        answer_seen(answer)
+
+    return await connection.guard.fetch(head, headers, json_body(body), client.timeout_seconds, on_head)
 
 
 def split_query(base_url: str) -> tuple[str, dict[str, str]]:
@@ -113,11 +130,19 @@ def _reasoning_field(message: Any) -> str:
     """The reasoning a server returned beside the answer: ``reasoning_content`` (vLLM,
     llama.cpp, DeepSeek) or ``reasoning`` (OpenRouter, Ollama), else OpenRouter's
     ``reasoning_details`` texts and summaries (fields the SDK keeps as extras)."""
+    # Fields the SDK's type does not declare are its extras: read there, as pydantic's
+    # lookup of an absent attribute raises inside (about 20 µs each, at every step).
+    extras = getattr(message, "__pydantic_extra__", None)
+    declared = getattr(type(message), "model_fields", {})
+
+    def field(key: str) -> Any:
+        return extras.get(key) if isinstance(extras, dict) and key not in declared else getattr(message, key, None)
+
     for key in ("reasoning_content", "reasoning"):
-        value = getattr(message, key, None)
+        value = field(key)
         if isinstance(value, str) and value:
             return value
-    details = getattr(message, "reasoning_details", None)
+    details = field("reasoning_details")
     if isinstance(details, list):
         texts = [detail.get("text") or detail.get("summary") for detail in details if isinstance(detail, dict)]
         return "\n\n".join(text for text in texts if isinstance(text, str) and text)
@@ -178,7 +203,7 @@ class OpenAIClient(ChatCompletionClient):
             request.update(self.extra_body)
         return request
 
-    async def _call(self, request: dict) -> httpx2.Response:
+    async def _call(self, request: dict) -> httpx2.Response | Answer:
         return await openai_post(self, self.route, request)
 
     def _typed(self, result, data: dict):

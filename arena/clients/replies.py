@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
+
 from arena.clients.base import ModelReply
 
 EXCERPT_CHARS = 300
@@ -62,6 +64,13 @@ def parse_json(body: bytes | str) -> Any:
     """`json.loads` for what an endpoint sent: ValueError for anything that is not JSON
     the arena can read, including JSON nested too deeply (JSONTooDeep)."""
     try:
+        # Several times faster (it reads an integer past 64 bits as a float: no field
+        # of a reply is one); what it refuses (NaN, a lone surrogate, deep nesting) the
+        # standard library reads or refuses in its words.
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        pass
+    try:
         return json.loads(body)
     except RecursionError:
         raise JSONTooDeep("JSON nested too deeply to read") from None
@@ -84,10 +93,11 @@ def clean_text(text: str) -> str:
     """Model text as something every database and page can hold: lone surrogates (a
     JSON "\\ud800" with no partner, which tiny or broken models do emit) and NUL
     characters are replaced."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate, replaced by "?"
-        text = text.encode("utf-8", "replace").decode("utf-8")
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate, replaced by "?"
+            text = text.encode("utf-8", "replace").decode("utf-8")
     return text.replace("\x00", "\ufffd")
 
 

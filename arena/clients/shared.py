@@ -21,11 +21,13 @@ import httpx2
 @dataclasses.dataclass(eq=False)
 class Connection:
     """An httpx2 client and the SDK client that sends through it (None where the
-    client posts JSON itself), with how many model clients use them, and what the SDK
-    built once for them (`heads`: arena.clients.openai_compat.openai_post)."""
+    client posts JSON itself), the URL guard under it when the direct lane can use it
+    (`guard`), how many model clients use them, and what the SDK built once for them
+    (`heads`: arena.clients.openai_compat.openai_post)."""
 
     http: httpx2.AsyncClient
     sdk: Any
+    guard: Any = None
     users: int = 0
     heads: dict = dataclasses.field(default_factory=dict)
 
@@ -39,13 +41,12 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest() if secret else ""
 
 
-def acquire(key: tuple, build: Callable[[], tuple[httpx2.AsyncClient, Any]]) -> Connection:
+def acquire(key: tuple, build: Callable[[], tuple[httpx2.AsyncClient, Any, Any]]) -> Connection:
     """The running loop's connection for `key`, built by `build` if there is none."""
     connections = _BY_LOOP.setdefault(asyncio.get_running_loop(), {})
     connection = connections.get(key)
     if connection is None or connection.http.is_closed:
-        http, sdk = build()
-        connection = connections[key] = Connection(http, sdk)
+        connection = connections[key] = Connection(*build())
     connection.users += 1
     return connection
 

@@ -22,15 +22,15 @@ The rules live in `arena.clients.addresses` (re-exported here); two entry points
     answer differently a second later ("DNS rebinding").
 
 ``GuardedTransport(allow_loopback)``
-    An ``httpx`` transport that closes that gap. For every request it resolves the
-    host itself, checks every address, and sends the request to the checked IP
-    literal; the ``Host`` header and, for https, the TLS SNI name and certificate
-    verification keep using the original host name (the ``sni_hostname``
-    request extension). Nothing is resolved again after the check, so there is no
+    An ``httpx`` transport that closes that gap, and the direct lane of OpenAI's calls
+    (`GuardedTransport.fetch`). For every request it resolves the host itself, checks
+    every address, and sends the request to the checked IP literal; the ``Host``
+    header and, for https, the TLS SNI name and certificate verification keep using
+    the original host name. Nothing is resolved again after the check, so there is no
     window in which the name can be re-pointed. Each original host gets its own
     connection pool, so a TLS connection verified for one name is never reused for
-    another name that happens to share the IP. The connections are aiohttp's, under
-    httpx2's transport interface (`arena.clients.aio_transport`).
+    another name that happens to share the IP. The connections are aiohttp's
+    (`arena.clients.aio_transport`).
 
 Redirects are never followed (a 3xx is an error), so every request that leaves the
 arena is one this transport checked. A client built on it must keep
@@ -44,51 +44,18 @@ import functools
 import socket
 import ssl
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import httpx2
 
-from arena.clients.addresses import (  # the guard's address rules, read here by its callers too
-    ALLOWED_SCHEMES,
-    PUBLIC_ONLY,
-    IPAddress,
-    UnsafeURL,
-    addresses_from_getaddrinfo,
-    parse_ip,
-    address_problem,
-    check_address,
-    check_url,
-    parse_url,
-    resolve,
-)
-from arena.clients.aio_transport import AiohttpConnections
+# The guard's address rules, read here by its callers too.
+from arena.clients.addresses import (ALLOWED_SCHEMES, PUBLIC_ONLY, IPAddress, UnsafeURL, address_problem,
+                                     addresses_from_getaddrinfo, check_address, check_url, parse_ip, parse_url,
+                                     resolve)
+from arena.clients.aio_transport import AiohttpConnections, Answer, Head, ResponseTooLarge, client_timeout
 
 __all__ = ["ALLOWED_SCHEMES", "PUBLIC_ONLY", "GuardedTransport", "ResponseTooLarge", "UnsafeURL", "address_problem",
            "check_address", "check_url", "parse_url", "resolve", "shared_ssl_context"]
-
-
-class ResponseTooLarge(Exception):
-    """An answer whose body passed the transport's byte cap (it stopped reading)."""
-
-    def __init__(self, cap: int) -> None:
-        super().__init__(f"the answer was larger than {cap:,} bytes")
-        self.cap = cap
-
-
-class _CappedStream(httpx2.AsyncByteStream):
-    def __init__(self, stream, cap: int) -> None:
-        self._stream = stream
-        self._cap = cap
-
-    async def __aiter__(self):
-        size = 0
-        async for chunk in self._stream:
-            size += len(chunk)
-            if size > self._cap:
-                raise ResponseTooLarge(self._cap)
-            yield chunk
-
-    async def aclose(self) -> None:
-        await self._stream.aclose()
 
 
 # --- connect-time enforcement ----------------------------------------------------------
@@ -109,10 +76,6 @@ def shared_ssl_context() -> ssl.SSLContext:
     return httpx2.create_ssl_context()
 
 
-# (URL, checked address) -> the URL naming that address; see GuardedTransport._pinned_url.
-_PINNED_URLS: dict[tuple[httpx2.URL, IPAddress], httpx2.URL] = {}
-
-
 class GuardedTransport(httpx2.AsyncBaseTransport):
     """An httpx transport that only connects to addresses `address_problem` allows.
 
@@ -121,7 +84,8 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
     checked IP literal (the next one if no connection can be made). The ``Host`` header
     and the TLS SNI / certificate check keep the original host name. Keyword arguments
     (``limits``, ``verify``) go to the aiohttp pool of each original scheme/host/port.
-    `max_response_bytes`, when given, caps every answer's body (ResponseTooLarge).
+    `max_response_bytes` caps every answer's body, read whole (ResponseTooLarge);
+    `on_head` sees every answer before its body is read.
     ``resolver`` (async ``(host, port) -> [address, ...]``) and ``transport_factory``
     exist for tests.
     """
@@ -133,15 +97,17 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
         resolver: Resolver | None = None,
         transport_factory: Callable[..., httpx2.AsyncBaseTransport] | None = None,
         max_addresses: int = 4,
-        max_response_bytes: int | None = None,
+        max_response_bytes: int = 16 * 1024 * 1024,
+        on_head: Callable[[Answer], None] | None = None,
         **transport_kwargs,
     ) -> None:
         self.allow_loopback = allow_loopback
         self._resolver = resolver or _system_resolver
         self._factory = transport_factory or AiohttpConnections
-        self.max_response_bytes = max_response_bytes
         # Loading the CA bundle costs ~50 ms; every transport shares one context.
         transport_kwargs.setdefault("verify", shared_ssl_context())
+        transport_kwargs["max_response_bytes"] = max_response_bytes
+        transport_kwargs["on_head"] = on_head
         self._kwargs = transport_kwargs
         self._max_addresses = max_addresses
         self._inner: dict[tuple[str, str, int], httpx2.AsyncBaseTransport] = {}
@@ -178,50 +144,35 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
         if scheme == "https" and parse_ip(host) is None:
             extensions.setdefault("sni_hostname", host)
 
+        def send(ip: IPAddress) -> Awaitable[httpx2.Response]:
+            pinned = httpx2.Request(request.method, request.url.copy_with(host=str(ip)),
+                                    headers=request.headers,  # already carries Host: <original name>
+                                    stream=request.stream, extensions=extensions)
+            return inner.handle_async_request(pinned)
+
+        return await self._first_reachable(addresses, send)
+
+    async def fetch(self, head: Head, headers: list, body: bytes, seconds: float,
+                    on_head: Callable[[Answer], None]) -> Answer:
+        """The direct lane (arena.clients.aio_transport.AiohttpConnections.fetch) under
+        the rules of `handle_async_request`: the host resolved and every address checked
+        at each call, the first checked address that connects, the body capped."""
+        addresses = await self._checked_addresses(seconds, *head.origin[1:])
+        inner: Any = self._transport_for(head.origin)
+        timeout = client_timeout(seconds, seconds, seconds)
+        return await self._first_reachable(addresses, lambda ip: inner.fetch(
+            head, head.pinned(ip), headers, body, timeout, on_head))
+
+    async def _first_reachable(self, addresses: list[IPAddress], send: Callable[[IPAddress], Awaitable[Any]]) -> Any:
         last_error: httpx2.ConnectError | None = None
         for ip in addresses[: self._max_addresses]:
-            pinned = httpx2.Request(
-                request.method,
-                self._pinned_url(request.url, ip),
-                headers=request.headers,  # already carries Host: <original name>
-                stream=request.stream,
-                extensions=extensions,
-            )
             try:
-                response = await inner.handle_async_request(pinned)
+                return await send(ip)
             except httpx2.ConnectError as exc:
                 # Nothing was sent yet, so trying the next checked address is safe.
                 last_error = exc
-                continue
-            return self._capped(response)
         assert last_error is not None
         raise last_error
-
-    def _capped(self, response: httpx2.Response) -> httpx2.Response:
-        """`response` whose body stops at `max_response_bytes`: a model's or an agent's
-        answer is read whole into memory, so an endless one must not be."""
-        cap = self.max_response_bytes
-        if cap is None:
-            return response
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > cap:
-            raise ResponseTooLarge(cap)
-        response.stream = _CappedStream(response.stream, cap)
-        return response
-
-    @staticmethod
-    def _pinned_url(url: httpx2.URL, ip: IPAddress) -> httpx2.URL:
-        """`url` with its host replaced by the checked address; the same model is called
-        at the same URL step after step, and building it costs more than the rest of the
-        request. Shared by every transport: an episode's client has its own, and each
-        would otherwise build it again."""
-        key = (url, ip)
-        pinned = _PINNED_URLS.get(key)
-        if pinned is None:
-            if len(_PINNED_URLS) >= 1024:
-                _PINNED_URLS.clear()
-            pinned = _PINNED_URLS[key] = url.copy_with(host=str(ip))
-        return pinned
 
     async def aclose(self) -> None:
         inner, self._inner = list(self._inner.values()), {}

@@ -161,6 +161,12 @@ class MatchWorker:
                     break
                 await asyncio.sleep(IDLE_POLL_SECONDS)
                 continue
+            if match.pk in self.in_flight:
+                # Cancelled by a takedown while this worker's task for it waited on a model,
+                # then queued again by a restore (arena.services.takedowns): that task holds
+                # it again and plays on from the same position; a second one would store
+                # every move twice.
+                continue
             task = asyncio.create_task(play_match(match, self.name, self.on_move))
             self.in_flight[match.pk] = task
             task.add_done_callback(lambda _task, pk=match.pk: self.in_flight.pop(pk, None))

@@ -38,7 +38,7 @@ import httpx2
 
 from arena.clients.base import redact
 from arena.clients.replies import error_excerpt, excerpt, parse_json
-from arena.clients.urlguard import UnsafeURL
+from arena.clients.urlguard import ResponseTooLarge, UnsafeURL
 
 # OpenRouter's model list is well over a megabyte; nothing else the probe reads comes close.
 METADATA_MAX_BYTES = 8 * 1024 * 1024
@@ -126,6 +126,8 @@ class MetadataReader:
             return Answer(None, problem=f"no answer within {timeout:g} s")
         except _TooLarge:
             return Answer(status, problem=f"the answer was larger than {METADATA_MAX_BYTES:,} bytes")
+        except ResponseTooLarge as exc:  # past the guard's own cap, before this reader's
+            return Answer(None, problem=f"the answer was larger than {exc.cap:,} bytes")
         except httpx2.HTTPError as exc:
             detail = excerpt(str(exc) or type(exc).__name__, 200)
             return Answer(None, problem=self._redact(f"could not connect: {detail}"))

@@ -10,8 +10,11 @@ call `moderate_and_apply`).
 - Restored (and no longer taken down through its submission, and its owner not
   suspended): the episodes the takedown stopped are queued again in the owner's turn
   and each resumes after its last stored step, as a re-queued episode does; runs the
-  owner had cancelled stay cancelled. Matches are not queued again: the scheduler gives
-  the model new pairs. A suspended owner's episodes resume when they are reinstated.
+  owner had cancelled stay cancelled. A restored submission's matches the takedown
+  cancelled are queued again, each resuming after its stored moves, once both seats can
+  play (neither taken down, neither owner suspended); until then such a match stays
+  cancelled and its page says it waits for both seats, never why a seat was taken down.
+  A suspended owner's episodes and matches resume when they are reinstated.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from arena.services.runs import enqueue_on_commit, plays_in_order
 TAKEN_DOWN = "taken down by the operators: "
 # A match's end reason is read by the other seat's owner too: it names no reason.
 MATCH_TAKEN_DOWN = "cancelled: a seat was taken down by the operators"
+MATCH_WAITING = MATCH_TAKEN_DOWN + "; it plays when both seats can play again"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,18 +45,23 @@ class Applied:
     stopped: int = 0  # episodes stopped by a takedown
     resumed: int = 0  # episodes queued again by a restore
     held: int = 0  # episodes a restore left stopped (the owner is suspended)
+    matches: int = 0  # head-to-head matches queued again by a restore
 
     def summary(self) -> str:
         """What the operator is told beside "Done"."""
         if self.stopped:
             return (f"{_episodes(self.stopped)} stopped (kept, with the reason); they play on from where they "
                     "stopped if it is restored.")
+        told = []
         if self.resumed:
-            return f"{_episodes(self.resumed)} stopped by the takedown queued again; each resumes after its last step."
+            told.append(f"{_episodes(self.resumed)} stopped by the takedown queued again; each resumes after its last step.")
         if self.held:
-            return (f"{_episodes(self.held)} stopped by the takedown stay stopped while its owner is suspended; "
-                    "they resume when the account is reinstated.")
-        return ""
+            told.append(f"{_episodes(self.held)} stopped by the takedown stay stopped while its owner is suspended; "
+                        "they resume when the account is reinstated.")
+        if self.matches:
+            told.append(f"{self.matches} head-to-head match{'' if self.matches == 1 else 'es'} cancelled by the "
+                        "takedown queued again.")
+        return " ".join(told)
 
 
 def _episodes(count: int) -> str:
@@ -69,7 +78,8 @@ def moderate_and_apply(target: Submission | Run, action: str, reason: str, by) -
             return Applied(record, stopped=stop_taken_down(target, record.reason))
         if was_hidden and target.moderation != Moderated.HIDDEN:
             resumed, held = resume_restored(target)
-            return Applied(record, resumed=resumed, held=held)
+            matches = requeue_matches(target) if isinstance(target, Submission) else 0
+            return Applied(record, resumed=resumed, held=held, matches=matches)
     return Applied(record)
 
 
@@ -106,12 +116,37 @@ def resume_restored(target: Submission | Run) -> tuple[int, int]:
 
 
 def resume_reinstated(user) -> int:
-    """A reinstated owner's episodes stopped by a takedown, of their submissions and runs
-    restored meanwhile, queued again; the number of episodes."""
+    """A reinstated owner's episodes and matches stopped by a takedown, of their
+    submissions and runs restored meanwhile, queued again; the number of episodes."""
     resumed = 0
     for submission in Submission.objects.filter(owner=user).exclude(moderation=Moderated.HIDDEN).order_by("pk"):
         resumed += resume_restored(submission)[0]
+        requeue_matches(submission)
     return resumed
+
+
+def _can_play(seat: Submission) -> bool:
+    return seat.moderation != Moderated.HIDDEN and (seat.owner_id is None or seat.owner.is_active)
+
+
+def requeue_matches(submission: Submission) -> int:
+    """Queue again the submission's matches a takedown cancelled whose two seats can play
+    (module docstring); the others stay cancelled, saying they wait for both seats. The
+    number queued: the match worker takes them as any queued match, and one cancelled
+    while playing resumes after its stored moves."""
+    cancelled = Match.objects.select_related("first__owner", "second__owner").filter(
+        Q(first=submission) | Q(second=submission), status=Match.CANCELLED, end_reason__startswith=MATCH_TAKEN_DOWN,
+    )
+    back, waiting = [], []
+    for match in cancelled:
+        (back if _can_play(match.first) and _can_play(match.second) else waiting).append(match.pk)
+    Match.objects.filter(pk__in=waiting).update(end_reason=MATCH_WAITING)
+    queued = Match.objects.filter(pk__in=back, status=Match.CANCELLED).update(
+        status=Match.QUEUED, end_reason="", finished_at=None, worker="", heartbeat_at=None,
+    )
+    if queued:
+        page_generation.bump_on_commit()  # the match list shows it queued again
+    return queued
 
 
 def _stopped(episodes):

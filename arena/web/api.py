@@ -60,8 +60,10 @@ class SubmissionViewSet(_CreateThrottledViewSet):
     create_throttle = SubmissionThrottle
 
     def get_queryset(self):
-        # Hidden submissions: 404 but to staff, their owner included (arena.moderation).
-        return visible_to(getattr(self.request, "user", None), super().get_queryset(), submission="")
+        # Hidden submissions: 404 but to staff, and to their owner asking for its detail,
+        # which says why in `takedown` (arena.moderation: owner_reads); left out of lists.
+        return visible_to(getattr(self.request, "user", None), super().get_queryset(), submission="",
+                          owner_reads=self.action == "retrieve")
 
     def _dry_run(self) -> bool:
         return self.request.query_params.get("dry_run", "").lower() in ("1", "true", "yes")

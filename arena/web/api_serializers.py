@@ -15,6 +15,7 @@ from rest_framework import serializers
 from arena.endpoints.privacy import can_see_endpoint, hide_endpoint_in
 from arena.models import Experiment, Submission
 from arena.moderation import TakenDown, refuse_if_taken_down
+from arena.selectors import takedown_notice
 from arena.services.queued_cap import QueuedCapReached
 from arena.services.submissions import (
     PAPER_EPISODES_PER_RUN,
@@ -190,6 +191,10 @@ class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
     )
     runs = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
     tokens = serializers.SerializerMethodField()
+    takedown = serializers.SerializerMethodField(
+        help_text="null, or when the operators took the submission down: status \"taken_down\", when (on), why "
+        "(reason), what is kept and whom to contact. Only its owner and staff read a taken-down submission."
+    )
 
     class Meta:
         model = Submission
@@ -201,9 +206,13 @@ class SubmissionSerializer(RejectsUnknownFields, serializers.ModelSerializer):
             "model_organisation", "model_release_date", "model_weights", "model_url",
             "strategy_label", "tasks", "suites", "mode", "paper_protocol", "episodes_per_task", "task_settings",
             "runs", "tokens", "created_at",
-            "max_concurrent_requests", "endpoint_probe", "moderation", "moderation_reason",
+            "max_concurrent_requests", "endpoint_probe", "moderation", "moderation_reason", "takedown",
         ]
         read_only_fields = ["kind", "policy", "strategy_label", "created_at", "moderation", "moderation_reason"]
+
+    def get_takedown(self, submission) -> dict | None:
+        notice = takedown_notice(submission) if submission.pk else None
+        return notice.to_json() if notice else None
 
     def get_agent_secret(self, submission) -> str | None:
         return getattr(submission, "new_agent_secret", None)

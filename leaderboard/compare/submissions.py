@@ -9,6 +9,7 @@ import re
 from django.urls import reverse
 
 from arena.models import Run, Submission
+from arena.moderation import is_staff, owns
 from envs.registry import all_suites, all_tasks
 from envs.suite import Suite
 from leaderboard.compare.paired import BOOTSTRAP_RESAMPLES, Pairing, episode_values, pair_runs
@@ -25,7 +26,10 @@ def suite_for(task_id: str) -> Suite | None:
     return all_suites().get(task_id.split("/", 1)[0])
 
 
-def submissions_to_compare(query) -> tuple[Submission, Submission]:
+def submissions_to_compare(query, viewer=None) -> tuple[Submission, Submission]:
+    """The two submissions `?a=&b=` name; ComparisonError when they name no comparison.
+    A taken-down one is left out, as of every ranking: its owner and staff are told so,
+    everyone else reads what a submission that does not exist gives (arena.moderation)."""
     ids = []
     for name in ("a", "b"):
         raw = (query.get(name) or "").strip()
@@ -38,7 +42,13 @@ def submissions_to_compare(query) -> tuple[Submission, Submission]:
         raise ComparisonError("a and b are the same submission: pick two different ones")
     found = submissions_by_id(ids)
     for name, pk in zip(("a", "b"), ids):
-        if pk not in found:
+        submission = found.get(pk)
+        if submission is not None and submission.moderation == Submission.HIDDEN:
+            if is_staff(viewer) or owns(viewer, submission):
+                raise ComparisonError(f"submission {pk} (parameter {name}) was taken down by the operators: it is "
+                                      "left out of comparisons, as of every ranking, until they restore it")
+            submission = None
+        if submission is None:
             raise ComparisonError(f"there is no submission {pk} (parameter {name})")
     return found[ids[0]], found[ids[1]]
 

@@ -20,7 +20,7 @@ from leaderboard.compare.submissions import (
 
 def compare_page(request):
     try:
-        a, b = submissions_to_compare(request.GET)
+        a, b = submissions_to_compare(request.GET, request.user)
     except ComparisonError as error:
         return render(request, "leaderboard/compare_submissions.html", {"error": str(error)}, status=400)
     seeds_of = request.GET.get("seeds", "")
@@ -96,7 +96,7 @@ def compare(request):
     seed, per-seed differences a − b of the value behind the suite's primary metric,
     their mean with a percentile bootstrap 95 % interval, and win/tie/loss counts."""
     try:
-        a, b = submissions_to_compare(request.query_params)
+        a, b = submissions_to_compare(request.query_params, request.user)
     except ComparisonError as error:
         return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
     return Response(comparison_json(compare_submissions(a, b, every_seed=True)))

@@ -21,11 +21,11 @@ def episodes_with_run():
     return Episode.objects.select_related("run__submission")
 
 
-def episode_or_404(pk: int, viewer=None) -> Episode:
+def episode_or_404(pk: int, viewer=None, *, owner_reads: bool = False) -> Episode:
     """One episode with its run and submission; a 404 when there is none, or when
-    moderation took it down for `viewer` (arena.moderation.taken_down_for)."""
+    moderation took it down for `viewer` (arena.moderation.taken_down_for, with `owner_reads`)."""
     episode = get_object_or_404(episodes_with_run(), pk=pk)
-    if viewer is not None and taken_down_for(viewer, episode.run.submission, episode.run):
+    if viewer is not None and taken_down_for(viewer, episode.run.submission, episode.run, owner_reads=owner_reads):
         raise Http404("no such episode")
     return episode
 

@@ -154,11 +154,11 @@ def _first_clause(error: str) -> str:
     return text if len(text) <= 160 else text[:159] + "…"
 
 
-def run_or_404(pk: int, viewer=None) -> Run:
+def run_or_404(pk: int, viewer=None, *, owner_reads: bool = False) -> Run:
     """One run with its submission; a 404 when there is none, or when moderation took it
-    down for `viewer` (arena.moderation.taken_down_for)."""
+    down for `viewer` (arena.moderation.taken_down_for, with `owner_reads`)."""
     run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
-    if viewer is not None and taken_down_for(viewer, run.submission, run):
+    if viewer is not None and taken_down_for(viewer, run.submission, run, owner_reads=owner_reads):
         raise Http404("no such run")
     return run
 

@@ -20,8 +20,10 @@ def submissions_by_id(ids: list[int]) -> dict[int, Submission]:
 
 
 def runs_with_results(submission: Submission) -> list[Run]:
-    """The submission's runs that have finished episodes."""
-    return list(submission.runs.select_related("submission").filter(episodes_done__gt=0))
+    """The submission's runs that have finished episodes, but those the operators took
+    down: what the comparison of two submissions reads, a board as the rankings are."""
+    runs = submission.runs.select_related("submission").filter(episodes_done__gt=0)
+    return list(runs.exclude(moderation=Run.HIDDEN))
 
 
 def runs_of_submission(submission: Submission) -> list[Run]:
@@ -60,10 +62,11 @@ def submissions_sharing_tasks(submission: Submission) -> list[Submission]:
     return list(others.distinct())
 
 
-def submission_or_404(pk: int, viewer=None) -> Submission:
-    """A 404 too when moderation took the submission down for `viewer`."""
+def submission_or_404(pk: int, viewer=None, *, owner_reads: bool = False) -> Submission:
+    """A 404 too when moderation took the submission down for `viewer`
+    (arena.moderation.taken_down_for, which says what `owner_reads` lets through)."""
     submission = get_object_or_404(Submission, pk=pk)
-    if viewer is not None and taken_down_for(viewer, submission):
+    if viewer is not None and taken_down_for(viewer, submission, owner_reads=owner_reads):
         raise Http404("no such submission")
     return submission
 
@@ -77,9 +80,9 @@ def experiment_run_count(experiment: Experiment) -> int:
     return experiment.runs.count()
 
 
-def experiment_or_404(pk: int, viewer=None) -> Experiment:
+def experiment_or_404(pk: int, viewer=None, *, owner_reads: bool = False) -> Experiment:
     experiment = get_object_or_404(Experiment.objects.select_related("submission"), pk=pk)
-    if viewer is not None and taken_down_for(viewer, experiment.submission):
+    if viewer is not None and taken_down_for(viewer, experiment.submission, owner_reads=owner_reads):
         raise Http404("no such experiment")
     return experiment
 

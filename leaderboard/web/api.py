@@ -90,7 +90,9 @@ class RunViewSet(viewsets.ReadOnlyModelViewSet):
         filters.is_valid(raise_exception=True)  # a 400 that names the parameter
         wanted = filters.validated_data
         runs = runs_newest_first(task=wanted.get("task"), submission=wanted.get("submission"), status=wanted.get("status"))
-        return visible_to(getattr(self.request, "user", None), runs, submission="submission", run="")
+        # A taken-down run's detail reads for its owner too, saying why in `takedown` (arena.moderation).
+        return visible_to(getattr(self.request, "user", None), runs, submission="submission", run="",
+                          owner_reads=self.action == "retrieve")
 
     @extend_schema(parameters=[RunFilterSerializer])
     def list(self, request, *args, **kwargs):
@@ -164,10 +166,11 @@ class EpisodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         return EpisodeListSerializer if self.action == "list" else EpisodeSerializer
 
     def get_queryset(self):
-        # Episodes of hidden runs or submissions: 404 but to staff, their owner included.
+        # Episodes of hidden runs or submissions: 404 but to staff, and to their owner, whose
+        # episode page reads its steps here (arena.moderation: owner_reads).
         user = getattr(self.request, "user", None)
         if self.action != "list":
-            return visible_to(user, super().get_queryset(), submission="run__submission", run="run")
+            return visible_to(user, super().get_queryset(), submission="run__submission", run="run", owner_reads=True)
         params = self.request.query_params
         wanted = EpisodeFilterSerializer(data={name: params[name] for name in EpisodeFilterSerializer().fields if params.get(name)})
         wanted.is_valid(raise_exception=True)  # a 400 that names the parameter
@@ -177,7 +180,7 @@ class EpisodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
             end_reason=data.get("end_reason", ""), score_min=data.get("score_min"), score_max=data.get("score_max"),
         )
         if "run" in data:
-            return filtered_episodes_of_run(run_or_404(data["run"], user), filters)
+            return filtered_episodes_of_run(run_or_404(data["run"], user, owner_reads=True), filters)
         return filtered_episodes_of_task(data["task"], filters)
 
     @extend_schema(

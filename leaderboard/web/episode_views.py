@@ -5,6 +5,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 
 from arena.models import Episode
+from arena.selectors import owners_takedown_notice
 from leaderboard import frames
 from leaderboard.selectors.episodes import (
     MIN_STEP_SEARCH_CHARS,
@@ -28,7 +29,7 @@ def _same_seed(episode: Episode):
 
 
 def episode_detail(request, pk):
-    episode = episode_or_404(pk, request.user)
+    episode = episode_or_404(pk, request.user, owner_reads=True)
     search = request.GET.get("q", "").strip()[:200]
     matches = search_steps(episode, search) if len(search) >= MIN_STEP_SEARCH_CHARS else None
     return render(
@@ -37,7 +38,8 @@ def episode_detail(request, pk):
         {"episode": episode, "episode_data": EpisodeSerializer(episode, context={"request": request}).data,
          "same_seed": _same_seed(episode), "frames": frames.frames_state(episode), "search": search,
          "min_search": MIN_STEP_SEARCH_CHARS, "matches": None if matches is None else matches[:STEP_SEARCH_LIMIT],
-         "more_matches": matches is not None and len(matches) > STEP_SEARCH_LIMIT, "search_limit": STEP_SEARCH_LIMIT},
+         "more_matches": matches is not None and len(matches) > STEP_SEARCH_LIMIT, "search_limit": STEP_SEARCH_LIMIT,
+         "takedown": owners_takedown_notice(request.user, episode.run.submission, episode.run)},
     )
 
 
@@ -86,8 +88,11 @@ def _difference_in_words(difference: dict | None, left: Episode, right: Episode)
 def compare(request, pk, other_pk):
     """Two episodes of the same game side by side on one scrubber (?step=N), drawn by
     the player's renderers, with the first step where their actions differ."""
-    left = episode_or_404(pk, request.user)
-    right = episode_or_404(other_pk, request.user)
+    # The owner of a taken-down episode may set it beside another (arena.moderation: owner_reads).
+    left = episode_or_404(pk, request.user, owner_reads=True)
+    right = episode_or_404(other_pk, request.user, owner_reads=True)
+    takedown = (owners_takedown_notice(request.user, left.run.submission, left.run)
+                or owners_takedown_notice(request.user, right.run.submission, right.run))
     last = max(left.num_steps, right.num_steps, 1) - 1
     try:
         index = min(max(int(request.GET.get("step", 0)), 0), last)
@@ -108,7 +113,7 @@ def compare(request, pk, other_pk):
         {
             "left": left, "right": right, "sides": sides, "index": index, "last": last,
             "difference": difference, "difference_words": _difference_in_words(difference, left, right),
-            "compare_data": compare_data,
+            "compare_data": compare_data, "takedown": takedown,
         },
     )
 

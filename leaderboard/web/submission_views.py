@@ -1,7 +1,8 @@
 """The model page (`/submissions/<id>/`): the submission as the public and its owner see
 it, with its results among the other submissions' (leaderboard.model_page); its owner
 also gets the form that queues an experiment, a write of the arena's
-(arena.services.submissions.experiment_create)."""
+(arena.services.submissions.experiment_create). Taken down, it is a 404 but to staff and
+its owner, who reads why under a banner and gets no form (arena.moderation)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from arena.endpoints.privacy import can_see_endpoint, hide_endpoint_in
 from arena.models import Submission
 from arena.moderation import TakenDown
 from arena.play.pace import endpoint_pace
-from arena.selectors import endpoint_speed
+from arena.selectors import endpoint_speed, owners_takedown_notice
 from arena.services.queued_cap import QueuedCapReached
 from arena.services.submissions import experiment_create
 from arena.web.forms import ExperimentForm
@@ -33,11 +34,13 @@ def is_owner(request, submission: Submission) -> bool:
 
 
 def submission_detail(request, pk):
-    submission = submission_or_404(pk, request.user)
+    # Reading a taken-down submission is its owner's right, posting its form is a write: 404.
+    submission = submission_or_404(pk, request.user, owner_reads=request.method != "POST")
+    takedown = owners_takedown_notice(request.user, submission)
     show_endpoint = can_see_endpoint(request.user, submission)
     if not show_endpoint:  # shown, never saved: the probe's notes may quote the address
         submission.endpoint_probe = hide_endpoint_in(submission.endpoint_probe, submission.base_url)
-    can_experiment = is_owner(request, submission)
+    can_experiment = is_owner(request, submission) and takedown is None  # a takedown takes no writes
     form = None
     if can_experiment:
         refusal = form_refusal(ExperimentThrottle, request) if request.method == "POST" else None
@@ -65,7 +68,7 @@ def submission_detail(request, pk):
             "experiment_form": form, "is_owner": can_experiment, "speed": endpoint_speed(submission),
             "show_endpoint": show_endpoint,
             "pace": endpoint_pace(submission) if submission.kind == Submission.KIND_MODEL else None,
-            "balrog_export": has_balrog_runs(submission),
+            "balrog_export": has_balrog_runs(submission) and takedown is None, "takedown": takedown,
             **model_page_context(submission),
         },
         status=429 if form is not None and form.refusal else 200,

@@ -11,6 +11,7 @@ from django.shortcuts import render
 
 from arena.endpoints.privacy import can_see_endpoint, public_error
 from arena.models import Experiment, Run
+from arena.selectors import owners_takedown_notice
 from arena.services.submissions import PAPER_EPISODES_PER_RUN
 from envs.registry import all_suites, all_tasks, get_suite, tasks_of
 from leaderboard.boards import front_page, overall
@@ -171,9 +172,10 @@ def task_detail(request, suite, name):
 
 
 def experiment_detail(request, pk):
-    experiment = experiment_or_404(pk, request.user)
+    experiment = experiment_or_404(pk, request.user, owner_reads=True)
     runs = runs_of_experiment(experiment)
-    context = {"experiment": experiment, "runs": runs}
+    context = {"experiment": experiment, "runs": runs,
+               "takedown": owners_takedown_notice(request.user, experiment.submission)}
     if experiment.kind == Experiment.SWEEP:
         _, baselines = scaling_points(experiment.task, experiment.format)
         context["figures"] = experiment_scaling_figures(experiment, baselines)
@@ -192,10 +194,12 @@ def experiment_detail(request, pk):
 
 
 def run_detail(request, pk):
-    run = run_or_404(pk, request.user)
+    run = run_or_404(pk, request.user, owner_reads=True)
+    takedown = owners_takedown_notice(request.user, run.submission, run)
     episode_filters, ignored = episode_filters_of(request)
     page = Paginator(filtered_episodes_of_run(run, episode_filters), EPISODES_PER_PAGE).get_page(request.GET.get("page"))
-    owner = request.user.is_authenticated and run.submission.owner_id == request.user.pk
+    # A taken-down run takes no writes: its owner reads the banner instead of the buttons.
+    owner = request.user.is_authenticated and run.submission.owner_id == request.user.pk and takedown is None
     error_groups = run_error_groups(run) if run.episodes_failed else []
     episodes = page.object_list
     if not can_see_endpoint(request.user, run.submission):
@@ -214,7 +218,7 @@ def run_detail(request, pk):
             "run_data": RunSerializer(run).data, "waiting": waiting_reason(run),
             "error_groups": error_groups, "is_owner": owner,
             "run_terminal_statuses": Run.TERMINAL,
-            "paper_episodes": _paper_episodes(run),
+            "paper_episodes": _paper_episodes(run), "takedown": takedown,
         },
     )
 

@@ -1,7 +1,9 @@
 """Moderation takes content down (issue 41, finding 6): a hidden submission's pages, runs,
-episodes, live channel, API rows and exports answer 404 to everyone but staff, its owner
-included, who reads the reason on their submission list instead; a suspended user can no longer sign in, use their token or submit, and their
-submissions are hidden."""
+episodes, live channel, API rows and exports answer 404 to everyone but staff and its
+owner, who still opens its pages and API details (under a banner saying why:
+tests/leaderboard/web/test_taken_down_pages.py) but not its exports, lists nor live
+channel, and reads the reason on their submission list too; a suspended user can no
+longer sign in, use their token or submit, and their submissions are hidden."""
 
 import pytest
 from django.contrib.auth.models import User
@@ -31,6 +33,10 @@ def scene():
     return {"owner": owner, "staff": staff, "submission": submission, "run": run, "episode": episode}
 
 
+# Its owner still reads every address below but these (arena.moderation: owner_reads).
+EXPORTS = ("steps.jsonl", "episodes.zip", "balrog.tgz")
+
+
 def _addresses(scene) -> list[str]:
     submission, run, episode = scene["submission"], scene["run"], scene["episode"]
     return [
@@ -57,7 +63,7 @@ def _hide(scene, target="submission"):
 
 
 @pytest.mark.parametrize("target", ["submission", "run"])
-def test_hidden_content_answers_404_to_everyone_but_staff_its_owner_included(scene, target):
+def test_hidden_content_answers_404_to_everyone_but_staff_and_its_owner_reads_only_its_pages(scene, target):
     stranger = User.objects.create_user("stranger", password=PASSWORD)
     # A hidden run takes down the run and its episodes; its submission stays.
     addresses = [url for url in _addresses(scene) if target == "submission" or "/submissions/" not in url]
@@ -65,9 +71,11 @@ def test_hidden_content_answers_404_to_everyone_but_staff_its_owner_included(sce
     assert 200 in before.values()
     _hide(scene, target)
     for url, status in before.items():
-        for user in (None, stranger, scene["owner"]):
+        for user in (None, stranger):
             assert _as(user).get(url).status_code == 404, (url, user)
         assert _as(scene["staff"]).get(url).status_code == status, url
+        owner_reads = not any(export in url for export in EXPORTS)
+        assert _as(scene["owner"]).get(url).status_code == (status if owner_reads else 404), url
     # Listed nowhere for strangers either, and the live channel does not open.
     listed = _as(None).get("/api/runs/").json()["results"]
     assert scene["run"].pk not in [row["id"] for row in listed]
@@ -83,7 +91,7 @@ def test_hidden_content_answers_404_to_everyone_but_staff_its_owner_included(sce
 
 
 @pytest.mark.parametrize("target", ["submission", "run"])
-def test_the_owner_reads_why_on_their_submission_list_without_a_link_to_the_content(scene, target):
+def test_the_owner_reads_why_on_their_submission_list_with_a_link_to_the_page_that_says_more(scene, target):
     owner = _as(scene["owner"])
     listed = owner.get("/submissions/mine/").content.decode()
     assert "taken-down-notice" not in listed and f'href="/runs/{scene["run"].pk}/"' not in listed
@@ -92,12 +100,10 @@ def test_the_owner_reads_why_on_their_submission_list_without_a_link_to_the_cont
     what = "1 submission" if target == "submission" else "1 run"
     assert f"The operators took down {what}:" in page
     assert f"<strong>taken down</strong>: {REASON}" in page
-    # The reason, not the content: no link leads to what answers 404.
-    assert f'href="/runs/{scene["run"].pk}/"' not in page
-    if target == "submission":
-        assert f'href="/submissions/{scene["submission"].pk}/"' not in page
-    else:
-        assert f'href="/submissions/{scene["submission"].pk}/"' in page
+    # Its pages open for its owner (with the banner), so the list links to them.
+    assert f'href="/submissions/{scene["submission"].pk}/"' in page
+    if target == "run":
+        assert f'href="/runs/{scene["run"].pk}/"' in page
     # Strangers see no such notice on their own list.
     stranger = User.objects.create_user("stranger", password=PASSWORD)
     assert "taken-down-notice" not in _as(stranger).get("/submissions/mine/").content.decode()

@@ -10,9 +10,13 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 
+USERNAME = "submitter"
+PASSWORD = "a long enough password"
+
+
 @pytest.fixture
 def user(db):
-    return User.objects.create_user("submitter", password="a long enough password")
+    return User.objects.create_user(USERNAME, password=PASSWORD)
 
 
 @pytest.fixture

@@ -69,6 +69,15 @@ def test_the_tests_of_a_spread_file_are_units_of_their_own_ordered_by_their_own_
     assert LongestFirstFileScheduling._split_scope(None, "tests/a.py::one") == "tests/a.py"
 
 
+def test_on_a_fresh_clone_a_spread_files_tests_share_its_time_from_the_table(monkeypatch):
+    monkeypatch.setattr(scheduling, "FILE_SECONDS", {SPREAD: 90.0, "tests/b.py": 40.0, "tests/c.py": 20.0})
+    spread = [f"{SPREAD}::test[{n}]" for n in range(3)]
+    items = _items("tests/c.py::one", *spread, "tests/b.py::one")
+    pytest_collection_modifyitems(_worker_config(), items)
+    # 30 s each: after b.py, before c.py, in their own order.
+    assert [item.nodeid for item in items] == ["tests/b.py::one", *spread, "tests/c.py::one"]
+
+
 def test_a_run_keeps_its_tests_times_for_the_next_and_those_of_files_it_did_not_run():
     recorder = scheduling._Recorder()
     for when, seconds in (("setup", 1.5), ("call", 2.0), ("teardown", 0.25)):

@@ -54,3 +54,19 @@ def test_aiohttp_failures_map_to_the_httpx2_kinds_the_clients_read():
     assert isinstance(httpx_error(aiohttp.SocketTimeoutError()), httpx2.ReadTimeout)
     assert isinstance(httpx_error(aiohttp.ConnectionTimeoutError()), httpx2.ConnectTimeout)
     assert httpx_error(ValueError("not aiohttp's")) is None
+
+
+@pytest.mark.asyncio
+async def test_an_answer_past_the_guards_cap_reads_as_too_large_in_the_probe_not_as_a_crash():
+    from arena.probe.servers import MetadataReader
+    from tests.support.fake_openai import Fault
+
+    with FakeOpenAIServer() as server:
+        server.enqueue(Fault.oversized(100_000), Fault.oversized(100_000, declare_length=True))
+        reader = MetadataReader(GuardedTransport(allow_loopback=True, max_response_bytes=64 * 1024), headers={},
+                                secrets=[], timeout_seconds=5)
+        try:
+            answers = [await reader.post(f"{server.base_url}/chat/completions", {"model": "m"}) for _ in range(2)]
+        finally:
+            await reader.aclose()
+    assert [answer.problem for answer in answers] == ["the answer was larger than 65,536 bytes"] * 2

@@ -17,31 +17,12 @@ from rest_framework.test import APIClient
 from arena.services.submissions import run_specs, submission_create
 from arena.models import Episode, Experiment, Run, Submission
 from tests.arena.test_scaled_mode import redis_url  # noqa: F401  (a real Redis server)
+from tests.support.accounts import PASSWORD, USERNAME, api, browser, user  # noqa: F401 (fixtures)
 from tests.support.clock import clock  # noqa: F401
 
 SETTINGS_FILE = str(Path(__file__).resolve().parents[3] / "config" / "settings.py")
 
 pytestmark = pytest.mark.django_db
-
-PASSWORD = "correct horse battery staple"
-
-
-@pytest.fixture
-def alice():
-    return User.objects.create_user("alice", password=PASSWORD)
-
-
-@pytest.fixture
-def api(alice):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=alice).key}")
-    return client
-
-
-@pytest.fixture
-def web(client, alice):
-    client.force_login(alice)
-    return client
 
 
 def _api_body(base_url, **overrides):
@@ -74,8 +55,8 @@ def test_duplicated_tasks_are_merged_into_one_run(api, fake_model, allow_loopbac
     assert Run.objects.count() == 1 and Episode.objects.count() == 2
 
 
-def test_duplicated_tasks_are_merged_in_the_form_too(web, fake_model, allow_loopback):
-    response = web.post("/submit/", _form(fake_model.base_url, tasks=["lmact/gridworld:ascii"] * 5))
+def test_duplicated_tasks_are_merged_in_the_form_too(browser, fake_model, allow_loopback):
+    response = browser.post("/submit/", _form(fake_model.base_url, tasks=["lmact/gridworld:ascii"] * 5))
     assert response.status_code == 302
     assert Run.objects.count() == 1
 
@@ -102,10 +83,10 @@ def test_the_episode_cap_counts_the_runs_that_task_options_multiply(api, setting
     assert not Submission.objects.exists() and not Run.objects.exists() and not fake_model.requests
 
 
-def test_the_episode_cap_holds_in_the_form(web, settings, fake_model, allow_loopback):
+def test_the_episode_cap_holds_in_the_form(browser, settings, fake_model, allow_loopback):
     settings.ARENA_MAX_EPISODES_PER_SUBMISSION = 3
     data = _form(fake_model.base_url, tasks=["lmact/gridworld:ascii", "lmact/gridworld:coords"])
-    response = web.post("/submit/", data)
+    response = browser.post("/submit/", data)
     assert response.status_code == 200
     assert "would queue 4 episodes" in " ".join(response.context["form"].errors["episodes_per_task"])
     assert not Submission.objects.exists()
@@ -118,9 +99,9 @@ def test_a_submission_at_the_cap_is_accepted(api, settings, fake_model, allow_lo
     assert Episode.objects.count() == 4
 
 
-def test_the_episode_cap_counts_an_experiments_runs(api, alice, settings, make_model_submission):
+def test_the_episode_cap_counts_an_experiments_runs(api, user, settings, make_model_submission):
     submission = make_model_submission()
-    Submission.objects.filter(pk=submission.pk).update(owner=alice)
+    Submission.objects.filter(pk=submission.pk).update(owner=user)
     settings.ARENA_MAX_EPISODES_PER_SUBMISSION = 20
     # A sweep up to 8 demonstrations is 5 runs (0, 1, 2, 4, 8): 5 × 5 = 25 episodes.
     body = {"kind": "sweep", "submission": submission.pk, "task": "lmact/gridworld:ascii",
@@ -136,17 +117,17 @@ def test_the_episode_cap_counts_an_experiments_runs(api, alice, settings, make_m
 # -- submissions and experiments per hour ---------------------------------------------
 
 
-def test_submissions_per_user_and_hour_are_limited_across_form_and_api(api, web, settings, fake_model, allow_loopback):
+def test_submissions_per_user_and_hour_are_limited_across_form_and_api(api, browser, settings, fake_model, allow_loopback):
     settings.ARENA_SUBMISSIONS_PER_HOUR = 3
     assert api.post("/api/submissions/", _api_body(fake_model.base_url), format="json").status_code == 201
-    assert web.post("/submit/", _form(fake_model.base_url)).status_code == 302
+    assert browser.post("/submit/", _form(fake_model.base_url)).status_code == 302
     assert api.post("/api/submissions/", _api_body(fake_model.base_url), format="json").status_code == 201
     probes = len(fake_model.requests)
 
     refused = api.post("/api/submissions/", _api_body(fake_model.base_url), format="json")
     assert refused.status_code == 429 and int(refused["Retry-After"]) > 3000
     assert "3 an hour per user" in refused.json()["detail"]
-    page = web.post("/submit/", _form(fake_model.base_url, name="kept name"))
+    page = browser.post("/submit/", _form(fake_model.base_url, name="kept name"))
     assert page.status_code == 429
     text = page.content.decode()
     assert "Too many submissions" in text and "kept name" in text  # what was typed is kept
@@ -169,17 +150,17 @@ def test_the_submission_limit_is_an_hour_from_the_first(api, settings, fake_mode
     assert api.post("/api/submissions/", _api_body(fake_model.base_url), format="json").status_code == 201
 
 
-def test_experiments_per_user_and_hour_are_limited_across_form_and_api(api, web, alice, settings, make_model_submission):
+def test_experiments_per_user_and_hour_are_limited_across_form_and_api(api, browser, user, settings, make_model_submission):
     submission = make_model_submission()
-    Submission.objects.filter(pk=submission.pk).update(owner=alice)
+    Submission.objects.filter(pk=submission.pk).update(owner=user)
     settings.ARENA_EXPERIMENTS_PER_HOUR = 2
     body = {"kind": "replay", "submission": submission.pk, "task": "lmact/gridworld:ascii", "num_episodes": 1}
     assert api.post("/api/experiments/", body, format="json").status_code == 201
     form = {"kind": "replay", "task": "lmact/gridworld:ascii", "episodes": "1", "max_demonstrations": "0"}
-    assert web.post(f"/submissions/{submission.pk}/", form).status_code == 302
+    assert browser.post(f"/submissions/{submission.pk}/", form).status_code == 302
     refused = api.post("/api/experiments/", body, format="json")
     assert refused.status_code == 429 and "Too many experiments" in refused.json()["detail"]
-    page = web.post(f"/submissions/{submission.pk}/", form)
+    page = browser.post(f"/submissions/{submission.pk}/", form)
     assert page.status_code == 429 and "Too many experiments" in page.content.decode()
     assert Experiment.objects.count() == 2
 
@@ -187,16 +168,16 @@ def test_experiments_per_user_and_hour_are_limited_across_form_and_api(api, web,
 # -- passwords ------------------------------------------------------------------------------
 
 
-def _login(client, password, username="alice", address="203.0.113.5"):
+def _login(client, password, username=USERNAME, address="203.0.113.5"):
     return client.post("/login/", {"username": username, "password": password}, REMOTE_ADDR=address)
 
 
-def _token(password, username="alice", address="203.0.113.5"):
+def _token(password, username=USERNAME, address="203.0.113.5"):
     return APIClient().post("/api/token/", {"username": username, "password": password}, format="json",
                             REMOTE_ADDR=address)
 
 
-def test_the_login_form_locks_the_account_for_the_guessing_address_only(client, alice, settings):
+def test_the_login_form_locks_the_account_for_the_guessing_address_only(client, user, settings):
     settings.ARENA_LOGIN_MAX_FAILURES = 5
     for _ in range(5):
         assert "correct username and password" in _login(client, "wrong").content.decode()
@@ -204,12 +185,12 @@ def test_the_login_form_locks_the_account_for_the_guessing_address_only(client, 
     response = _login(client, PASSWORD)
     assert response.status_code == 429 and "_auth_user_id" not in client.session
     assert "Too many failed sign-ins" in response.content.decode() and 800 < int(response["Retry-After"]) <= 900
-    # The owner, from her own address, signs in as usual.
+    # The user, from their own address, signs in as usual.
     response = _login(client, PASSWORD, address="198.51.100.7")
     assert response.status_code == 302 and "_auth_user_id" in client.session
 
 
-def test_the_token_endpoint_locks_an_account_after_repeated_failures(alice, settings):
+def test_the_token_endpoint_locks_an_account_after_repeated_failures(user, settings):
     settings.ARENA_LOGIN_MAX_FAILURES = 5
     for _ in range(5):
         assert _token("wrong").status_code == 400
@@ -218,7 +199,7 @@ def test_the_token_endpoint_locks_an_account_after_repeated_failures(alice, sett
     assert "Too many failed sign-ins" in refused.json()["detail"] and int(refused["Retry-After"]) > 800
 
 
-def test_form_and_token_failures_count_together(client, alice, settings):
+def test_form_and_token_failures_count_together(client, user, settings):
     settings.ARENA_LOGIN_MAX_FAILURES = 4
     for _ in range(2):
         _login(client, "wrong")
@@ -226,15 +207,15 @@ def test_form_and_token_failures_count_together(client, alice, settings):
     assert _token(PASSWORD).status_code == 429
 
 
-def test_one_address_guessing_many_accounts_is_locked_out(client, alice, settings):
+def test_one_address_guessing_many_accounts_is_locked_out(client, user, settings):
     settings.ARENA_LOGIN_MAX_FAILURES_PER_ADDRESS = 5
     for n in range(5):
         _token("guess", username=f"user{n}")
     assert _token(PASSWORD).status_code == 429  # a sixth account, from the same address
-    assert _token(PASSWORD, address="198.51.100.7").status_code == 200  # alice from elsewhere
+    assert _token(PASSWORD, address="198.51.100.7").status_code == 200  # the user, from elsewhere
 
 
-def test_the_lock_out_ends_after_its_window(alice, settings, clock):
+def test_the_lock_out_ends_after_its_window(user, settings, clock):
     settings.ARENA_LOGIN_MAX_FAILURES = 3
     settings.ARENA_LOGIN_LOCKOUT_SECONDS = 600
     for _ in range(3):
@@ -246,19 +227,19 @@ def test_the_lock_out_ends_after_its_window(alice, settings, clock):
     assert _token(PASSWORD).status_code == 200
 
 
-def test_successful_sign_ins_do_not_count(client, alice, settings):
+def test_successful_sign_ins_do_not_count(client, user, settings):
     settings.ARENA_LOGIN_MAX_FAILURES = 3
     for _ in range(10):
         assert _token(PASSWORD).status_code == 200
-    assert client.login(username="alice", password=PASSWORD)
+    assert client.login(username=USERNAME, password=PASSWORD)
 
 
-def test_a_forwarded_for_header_does_not_escape_the_address_lock_out(alice, settings):
+def test_a_forwarded_for_header_does_not_escape_the_address_lock_out(user, settings):
     settings.ARENA_LOGIN_MAX_FAILURES_PER_ADDRESS = 3
     for n in range(3):
         APIClient().post("/api/token/", {"username": f"user{n}", "password": "x"}, format="json",
                          REMOTE_ADDR="203.0.113.5", HTTP_X_FORWARDED_FOR=f"10.0.0.{n}")
-    refused = APIClient().post("/api/token/", {"username": "alice", "password": PASSWORD}, format="json",
+    refused = APIClient().post("/api/token/", {"username": USERNAME, "password": PASSWORD}, format="json",
                                REMOTE_ADDR="203.0.113.5", HTTP_X_FORWARDED_FOR="10.9.9.9")
     assert refused.status_code == 429
 
@@ -267,7 +248,7 @@ def test_a_forwarded_for_header_does_not_escape_the_address_lock_out(alice, sett
 
 
 @pytest.mark.django_db(transaction=True)
-def test_migrate_creates_the_cache_table_the_embedded_mode_counts_in(alice, settings):
+def test_migrate_creates_the_cache_table_the_embedded_mode_counts_in(user, settings):
     embedded = {"default": {"BACKEND": "arena.web.shared_cache.AtomicDatabaseCache", "LOCATION": "arena_cache"}}
     settings.ARENA_LOGIN_MAX_FAILURES = 2
     with override_settings(CACHES=embedded):
@@ -291,7 +272,7 @@ def test_the_embedded_settings_count_in_the_database(monkeypatch):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_scaled_settings_count_in_redis(alice, settings, monkeypatch, redis_url):
+def test_the_scaled_settings_count_in_redis(user, settings, monkeypatch, redis_url):
     import redis
 
     monkeypatch.setenv("REDIS_URL", redis_url)
@@ -333,13 +314,13 @@ def test_testing_an_endpoint_is_limited_per_hour(client, settings, fake_model):
 # -- episodes waiting in the queue, per user ------------------------------------------------
 
 
-def test_a_user_may_not_queue_more_episodes_than_the_cap(api, web, alice, settings, fake_model, allow_loopback):
+def test_a_user_may_not_queue_more_episodes_than_the_cap(api, browser, user, settings, fake_model, allow_loopback):
     settings.ARENA_MAX_QUEUED_EPISODES_PER_USER = 5
     assert api.post("/api/submissions/", _api_body(fake_model.base_url, episodes_per_task=3), format="json").status_code == 201
     refused = api.post("/api/submissions/", _api_body(fake_model.base_url, episodes_per_task=3), format="json")
     assert refused.status_code == 400
     assert "you have 3 waiting in the queue; this arena allows 5 queued per user" in refused.json()["episodes_per_task"][0]
-    page = web.post("/submit/", _form(fake_model.base_url, episodes_per_task="3"))
+    page = browser.post("/submit/", _form(fake_model.base_url, episodes_per_task="3"))
     assert page.status_code == 200 and "allows 5 queued per user" in page.content.decode()
     assert Submission.objects.count() == 1
     # Within the cap it goes on; episodes that have started no longer count.
@@ -348,9 +329,9 @@ def test_a_user_may_not_queue_more_episodes_than_the_cap(api, web, alice, settin
     assert api.post("/api/submissions/", _api_body(fake_model.base_url, episodes_per_task=5), format="json").status_code == 201
 
 
-def test_an_experiment_counts_against_the_queued_cap_too(api, alice, settings, make_model_submission):
+def test_an_experiment_counts_against_the_queued_cap_too(api, user, settings, make_model_submission):
     submission = make_model_submission()
-    Submission.objects.filter(pk=submission.pk).update(owner=alice)
+    Submission.objects.filter(pk=submission.pk).update(owner=user)
     settings.ARENA_MAX_QUEUED_EPISODES_PER_USER = 3
     body = {"kind": "replay", "submission": submission.pk, "task": "lmact/gridworld:ascii", "num_episodes": 4}
     refused = api.post("/api/experiments/", body, format="json")

@@ -1,6 +1,6 @@
 """Every write on a taken-down submission (or run) is refused and changes nothing: the API
 and the pages answer as for content taken down (404, the owner included, who reads why on
-their submission list) or, where the submission is named in the request (an experiment),
+its pages' banner and their submission list) or, where the submission is named in the request (an experiment),
 400 with the reason; the services refuse too, for a takedown between a page's read and
 its write (arena.moderation.refuse_if_taken_down)."""
 

@@ -53,20 +53,27 @@ def state_at_serving(**settings: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.fixture(scope="module")
+def state_by_default() -> dict:
+    """The state with no setting given, which three tests read: one child process loading
+    the whole application instead of three (about 30 s each on a loaded machine)."""
+    return state_at_serving()
+
+
 @pytest.mark.parametrize("setting", ["1", None])
-def test_the_application_is_loaded_then_frozen_and_collections_made_rarer(setting):
-    settings = {} if setting is None else {"ARENA_WEB_GC_TUNED": setting}  # on by default
-    state = state_at_serving(**settings)
+def test_the_application_is_loaded_then_frozen_and_collections_made_rarer(setting, state_by_default):
+    # On by default.
+    state = state_by_default if setting is None else state_at_serving(ARENA_WEB_GC_TUNED=setting)
     assert state["application_loaded"]
     assert tuple(state["thresholds"]) == THRESHOLDS
     # Django and the project's modules: tens of thousands of objects at least.
     assert state["frozen"] > 10_000
 
 
-def test_what_every_page_imports_is_loaded_before_the_first_request():
+def test_what_every_page_imports_is_loaded_before_the_first_request(state_by_default):
     # Left to the first request, the task catalogue (minihack, nle, chess…) and the views
     # made a fresh process's first BALROG page take 1.7 s of CPU instead of 0.1 s.
-    state = state_at_serving()
+    state = state_by_default
     assert state["catalogue_loaded"] and state["views_loaded"]
 
 
@@ -78,7 +85,7 @@ def test_with_the_setting_off_the_collector_keeps_cpythons_defaults():
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")
-def test_the_allocator_keeps_freed_memory_unless_the_setting_is_off():
-    assert state_at_serving()["kept_freed_memory"] == [True]  # on by default
+def test_the_allocator_keeps_freed_memory_unless_the_setting_is_off(state_by_default):
+    assert state_by_default["kept_freed_memory"] == [True]  # on by default
     state = state_at_serving(ARENA_WEB_KEEP_FREED_MEMORY="0")
     assert state["kept_freed_memory"] == [] and tuple(state["thresholds"]) == THRESHOLDS
