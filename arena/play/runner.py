@@ -31,6 +31,7 @@ from arena.services.runs import run_budget_reached
 from arena.services.steps import LeaseLost, StepNotStored
 from arena.live import publish
 from arena.services import snapshots
+from arena.services.prepared import PreparedGet
 from arena.play import starts
 from arena.play.dbthread import db
 from arena.play.simulators import computing
@@ -321,8 +322,7 @@ class _Playthrough:
             # The write of step k overlaps the model call of step k+1; at most one
             # write is outstanding, so a lost lease still stops play one step later.
             await self._flush()
-            self.pending_write = asyncio.ensure_future(
-                self.runner.writer.write(self.episode.pk, self.worker, record, may_wait=True))
+            self.pending_write = self.runner.writer.submit(self.episode.pk, self.worker, record, may_wait=True)
             agent.observe_result(self.index, self.observation, result.executed_action, result.reward)
             self._advance(result)
             if result.done:
@@ -370,7 +370,7 @@ class _Playthrough:
 def _claim_and_load(episode_id: int, worker: str):
     if not episode_claim(episode_id, worker):
         return None
-    episode = Episode.objects.select_related("run__submission").get(pk=episode_id)
+    episode = _EPISODE_RUN_SUBMISSION.get(episode_id)
     reflections = reflections_for(episode)
     # `episode` is read too: the related manager sets it on every row it yields, and a
     # deferred foreign key would cost one query per stored step (minutes at 70,000).
@@ -381,6 +381,11 @@ def _claim_and_load(episode_id: int, worker: str):
     steps = list(episode.steps.order_by("index").only(*fields)) if episode_has_steps(episode_id) else []
     snapshot = snapshots.snapshot_latest(episode_id, len(steps)) if steps else None
     return episode, episode.run, episode.run.submission, steps, reflections, snapshot
+
+
+# The claimed episode with its run and submission, as
+# `Episode.objects.select_related("run__submission").get(pk=…)` loads them, the SQL written once.
+_EPISODE_RUN_SUBMISSION = PreparedGet(Episode, ("run", "submission"))
 
 
 def _metrics(task, matches: list[bool]) -> dict:

@@ -51,13 +51,19 @@ class StepWriter:
         """Wait until the step is committed; LeaseLost if the worker no longer holds the
         episode, StepNotStored if the database refused this step. `may_wait`: the
         caller awaits this later and calls `hurry` first (see the module's doc)."""
+        await self.submit(episode_id, worker, record, may_wait=may_wait)
+
+    def submit(self, episode_id: int, worker: str, record: step_writes.StepRecord, *,
+               may_wait: bool = False) -> asyncio.Future:
+        """`write` without a task of its own: the future its commit settles (None, or
+        LeaseLost, or StepNotStored). The runner keeps it as the step's pending write;
+        wrapping a coroutine around it cost a task and its loop callbacks per step."""
         future = asyncio.get_running_loop().create_future()
         queue = self._ensure_started()
         queue.put_nowait((episode_id, worker, record, future))
         if not may_wait or queue.qsize() >= MAX_BATCH:
             self._hurry.set()
-        if not await future:
-            raise step_writes.LeaseLost(episode_id)
+        return future
 
     def hurry(self) -> None:
         """Commit the waiting steps now: a runner needs its step."""
@@ -86,10 +92,12 @@ class StepWriter:
                 if not isinstance(exc, Exception):
                     raise
                 continue
-            for (*_, future), stored in zip(batch, results):
+            for (episode_id, *_, future), stored in zip(batch, results):
                 if future.done():
                     continue
                 if isinstance(stored, step_writes.StepNotStored):
                     future.set_exception(stored)
+                elif not stored:
+                    future.set_exception(step_writes.LeaseLost(episode_id))
                 else:
-                    future.set_result(stored)
+                    future.set_result(None)

@@ -30,7 +30,7 @@ from arena.live.publish import publish_end_on_commit
 from arena.storage.images import ImageRef
 from arena.endpoints.privacy import hide_endpoint
 from arena.services.aggregates import STEP_TOTAL_FIELDS, apply_step_totals, played_deltas, played_sums, step_totals
-from arena.services.prepared import Prepared
+from arena.services.prepared import Prepared, PreparedGet, update_row
 from arena.services.steps import LeaseLost
 from arena.clients.base import redact
 from arena.clients.errors import ends_run
@@ -88,14 +88,15 @@ _START_RUN = Prepared(
 def episode_set_prefix(
     episode_id: int, worker: str, prefix: list, demonstration_seeds: list[int], capped: dict | None = None
 ) -> None:
-    held = Episode.objects.filter(pk=episode_id, worker=worker, status=Episode.RUNNING).update(
-        prompt_prefix=prefix,
-        demonstration_seeds=demonstration_seeds,
-        demonstrations_capped=capped,
-        heartbeat_at=timezone.now(),
-    )
+    # `Episode.objects.filter(pk=…, worker=…, status=RUNNING).update(…)`, its SQL written once.
+    episode = Episode(pk=episode_id, prompt_prefix=prefix, demonstration_seeds=demonstration_seeds,
+                      demonstrations_capped=capped, heartbeat_at=timezone.now())
+    held = update_row(episode, _PREFIX_FIELDS, where={"worker": worker, "status": Episode.RUNNING})
     if not held:
         raise LeaseLost(episode_id)
+
+
+_PREFIX_FIELDS = ("prompt_prefix", "demonstration_seeds", "demonstrations_capped", "heartbeat_at")
 
 
 @retry_on_conflict
@@ -116,12 +117,7 @@ def episode_finish(
         # takes its locks in (arena.services.steps).
         if final_image is not None:
             images.ensure_row(final_image)
-        episode = (
-            Episode.objects.select_for_update()
-            .select_related("run")
-            .only("id", "run_id", "worker", "status", "run__variant", "run__metric_sums", "run__shipped_figures")
-            .get(pk=episode_id)
-        )
+        episode = _EPISODE_TO_FINISH.get(episode_id)
         if episode.worker != worker or episode.status != Episode.RUNNING:
             raise LeaseLost(episode_id)
         totals = step_totals(episode)
@@ -137,12 +133,7 @@ def episode_finish(
         reflection_text, reflection_in, reflection_out = reflection
         episode.reflection = reflection_text
         episode.final_observation_image_id = final_image.sha256 if final_image else None
-        episode.save(
-            update_fields=[
-                "status", "finished_at", "score", "end_reason", "error", "error_kind", *STEP_TOTAL_FIELDS,
-                "final_observation_text", "final_observation_image", "metrics", "reflection",
-            ]
-        )
+        update_row(episode, _FINISHED_FIELDS)  # episode.save(update_fields=…), its SQL written once
         if episode.run.shipped_figures is not None:
             # A replay of a run whose figures were shipped: they stay as shipped.
             publish_end_on_commit(episode_id)
@@ -169,6 +160,18 @@ def episode_finish(
         page_generation.bump_on_commit()
         if run_results_changed.has_listeners(Run):
             transaction.on_commit(partial(_announce_results_changed, episode.run_id))
+
+
+# The episode and its run as the finish reads them, locked: `Episode.objects.select_for_update()
+# .select_related("run").only(...)`, the SQL written once (arena.services.prepared).
+_EPISODE_TO_FINISH = PreparedGet(
+    Episode, ("run",), for_update=True,
+    only={Episode: {"run", "worker", "status"}, Run: {"variant", "metric_sums", "shipped_figures"}},
+)
+_FINISHED_FIELDS = (
+    "status", "finished_at", "score", "end_reason", "error", "error_kind", *STEP_TOTAL_FIELDS,
+    "final_observation_text", "final_observation_image", "metrics", "reflection",
+)
 
 
 # The run's aggregates with a finished episode added, as the ORM writes the UPDATE (once).

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 from functools import partial
+import json
 import logging
 
 from django.db import connections, transaction
+from django.db.backends.base.operations import BaseDatabaseOperations
+from django.db.models import JSONField
 from django.utils import timezone
 
 from arena.storage import steptext
@@ -70,6 +73,10 @@ class StepRecord:
     # The task's picture for the replay viewer (never shown to the agent); its hash is
     # in `info["viewer_frame"]`, this makes its StoredImage row.
     viewer_frame: ImageRef | None = None
+
+
+# The record's fields in order, listed once (dataclasses.fields builds its list at each call).
+_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(StepRecord))
 
 
 def steps_record(batch: list[tuple[int, str, StepRecord]]) -> list[bool | StepNotStored]:
@@ -142,7 +149,7 @@ def _store(batch: list[tuple[int, str, StepRecord]]) -> list[bool]:
                 if held is None:
                     continue
                 (run_id,) = held
-                fields = {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
+                fields = {name: getattr(record, name) for name in _RECORD_FIELDS}
                 fields["calls"] = calls_to_store(record.completion, record.calls)
                 image = fields.pop("observation_image")
                 fields.pop("viewer_frame")  # its row is ensured above; info names it
@@ -208,6 +215,7 @@ class _StepSQL:
         episode_fields = {f.name: f for f in Episode._meta.concrete_fields}
         self.heartbeat_at = episode_fields["heartbeat_at"]
         self._prepared_now: tuple | None = None
+        self._prepared_created: tuple | None = None
         # RETURNING (SQLite 3.35+, PostgreSQL): whether the worker still holds the
         # episode, and the run whose spent tokens the step adds to, in one statement.
         self.heartbeat = (
@@ -229,6 +237,14 @@ class _StepSQL:
         )
         self.step_fields = [f for f in Step._meta.concrete_fields if not f.primary_key]
         self.step_plain_types = [(f, _plain_types(f)) for f in self.step_fields]
+        # JSON columns of a list or a dict, on a backend that stores JSON as the text
+        # json.dumps writes (SQLite): that text, without the field's and the backend's
+        # calls around it (a third of what remained of preparing a step's row).
+        stores_dumped_json = type(connection.ops).adapt_json_value is BaseDatabaseOperations.adapt_json_value
+        self.step_adapters = [
+            (field, plain, json.dumps if stores_dumped_json and _is_plain_json(field) else None)
+            for field, plain in self.step_plain_types
+        ]
         columns = ", ".join(quote(f.column) for f in self.step_fields)
         placeholders = ", ".join(["%s"] * len(self.step_fields))
         self.insert = (
@@ -258,11 +274,25 @@ class _StepSQL:
     def insert_params(self, episode_id: int, now, fields: dict) -> list:
         values = {**fields, "episode_id": episode_id, "created_at": now}
         connection = self.connection
-        return [
-            value if type(value) in plain else field.get_db_prep_save(value, connection)
-            for field, plain in self.step_plain_types
-            for value in (values[field.attname],)
-        ]
+        params = []
+        for field, plain, dumps in self.step_adapters:
+            value = values[field.attname]
+            kind = type(value)
+            if kind in plain:
+                params.append(value)
+            elif dumps is not None and (kind is list or kind is dict):
+                params.append(dumps(value))
+            elif value is now:  # a batch's steps share one `now`: prepared once
+                params.append(self._prepared_created_at(field, now))
+            else:
+                params.append(field.get_db_prep_save(value, connection))
+        return params
+
+    def _prepared_created_at(self, field, now):
+        prepared = self._prepared_created
+        if prepared is None or prepared[0] is not now or prepared[1] is not field:
+            prepared = self._prepared_created = (now, field, field.get_db_prep_save(now, self.connection))
+        return prepared[2]
 
     def insert_params_through_fields(self, episode_id: int, now, fields: dict) -> list:
         """`insert_params` with every value through its field (the bench's baseline)."""
@@ -283,6 +313,17 @@ _PLAIN_TYPES = {
     "FloatField": (float,),
     "TextField": (str,), "CharField": (str,),
 }
+
+
+def _is_plain_json(field) -> bool:
+    """A JSONField whose value is stored as `json.dumps(value)` writes it: no encoder of
+    its own, and no preparation of its own (a subclass may add one)."""
+    return (
+        isinstance(field, JSONField) and field.encoder is None
+        and type(field).get_db_prep_save is JSONField.get_db_prep_save
+        and type(field).get_db_prep_value is JSONField.get_db_prep_value
+        and type(field).get_prep_value is JSONField.get_prep_value
+    )
 
 
 def _plain_types(field) -> frozenset:

@@ -266,8 +266,8 @@ class LMActStrategy:
         self._converter: ContentConverter | None = None  # made in `begin`, with the episode's images
         self._prefix_content: list[dict] = []
         self._prefix_tokens = 0
-        # The instructions after the trajectory are the same text step after step.
-        self._tail_tokens = tokens.TextTokenMemo()
+        # The instructions after the trajectory and a game's few actions recur: each text counted once.
+        self._tail_tokens, self._action_tokens = tokens.TextTokenMemo(), tokens.TextTokenMemo()
         # Per step of the evaluation trajectory: its converted content and estimated tokens.
         self._steps: list[tuple[list[dict], int]] = []
         # (steps dropped, steps merged, their merged content): see `_trajectory`.
@@ -343,7 +343,7 @@ class LMActStrategy:
 
     def prepare(self, index, observation, previous_action, legal) -> list:
         trajectory = self.prompter.trajectory_parts(index, observation, previous_action)
-        size = tokens.observation_tokens(observation, self._provider) + tokens.text_tokens(previous_action or "") + 6
+        size = tokens.observation_tokens(observation, self._provider) + self._action_tokens(previous_action or "") + 6
         self._steps.append((self._converter.convert(trajectory), size))
         self._legal = tuple(legal)  # what `parse` accepts as a bare answer
         return trajectory + self.prompter.tail_parts(legal, self.action_format)

@@ -4,6 +4,7 @@ Reflexion's reflections where the submission asks for them."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from django.conf import settings
@@ -84,6 +85,7 @@ class ModelAgent:
         self.names_slot = server_kind == LLAMA_CPP and isinstance(self.client, OpenAICompatibleClient)
         self.server_slots = (submission.endpoint_probe or {}).get("server_slots") or 1
         self._leased_gate = None
+        self._gate_of_loop: tuple | None = None
 
     def begin(self, task: Task, observation: Observation, images: ImageStore) -> tuple[list, list[int]]:
         self._task = task
@@ -130,7 +132,7 @@ class ModelAgent:
                                    settings.ARENA_MODEL_TIMEOUT_SECONDS)
         except TooSlow as exc:
             raise EndpointFailed(str(exc), ErrorKind.TIMEOUT) from None
-        gate = submission_gate(self.submission)
+        gate = self._gate()
         messages, _ = adapt(messages, self.shape)
         holder = None
         if self.slot_affinity:
@@ -166,6 +168,15 @@ class ModelAgent:
                 "cache_write_tokens_in": reply.cache_write_tokens_in, **call
             }
         return reply, call
+
+    def _gate(self):
+        """The submission's gate on the running loop (arena.play.pace), looked up once per
+        loop: a loop keeps its gates for as long as it runs (arena.clients.limits.gate_for),
+        and finding it again computed the endpoint's keys at every call."""
+        loop = asyncio.get_running_loop()
+        if self._gate_of_loop is None or self._gate_of_loop[0] is not loop:
+            self._gate_of_loop = (loop, submission_gate(self.submission))
+        return self._gate_of_loop[1]
 
     async def _act(self, prompt_added: list):
         """The step's main call, its prompt fitted to the context window; a prompt the

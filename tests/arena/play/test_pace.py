@@ -112,3 +112,27 @@ def test_the_submission_page_shows_the_pace_kept_with_the_server(make_model_subm
     assert "of 4 calls in flight allowed now" in pace
     assert "backed off 1 time" in pace
     assert "41 of 60 requests left (reset in 20 s)" in pace
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_model_agent_calls_through_its_submissions_gate_on_each_loop(make_model_submission):
+    # The agent keeps the gate it found (arena.play.agents.model.ModelAgent._gate), which
+    # must stay the one every other caller of the submission's endpoint shares on that
+    # loop, and never outlive its loop.
+    from arena.models import Episode
+    from arena.play.agents import make_agent
+    from arena.play.pace import submission_gate
+
+    submission = make_model_submission()
+    run = new_run(submission)
+    episode = Episode.objects.select_related("run__submission").get(run=run)
+    agent = make_agent(submission, run, episode)
+
+    async def gates():
+        shared = submission_gate(submission)
+        return shared, agent._gate(), agent._gate()
+
+    first_shared, first, again = asyncio.run(gates())
+    assert first is again is first_shared
+    second_shared, second, _ = asyncio.run(gates())
+    assert second is second_shared and second is not first

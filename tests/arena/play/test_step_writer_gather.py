@@ -69,3 +69,24 @@ async def test_a_full_batch_does_not_wait(batches):
                for episode_id in range(MAX_BATCH)]
     await asyncio.wait_for(asyncio.gather(*pending), 5)
     assert batches == [list(range(MAX_BATCH))]
+
+
+@pytest.mark.asyncio
+async def test_a_submitted_step_settles_its_future_without_a_task_of_its_own(monkeypatch):
+    from arena.services.steps import LeaseLost, StepNotStored
+
+    refused = StepNotStored(3, 0, ValueError("no"))
+    monkeypatch.setattr(stepwriter.step_writes, "steps_record", lambda batch: [True, False, refused])
+    writer = StepWriter(gather_seconds=0.5)
+    writer.submit(0, "w", None)  # starts the writer's own task
+    await asyncio.sleep(0.6)
+    tasks_before = len(asyncio.all_tasks())
+    stored, lost, not_stored = (writer.submit(episode_id, "w", None, may_wait=True) for episode_id in (1, 2, 3))
+    # The runner keeps these as its pending writes: no task is made for any of them.
+    assert len(asyncio.all_tasks()) == tasks_before
+    writer.hurry()
+    assert await asyncio.wait_for(stored, 5) is None
+    with pytest.raises(LeaseLost):
+        await lost
+    with pytest.raises(StepNotStored):
+        await not_stored

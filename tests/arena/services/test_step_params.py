@@ -78,3 +78,23 @@ def test_heartbeat_params_prepare_each_batchs_time():
     assert sql.heartbeat_params(first, 4, 9, "w") == [
         heartbeat_at.get_db_prep_value(first, connection), 5, 9, "w", Episode.RUNNING]
     assert sql.heartbeat_params(second, 0, 9, "w")[0] == heartbeat_at.get_db_prep_value(second, connection)
+
+
+@pytest.mark.django_db
+def test_insert_params_prepare_each_batchs_creation_time_and_json():
+    connection = connections[Episode.objects.db]
+    sql = _StepSQL.for_connection(connection)
+    fields = fields_of(RECORDS[1])
+    created_at = [f for f in sql.step_fields if f.attname == "created_at"][0]
+    first = datetime(2026, 11, 26, 18, 0, 0, tzinfo=timezone.utc)
+    second = datetime(2026, 11, 26, 18, 0, 1, tzinfo=timezone.utc)
+    position = sql.step_fields.index(created_at)
+    assert sql.insert_params(41, first, fields)[position] == created_at.get_db_prep_save(first, connection)
+    assert sql.insert_params(41, second, fields)[position] == created_at.get_db_prep_save(second, connection)
+    # JSON as its field writes it, nested values and non-ASCII text included.
+    fields = {**fields, "info": {"context": {"dropped": 2}, "note": "café ☕", "seeds": [1, 2.5, None, True]}}
+    info = [f for f in sql.step_fields if f.attname == "info"][0]
+    sent = sql.insert_params(41, second, fields)[sql.step_fields.index(info)]
+    expected = info.get_db_prep_save(fields["info"], connection)
+    # PostgreSQL's adapter (psycopg's Jsonb) compares by identity: compare what it wraps.
+    assert (type(sent), getattr(sent, "obj", sent)) == (type(expected), getattr(expected, "obj", expected))
