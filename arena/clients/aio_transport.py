@@ -1,11 +1,13 @@
-"""aiohttp makes every connection the URL guard allows (arena.clients.urlguard), two ways:
-OpenAI's calls take the direct lane (`AiohttpConnections.fetch`: a head the SDK built once,
-`Head`, goes to aiohttp with each call's JSON body and timeout, and the answer comes back
-as an `Answer`, no httpx2 request or response made: httpx2's client, header and stream
-machinery cost about 1.3 ms of CPU per call at 64 in flight, more than the rest of a
-step); the other SDKs (Anthropic, Gemini) and other requests use httpx2's transport
-interface (`AiohttpConnections.handle_async_request`). Both read the answer's body whole,
-at most `max_response_bytes` (ResponseTooLarge), after `on_head` has seen its status.
+"""aiohttp makes every connection the URL guard allows (arena.clients.urlguard), all through
+`AiohttpConnections.fetch`: a request's head (`Head`: method, URL, headers, TLS name),
+its body and timeout go to aiohttp, and the answer comes back as an `Answer`, its body
+read whole, at most `max_response_bytes` (ResponseTooLarge), after `on_head` has seen its
+status. OpenAI's calls come this way directly, from a head the SDK built once per
+connection (the direct lane: httpx2's client, header and stream machinery cost about
+1.3 ms of CPU per call at 64 in flight, more than the rest of a step); the other SDKs'
+requests (Anthropic, Gemini, agent endpoints, the probe) come through httpx2's transport
+interface (`GuardedTransport.handle_async_request`), a `Head` made of each request and
+the answer handed back as httpx2's (`Answer.as_httpx`).
 
 The session has no cookie jar of its own (the httpx2 client's jar keeps an endpoint's
 cookies). aiohttp's failures become the httpx2 kinds the guard and the clients read: a
@@ -103,10 +105,17 @@ class Answer:
     """An answer read whole on the direct lane: what the clients read of an httpx2
     response (`status_code`, `headers` looked up in any case, `content`)."""
 
-    __slots__ = ("status_code", "headers", "content")
+    __slots__ = ("status_code", "headers", "content", "response")
 
-    def __init__(self, status_code: int, headers) -> None:
-        self.status_code, self.headers, self.content = status_code, headers, b""
+    def __init__(self, response: aiohttp.ClientResponse) -> None:
+        self.status_code, self.headers, self.content, self.response = response.status, response.headers, b"", response
+
+    def as_httpx(self, request: httpx2.Request) -> httpx2.Response:
+        """The answer as httpx2's, for an SDK that sent `request` (its body as received:
+        httpx2 decodes it)."""
+        extensions = {"http_version": b"HTTP/1.1", "reason_phrase": (self.response.reason or "").encode()}
+        return httpx2.Response(self.status_code, headers=self.response.raw_headers, content=self.content,
+                               request=request, extensions=extensions)
 
 
 async def _read_capped(response: aiohttp.ClientResponse, cap: int | None) -> bytes:
@@ -125,23 +134,20 @@ async def _read_capped(response: aiohttp.ClientResponse, cap: int | None) -> byt
     return b"".join(chunks)
 
 
-class AiohttpConnections(httpx2.AsyncBaseTransport):
-    """The connections aiohttp makes (one session, one pool), for httpx2's transport
-    interface and for the direct lane (`fetch`).
+class AiohttpConnections:
+    """The connections aiohttp makes for one origin (one session, one pool); the guard
+    (arena.clients.urlguard.GuardedTransport) sends every request through `fetch`.
 
-    Takes the keyword arguments of httpx2's own transport that the guard passes,
-    `verify` (an `ssl.SSLContext`) and `limits`, and the cap of every answer's body
-    (`max_response_bytes`: a model's or an agent's answer is read whole into memory, so
-    an endless one must not be); `on_head` sees each answer of `handle_async_request`
-    before its body is read (as `fetch`'s own).
+    Takes `verify` (an `ssl.SSLContext`), httpx2's `limits`, and the cap of every
+    answer's body (`max_response_bytes`: a model's or an agent's answer is read whole
+    into memory, so an endless one must not be).
     """
 
     def __init__(self, *, verify, limits: httpx2.Limits | None = None, max_response_bytes: int | None = None,
-                 on_head: Callable[[Answer], None] | None = None, **_ignored) -> None:
+                 **_ignored) -> None:
         self._limits = limits or httpx2.Limits(max_connections=100)
         self._ssl = verify
         self._cap = max_response_bytes
-        self._on_head = on_head
         self._session: aiohttp.ClientSession | None = None
 
     def _opened(self) -> aiohttp.ClientSession:
@@ -157,25 +163,20 @@ class AiohttpConnections(httpx2.AsyncBaseTransport):
             )
         return self._session
 
-    async def _sent(self, method: str, url, headers, body: bytes | None, timeout: aiohttp.ClientTimeout,
-                    sni: str | None, request: httpx2.Request | None = None, **options) -> aiohttp.ClientResponse:
+    async def fetch(self, head: Head, url: yarl.URL, headers: list, body: bytes | None,
+                    timeout: aiohttp.ClientTimeout, on_head: Callable[[Answer], None] | None,
+                    request: httpx2.Request | None = None) -> Answer:
+        """`head` sent to `url` (pinned to a checked address) with `headers` and `body`,
+        the answer read whole; `on_head` sees it before its body is read, and may refuse
+        it by raising. On the direct lane (no `request`) a compressed body is decoded
+        here; for an SDK's `request` it is left as received, for httpx2 to decode."""
         try:
-            return await self._opened().request(method, url, headers=headers, data=body, allow_redirects=False,
-                                                compress=False, timeout=timeout, server_hostname=sni, **options)
+            response = await self._opened().request(
+                head.method, url, headers=headers, data=body, allow_redirects=False, compress=False, timeout=timeout,
+                server_hostname=head.sni, auto_decompress=request is None)
         except (aiohttp.ClientError, TimeoutError) as exc:
             raise _as_httpx(exc, request) from exc
-
-    async def fetch(self, head: Head, url: yarl.URL, headers: list, body: bytes, timeout: aiohttp.ClientTimeout,
-                    on_head: Callable[[Answer], None]) -> Answer:
-        """The direct lane: `head` sent to `url` (pinned to a checked address) with
-        `headers` and `body`, the answer read whole (decoded if the server compressed
-        it); `on_head` sees it before its body is read, and may refuse it by raising."""
-        response = await self._sent(head.method, url, headers, body, timeout, head.sni, auto_decompress=True)
-        return await self._read(response, on_head)
-
-    async def _read(self, response: aiohttp.ClientResponse, on_head: Callable[[Answer], None] | None,
-                    request: httpx2.Request | None = None) -> Answer:
-        answer = Answer(response.status, response.headers)
+        answer = Answer(response)
         try:
             if on_head is not None:
                 on_head(answer)
@@ -187,24 +188,6 @@ class AiohttpConnections(httpx2.AsyncBaseTransport):
             response.close()  # not read whole: the connection cannot be reused
             raise
         return answer
-
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        headers = request.headers.multi_items()
-        try:
-            body = request.content
-        except httpx2.RequestNotRead:
-            # A body given as a stream (the guard's pinned copy of a streamed request)
-            # goes read whole, with its length, not chunked.
-            body = await request.aread()
-            headers = [(name, value) for name, value in headers if name.lower() != "transfer-encoding"]
-        timeout = request.extensions.get("timeout") or {}
-        timeout = client_timeout(timeout.get("connect"), timeout.get("read"), timeout.get("pool"))
-        response = await self._sent(request.method, str(request.url), headers, body or None, timeout,
-                                    request.extensions.get("sni_hostname"), request)
-        extensions = {"http_version": b"HTTP/1.1", "reason_phrase": (response.reason or "").encode()}
-        answer = await self._read(response, self._on_head, request)  # undecoded: httpx2 decodes it
-        return httpx2.Response(answer.status_code, headers=response.raw_headers, content=answer.content,
-                               request=request, extensions=extensions)
 
     async def aclose(self) -> None:
         if self._session is not None:

@@ -83,10 +83,12 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
     UnsafeURL if *any* address is not allowed, then send the request to the first
     checked IP literal (the next one if no connection can be made). The ``Host`` header
     and the TLS SNI / certificate check keep the original host name. Keyword arguments
-    (``limits``, ``verify``) go to the aiohttp pool of each original scheme/host/port.
+    (``limits``, ``verify``) go to the aiohttp pool of each original scheme/host/port
+    (`AiohttpConnections`, whose `fetch` sends every request).
     `max_response_bytes` caps every answer's body, read whole (ResponseTooLarge);
     `on_head` sees every answer before its body is read.
     ``resolver`` (async ``(host, port) -> [address, ...]``) and ``transport_factory``
+    (keyword arguments -> an object with `AiohttpConnections`' ``fetch`` and ``aclose``)
     exist for tests.
     """
 
@@ -95,7 +97,7 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
         allow_loopback: bool = False,
         *,
         resolver: Resolver | None = None,
-        transport_factory: Callable[..., httpx2.AsyncBaseTransport] | None = None,
+        transport_factory: Callable[..., AiohttpConnections] | None = None,
         max_addresses: int = 4,
         max_response_bytes: int = 16 * 1024 * 1024,
         on_head: Callable[[Answer], None] | None = None,
@@ -107,12 +109,12 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
         # Loading the CA bundle costs ~50 ms; every transport shares one context.
         transport_kwargs.setdefault("verify", shared_ssl_context())
         transport_kwargs["max_response_bytes"] = max_response_bytes
-        transport_kwargs["on_head"] = on_head
+        self._on_head = on_head
         self._kwargs = transport_kwargs
         self._max_addresses = max_addresses
-        self._inner: dict[tuple[str, str, int], httpx2.AsyncBaseTransport] = {}
+        self._inner: dict[tuple[str, str, int], AiohttpConnections] = {}
 
-    def _transport_for(self, key: tuple[str, str, int]) -> httpx2.AsyncBaseTransport:
+    def _transport_for(self, key: tuple[str, str, int]) -> AiohttpConnections:
         inner = self._inner.get(key)
         if inner is None:
             inner = self._inner[key] = self._factory(**self._kwargs)
@@ -135,33 +137,33 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
         return [check_address(host, address, self.allow_loopback) for address in addresses]
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        scheme, host, port = parse_url(request.url)
-        connect_timeout = (request.extensions.get("timeout") or {}).get("connect")
-        addresses = await self._checked_addresses(connect_timeout, host, port, request)
-        inner = self._transport_for((scheme, host, port))
-
-        extensions = dict(request.extensions)
-        if scheme == "https" and parse_ip(host) is None:
-            extensions.setdefault("sni_hostname", host)
-
-        def send(ip: IPAddress) -> Awaitable[httpx2.Response]:
-            pinned = httpx2.Request(request.method, request.url.copy_with(host=str(ip)),
-                                    headers=request.headers,  # already carries Host: <original name>
-                                    stream=request.stream, extensions=extensions)
-            return inner.handle_async_request(pinned)
-
-        return await self._first_reachable(addresses, send)
+        head = Head(request)
+        headers = head.headers
+        try:
+            body = request.content
+        except httpx2.RequestNotRead:
+            # A body given as a stream goes read whole, with its length, not chunked.
+            body = await request.aread()
+            headers = [(name, value) for name, value in headers if name.lower() != "transfer-encoding"]
+        seconds = request.extensions.get("timeout") or {}
+        timeout = client_timeout(seconds.get("connect"), seconds.get("read"), seconds.get("pool"))
+        answer = await self._fetch(head, headers, body or None, timeout, self._on_head, seconds.get("connect"), request)
+        return answer.as_httpx(request)
 
     async def fetch(self, head: Head, headers: list, body: bytes, seconds: float,
                     on_head: Callable[[Answer], None]) -> Answer:
-        """The direct lane (arena.clients.aio_transport.AiohttpConnections.fetch) under
-        the rules of `handle_async_request`: the host resolved and every address checked
-        at each call, the first checked address that connects, the body capped."""
-        addresses = await self._checked_addresses(seconds, *head.origin[1:])
-        inner: Any = self._transport_for(head.origin)
-        timeout = client_timeout(seconds, seconds, seconds)
+        """The direct lane: `head` (built once, arena.clients.openai_compat) sent with
+        `headers` and `body` under the rules of every request."""
+        return await self._fetch(head, headers, body, client_timeout(seconds, seconds, seconds), on_head, seconds)
+
+    async def _fetch(self, head: Head, headers: list, body: bytes | None, timeout, on_head, connect_seconds,
+                     request: httpx2.Request | None = None) -> Answer:
+        """The host resolved and every address checked at each call, the first checked
+        address that connects, the body capped."""
+        addresses = await self._checked_addresses(connect_seconds, *head.origin[1:], request)
+        inner = self._transport_for(head.origin)
         return await self._first_reachable(addresses, lambda ip: inner.fetch(
-            head, head.pinned(ip), headers, body, timeout, on_head))
+            head, head.pinned(ip), headers, body, timeout, on_head, request))
 
     async def _first_reachable(self, addresses: list[IPAddress], send: Callable[[IPAddress], Awaitable[Any]]) -> Any:
         last_error: httpx2.ConnectError | None = None
