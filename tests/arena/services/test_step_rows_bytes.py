@@ -146,3 +146,41 @@ def test_a_batch_stores_and_announces_exactly_what_it_did_before(baseline, monke
 
 
 PINNED = "c093a9241b4efa0c6fddbff14a65be8ffd2d9dbb2eb67ff06cd47428ff0d1847"
+
+
+def test_with_no_other_process_listening_only_the_watched_episode_is_announced(baseline, monkeypatch, settings,
+                                                                               tmp_path):
+    """The batch decides once that no other process listens; the steps of an episode
+    watched in this process are announced all the same, with their frames, and the
+    others reach nobody (nothing is posted for them)."""
+    settings.ARENA_LIVE_SIGNAL_DIR = str(tmp_path)  # no socket there: nobody listens
+    run = new_run(baseline("random"), episodes=5)
+    episodes = list(run.episodes.order_by("index"))
+    for episode in episodes:
+        assert episode_claim(episode.id, "w")
+    layer = get_channel_layer()
+    sent, posted = [], []
+
+    async def group_send(group, message):
+        sent.append((group, message))
+
+    monkeypatch.setattr(layer, "group_send", group_send)
+    monkeypatch.setattr(livesignal.outbox, "post", lambda group, message, loop=None: posted.append(group))
+    asyncio.run(layer.group_add(episode_group(episodes[1].id), "viewer"))
+    try:
+        steps_record(_batch(episodes))
+    finally:
+        asyncio.run(layer.group_discard(episode_group(episodes[1].id), "viewer"))
+    assert [(group, message["index"]) for group, message in sent] == [(episode_group(episodes[1].id), 0)]
+    assert json.loads(sent[0][1]["frame"])["step"]["observation_image"] is not None
+    assert posted == [episode_group(episodes[1].id)]
+
+
+def test_a_record_given_an_attribute_of_its_own_is_read_field_by_field():
+    from arena.services.steps import _RECORD_FIELDS, _fields_of
+
+    record = _record(2)
+    assert list(_fields_of(record)) == list(_RECORD_FIELDS)
+    record.stray = "not a step field"
+    fields = _fields_of(record)
+    assert list(fields) == list(_RECORD_FIELDS) and fields["index"] == 2

@@ -116,3 +116,22 @@ def test_every_prompt_is_byte_for_byte_the_one_sent_before_the_memos():
 
 
 PINNED = "b8aed7c9f7acfd14bfde7c73d9eb99fc93acf715f3278e05431006ee99bb4f63"
+
+
+class _NoImages:
+    def sha(self, observation):  # pragma: no cover - the closing text shows no picture
+        raise AssertionError
+
+
+def test_the_closing_text_follows_the_legal_actions_and_the_action_format():
+    """The closing text is kept while the legal actions stay the same: when they change
+    (a board game's moves), or the action format does, it is the one a fresh prompter writes."""
+    from arena.strategies.lmact import LMActPrompter
+
+    def prompter():
+        return LMActPrompter(show_legal_actions=True, chain_of_thought=False, images=_NoImages())
+
+    kept = prompter()
+    for legal, action_format in [(("a1", "b2"), ""), (("a1", "b2"), ""), (("a1", "c3"), ""), ((), "six numbers"),
+                                 ((), "two numbers"), (("a1", "b2"), "")]:
+        assert kept.tail_parts(legal, action_format) == prompter().tail_parts(legal, action_format)
