@@ -40,7 +40,7 @@ from arena.clients.base import ModelReply
 from arena.clients.chat_messages import convert_parts, split_data_url, system_and_turns
 from arena.clients.sdk_reading import sdk_object
 from arena.clients.http import ChatCompletionClient, check_base_url
-from arena.clients.openai_compat import route_url, split_query
+from arena.clients.openai_compat import api_root
 from arena.clients.reasoning import AnswerMemory, ThinkSplitter
 from arena.clients.attempts import AttemptFailed
 from arena.clients.errors import ErrorKind, classify_status
@@ -139,12 +139,7 @@ class AnthropicClient(ChatCompletionClient):
         **connection,
     ) -> None:
         self._api_key = api_key or ""
-        root, query = split_query(check_base_url(base_url, [self._api_key], "Anthropic base URL"))
-        root = root.rstrip("/")
-        for suffix in ("/v1/messages", "/v1"):
-            if root.endswith(suffix):
-                root = root[: -len(suffix)]
-                break
+        root, query = api_root(check_base_url(base_url, [self._api_key], "Anthropic base URL"), "/v1/messages", "/v1")
         self.model = model
         self.temperature = temperature
         self.max_tokens = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
@@ -153,9 +148,8 @@ class AnthropicClient(ChatCompletionClient):
         # episode: its conversation goes back to the API with them).
         self._signed_thinking = AnswerMemory(REMEMBERED_ANSWERS)
         self._think = ThinkSplitter()
-        self._root, self._query, self._version = root, query, anthropic_version
-        super().__init__(route_url(str(httpx2.URL(root).copy_merge_params(query)) if query else root, "/v1/messages"),
-                         secrets=[self._api_key], **connection)
+        self._root, self._query, self._version = root._replace(query="").geturl(), query, anthropic_version
+        super().__init__(root._replace(path=root.path + "/v1/messages").geturl(), secrets=[self._api_key], **connection)
 
     def _sdk_identity(self) -> tuple:
         return (*super()._sdk_identity(), self._version)

@@ -30,9 +30,9 @@ from openai.types.responses import Response
 
 from arena.clients.base import ModelReply
 from arena.clients.chat_messages import image_url_of, plain_text, system_and_turns
-from arena.clients.openai_compat import OpenAIClient, error_message
+from arena.clients.openai_compat import OpenAIClient
 from arena.clients.reasoning import AnswerMemory
-from arena.clients.replies import excerpt, int_or_none
+from arena.clients.replies import error_message, excerpt, int_or_none
 
 __all__ = ["DEFAULT_BASE_URL", "ResponsesClient", "to_responses_input"]
 
