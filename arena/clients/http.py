@@ -32,7 +32,9 @@ import httpx2
 from arena.clients import shared
 from arena.clients.attempts import AttemptFailed, AttemptReading, RedirectRefused
 from arena.clients.base import ModelCallError, ModelReply, RetryPolicy, redact
+from arena.clients.reasoning import AnswerMemory
 from arena.clients.replies import MAX_ERROR_CHARS, capped_text, normalise_reply
+from arena.clients.sdk_reading import sdk_object
 from arena.clients.urlguard import Answer, GuardedTransport, UnsafeURL, parse_url
 
 __all__ = ["AttemptFailed", "ChatCompletionClient", "DEFAULT_MAX_RESPONSE_BYTES", "HTTPModelClient", "check_base_url"]
@@ -89,6 +91,8 @@ class HTTPModelClient(AttemptReading, abc.ABC):
     endpoint_label = "model endpoint"
     #: Appended to the "response too large" message.
     too_big_hint = " (is max_tokens very large?)"
+    #: The SDK's type of the answer, read by `sdk_object`; None: what `_call` returned.
+    reply_type: type | None = None
 
     def __init__(
         self,
@@ -297,8 +301,8 @@ class HTTPModelClient(AttemptReading, abc.ABC):
         return self._parse(self._typed(result, data), data, status)
 
     def _typed(self, result: Any, data: dict) -> Any:
-        """The answer as its SDK's type: what `_call` returned (or see `sdk_object`)."""
-        return result
+        """The answer as its SDK's type (`reply_type`, or what `_call` returned)."""
+        return result if self.reply_type is None else sdk_object(self.reply_type, data)
 
 
 class ChatCompletionClient(HTTPModelClient):
@@ -311,12 +315,16 @@ class ChatCompletionClient(HTTPModelClient):
 
     #: Leading characters of the first message that never change (see `complete`).
     frozen_chars = 0
+    #: What the provider wants back with this conversation's answers, if it wants any.
+    _answers: AnswerMemory | None = None
 
     def recall(self, text: str, items: list) -> None:
         """An answer of this conversation that an earlier client received (the episode
         resumed after a worker restart), with its ModelReply.reasoning_items, remembered
         as if this client had made the call, so later requests send what they would
         have. Only providers that want something given back keep it."""
+        if self._answers is not None:
+            self._answers.remember(text, items)
 
     async def complete(self, messages: list[dict], *, max_tokens: int | None = None, frozen_chars: int = 0) -> ModelReply:
         """Send `messages` (content a string or a list of text / image_url parts) and

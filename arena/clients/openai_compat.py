@@ -23,7 +23,6 @@ from openai.types.chat import ChatCompletion
 
 from arena.clients.base import ModelReply
 from arena.clients.chat_messages import content_text
-from arena.clients.sdk_reading import sdk_object
 from arena.clients.http import ChatCompletionClient, HTTPModelClient, answer_seen, check_base_url
 from arena.clients.urlguard import Answer, Head
 from arena.clients.reasoning import ThinkSplitter
@@ -152,8 +151,6 @@ class OpenAIClient(ChatCompletionClient):
 
     #: The route under the API root ("/chat/completions").
     route = ""
-    #: The SDK's type of the answer.
-    reply_type: type = ChatCompletion
     #: How a refused base URL is named ("Invalid model base URL: ...").
     base_url_label = "model base URL"
 
@@ -194,9 +191,6 @@ class OpenAIClient(ChatCompletionClient):
 
     async def _call(self, request: dict) -> Answer:
         return await openai_post(self, self.route, request)
-
-    def _typed(self, result, data: dict):
-        return sdk_object(self.reply_type, data)
 
 
 class OpenAICompatibleClient(OpenAIClient):

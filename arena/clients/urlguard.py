@@ -59,6 +59,8 @@ __all__ = ["ALLOWED_SCHEMES", "PUBLIC_ONLY", "GuardedTransport", "ResponseTooLar
 # --- connect-time enforcement ----------------------------------------------------------
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
+# The checked addresses of a name tried in turn while none accepts the connection.
+MAX_ADDRESSES = 4
 
 
 async def _system_resolver(host: str, port: int) -> list[str]:
@@ -97,7 +99,6 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
         *,
         resolver: Resolver | None = None,
         transport_factory: Callable[..., AiohttpConnections] | None = None,
-        max_addresses: int = 4,
         max_response_bytes: int = 16 * 1024 * 1024,
         **transport_kwargs,
     ) -> None:
@@ -108,7 +109,6 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
         transport_kwargs.setdefault("verify", shared_ssl_context())
         transport_kwargs["max_response_bytes"] = max_response_bytes
         self._kwargs = transport_kwargs
-        self._max_addresses = max_addresses
         self._inner: dict[tuple[str, str, int], AiohttpConnections] = {}
 
     async def _checked_addresses(self, connect_timeout: float | None, host: str, port: int,
@@ -156,7 +156,7 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
         inner = self._inner.get(head.origin)
         if inner is None:
             inner = self._inner[head.origin] = self._factory(**self._kwargs)
-        for ip in addresses[: self._max_addresses]:
+        for ip in addresses[:MAX_ADDRESSES]:
             try:
                 return await inner.fetch(head, head.pinned(ip), headers, body, timeout, on_head, request)
             except httpx2.ConnectError as exc:
