@@ -96,8 +96,8 @@ class Head:
 
 
 class Answer:
-    """An answer read whole on the direct lane: what the clients read of an httpx2
-    response (`status_code`, `headers` looked up in any case, `content`)."""
+    """An answer read whole: what the clients read of an httpx2 response (`status_code`,
+    `headers` looked up in any case, `content`), or httpx2's own for an SDK (`as_httpx`)."""
 
     __slots__ = ("status_code", "headers", "content", "response")
 
@@ -137,8 +137,7 @@ class AiohttpConnections:
     into memory, so an endless one must not be).
     """
 
-    def __init__(self, *, verify, limits: httpx2.Limits | None = None, max_response_bytes: int | None = None,
-                 **_ignored) -> None:
+    def __init__(self, *, verify, limits: httpx2.Limits | None = None, max_response_bytes: int | None = None) -> None:
         self._limits = limits or httpx2.Limits(max_connections=100)
         self._ssl = verify
         self._cap = max_response_bytes

@@ -42,7 +42,7 @@ __all__ = ["AttemptFailed", "ChatCompletionClient", "DEFAULT_MAX_RESPONSE_BYTES"
 DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 
 # The attempt running in this task: the HTTP answers it got and the client that made it
-# (the connection's response hook is shared by every client of an endpoint).
+# (the guard and the connection, which show it each answer, serve every client of an endpoint).
 _ATTEMPT: contextvars.ContextVar[tuple[list, "HTTPModelClient"] | None] = contextvars.ContextVar(
     "arena_http_attempt", default=None
 )
