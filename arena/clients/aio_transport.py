@@ -38,12 +38,12 @@ class ResponseTooLarge(Exception):
         self.cap = cap
 
 
-def httpx_error(error: BaseException, request: httpx2.Request | None = None) -> httpx2.TransportError | None:
-    """aiohttp's `error` as the httpx2 exception that means the same, or None."""
+def httpx_error(error: BaseException, request: httpx2.Request | None = None) -> httpx2.TransportError:
+    """aiohttp's `error` (or asyncio's timeout) as the httpx2 exception that means the same."""
     message = str(error) or type(error).__name__
     if isinstance(error, aiohttp.ConnectionTimeoutError):
         return httpx2.ConnectTimeout(message, request=request)
-    if isinstance(error, aiohttp.ServerTimeoutError):
+    if isinstance(error, TimeoutError):  # aiohttp's read timeouts are TimeoutErrors too
         return httpx2.ReadTimeout(message, request=request)
     if isinstance(error, (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError)):
         return httpx2.ConnectError(f"SSL: {message}", request=request)
@@ -56,13 +56,7 @@ def httpx_error(error: BaseException, request: httpx2.Request | None = None) -> 
         return httpx2.RemoteProtocolError("Server disconnected without sending a complete answer", request=request)
     if isinstance(error, (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError)):
         return httpx2.ReadError(message, request=request)
-    return None
-
-
-def _as_httpx(exc: BaseException, request: httpx2.Request | None = None) -> BaseException:
-    timeout = isinstance(exc, TimeoutError) and not isinstance(exc, aiohttp.ClientError)
-    return (httpx2.ReadTimeout(str(exc) or "timed out", request=request) if timeout else
-            httpx_error(exc, request) or httpx2.TransportError(str(exc) or type(exc).__name__, request=request))
+    return httpx2.TransportError(message, request=request)
 
 
 @functools.lru_cache(maxsize=64)
@@ -102,8 +96,8 @@ class Head:
 
 
 class Answer:
-    """An answer read whole on the direct lane: what the clients read of an httpx2
-    response (`status_code`, `headers` looked up in any case, `content`)."""
+    """An answer read whole: what the clients read of an httpx2 response (`status_code`,
+    `headers` looked up in any case, `content`), or httpx2's own for an SDK (`as_httpx`)."""
 
     __slots__ = ("status_code", "headers", "content", "response")
 
@@ -143,8 +137,7 @@ class AiohttpConnections:
     into memory, so an endless one must not be).
     """
 
-    def __init__(self, *, verify, limits: httpx2.Limits | None = None, max_response_bytes: int | None = None,
-                 **_ignored) -> None:
+    def __init__(self, *, verify, limits: httpx2.Limits | None = None, max_response_bytes: int | None = None) -> None:
         self._limits = limits or httpx2.Limits(max_connections=100)
         self._ssl = verify
         self._cap = max_response_bytes
@@ -175,7 +168,7 @@ class AiohttpConnections:
                 head.method, url, headers=headers, data=body, allow_redirects=False, compress=False, timeout=timeout,
                 server_hostname=head.sni, auto_decompress=request is None)
         except (aiohttp.ClientError, TimeoutError) as exc:
-            raise _as_httpx(exc, request) from exc
+            raise httpx_error(exc, request) from exc
         answer = Answer(response)
         try:
             if on_head is not None:
@@ -183,7 +176,7 @@ class AiohttpConnections:
             answer.content = await _read_capped(response, self._cap)
         except (aiohttp.ClientError, TimeoutError) as exc:
             response.close()
-            raise _as_httpx(exc, request) from exc
+            raise httpx_error(exc, request) from exc
         except BaseException:
             response.close()  # not read whole: the connection cannot be reused
             raise

@@ -38,9 +38,9 @@ from anthropic.types import Message
 
 from arena.clients.base import ModelReply
 from arena.clients.chat_messages import convert_parts, split_data_url, system_and_turns
-from arena.clients.sdk_reading import sdk_object
+from arena.clients.sdk_reading import sdk_json
 from arena.clients.http import ChatCompletionClient, check_base_url
-from arena.clients.openai_compat import route_url, split_query
+from arena.clients.openai_compat import api_root
 from arena.clients.reasoning import AnswerMemory, ThinkSplitter
 from arena.clients.attempts import AttemptFailed
 from arena.clients.errors import ErrorKind, classify_status
@@ -125,6 +125,7 @@ class AnthropicClient(ChatCompletionClient):
     """
 
     endpoint_label = "Anthropic API"
+    reply_type = Message
 
     def __init__(
         self,
@@ -134,35 +135,25 @@ class AnthropicClient(ChatCompletionClient):
         *,
         temperature: float | None = 0.0,
         max_tokens: int | None = None,
-        anthropic_version: str = ANTHROPIC_VERSION,
         extra_body: dict[str, Any] | None = None,
         **connection,
     ) -> None:
         self._api_key = api_key or ""
-        root, query = split_query(check_base_url(base_url, [self._api_key], "Anthropic base URL"))
-        root = root.rstrip("/")
-        for suffix in ("/v1/messages", "/v1"):
-            if root.endswith(suffix):
-                root = root[: -len(suffix)]
-                break
+        root, query = api_root(check_base_url(base_url, [self._api_key], "Anthropic base URL"), "/v1/messages", "/v1")
         self.model = model
         self.temperature = temperature
         self.max_tokens = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
         self.extra_body = dict(extra_body or {})
         # The signed thinking blocks of this client's answers (a client serves one
         # episode: its conversation goes back to the API with them).
-        self._signed_thinking = AnswerMemory(REMEMBERED_ANSWERS)
+        self._answers = AnswerMemory(REMEMBERED_ANSWERS)
         self._think = ThinkSplitter()
-        self._root, self._query, self._version = root, query, anthropic_version
-        super().__init__(route_url(str(httpx2.URL(root).copy_merge_params(query)) if query else root, "/v1/messages"),
-                         secrets=[self._api_key], **connection)
-
-    def _sdk_identity(self) -> tuple:
-        return (*super()._sdk_identity(), self._version)
+        self._root, self._query = root._replace(query="").geturl(), query
+        super().__init__(root._replace(path=root.path + "/v1/messages").geturl(), secrets=[self._api_key], **connection)
 
     def _sdk(self, http: httpx2.AsyncClient) -> anthropic.AsyncAnthropic:
         key = {"x-api-key": self._api_key} if self._api_key else {"X-Api-Key": anthropic.Omit()}
-        headers = {"anthropic-version": self._version, "Authorization": anthropic.Omit(), **key}
+        headers = {"anthropic-version": ANTHROPIC_VERSION, "Authorization": anthropic.Omit(), **key}
         return anthropic.AsyncAnthropic(
             api_key=None, auth_token=None, base_url=self._root, default_query=self._query or None, http_client=http,
             max_retries=0, default_headers=headers,
@@ -204,19 +195,13 @@ class AnthropicClient(ChatCompletionClient):
     async def _call(self, request: dict):
         return await self.sdk.messages.with_raw_response.create(**request, timeout=self.timeout)
 
-    def _typed(self, result, data: dict):
-        return sdk_object(Message, data)
-
-    def recall(self, text: str, items: list) -> None:
-        self._signed_thinking.remember(text, items)
-
     def _with_thinking(self, converted: list[dict]) -> list[dict]:
         """The messages with each earlier answer's signed thinking blocks put back
         before its text, as the API wants them (it checks the signature, and thinking
         models reason on from them)."""
         turns = [(m["role"], m["content"] if isinstance(m["content"], str) else "") for m in converted]
         result = []
-        for message, found in zip(converted, self._signed_thinking.match_turns(turns)):
+        for message, found in zip(converted, self._answers.match_turns(turns)):
             if found is not None and found[0] and isinstance(message["content"], str):
                 message = {"role": "assistant", "content": [*found[0], {"type": "text", "text": message["content"]}]}
             result.append(message)
@@ -242,14 +227,14 @@ class AnthropicClient(ChatCompletionClient):
             elif kind == "thinking" and isinstance(getattr(block, "thinking", None), str):
                 thoughts.append(block.thinking)
                 if isinstance(getattr(block, "signature", None), str):
-                    signed.append(_as_dict(block))
+                    signed.append(sdk_json(block))
             elif kind == "redacted_thinking" and isinstance(getattr(block, "data", None), str):
-                signed.append(_as_dict(block))
+                signed.append(sdk_json(block))
         if not texts and stop_reason == "refusal":
             raise self._unusable("The model refused to answer (stop_reason: refusal)", status)
         text, reasoning = self._think.split("".join(texts), stop_reason, "\n\n".join(thoughts))
 
-        self._signed_thinking.remember(text, signed)
+        self._answers.remember(text, signed)
         usage = getattr(message, "usage", None)
         cache_write = getattr(usage, "cache_creation_input_tokens", None)
         cache_read = getattr(usage, "cache_read_input_tokens", None)
@@ -264,11 +249,6 @@ class AnthropicClient(ChatCompletionClient):
             cache_write_tokens_in=int_or_none(cache_write),
             reasoning_items=signed,
         )
-
-
-def _as_dict(block) -> dict:
-    """A content block as the JSON it came as (stored with the step, sent back)."""
-    return block.model_dump(mode="json", exclude_unset=True, by_alias=True)
 
 
 def _error_code(body: bytes) -> str | None:

@@ -1,9 +1,9 @@
 """One attempt's failure in the arena's words, whatever library raised it.
 
 `AttemptFailed` is what the retry loop (`arena.clients.http.HTTPModelClient._send`)
-decides on; `AttemptReading` turns what went wrong in an attempt (an HTTP answer seen
-by the response hook, an SDK's, httpx2's or the guard's exception, a 2xx body that is
-not the provider's format) into one. A status, a body that is not JSON or a body too
+decides on; `AttemptReading` turns what went wrong in an attempt (an HTTP answer the
+guard showed before reading its body, an SDK's, httpx2's or the guard's exception, a
+2xx body that is not the provider's format) into one. A status, a body that is not JSON or a body too
 large reads the same for every provider, and no message quotes the endpoint's address.
 """
 

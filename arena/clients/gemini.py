@@ -165,7 +165,7 @@ class GeminiClient(ChatCompletionClient):
         self.extra_body = dict(extra_body or {})
         self._think = ThinkSplitter()
         # The signed parts of this client's answers (a client serves one episode).
-        self._signed_parts = AnswerMemory()
+        self._answers = AnswerMemory()
         self._root = urllib.parse.urlunsplit(base._replace(path=path + "/", fragment=""))
         self._version = version
         url = urllib.parse.urlunsplit(base._replace(path=f"{path}/{version}/{resource}:generateContent", fragment=""))
@@ -196,7 +196,7 @@ class GeminiClient(ChatCompletionClient):
         return from_header if from_header is not None else _retry_delay_from_body(body)
 
     def _request(self, messages: list[dict], max_tokens: int | None = None) -> dict:
-        instruction, contents = to_gemini_contents(messages, self._signed_parts)
+        instruction, contents = to_gemini_contents(messages, self._answers)
         config: dict[str, Any] = {}
         if instruction is not None:
             config["system_instruction"] = instruction
@@ -209,9 +209,6 @@ class GeminiClient(ChatCompletionClient):
         if isinstance(extra, dict):
             config.update(extra)
         return {"model": self.model, "contents": contents, "config": config}
-
-    def recall(self, text: str, items: list) -> None:
-        self._signed_parts.remember(text, items)
 
     async def _call(self, request: dict):
         config = types.GenerateContentConfig(
@@ -252,7 +249,7 @@ class GeminiClient(ChatCompletionClient):
                   for part in parts if part.thought is not True or part.thought_signature]
         if not any(part.thought_signature for part in parts):
             signed = []
-        self._signed_parts.remember(text, signed)
+        self._answers.remember(text, signed)
 
         usage = response.usage_metadata
         thoughts_count = int_or_none(getattr(usage, "thoughts_token_count", None))

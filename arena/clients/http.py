@@ -1,10 +1,10 @@
 """The provider-independent half of every model client, `HTTPModelClient`:
 
 * the connection: an `httpx2.AsyncClient` through `arena.clients.urlguard.GuardedTransport`
-  (addresses checked at connect time, bodies capped, aiohttp's connections) unless a
-  test injects a transport, no redirects, no environment proxies. The vendors' SDKs are
-  given it as their HTTP client: they build the requests and read the replies (OpenAI's
-  calls go on the guard's direct lane, `arena.clients.openai_compat.openai_post`). It is
+  (addresses checked at connect time, bodies capped, aiohttp's connections), no
+  redirects, no environment proxies. The vendors' SDKs are given it as their HTTP
+  client: they build the requests and read the replies (OpenAI's calls go on the
+  guard's direct lane, `arena.clients.openai_compat.openai_post`). It is
   shared by every client of the endpoint and tenant in the loop (`arena.clients.shared`);
 * the retry loop (`arena.clients.base`; the SDKs' own retries are off) and the
   per-attempt deadline (`total_timeout_seconds`) against a server trickling its answer;
@@ -32,8 +32,9 @@ import httpx2
 from arena.clients import shared
 from arena.clients.attempts import AttemptFailed, AttemptReading, RedirectRefused
 from arena.clients.base import ModelCallError, ModelReply, RetryPolicy, redact
-from arena.clients.errors import ErrorKind
+from arena.clients.reasoning import AnswerMemory
 from arena.clients.replies import MAX_ERROR_CHARS, capped_text, normalise_reply
+from arena.clients.sdk_reading import sdk_object
 from arena.clients.urlguard import Answer, GuardedTransport, UnsafeURL, parse_url
 
 __all__ = ["AttemptFailed", "ChatCompletionClient", "DEFAULT_MAX_RESPONSE_BYTES", "HTTPModelClient", "check_base_url"]
@@ -41,7 +42,7 @@ __all__ = ["AttemptFailed", "ChatCompletionClient", "DEFAULT_MAX_RESPONSE_BYTES"
 DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 
 # The attempt running in this task: the HTTP answers it got and the client that made it
-# (the connection's response hook is shared by every client of an endpoint).
+# (the guard and the connection, which show it each answer, serve every client of an endpoint).
 _ATTEMPT: contextvars.ContextVar[tuple[list, "HTTPModelClient"] | None] = contextvars.ContextVar(
     "arena_http_attempt", default=None
 )
@@ -58,9 +59,9 @@ def check_base_url(base_url: str, secrets: Iterable[str | None] = (), what: str 
     return base_url
 
 
-def answer_seen(response: httpx2.Response | Answer) -> None:
-    """Every HTTP answer (httpx2's, or the direct lane's), before its body is read: the
-    attempt remembers it, its client's gate is told, and a redirect is refused there."""
+def answer_seen(response: Answer) -> None:
+    """Every HTTP answer, before its body is read (the guard shows it, on either lane):
+    the attempt remembers it, its client's gate is told, and a redirect is refused there."""
     attempt = _ATTEMPT.get()
     if attempt is not None:
         answers, client = attempt
@@ -71,8 +72,8 @@ def answer_seen(response: httpx2.Response | Answer) -> None:
         raise RedirectRefused(response.status_code)
 
 
-async def _on_response(response: httpx2.Response) -> None:
-    answer_seen(response)
+async def _watched(request: httpx2.Request) -> None:
+    request.extensions["on_head"] = answer_seen  # the guard shows it the answer (an SDK's request)
 
 
 class HTTPModelClient(AttemptReading, abc.ABC):
@@ -81,13 +82,17 @@ class HTTPModelClient(AttemptReading, abc.ABC):
     `timeout_seconds` is the connect and read (and write/pool) timeout; the whole of one
     attempt is also bounded by `total_timeout_seconds` (default twice
     `timeout_seconds`). `secrets` are redacted from every error message; `headers` are
-    sent with every request (put credentials there, never in the URL).
+    sent with every request (put credentials there, never in the URL). `transport` is
+    the URL guard to send through (the probe's, or a test's with stand-ins for DNS and
+    aiohttp's connections) instead of one of the connection's own.
     """
 
     #: How error messages name the other side ("The model endpoint answered HTTP 500").
     endpoint_label = "model endpoint"
     #: Appended to the "response too large" message.
     too_big_hint = " (is max_tokens very large?)"
+    #: The SDK's type of the answer, read by `sdk_object`; None: what `_call` returned.
+    reply_type: type | None = None
 
     def __init__(
         self,
@@ -103,7 +108,7 @@ class HTTPModelClient(AttemptReading, abc.ABC):
         malformed_retries: int = 2,
         allow_loopback: bool = False,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        transport: httpx2.AsyncBaseTransport | None = None,
+        transport: GuardedTransport | None = None,
         max_connections: int = 256,
         rng: random.Random | None = None,
     ) -> None:
@@ -121,7 +126,7 @@ class HTTPModelClient(AttemptReading, abc.ABC):
         self._headers = {"Accept": "application/json", "User-Agent": "the-arena/1", **(headers or {})}
         self._allow_loopback = allow_loopback
         self._max_connections = max_connections
-        # A test's transport is part of the key: only clients given the same one share it.
+        # A given guard is part of the key: only clients given the same one share it.
         self._transport = transport
         self._connection: shared.Connection | None = None
         self._closed = False
@@ -150,23 +155,18 @@ class HTTPModelClient(AttemptReading, abc.ABC):
         return (type(self), self._sdk_identity(), headers, self._allow_loopback, self.max_response_bytes,
                 self._max_connections, self._transport)
 
-    def _open(self) -> tuple[httpx2.AsyncClient, Any, GuardedTransport | None]:
-        # The guard built here tells `answer_seen` of every answer before reading its body,
-        # and OpenAI's calls take its direct lane; a test's transport is watched by
-        # httpx2's response hook instead.
-        guard = None
-        if self._transport is None:
-            # aiohttp keeps every connection alive up to the limit (64 episodes in flight: 64).
-            limits = httpx2.Limits(max_connections=self._max_connections, keepalive_expiry=30.0)
-            guard = GuardedTransport(self._allow_loopback, limits=limits, on_head=answer_seen,
-                                     max_response_bytes=self.max_response_bytes)
+    def _open(self) -> tuple[httpx2.AsyncClient, Any, GuardedTransport]:
+        # aiohttp keeps every connection alive up to the limit (64 episodes in flight: 64).
+        limits = httpx2.Limits(max_connections=self._max_connections, keepalive_expiry=30.0)
+        guard = self._transport or GuardedTransport(self._allow_loopback, limits=limits,
+                                                    max_response_bytes=self.max_response_bytes)
         http = httpx2.AsyncClient(
-            transport=self._transport or guard,
+            transport=guard,
             headers=self._headers,
             timeout=httpx2.Timeout(self.timeout_seconds),
             follow_redirects=False,  # every hop must be checked; see arena.clients.urlguard
             trust_env=False,  # environment proxies would bypass the guard
-            event_hooks={"response": [] if guard else [_on_response]},
+            event_hooks={"request": [_watched]},  # OpenAI's direct lane passes `answer_seen` itself
         )
         return http, self._sdk(http), guard
 
@@ -193,8 +193,6 @@ class HTTPModelClient(AttemptReading, abc.ABC):
             connection, self._connection = self._connection, None
             if connection is not None:
                 await shared.release(self._connection_key(), connection)
-            elif self._transport is not None:
-                await self._transport.aclose()  # never used, but given to this client to close
 
     async def __aenter__(self):
         return self
@@ -278,7 +276,7 @@ class HTTPModelClient(AttemptReading, abc.ABC):
             return normalise_reply(reply)
 
     async def _attempt(self, payload: Any) -> ModelReply:
-        answers: list[httpx2.Response] = []
+        answers: list[Answer] = []
         token = _ATTEMPT.set((answers, self))
         try:
             async with asyncio.timeout(self.total_timeout_seconds):
@@ -289,16 +287,13 @@ class HTTPModelClient(AttemptReading, abc.ABC):
             raise self._failure(exc, answers) from None
         finally:
             _ATTEMPT.reset(token)
-        if not answers:  # a test's transport may answer without the hook (never in play)
-            raise AttemptFailed(f"The {self.endpoint_label} sent no answer", retryable=True,
-                                kind=ErrorKind.CONNECTION)
         response = answers[-1]
         status = response.status_code
         if not 200 <= status < 300:
             raise self._status_failure(status, response.headers, response.content)
         return self._read(result, response)
 
-    def _read(self, result: Any, response: httpx2.Response) -> ModelReply:
+    def _read(self, result: Any, response: Answer) -> ModelReply:
         """The reply of a 2xx answer: its body must be a JSON object, read as the
         provider's type (`_typed`), then `_parse`d."""
         status = response.status_code
@@ -306,8 +301,8 @@ class HTTPModelClient(AttemptReading, abc.ABC):
         return self._parse(self._typed(result, data), data, status)
 
     def _typed(self, result: Any, data: dict) -> Any:
-        """The answer as its SDK's type: what `_call` returned (or see `sdk_object`)."""
-        return result
+        """The answer as its SDK's type (`reply_type`, or what `_call` returned)."""
+        return result if self.reply_type is None else sdk_object(self.reply_type, data)
 
 
 class ChatCompletionClient(HTTPModelClient):
@@ -320,12 +315,16 @@ class ChatCompletionClient(HTTPModelClient):
 
     #: Leading characters of the first message that never change (see `complete`).
     frozen_chars = 0
+    #: What the provider wants back with this conversation's answers, if it wants any.
+    _answers: AnswerMemory | None = None
 
     def recall(self, text: str, items: list) -> None:
         """An answer of this conversation that an earlier client received (the episode
         resumed after a worker restart), with its ModelReply.reasoning_items, remembered
         as if this client had made the call, so later requests send what they would
         have. Only providers that want something given back keep it."""
+        if self._answers is not None:
+            self._answers.remember(text, items)
 
     async def complete(self, messages: list[dict], *, max_tokens: int | None = None, frozen_chars: int = 0) -> ModelReply:
         """Send `messages` (content a string or a list of text / image_url parts) and

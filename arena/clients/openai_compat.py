@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import abc
 import json
+import urllib.parse
 from typing import Any
 
 import httpx2
@@ -22,11 +23,10 @@ from openai.types.chat import ChatCompletion
 
 from arena.clients.base import ModelReply
 from arena.clients.chat_messages import content_text
-from arena.clients.sdk_reading import sdk_object
 from arena.clients.http import ChatCompletionClient, HTTPModelClient, answer_seen, check_base_url
 from arena.clients.urlguard import Answer, Head
 from arena.clients.reasoning import ThinkSplitter
-from arena.clients.replies import excerpt, int_or_none
+from arena.clients.replies import error_message, excerpt, int_or_none
 
 __all__ = ["OpenAIClient", "OpenAICompatibleClient", "openai_post"]
 
@@ -55,7 +55,7 @@ def json_body(body: dict) -> bytes:
         return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-async def openai_post(client: HTTPModelClient, route: str, body: dict) -> httpx2.Response | Answer:
+async def openai_post(client: HTTPModelClient, route: str, body: dict) -> Answer:
     """POST `body` to `route` with the head (URL, authentication, headers) OpenAI's SDK
     builds for it, with the connection's cookies, the client's timeout and answer hook.
 
@@ -64,11 +64,10 @@ async def openai_post(client: HTTPModelClient, route: str, body: dict) -> httpx2
     any route (``post``) merges the URL and headers again at each call (about 0.5 ms),
     the same at every call of an endpoint: so the SDK builds the head once per
     connection and route (`sdk_head`, kept as a `Head`) and each call adds its JSON body
-    and timeout (the gate adapts it; the SDK reports it in a header). Under the URL
-    guard the call takes its direct lane (`GuardedTransport.fetch`), which does what
-    httpx2's client and response hook would (`answer_seen`, cookies kept); a test's
-    transport is given an httpx2 request. The client reads the answer into the SDK's
-    type (`sdk_object`)."""
+    and timeout (the gate adapts it; the SDK reports it in a header). The call takes
+    the URL guard's direct lane (`GuardedTransport.fetch`), which does what httpx2's
+    client and response hook would (`answer_seen`, cookies kept). The client reads the
+    answer into the SDK's type (`sdk_object`)."""
     connection = client._connected()
     head = connection.heads.get(route)
     if head is None:
@@ -87,9 +86,6 @@ async def openai_post(client: HTTPModelClient, route: str, body: dict) -> httpx2
         cookies.set_cookie_header(carrier)
         if "cookie" in carrier.headers:
             headers = [*headers, ("Cookie", carrier.headers["cookie"])]
-    if connection.guard is None:
-        return await connection.http.send(httpx2.Request(head.method, head.url, headers=headers, content=json_body(
-            body), extensions={"timeout": client.timeout.as_dict()}))
 
     def on_head(answer: Answer) -> None:
         if "set-cookie" in answer.headers:
@@ -100,30 +96,18 @@ async def openai_post(client: HTTPModelClient, route: str, body: dict) -> httpx2
     return await connection.guard.fetch(head, headers, json_body(body), client.timeout_seconds, on_head)
 
 
-def split_query(base_url: str) -> tuple[str, dict[str, str]]:
-    """(the URL without its query string, the query's parameters): a gateway's base URL
-    may carry parameters (a tenant, a route), which go with every request while the
-    SDK puts its route in the path."""
-    url = httpx2.URL(base_url)
-    if not url.query:
-        return base_url, {}
-    return str(url.copy_with(query=None)), dict(url.params.multi_items())
-
-
-def route_url(root: str, route: str) -> str:
-    """The URL of `route` under the API root `root` (its query string kept last)."""
-    path, query = split_query(root)
-    url = path.rstrip("/") + route
-    return str(httpx2.URL(url).copy_merge_params(query)) if query else url
-
-
-def api_root(base_url: str, endpoint: str) -> str:
-    """The API root of `base_url`, whose path may already end in `endpoint` (its query
-    string kept)."""
-    root, query = split_query(base_url)
-    trimmed = root.rstrip("/")
-    trimmed = trimmed[: -len(endpoint)] if trimmed.endswith(endpoint) else trimmed
-    return str(httpx2.URL(trimmed).copy_merge_params(query)) if query else trimmed
+def api_root(base_url: str, *endings: str) -> tuple[urllib.parse.SplitResult, dict[str, str]]:
+    """`base_url` read once: its parts, the path without a trailing slash or the first
+    of `endings` it ends in (a URL given down to the route), and the parameters of its
+    query (a gateway's tenant or route), which go with every request while the SDK
+    puts its route in the path."""
+    url = urllib.parse.urlsplit(base_url)
+    path = url.path.rstrip("/")
+    for ending in endings:
+        if path.endswith(ending):
+            path = path[: -len(ending)]
+            break
+    return url._replace(path=path, fragment=""), dict(urllib.parse.parse_qsl(url.query, keep_blank_values=True))
 
 
 def _reasoning_field(message: Any) -> str:
@@ -167,27 +151,29 @@ class OpenAIClient(ChatCompletionClient):
 
     #: The route under the API root ("/chat/completions").
     route = ""
-    #: The SDK's type of the answer.
-    reply_type: type = ChatCompletion
     #: How a refused base URL is named ("Invalid model base URL: ...").
     base_url_label = "model base URL"
 
     def __init__(self, base_url: str, api_key: str = "", model: str = "", *, temperature: float | None = 0.0,
                  max_tokens: int | None = None, extra_body: dict[str, Any] | None = None, **connection) -> None:
         self._api_key = api_key or ""
-        self._root = api_root(check_base_url(base_url, [self._api_key], self.base_url_label), self.route)
+        root, self._query = api_root(check_base_url(base_url, [self._api_key], self.base_url_label), self.route)
+        self._root = root._replace(query="").geturl()
+        # OpenAI's own API refuses `max_tokens` for its reasoning models (o1, o3, o4-mini,
+        # gpt-5: "use max_completion_tokens instead") and takes the new name for every
+        # model; servers that copy the API (llama.cpp, vLLM, Ollama) read `max_tokens`.
+        self._max_tokens_field = "max_completion_tokens" if root.hostname == OPENAI_API_HOST else "max_tokens"
         self.model = model
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.extra_body = dict(extra_body or {})
         self._think = ThinkSplitter()
-        super().__init__(route_url(self._root, self.route), secrets=[self._api_key], **connection)
+        super().__init__(root._replace(path=root.path + self.route).geturl(), secrets=[self._api_key], **connection)
 
     def _sdk(self, http: httpx2.AsyncClient) -> openai.AsyncOpenAI:
         """OpenAI's SDK on the shared HTTP client, without retries of its own."""
-        root, query = split_query(self._root)
-        return openai.AsyncOpenAI(api_key=self._api_key or "no-key", base_url=root, default_query=query or None,
-                                  http_client=http, max_retries=0)
+        return openai.AsyncOpenAI(api_key=self._api_key or "no-key", base_url=self._root,
+                                  default_query=self._query or None, http_client=http, max_retries=0)
 
     @abc.abstractmethod
     def _fields(self, messages: list[dict], max_tokens: int | None) -> dict:
@@ -203,11 +189,8 @@ class OpenAIClient(ChatCompletionClient):
             request.update(self.extra_body)
         return request
 
-    async def _call(self, request: dict) -> httpx2.Response | Answer:
+    async def _call(self, request: dict) -> Answer:
         return await openai_post(self, self.route, request)
-
-    def _typed(self, result, data: dict):
-        return sdk_object(self.reply_type, data)
 
 
 class OpenAICompatibleClient(OpenAIClient):
@@ -215,15 +198,6 @@ class OpenAICompatibleClient(OpenAIClient):
 
     route = "/chat/completions"
     reply_type = ChatCompletion
-
-    def __init__(self, base_url: str, api_key: str = "", model: str = "", **options) -> None:
-        super().__init__(base_url, api_key, model, **options)
-        # OpenAI's own API refuses `max_tokens` for its reasoning models (o1, o3, o4-mini,
-        # gpt-5: "use max_completion_tokens instead") and takes the new name for every
-        # model; servers that copy the API (llama.cpp, vLLM, Ollama) read `max_tokens`.
-        self._max_tokens_field = (
-            "max_completion_tokens" if httpx2.URL(self._root).host == OPENAI_API_HOST else "max_tokens"
-        )
 
     def _fields(self, messages: list[dict], max_tokens: int | None) -> dict:
         fields: dict[str, Any] = {"messages": messages}
@@ -264,11 +238,3 @@ class OpenAICompatibleClient(OpenAIClient):
             cached_tokens_in=int_or_none(getattr(prompt_details, "cached_tokens", None)),
             reasoning_tokens=int_or_none(getattr(completion_details, "reasoning_tokens", None)),
         )
-
-
-def error_message(data: dict) -> str:
-    """The message of an answer's ``error`` object (or the object itself), cut short."""
-    error = data.get("error")
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return excerpt(error["message"])
-    return excerpt(str(error))

@@ -30,9 +30,10 @@ from openai.types.responses import Response
 
 from arena.clients.base import ModelReply
 from arena.clients.chat_messages import image_url_of, plain_text, system_and_turns
-from arena.clients.openai_compat import OpenAIClient, error_message
+from arena.clients.openai_compat import OpenAIClient
 from arena.clients.reasoning import AnswerMemory
-from arena.clients.replies import excerpt, int_or_none
+from arena.clients.replies import error_message, excerpt, int_or_none
+from arena.clients.sdk_reading import sdk_json
 
 __all__ = ["DEFAULT_BASE_URL", "ResponsesClient", "to_responses_input"]
 
@@ -100,14 +101,11 @@ class ResponsesClient(OpenAIClient):
     def __init__(self, base_url: str = DEFAULT_BASE_URL, api_key: str = "", model: str = "", **options) -> None:
         # The output items (encrypted reasoning and the message) of this client's
         # answers: they go back with the answers.
-        self._memory = AnswerMemory(REMEMBERED_ANSWERS)
+        self._answers = AnswerMemory(REMEMBERED_ANSWERS)
         super().__init__(base_url, api_key, model, **options)
 
-    def recall(self, text: str, items: list) -> None:
-        self._memory.remember(text, items)
-
     def _fields(self, messages: list[dict], max_tokens: int | None) -> dict:
-        instructions, items = to_responses_input(messages, self._memory)
+        instructions, items = to_responses_input(messages, self._answers)
         fields: dict[str, Any] = {"input": items, "store": False, "include": ["reasoning.encrypted_content"]}
         if instructions:
             fields["instructions"] = instructions
@@ -129,7 +127,7 @@ class ResponsesClient(OpenAIClient):
             kind = getattr(item, "type", None)
             if kind == "reasoning":
                 thoughts.extend(_reasoning_texts(item))
-                kept.append(_as_dict(item))
+                kept.append(sdk_json(item))
             elif kind == "message":
                 for part in getattr(item, "content", None) or []:
                     part_type = getattr(part, "type", None)
@@ -137,7 +135,7 @@ class ResponsesClient(OpenAIClient):
                         texts.append(part.text)
                     elif part_type == "refusal" and isinstance(getattr(part, "refusal", None), str):
                         raise self._unusable(f"The model refused to answer: {excerpt(part.refusal)}", status)
-                kept.append(_as_dict(item))
+                kept.append(sdk_json(item))
 
         state = getattr(response, "status", None)
         finish_reason = "stop"
@@ -145,7 +143,7 @@ class ResponsesClient(OpenAIClient):
             reason = getattr(getattr(response, "incomplete_details", None), "reason", None)
             finish_reason = reason if isinstance(reason, str) and reason else str(state)
         text, reasoning = self._think.split("".join(texts), finish_reason, "\n\n".join(thoughts))
-        self._memory.remember(text, kept)
+        self._answers.remember(text, kept)
 
         usage = getattr(response, "usage", None)
         input_details, output_details = (getattr(usage, name, None) for name in ("input_tokens_details",
@@ -157,11 +155,6 @@ class ResponsesClient(OpenAIClient):
             cached_tokens_in=int_or_none(getattr(input_details, "cached_tokens", None)),
             reasoning_tokens=int_or_none(getattr(output_details, "reasoning_tokens", None)),
         )
-
-
-def _as_dict(item) -> dict:
-    """An output item as the JSON it came as (it is stored with the step and sent back)."""
-    return item.model_dump(mode="json", exclude_unset=True, by_alias=True) if hasattr(item, "model_dump") else dict(item)
 
 
 def _reasoning_texts(item) -> list[str]:

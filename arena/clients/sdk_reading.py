@@ -1,4 +1,5 @@
-"""An answer read into its SDK's type (a pydantic model of the openai or anthropic SDK)."""
+"""An answer read into its SDK's type (a pydantic model of the openai or anthropic SDK),
+and its parts given back as the JSON they came as."""
 
 from __future__ import annotations
 
@@ -19,3 +20,9 @@ def sdk_object(model: type, data: dict) -> Any:
         return model.model_validate(data)
     except pydantic.ValidationError:
         return model.construct(**data)
+
+
+def sdk_json(item: Any) -> dict:
+    """An SDK object of an answer (a content block, an output item) as the JSON it came
+    as: it is stored with the step and sent back to the provider."""
+    return item.model_dump(mode="json", exclude_unset=True, by_alias=True) if hasattr(item, "model_dump") else dict(item)

@@ -21,13 +21,13 @@ import httpx2
 @dataclasses.dataclass(eq=False)
 class Connection:
     """An httpx2 client and the SDK client that sends through it (None where the
-    client posts JSON itself), the URL guard under it when the direct lane can use it
-    (`guard`), how many model clients use them, and what the SDK built once for them
+    client posts JSON itself), the URL guard under it (`guard`: OpenAI's direct lane
+    uses it), how many model clients use them, and what the SDK built once for them
     (`heads`: arena.clients.openai_compat.openai_post)."""
 
     http: httpx2.AsyncClient
     sdk: Any
-    guard: Any = None
+    guard: Any
     users: int = 0
     heads: dict = dataclasses.field(default_factory=dict)
 

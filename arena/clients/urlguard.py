@@ -44,8 +44,6 @@ import functools
 import socket
 import ssl
 from collections.abc import Awaitable, Callable
-from typing import Any
-
 import httpx2
 
 # The guard's address rules, read here by its callers too.
@@ -61,6 +59,8 @@ __all__ = ["ALLOWED_SCHEMES", "PUBLIC_ONLY", "GuardedTransport", "ResponseTooLar
 # --- connect-time enforcement ----------------------------------------------------------
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
+# The checked addresses of a name tried in turn while none accepts the connection.
+MAX_ADDRESSES = 4
 
 
 async def _system_resolver(host: str, port: int) -> list[str]:
@@ -85,8 +85,9 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
     and the TLS SNI / certificate check keep the original host name. Keyword arguments
     (``limits``, ``verify``) go to the aiohttp pool of each original scheme/host/port
     (`AiohttpConnections`, whose `fetch` sends every request).
-    `max_response_bytes` caps every answer's body, read whole (ResponseTooLarge);
-    `on_head` sees every answer before its body is read.
+    `max_response_bytes` caps every answer's body, read whole (ResponseTooLarge); a
+    request's ``on_head`` extension (arena.clients.http sets it) sees its answer before
+    the body is read.
     ``resolver`` (async ``(host, port) -> [address, ...]``) and ``transport_factory``
     (keyword arguments -> an object with `AiohttpConnections`' ``fetch`` and ``aclose``)
     exist for tests.
@@ -98,9 +99,7 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
         *,
         resolver: Resolver | None = None,
         transport_factory: Callable[..., AiohttpConnections] | None = None,
-        max_addresses: int = 4,
         max_response_bytes: int = 16 * 1024 * 1024,
-        on_head: Callable[[Answer], None] | None = None,
         **transport_kwargs,
     ) -> None:
         self.allow_loopback = allow_loopback
@@ -109,16 +108,8 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
         # Loading the CA bundle costs ~50 ms; every transport shares one context.
         transport_kwargs.setdefault("verify", shared_ssl_context())
         transport_kwargs["max_response_bytes"] = max_response_bytes
-        self._on_head = on_head
         self._kwargs = transport_kwargs
-        self._max_addresses = max_addresses
         self._inner: dict[tuple[str, str, int], AiohttpConnections] = {}
-
-    def _transport_for(self, key: tuple[str, str, int]) -> AiohttpConnections:
-        inner = self._inner.get(key)
-        if inner is None:
-            inner = self._inner[key] = self._factory(**self._kwargs)
-        return inner
 
     async def _checked_addresses(self, connect_timeout: float | None, host: str, port: int,
                                  request: httpx2.Request | None = None) -> list[IPAddress]:
@@ -147,7 +138,8 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
             headers = [(name, value) for name, value in headers if name.lower() != "transfer-encoding"]
         seconds = request.extensions.get("timeout") or {}
         timeout = client_timeout(seconds.get("connect"), seconds.get("read"), seconds.get("pool"))
-        answer = await self._fetch(head, headers, body or None, timeout, self._on_head, seconds.get("connect"), request)
+        answer = await self._fetch(head, headers, body or None, timeout, request.extensions.get("on_head"),
+                                   seconds.get("connect"), request)
         return answer.as_httpx(request)
 
     async def fetch(self, head: Head, headers: list, body: bytes, seconds: float,
@@ -161,19 +153,15 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
         """The host resolved and every address checked at each call, the first checked
         address that connects, the body capped."""
         addresses = await self._checked_addresses(connect_seconds, *head.origin[1:], request)
-        inner = self._transport_for(head.origin)
-        return await self._first_reachable(addresses, lambda ip: inner.fetch(
-            head, head.pinned(ip), headers, body, timeout, on_head, request))
-
-    async def _first_reachable(self, addresses: list[IPAddress], send: Callable[[IPAddress], Awaitable[Any]]) -> Any:
-        last_error: httpx2.ConnectError | None = None
-        for ip in addresses[: self._max_addresses]:
+        inner = self._inner.get(head.origin)
+        if inner is None:
+            inner = self._inner[head.origin] = self._factory(**self._kwargs)
+        for ip in addresses[:MAX_ADDRESSES]:
             try:
-                return await send(ip)
+                return await inner.fetch(head, head.pinned(ip), headers, body, timeout, on_head, request)
             except httpx2.ConnectError as exc:
                 # Nothing was sent yet, so trying the next checked address is safe.
                 last_error = exc
-        assert last_error is not None
         raise last_error
 
     async def aclose(self) -> None:

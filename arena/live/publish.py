@@ -1,5 +1,5 @@
 """Websocket pushes. Sent only from `transaction.on_commit` callbacks
-(`publish_step_on_commit`, `publish_end_on_commit`), so a pushed step is always
+(`publish_step_on_commit`, `publish_steps_on_commit`, `publish_end_on_commit`), so a pushed step is always
 readable by the consumer that receives the notification (docs/design.md §3).
 
 A step's message carries its index and, when it is small enough, the step itself as the
@@ -125,6 +125,22 @@ def publish_step(episode_id: int, index: int, step=None) -> None:
     _send(episode_id, message)
 
 
+def publish_steps(steps) -> None:
+    """Announce committed steps, each (episode id, index, step or its builder) as
+    `publish_step` does. Whether any other process listens is found once for them all:
+    when none does, a step nobody watches in this process has nowhere to go, and is
+    skipped here rather than asked about one by one (the test and the directory scan
+    were most of what announcing cost a worker nobody watches)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    if isinstance(layer, InMemoryChannelLayer) and not livesignal.outbox.heard():
+        groups = layer.groups
+        steps = [step for step in steps if groups.get(episode_group(step[0]))]
+    for episode_id, index, step in steps:
+        publish_step(episode_id, index, step)
+
+
 def publish_end(episode_id: int) -> None:
     _send(episode_id, {"type": "episode.ended"})
 
@@ -132,6 +148,11 @@ def publish_end(episode_id: int) -> None:
 def publish_step_on_commit(episode_id: int, index: int, step=None) -> None:
     """Announce the step once the transaction that stores it commits."""
     transaction.on_commit(partial(publish_step, episode_id, index, step))
+
+
+def publish_steps_on_commit(steps: list) -> None:
+    """Announce the steps (see `publish_steps`) once the transaction that stores them commits."""
+    transaction.on_commit(partial(publish_steps, steps))
 
 
 def publish_end_on_commit(episode_id: int) -> None:

@@ -106,6 +106,11 @@ class Outbox:
             self._flush_on = loop
         loop.call_soon_threadsafe(self._flush, loop)
 
+    def heard(self) -> bool:
+        """Whether `post` would send anything now (False: it would return at once)."""
+        with self._lock:
+            return not self.skips_when_unheard or bool(self._pending or self._backlog or self._peer_paths())
+
     def has_peers(self) -> bool:
         with self._lock:
             return bool(self._peer_paths())

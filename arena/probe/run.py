@@ -106,14 +106,15 @@ async def probe_endpoint(
     stated_context_window: int | None = None,
     allow_loopback: bool = False,
     timeout_seconds: float = 10.0,
-    transport: httpx2.AsyncBaseTransport | None = None,
+    transport: GuardedTransport | None = None,
     endpoint_busy: bool = False,
 ) -> ProbeResult:
     """Probe one endpoint (see the module docstring). Never raises for what the
     endpoint does; ValueError for a provider the arena does not know. `endpoint_busy`:
     the arena's episodes are playing on it now (then no completion is sent).
 
-    `transport` replaces the URL guard's transport (tests); it is closed at the end.
+    `transport` replaces the URL guard (tests: one with stand-ins for DNS and the
+    connections); the probe and its clients send through it, and it is closed at the end.
     """
     if provider not in PROVIDERS:
         raise ValueError(f"unknown provider {provider!r}; expected one of {', '.join(PROVIDERS)}")
@@ -144,7 +145,7 @@ def probe_endpoint_sync(
     stated_context_window: int | None = None,
     allow_loopback: bool = False,
     timeout_seconds: float = 10.0,
-    transport: httpx2.AsyncBaseTransport | None = None,
+    transport: GuardedTransport | None = None,
     endpoint_busy: bool = False,
 ) -> ProbeResult:
     """`probe_endpoint` for synchronous code, e.g. a form's clean().
@@ -187,7 +188,7 @@ class _Probe(ProbeVerdicts):
         stated_context_window: int | None,
         allow_loopback: bool,
         timeout_seconds: float,
-        transport: httpx2.AsyncBaseTransport | None,
+        transport: GuardedTransport | None,
         endpoint_busy: bool = False,
     ) -> None:
         self.endpoint_busy = endpoint_busy
@@ -200,7 +201,7 @@ class _Probe(ProbeVerdicts):
         self.timeout = timeout_seconds
         self.metadata_timeout = min(timeout_seconds, METADATA_TIMEOUT_SECONDS)
         self._given_transport = transport
-        self.transport: httpx2.AsyncBaseTransport | None = None
+        self.transport: GuardedTransport | None = None
         self.reader: MetadataReader | None = None
         self._clients: list = []
         self.result = ProbeResult(provider=provider)

@@ -38,6 +38,10 @@ CALL_DEFAULTS = {"purpose": "act", "attempts": 1, "http_status": 200, "finish_re
 # Usual keys a call has only when it has a value (reasoning models' calls): a call
 # without one is not marked as lacking it, so older calls read back as they were.
 OPTIONAL_CALL_KEYS = ("reasoning_tokens", "cache_write_tokens_in")
+# Asked of every call stored, so made once: the usual keys as a set, and those a call
+# is marked as lacking.
+_CALL_KEY_SET = frozenset(CALL_KEYS)
+_MARKED_WHEN_LACKING = tuple(key for key in CALL_KEYS if key not in ("completion", *OPTIONAL_CALL_KEYS))
 # The step columns that a step's only call repeats.
 STEP_TOTALS = ("tokens_in", "tokens_out", "cached_tokens_in", "latency_ms")
 
@@ -141,11 +145,9 @@ def _defaults(step: dict, count: int) -> dict:
 def _call_to_store(call, defaults: dict):
     if not _is_dict(call) or CALL_MARKER in call:
         return call
-    if not set(call) <= set(CALL_KEYS):
+    if not _CALL_KEY_SET.issuperset(call):
         return call  # a call with keys of its own is kept as given
-    stored: dict = {
-        CALL_MARKER: [key for key in CALL_KEYS if key not in call and key not in ("completion", *OPTIONAL_CALL_KEYS)]
-    }
+    stored: dict = {CALL_MARKER: [key for key in _MARKED_WHEN_LACKING if key not in call]}
     for key, value in call.items():
         if not (key in defaults and _same(value, defaults[key])):
             stored[key] = value

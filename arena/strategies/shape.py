@@ -61,6 +61,14 @@ def adapt(messages: list[dict], shape: MessageShape) -> tuple[list[dict], dict |
     return _adapted(messages, fold_system=shape.fold_system, merge_roles=shape.merge_roles)
 
 
+def adaptation(messages: list[dict], shape: MessageShape) -> dict | None:
+    """`adapt`'s record alone: None at once for a shape that changes nothing (most
+    endpoints), without copying the messages to find that out."""
+    if not (shape.fold_system or shape.merge_roles):
+        return None
+    return adapt(messages, shape)[1]
+
+
 def apply_record(messages: list[dict], record: dict | None) -> list[dict]:
     """The messages as sent, from the ones a strategy rebuilt and the step's record."""
     if not record:

@@ -1,5 +1,5 @@
 """The endpoint probe against fake model servers over real HTTP (and, for servers the
-fakes do not imitate, Ollama and OpenRouter, against scripted httpx transports)."""
+fakes do not imitate, Ollama and OpenRouter, against scripted answers behind the URL guard)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from arena.probe.run import decoding_speed
 from tests.support.clients import client_options, user
 from tests.support.fake_openai import LLAMACPP_IMAGE_ERROR, FakeOpenAIServer, Fault
 from tests.support.fake_providers import FakeAnthropicServer, FakeGeminiServer
+from tests.support.guard import answering
 
 KEY = "sk-probe-CANARY-0123456789"
 
@@ -47,9 +48,10 @@ def closed_port() -> int:
         return sock.getsockname()[1]
 
 
-def scripted(routes: dict[str, object]) -> httpx2.MockTransport:
-    """A transport answering "METHOD /path" from `routes` (a JSON payload, or a
-    (status, payload) pair, or a function of the request's JSON body); 404 otherwise."""
+def scripted(routes: dict[str, object]) -> GuardedTransport:
+    """The URL guard with its network stood in for (tests.support.guard), answering
+    "METHOD /path" from `routes` (a JSON payload, or a (status, payload) pair, or a
+    function of the request's JSON body); 404 otherwise."""
 
     async def handle(request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content) if request.content else None
@@ -61,7 +63,7 @@ def scripted(routes: dict[str, object]) -> httpx2.MockTransport:
         status, payload = route if isinstance(route, tuple) else (200, route)
         return httpx2.Response(status, json=payload)
 
-    return httpx2.MockTransport(handle)
+    return answering(handle)
 
 
 def chat_answer(text: str = "1", completion_tokens: int = 1) -> dict:

@@ -27,7 +27,7 @@ from arena.strategies.chat import ChatStrategy
 from arena.strategies.context import ContextBudget, ContextExhausted, oldest_to_drop
 from arena.strategies.history import ObservationHistoryStrategy
 from arena.strategies.lmact import LMActStrategy
-from arena.strategies.shape import MessageShape, adapt
+from arena.strategies.shape import MessageShape, adapt, adaptation
 from arena.variant import Variant
 from envs.core import Observation, ReflectionRequest, Task, TracedStep
 from envs.registry import suite_of
@@ -230,17 +230,17 @@ class ModelAgent:
             parsed_action=action,
             completion=reply.text,
             reasoning=reply.reasoning or reasoning,
-            tokens_in=_total(c["tokens_in"] for c in calls),
-            tokens_out=_total(c["tokens_out"] for c in calls),
-            cached_tokens_in=_total(c["cached_tokens_in"] for c in calls),
-            reasoning_tokens=_total(c.get("reasoning_tokens") for c in calls),
+            tokens_in=_totals(calls, "tokens_in"),
+            tokens_out=_totals(calls, "tokens_out"),
+            cached_tokens_in=_totals(calls, "cached_tokens_in"),
+            reasoning_tokens=_totals(calls, "reasoning_tokens"),
             cut_off=reply.cut_off,
             latency_ms=sum(c["latency_ms"] or 0 for c in calls),
             error=notes,
             forced_action=self.strategy.forced_action(index),
             calls=calls,
             context=prompt.record(self.strategy.dropped_unit, self.budget),
-            shape=adapt(prompt.messages, self.shape)[1],
+            shape=adaptation(prompt.messages, self.shape),
             reasoning_items=[r.reasoning_items for r in replies] if any(r.reasoning_items for r in replies) else [],
         )
 
@@ -289,6 +289,13 @@ class ModelAgent:
 def _total(values) -> int | None:
     present = [v for v in values if v is not None]
     return sum(present) if present else None
+
+
+def _totals(calls: list[dict], key: str) -> int | None:
+    """`_total` of one figure of the calls; a step's only call gives its own (most steps)."""
+    if len(calls) == 1:
+        return calls[0].get(key)
+    return _total(call.get(key) for call in calls)
 
 
 def make_client(submission: Submission, variant: Variant | None = None):

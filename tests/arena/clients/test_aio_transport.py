@@ -53,7 +53,8 @@ def test_aiohttp_failures_map_to_the_httpx2_kinds_the_clients_read():
     assert isinstance(httpx_error(aiohttp.ServerDisconnectedError()), httpx2.RemoteProtocolError)
     assert isinstance(httpx_error(aiohttp.SocketTimeoutError()), httpx2.ReadTimeout)
     assert isinstance(httpx_error(aiohttp.ConnectionTimeoutError()), httpx2.ConnectTimeout)
-    assert httpx_error(ValueError("not aiohttp's")) is None
+    assert isinstance(httpx_error(TimeoutError()), httpx2.ReadTimeout)  # asyncio's, reading the body
+    assert type(httpx_error(aiohttp.ClientError("other"))) is httpx2.TransportError
 
 
 @pytest.mark.asyncio

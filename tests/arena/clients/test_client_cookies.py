@@ -9,6 +9,7 @@ import httpx2
 import pytest
 
 from arena.clients import OpenAICompatibleClient
+from tests.support.guard import answering
 
 
 def _answer(text: str, **headers) -> httpx2.Response:
@@ -25,7 +26,7 @@ async def test_cookies_set_are_sent_back():
         seen.append(request.headers.get("cookie"))
         return next(replies)
 
-    client = OpenAICompatibleClient("http://93.184.215.14/v1", model="m", transport=httpx2.MockTransport(handler))
+    client = OpenAICompatibleClient("http://93.184.215.14/v1", model="m", transport=answering(handler))
     async with client:
         texts = [(await client.complete([{"role": "user", "content": "hi"}])).text for _ in range(3)]
     assert texts == ["a", "b", "c"]

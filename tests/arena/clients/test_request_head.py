@@ -13,6 +13,7 @@ import pytest
 
 from arena.clients import OpenAICompatibleClient
 from arena.clients.responses import ResponsesClient
+from tests.support.guard import answering
 
 URL = "http://93.184.215.14/v1"
 
@@ -29,7 +30,7 @@ async def test_every_call_carries_the_sdk_head_with_its_own_body_and_length():
         seen.append(request)
         return httpx2.Response(200, json=_completion("Action: up"), headers={"Set-Cookie": "lb=3; Path=/"})
 
-    client = OpenAICompatibleClient(URL, "sk-key-one", "m", max_tokens=8, transport=httpx2.MockTransport(handler))
+    client = OpenAICompatibleClient(URL, "sk-key-one", "m", max_tokens=8, transport=answering(handler))
     async with client:
         for text in ("short", "a much longer prompt é" * 20):
             await client.complete([{"role": "user", "content": text}])
@@ -56,7 +57,7 @@ async def test_the_head_follows_a_new_timeout_without_being_built_again_and_keep
         seen.append(request)
         return httpx2.Response(200, json={"output": [], "status": "completed"})
 
-    client = ResponsesClient(URL + "?tenant=7", "", "m", timeout_seconds=30, transport=httpx2.MockTransport(handler))
+    client = ResponsesClient(URL + "?tenant=7", "", "m", timeout_seconds=30, transport=answering(handler))
     async with client:
         await client.complete([{"role": "user", "content": "hi"}])
         client.set_timeout(90)  # the gate adapts the timeout to the endpoint's latency

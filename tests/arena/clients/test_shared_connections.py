@@ -10,6 +10,7 @@ import httpx2
 import pytest
 
 from arena.clients import OpenAICompatibleClient, shared
+from tests.support.guard import answering
 
 URL = "http://93.184.215.14/v1"
 HI = [{"role": "user", "content": "hi"}]
@@ -22,7 +23,7 @@ def _answer(text: str, **headers) -> httpx2.Response:
 
 @pytest.mark.asyncio
 async def test_clients_of_one_endpoint_and_key_share_a_connection_until_the_last_closes():
-    transport = httpx2.MockTransport(lambda request: _answer("ok"))
+    transport = answering(lambda request: _answer("ok"))
     first = OpenAICompatibleClient(URL, "sk-a", "m", transport=transport)
     second = OpenAICompatibleClient(URL, "sk-a", "m", transport=transport)
     other_key = OpenAICompatibleClient(URL, "sk-b", "m", transport=transport)
@@ -51,7 +52,7 @@ async def test_one_tenants_cookies_are_never_sent_for_another():
         seen.append((request.headers.get("authorization"), request.headers.get("cookie")))
         return _answer("ok", **{"Set-Cookie": "lb=tenant-a; Path=/"}) if len(seen) == 1 else _answer("ok")
 
-    transport = httpx2.MockTransport(handler)
+    transport = answering(handler)
     async with OpenAICompatibleClient(URL, "sk-a", "m", transport=transport) as a, \
             OpenAICompatibleClient(URL, "sk-b", "m", transport=transport) as b:
         await a.complete(HI)
@@ -62,7 +63,7 @@ async def test_one_tenants_cookies_are_never_sent_for_another():
 
 @pytest.mark.asyncio
 async def test_a_closed_client_refuses_to_send():
-    client = OpenAICompatibleClient(URL, "", "m", transport=httpx2.MockTransport(lambda request: _answer("ok")))
+    client = OpenAICompatibleClient(URL, "", "m", transport=answering(lambda request: _answer("ok")))
     await client.aclose()
     with pytest.raises(RuntimeError, match="closed"):
         await client.complete(HI)
