@@ -13,7 +13,7 @@
   without a word of why, so that neither its content nor its existence leaks. Its owner,
   signed in, still opens the pages a link, an email or a bookmark leads to (the
   submission, experiment, run and episode pages, and the API's detail of the submission,
-  its runs and episodes: `owner_reads`), each under a banner saying when it was taken
+  its experiments, runs and episodes: `owner_reads`), each under a banner saying when it was taken
   down, why and what is kept (arena.selectors.takedown_notice), with no button that
   writes; the lists, boards, matches, live channels and exports stay 404 for them too,
   since those are what would go on sharing what was taken down. Their submission list

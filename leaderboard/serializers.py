@@ -78,6 +78,10 @@ class EpisodeSerializer(serializers.ModelSerializer):
     marks_url = serializers.SerializerMethodField()
     api_url = serializers.SerializerMethodField()
     ws_path = serializers.SerializerMethodField()
+    takedown = serializers.SerializerMethodField(
+        help_text="null, or when the operators took its run (or its submission) down: as the run's `takedown`. "
+        "Only its owner and staff read an episode of a taken-down run."
+    )
 
     class Meta:
         model = Episode
@@ -110,7 +114,12 @@ class EpisodeSerializer(serializers.ModelSerializer):
             "marks_url",
             "api_url",
             "ws_path",
+            "takedown",
         ]
+
+    def get_takedown(self, episode) -> dict | None:
+        notice = takedown_notice(episode.run.submission, episode.run)
+        return notice.to_json() if notice else None
 
     def get_error(self, episode) -> str:
         """The detailed error for the submission's owner and staff; the kind of failure

@@ -147,13 +147,22 @@ class MatchWorker:
         except Exception:  # a scheduling bug must not stop the matches in play
             logger.exception("scheduling head-to-head matches failed; will retry")
 
+    async def _wait_for_an_end_or_the_stop(self, timeout: float | None) -> None:
+        """Until a match in play ends, the worker is told to stop, or `timeout` passes: a
+        stop waited for the next schedule (5 s by default), or for a match to end."""
+        stopping = asyncio.create_task(self._stopping.wait())
+        try:
+            await asyncio.wait([*self.in_flight.values(), stopping], timeout=timeout,
+                               return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+
     async def _claim_and_play(self, until_idle: bool) -> int:
         played = 0
         while not self._stopping.is_set():
             await self._schedule_if_due()
             if len(self.in_flight) >= self.concurrency:
-                await asyncio.wait(self.in_flight.values(), timeout=self.schedule_seconds or None,
-                                   return_when=asyncio.FIRST_COMPLETED)
+                await self._wait_for_an_end_or_the_stop(self.schedule_seconds or None)
                 continue
             match = await db(services.next_queued_match, self.name, self.baselines_may_play())
             if match is None:

@@ -35,6 +35,7 @@ from arena.services.prepared import PreparedGet
 from arena.play import starts
 from arena.play.dbthread import db
 from arena.play.simulators import computing
+from arena.play.stopping import EndpointWaits, StopRequested
 from arena.endpoints.privacy import hide_endpoint
 from arena.play.stepwriter import StepWriter
 from arena.play.agents import make_agent
@@ -54,12 +55,6 @@ def play_episode_blocking(episode_id: int) -> None:
     asyncio.run(EpisodeRunner(worker_name="huey-consumer").run(episode_id))
 
 
-class StopRequested(Exception):
-    """The worker is stopping, or the episode gives way to a user's (a baseline's): it
-    stops at a step boundary, every step it played committed, and is given back to the
-    queue (episode_release)."""
-
-
 class EpisodeRunner:
     def __init__(self, worker_name: str, agent_factory=make_agent, writer: StepWriter | None = None):
         self.worker_name = worker_name
@@ -69,11 +64,16 @@ class EpisodeRunner:
         self.stop_requested = False
         # Episodes asked to give way (request_give_way): they stop before their next step.
         self.giving_way: set[int] = set()
+        # Episodes waiting on their endpoint, which request_stop interrupts.
+        self.endpoint_waits = EndpointWaits()
 
     def request_stop(self) -> None:
         """Stop every episode at its next step boundary and give it back to the queue;
-        not in the middle of a step, whose simulator call may be running on a thread."""
+        not in the middle of a step, whose simulator call may be running on a thread.
+        An episode waiting on its endpoint stops waiting now: a killed model server's
+        connect and read timeouts and retries would hold the stop for minutes."""
         self.stop_requested = True
+        self.endpoint_waits.interrupt()
 
     def request_give_way(self, episode_ids) -> None:
         """Stop these episodes at their next step boundary and give them back to the
@@ -302,7 +302,7 @@ class _Playthrough:
             legal = task.legal_actions()
             image = self.images.write(self.observation.image) if self.observation.image is not None else None
             prompt_added = agent.prepare(self.index, self.observation, self.previous_action, legal)
-            decision = await agent.decide(task, self.index, prompt_added)
+            decision = await self._unless_stopped(agent.decide(task, self.index, prompt_added))
             if decision.forced_action is not None:
                 # Teacher forcing (replay control): the demonstration's action is
                 # executed; the step records whether the model's matched it.
@@ -331,6 +331,14 @@ class _Playthrough:
                 await self._snapshot()
         return True
 
+    async def _unless_stopped(self, waiting):
+        """`waiting`, the agent's call to its endpoint, awaited unless the worker stops
+        first (arena.play.stopping). A baseline's policy computes on a thread, which the
+        episode's end would pull the task from under: its step is finished first."""
+        if not self.agent.waits_on_endpoint:
+            return await waiting
+        return await self.runner.endpoint_waits.wait(self.episode.pk, waiting)
+
     def _step(self, action: str):
         """The task's step, and the viewer's picture of the state it leads to (taken in
         the same hop off the event loop)."""
@@ -351,7 +359,7 @@ class _Playthrough:
         reflection = ("", 0, 0)
         if Variant.of(self.run).reflection != "none":
             outcome = f"total reward {self.total_reward:g}, {self.end_reason or 'step limit'}"
-            reflection = await self.agent.reflect(outcome)
+            reflection = await self._unless_stopped(self.agent.reflect(outcome))
         await db(
             episode_finish,
             self.episode.pk,

@@ -50,8 +50,11 @@ class ExperimentViewSet(_CreateThrottledViewSet):
     create_throttle = ExperimentThrottle
 
     def get_queryset(self):
-        # A taken-down submission's experiments: 404 but to staff, as the submission (arena.moderation).
-        return visible_to(getattr(self.request, "user", None), super().get_queryset(), submission="submission")
+        # A taken-down submission's experiments: 404 but to staff, and to its owner asking
+        # for an experiment's detail, which says why in `takedown`, as the submission's
+        # does (arena.moderation: owner_reads); left out of lists.
+        return visible_to(getattr(self.request, "user", None), super().get_queryset().select_related("submission"),
+                          submission="submission", owner_reads=self.action == "retrieve")
 
 
 class SubmissionViewSet(_CreateThrottledViewSet):

@@ -330,11 +330,20 @@ class ExperimentSerializer(RejectsUnknownFields, serializers.ModelSerializer):
     )
     max_demonstrations = serializers.IntegerField(write_only=True, min_value=0, max_value=MAX_DEMONSTRATIONS, default=0)
     runs = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+    takedown = serializers.SerializerMethodField(
+        help_text="null, or when the operators took its submission down: as the submission's `takedown`. Only its "
+        "owner and staff read an experiment of a taken-down submission."
+    )
 
     class Meta:
         model = Experiment
-        fields = ["id", "kind", "submission", "task", "format", "config", "num_episodes", "max_demonstrations", "runs", "created_at"]
+        fields = ["id", "kind", "submission", "task", "format", "config", "num_episodes", "max_demonstrations", "runs",
+                  "created_at", "takedown"]
         read_only_fields = ["format", "config", "created_at"]
+
+    def get_takedown(self, experiment) -> dict | None:
+        notice = takedown_notice(experiment.submission) if experiment.pk else None
+        return notice.to_json() if notice else None
 
     def validate_task(self, value):
         task_id, fmt = _django_validator(parse_task_variant)(value)

@@ -22,6 +22,7 @@ class AgentEndpointAgent:
 
     demonstrations_capped = None
     begins_instantly = True
+    waits_on_endpoint = True
 
     def __init__(self, submission: Submission, run: Run, episode: Episode, client=None):
         self.run = run

@@ -53,6 +53,9 @@ class Agent(Protocol):
     demonstrations_capped: dict | None
     # True when `begin` does no work worth moving off the event loop.
     begins_instantly: bool
+    # True when `decide` and `reflect` only wait on an endpoint (a model's or an agent's):
+    # a stopping worker may cancel them, the step not played (arena.play.stopping).
+    waits_on_endpoint: bool
 
     def begin(self, task: Task, observation: Observation, images: ImageStore) -> tuple[list, list[int]]:
         """The frozen prompt prefix (stored on the episode) and the demonstrations' seeds;

@@ -19,6 +19,8 @@ logger = logging.getLogger(__name__)
 class BaselineAgent:
     demonstrations_capped = None
     begins_instantly = True  # no prompt to assemble
+    # A policy computes (Stockfish on a thread): its step is finished, not cancelled.
+    waits_on_endpoint = False
 
     def __init__(self, submission: Submission, run: Run, episode: Episode):
         self.policy = make_policy(get_task_class(run.task), submission.policy, episode.seed)

@@ -60,6 +60,7 @@ class ModelAgent:
     (TextAtari §3.2, App. D.2)."""
 
     begins_instantly = False
+    waits_on_endpoint = True
 
     def __init__(
         self, submission: Submission, run: Run, episode: Episode, client=None, strategy=None, reflections=()

@@ -1,7 +1,9 @@
 """A match whose worker fell silent goes back to the queue and is resumed after its
-stored moves; a worker that lost its match stores nothing more in it."""
+stored moves; a worker that lost its match stores nothing more in it; a worker told to
+stop gives its matches back at once, even while they wait on a model that never answers."""
 
 import asyncio
+import time
 from datetime import timedelta
 
 import pytest
@@ -57,3 +59,25 @@ def test_a_worker_that_lost_its_match_stores_nothing_more():
     services.match_fail(match.pk, "dead-worker", "too late")
     match.refresh_from_db()
     assert match.num_moves == 1 and match.status == Match.RUNNING and not match.error
+
+
+def test_a_stopped_worker_gives_back_matches_waiting_on_a_silent_model_at_once(fake_model, make_model_submission):
+    fake_model.latency = 3600  # accepts the calls, never answers them
+    model = make_model_submission(head_to_head=True)
+    pair = services.queue_pair("tictactoe", model, baseline_submission("random", "Random"), opening_seed=1,
+                               round_number=1)
+
+    async def scenario():
+        # Nothing scheduled: a full worker waits for one of its matches to end.
+        worker = MatchWorker(concurrency=2, name="stopping")
+        serving = asyncio.create_task(worker.serve())
+        while len(fake_model.requests) < 2:  # both matches wait on the model
+            assert not serving.done()
+            await asyncio.sleep(0.02)
+        stopped_at = time.monotonic()
+        worker.stop()
+        await asyncio.wait_for(serving, timeout=10)
+        return time.monotonic() - stopped_at
+
+    assert asyncio.run(scenario()) < 2.0
+    assert [(m.status, m.worker) for m in Match.objects.filter(pk__in=[m.pk for m in pair])] == [(Match.QUEUED, "")] * 2

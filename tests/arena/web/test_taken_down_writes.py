@@ -130,10 +130,12 @@ def test_the_services_refuse_a_takedown_that_came_between_the_read_and_the_write
         assert _state(scene) == before
 
 
-def test_a_taken_down_submissions_experiments_are_not_listed(scene):
+def test_a_taken_down_submissions_experiments_are_not_listed_and_their_detail_says_why(scene):
     owner = _owner(scene)
     experiment = owner.post("/api/experiments/", {**EXPERIMENT, "submission": scene["submission"].pk}, format="json")
-    assert experiment.status_code == 201
+    assert experiment.status_code == 201 and experiment.json()["takedown"] is None
     _hide(scene, "submission")
     assert owner.get("/api/experiments/").json()["results"] == []
-    assert owner.get(f"/api/experiments/{experiment.json()['id']}/").status_code == 404
+    # Its owner reads the detail, as the submission's (tests/leaderboard/web/test_taken_down_pages.py).
+    detail = owner.get(f"/api/experiments/{experiment.json()['id']}/")
+    assert detail.status_code == 200 and detail.json()["takedown"]["reason"] == REASON

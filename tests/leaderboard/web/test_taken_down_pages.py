@@ -137,6 +137,38 @@ def test_the_api_detail_tells_the_owner_why_and_lists_stay_without_it(scene):
     assert _as(None).get(f"/api/submissions/{public.submission_id}/").json()["takedown"] is None
 
 
+def test_the_api_experiment_and_episode_details_tell_the_owner_why_as_the_others_do(scene):
+    on = _hide(scene, "submission")
+    submission, experiment, episode = scene["submission"].pk, scene["experiment"].pk, scene["episode"].pk
+    owner = _as(scene["owner"])
+    for url in (f"/api/experiments/{experiment}/", f"/api/episodes/{episode}/"):
+        response = owner.get(url)
+        assert response.status_code == 200, url
+        takedown = response.json()["takedown"]
+        assert {k: takedown[k] for k in ("status", "what", "id", "reason")} == {
+            "status": "taken_down", "what": "submission", "id": submission, "reason": REASON}, url
+        assert takedown["on"].startswith(on) and KEPT in takedown["kept"] and f"#{submission}" in takedown["contact"]
+    # The list leaves it out for the owner too.
+    assert experiment not in [row["id"] for row in owner.get("/api/experiments/").json()["results"]]
+    # Anyone else: the very 404 of an experiment that never existed.
+    nowhere = _as(None).get(f"/api/experiments/{10**9}/")
+    for user in (None, scene["stranger"]):
+        response = _as(user).get(f"/api/experiments/{experiment}/")
+        assert (response.status_code, response.content) == (nowhere.status_code, nowhere.content) == (404, nowhere.content)
+    # Staff read it as before.
+    assert _as(scene["staff"]).get(f"/api/experiments/{experiment}/").json()["runs"] == list(
+        scene["experiment"].runs.order_by("pk").values_list("pk", flat=True))
+
+
+def test_an_episode_of_a_taken_down_run_says_so_and_a_public_one_says_null(scene):
+    _hide(scene, "run")
+    takedown = _as(scene["owner"]).get(f"/api/episodes/{scene['episode'].pk}/").json()["takedown"]
+    assert (takedown["what"], takedown["id"], takedown["reason"]) == ("run", scene["run"].pk, REASON)
+    assert _as(scene["stranger"]).get(f"/api/episodes/{scene['episode'].pk}/").status_code == 404
+    assert _as(None).get(f"/api/episodes/{scene['other_episode'].pk}/").json()["takedown"] is None
+    assert _as(None).get(f"/api/experiments/{scene['experiment'].pk}/").json()["takedown"] is None
+
+
 def test_the_owners_list_links_to_the_page_that_says_why(scene):
     _hide(scene, "submission")
     page = _as(scene["owner"]).get("/submissions/mine/").content.decode()
