@@ -76,6 +76,10 @@ def _surfaces(scene) -> dict[str, str]:
         "experiments api": "/api/experiments/",
         "runs api": f"/api/runs/?submission={submission}",
         "run api": f"/api/runs/{hidden}/",
+        "all runs api": "/api/runs/",
+        "run page": f"/runs/{hidden}/",
+        "run export": f"/runs/{hidden}/episodes.zip",
+        "kept run page": f"/runs/{scene['kept'].pk}/",
         "run's episodes api": f"/api/episodes/?run={hidden}",
         "task's episodes api": "/api/episodes/?task=balrog/babaisai",
         "task's episodes page": "/tasks/balrog/babaisai/episodes/",
@@ -109,7 +113,7 @@ def _hide_runs(scene) -> None:
 
 SURFACES = (
     "submission page", "experiment page", "submission api", "submissions api", "experiment api", "experiments api",
-    "runs api", "run api", "run's episodes api", "task's episodes api", "task's episodes page", "task page",
+    "runs api", "run api", "all runs api", "run page", "run export", "kept run page", "run's episodes api", "task's episodes api", "task's episodes page", "task page",
     "front page", "compare page", "compare api", "suite episodes", "suite episodes, both", "balrog board",
     "balrog export",
 )
