@@ -18,6 +18,10 @@
   writes; the lists, boards, matches, live channels and exports stay 404 for them too,
   since those are what would go on sharing what was taken down. Their submission list
   says "taken down: <reason>" too (templates/arena/my_submissions.html).
+  A run taken down while its submission stays public is, for everyone else, a run that never
+  existed: its submission's and experiments' pages, API details and lists (ids, counts,
+  tokens, speed, figures) leave it out (arena.selectors.runs_shown_to), and its 404s are
+  those of an id that does not exist (`not_found`); its owner reads it marked "hidden".
 - suspend a user (arena.services.accounts): they can no longer sign in, their unfinished
   episodes are cancelled and every submission of theirs is hidden, with the reason.
 
@@ -27,6 +31,7 @@ Every decision is kept as a ModerationAction (who, when, what, why): the audit t
 from __future__ import annotations
 
 from django.db import transaction
+from django.http import Http404
 from django.db.models import Q
 
 from arena import page_generation
@@ -112,6 +117,12 @@ def taken_down_for(user, submission: Submission, run: Run | None = None, *, owne
     (`owner_reads`: the module docstring lists them; writes never do)."""
     hidden = submission.moderation == Moderated.HIDDEN or (run is not None and run.moderation == Moderated.HIDDEN)
     return hidden and not is_staff(user) and not (owner_reads and owns(user, submission))
+
+
+def not_found(model) -> Http404:
+    """The 404 of a `model` row taken down for the reader: the very one of an id that does
+    not exist (django.shortcuts.get_object_or_404's), so that no message tells them apart."""
+    return Http404(f"No {model._meta.object_name} matches the given query.")
 
 
 def visible_to(user, queryset, *, submission: str, run: str | None = None, owner_reads: bool = False):

@@ -6,10 +6,10 @@ import dataclasses
 import json
 
 from django.conf import settings
-from django.db.models import Sum
+from django.db.models import Prefetch, Sum
 
-from arena.moderation import is_staff, owns
-from arena.models import Episode, Moderated, ModerationAction, Run, Submission
+from arena.moderation import is_staff, owns, visible_to
+from arena.models import Episode, Experiment, Moderated, ModerationAction, Run, Submission
 from arena.endpoints.tenancy import endpoint_key
 from envs import harness
 from envs.registry import all_tasks, suite_of
@@ -22,11 +22,19 @@ class EndpointSpeed:
     tokens_per_second: float | None
 
 
-def endpoint_speed(submission: Submission) -> EndpointSpeed:
-    """How fast the endpoint has answered over all the submission's episodes (summed
-    when each episode ends): mean latency per call and generated tokens per second of
-    waiting. Retried attempts are not counted, only the attempt that answered."""
-    sums = submission.runs.aggregate(calls=Sum("model_calls"), latency=Sum("model_latency_ms"), out=Sum("tokens_out"))
+def runs_shown_to(viewer, runs):
+    """`runs` without those taken down for `viewer`: a stranger reads a submission as if its
+    taken-down runs never existed (no row, link, count, figure or point of theirs); its
+    owner reads them, marked, and staff everything (arena.moderation)."""
+    return visible_to(viewer, runs, submission="submission", run="", owner_reads=True)
+
+
+def endpoint_speed(submission: Submission, viewer) -> EndpointSpeed:
+    """How fast the endpoint has answered over the submission's episodes (summed when
+    each episode ends) of the runs `viewer` may read: mean latency per call and generated
+    tokens per second of waiting. Retried attempts are not counted, only the attempt
+    that answered."""
+    sums = runs_shown_to(viewer, submission.runs.all()).aggregate(calls=Sum("model_calls"), latency=Sum("model_latency_ms"), out=Sum("tokens_out"))
     calls, latency = sums["calls"] or 0, sums["latency"] or 0.0
     if not calls:
         return EndpointSpeed(0, None, None)
@@ -152,12 +160,12 @@ def same_runs_key(run: Run) -> str:
     return json.dumps([run.task, run.variant, run.first_seed, run.num_episodes, run.experiment_id], sort_keys=True)
 
 
-def older_runs(submission: Submission) -> list[Run]:
-    """The submission's runs played under an older harness than their suite's current
-    one and not played again since: the ones a re-run would bring current. Cancelled
-    runs are left out (their owner stopped them), and so are imported runs (never
-    played here)."""
-    runs = list(submission.runs.exclude(status=Run.CANCELLED).order_by("id"))
+def older_runs(submission: Submission, runs=None) -> list[Run]:
+    """The submission's runs (those of `runs`, a queryset of them, when given) played under
+    an older harness than their suite's current one and not played again since: the ones
+    a re-run would bring current. Cancelled runs are left out (their owner stopped them),
+    and so are imported runs (never played here)."""
+    runs = list((submission.runs.all() if runs is None else runs).exclude(status=Run.CANCELLED).order_by("id"))
     current_keys = set()
     older = []
     for run in runs:
@@ -241,3 +249,30 @@ def owners_takedown_notice(viewer, submission: Submission, run: Run | None = Non
     if not owns(viewer, submission) or is_staff(viewer):
         return None
     return takedown_notice(submission, run)
+
+
+def runs_exported_for(viewer, submission: Submission):
+    """The submission's runs an export shares with `viewer`: all of them for staff, but the
+    taken-down ones for everyone else, its owner included (an export is what would go on
+    sharing them, arena.moderation)."""
+    return visible_to(viewer, submission.runs.all(), submission="submission", run="")
+
+
+def _runs_read_by(viewer) -> Prefetch:
+    """A submission's or experiment's `runs` as `viewer` reads them: a stranger as if its
+    taken-down runs never existed (their ids, and the tokens the submission's figures sum),
+    its owner and staff all of them (arena.moderation)."""
+    return Prefetch("runs", queryset=runs_shown_to(viewer, Run.objects.all()))
+
+
+def api_submissions(viewer, *, owner_reads: bool):
+    """The API's submissions for `viewer`, newest first, each with the runs they may read;
+    the taken-down ones left out as arena.moderation.visible_to says (`owner_reads`)."""
+    submissions = Submission.objects.prefetch_related(_runs_read_by(viewer)).order_by("-created_at")
+    return visible_to(viewer, submissions, submission="", owner_reads=owner_reads)
+
+
+def api_experiments(viewer, *, owner_reads: bool):
+    """The API's experiments for `viewer`, newest first, as `api_submissions`."""
+    experiments = Experiment.objects.select_related("submission").prefetch_related(_runs_read_by(viewer))
+    return visible_to(viewer, experiments.order_by("-created_at"), submission="submission", owner_reads=owner_reads)

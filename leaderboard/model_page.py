@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 
-from arena.selectors import older_runs
 from arena.models import Run, Submission
 from envs.registry import all_suites, all_tasks
 from envs.suite import Suite
@@ -20,6 +19,7 @@ from leaderboard.selectors.experiment_figures import scaling_points
 from leaderboard.selectors.ranking import MetricValue, metric_value, rank_key
 from leaderboard.selectors.submissions import (
     every_ranked_run,
+    older_runs_shown_to,
     ranked_runs_of_tasks,
     runs_of_submission,
     submissions_sharing_tasks,
@@ -131,12 +131,12 @@ def _standing(run: Run, value: MetricValue, task_runs: list[Run]) -> Standing | 
     )
 
 
-def model_results(submission: Submission, ranked_runs: list[Run] | None = None) -> list[SuiteResults]:
+def model_results(submission: Submission, viewer, ranked_runs: list[Run] | None = None) -> list[SuiteResults]:
     """Every run of the submission (its own and its experiments'), grouped by suite in
     the suites' order, each with its suite's metrics and its standing on the task among
     the ranked runs (`ranked_runs` when given: every task's, leaderboard.selectors.
     submissions.every_ranked_run)."""
-    runs = runs_of_submission(submission)
+    runs = runs_of_submission(submission, viewer)
     tasks = all_tasks()
     played = {run.task for run in runs}
     task_runs: dict[str, list[Run]] = {}
@@ -159,12 +159,12 @@ def model_results(submission: Submission, ranked_runs: list[Run] | None = None) 
     return [SuiteResults(suites.get(sid), groups[sid]) for sid in ordered]
 
 
-def scaling_charts(submission: Submission) -> list[dict]:
+def scaling_charts(submission: Submission, viewer) -> list[dict]:
     """The score-vs-demonstrations figures of the submission's sweeps that have results."""
     charts = []
-    for experiment in sweeps_with_results(submission):
+    for experiment in sweeps_with_results(submission, viewer):
         _, baselines = scaling_points(experiment.task, experiment.format)
-        figures = experiment_scaling_figures(experiment, baselines)
+        figures = experiment_scaling_figures(experiment, baselines, viewer)
         charts.append({
             "experiment": experiment, "score": figures["score"], "illegal": figures["illegal"],
             "score_id": f"fig-sweep-{experiment.pk}-score", "illegal_id": f"fig-sweep-{experiment.pk}-illegal",
@@ -178,14 +178,16 @@ def comparison_choices(submission: Submission) -> list[Submission]:
     return sorted(submissions_sharing_tasks(submission), key=lambda s: (s.is_baseline, s.name.lower(), s.pk))
 
 
-def model_page_context(submission: Submission) -> dict:
+def model_page_context(submission: Submission, viewer) -> dict:
+    """What the model page shows `viewer`: a stranger reads it as if the submission's
+    taken-down runs never existed, its owner reads them marked (leaderboard.selectors.submissions.runs_shown_to)."""
     # Every ranked run read once, for the standings and the cost charts' boards (read
     # twice, they were a fifth of the page at 10^5 episodes, bench/read_pages.py).
     ranked_runs = every_ranked_run()
     return {
-        "results": model_results(submission, ranked_runs),
-        "scaling_charts": scaling_charts(submission),
+        "results": model_results(submission, viewer, ranked_runs),
+        "scaling_charts": scaling_charts(submission, viewer),
         "compare_choices": comparison_choices(submission),
-        "older_harness_runs": older_runs(submission),
+        "older_harness_runs": older_runs_shown_to(submission, viewer),
         "cost_charts": submission_cost_context(submission, ranked_runs),
     }

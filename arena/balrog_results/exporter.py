@@ -87,11 +87,12 @@ def _episode_task_name(episode: Episode, environment: Environment) -> str | None
     return None
 
 
-def balrog_episodes(submission: Submission) -> dict[Environment, dict[str, TaskEpisodes]]:
-    """The submission's finished episodes of BALROG's tasks, by environment (in BALROG's
-    order) and task."""
+def balrog_episodes(submission: Submission, runs=None) -> dict[Environment, dict[str, TaskEpisodes]]:
+    """The submission's finished episodes of BALROG's tasks (of `runs`, a queryset of its
+    runs, when given), by environment (in BALROG's order) and task."""
     found: dict[Environment, dict[str, TaskEpisodes]] = defaultdict(dict)
-    for run in submission.runs.filter(episodes_done__gt=0).order_by("task", "id"):
+    runs = submission.runs.all() if runs is None else runs
+    for run in runs.filter(episodes_done__gt=0).order_by("task", "id"):
         named = _run_task_names(run)
         if named is None:
             continue
@@ -107,11 +108,12 @@ def balrog_episodes(submission: Submission) -> dict[Environment, dict[str, TaskE
     return {environment: found[environment] for environment in ENVIRONMENTS if environment in found}
 
 
-def has_balrog_runs(submission: Submission) -> bool:
-    """Whether the submission has finished episodes of BALROG's environments to export."""
+def has_balrog_runs(submission: Submission, runs=None) -> bool:
+    """Whether the submission (`runs` of it when given) has finished episodes of BALROG's
+    environments to export."""
     # Values, not instances: each instance of `.only()` read a field left out again, one
     # query per run (60 queries on the model page of a submission that played every task).
-    runs = submission.runs.filter(episodes_done__gt=0).values_list("task", "variant")
+    runs = (submission.runs.all() if runs is None else runs).filter(episodes_done__gt=0).values_list("task", "variant")
     return any(environment_of(task, Variant.from_dict(variant).options) for task, variant in runs)
 
 
@@ -246,9 +248,10 @@ def _export_environment(out: _Archive, environment: Environment, tasks: dict[str
     return summary
 
 
-def balrog_submission_export(submission: Submission, stream: BinaryIO) -> str:
-    """Write the submission's BALROG runs as a .tgz to `stream`; the folder's name."""
-    environments = balrog_episodes(submission)
+def balrog_submission_export(submission: Submission, stream: BinaryIO, runs=None) -> str:
+    """Write the submission's BALROG runs (those of `runs` when given) as a .tgz to
+    `stream`; the folder's name."""
+    environments = balrog_episodes(submission, runs)
     runs = [run for tasks in environments.values() for task in tasks.values() for run in task.runs]
     images = any(run.format in IMAGE_FORMATS for run in runs)
     folder = _folder_name(submission, images)

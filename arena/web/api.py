@@ -4,7 +4,6 @@ arena.services. The read side is leaderboard.web.api; config/urls.py composes bo
 
 from __future__ import annotations
 
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -19,7 +18,8 @@ from arena.services import run_actions
 from arena.web.catalogue import submission_catalogue
 from arena.clients.agent_endpoint import AGENT_REQUEST_SCHEMA, AGENT_RESPONSE_SCHEMA
 from arena.models import Experiment, Run, Submission
-from arena.moderation import TakenDown, taken_down_for, visible_to
+from arena.moderation import TakenDown, not_found, taken_down_for
+from arena.selectors import api_experiments, api_submissions
 from arena.web.api_serializers import ExperimentSerializer, SubmissionSerializer
 from arena.web.preview import submission_preview
 from arena.web.throttles import (
@@ -53,8 +53,7 @@ class ExperimentViewSet(_CreateThrottledViewSet):
         # A taken-down submission's experiments: 404 but to staff, and to its owner asking
         # for an experiment's detail, which says why in `takedown`, as the submission's
         # does (arena.moderation: owner_reads); left out of lists.
-        return visible_to(getattr(self.request, "user", None), super().get_queryset().select_related("submission"),
-                          submission="submission", owner_reads=self.action == "retrieve")
+        return api_experiments(getattr(self.request, "user", None), owner_reads=self.action == "retrieve")
 
 
 class SubmissionViewSet(_CreateThrottledViewSet):
@@ -65,8 +64,7 @@ class SubmissionViewSet(_CreateThrottledViewSet):
     def get_queryset(self):
         # Hidden submissions: 404 but to staff, and to their owner asking for its detail,
         # which says why in `takedown` (arena.moderation: owner_reads); left out of lists.
-        return visible_to(getattr(self.request, "user", None), super().get_queryset(), submission="",
-                          owner_reads=self.action == "retrieve")
+        return api_submissions(getattr(self.request, "user", None), owner_reads=self.action == "retrieve")
 
     def _dry_run(self) -> bool:
         return self.request.query_params.get("dry_run", "").lower() in ("1", "true", "yes")
@@ -134,7 +132,7 @@ class TokenView(ObtainAuthToken):
 def _owned_run(request, pk) -> Run:
     run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
     if taken_down_for(request.user, run.submission, run):  # the owner included (arena.moderation)
-        raise Http404("no such run")
+        raise not_found(Run)
     if run.submission.owner_id != request.user.pk:
         raise PermissionDenied("Only the submitter can change this run.")
     return run

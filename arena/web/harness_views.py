@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -18,7 +17,7 @@ from rest_framework.response import Response
 
 from arena.services.reruns import rerun_older_runs
 from arena.models import Submission
-from arena.moderation import TakenDown, taken_down_for
+from arena.moderation import TakenDown, not_found, taken_down_for
 from arena.web.views import _own_submission
 
 
@@ -58,7 +57,7 @@ def submission_rerun_older(request, pk):
 def submission_rerun_older_api(request, pk):
     submission = get_object_or_404(Submission, pk=pk, kind=Submission.KIND_MODEL)
     if taken_down_for(request.user, submission):  # the owner included (arena.moderation)
-        raise Http404("no such submission")
+        raise not_found(Submission)
     if submission.owner_id != request.user.pk:
         raise ApiPermissionDenied("Only the submitter can play this submission's runs again.")
     try:

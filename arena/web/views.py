@@ -22,8 +22,8 @@ from arena.endpoints.crypto import decrypt_secret, encrypt_secret
 from arena.web.forms import EndpointForm, LoginForm, SignUpForm
 from arena.web.submission_form import SubmissionForm
 from arena.models import Run, Submission, Worker
-from arena.moderation import TakenDown, taken_down_for
-from arena.selectors import taken_down_text
+from arena.moderation import TakenDown, not_found, taken_down_for
+from arena.selectors import runs_exported_for, taken_down_text
 from arena.services.queued_cap import QueuedCapReached
 from arena.web import preview_probe
 from arena.web.preview import submission_preview
@@ -179,11 +179,12 @@ def submission_balrog_export(request, pk):
     submissions (arena.balrog_results.exporter): no endpoint address, no key."""
     submission = get_object_or_404(Submission, pk=pk)
     if taken_down_for(request.user, submission):
-        raise Http404("no such submission")
-    if not has_balrog_runs(submission):
+        raise not_found(Submission)
+    runs = runs_exported_for(request.user, submission)
+    if not has_balrog_runs(submission, runs):
         raise Http404("this submission has no finished episodes of BALROG's environments")
     archive = tempfile.SpooledTemporaryFile(max_size=EXPORT_SPOOL_BYTES)
-    balrog_submission_export(submission, archive)
+    balrog_submission_export(submission, archive, runs)
     archive.seek(0)
     return FileResponse(
         archive, as_attachment=True, filename=f"arena-submission-{submission.pk}-balrog.tgz",
@@ -229,7 +230,7 @@ def healthz(request):
 def _own_submission(request, pk) -> Submission:
     submission = get_object_or_404(Submission, pk=pk, kind=Submission.KIND_MODEL)
     if taken_down_for(request.user, submission):  # the owner included: nothing to change nor replay
-        raise Http404("no such submission")
+        raise not_found(Submission)
     if submission.owner_id != request.user.pk:
         raise PermissionDenied("Only the submitter can change this submission.")
     return submission
@@ -241,7 +242,7 @@ def run_requeue(request, pk):
     run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
     _own_submission(request, run.submission_id)
     if taken_down_for(request.user, run.submission, run):
-        raise Http404("no such run")
+        raise not_found(Run)
     try:
         count = run_actions.run_requeue_failed(run)
     except TakenDown as refusal:  # taken down since it was read
@@ -260,7 +261,7 @@ def run_cancel(request, pk):
     run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
     _own_submission(request, run.submission_id)
     if taken_down_for(request.user, run.submission, run):
-        raise Http404("no such run")
+        raise not_found(Run)
     stopped = run_actions.run_cancel(run)
     messages.success(request, f"Run cancelled; {stopped} unfinished episode{'s' if stopped != 1 else ''} stopped. Played steps are kept.")
     return redirect(run)

@@ -129,9 +129,9 @@ def figure_json(figure) -> dict:
     return json.loads(figure.to_json())
 
 
-def experiment_scaling_figures(experiment, baselines: dict) -> dict:
-    """Score and illegal-action % vs demonstrations for the runs of one sweep."""
-    runs = sorted(experiment_runs(experiment), key=lambda r: r.num_demonstrations)
+def experiment_scaling_figures(experiment, baselines: dict, viewer) -> dict:
+    """Score and illegal-action % vs demonstrations for the runs of one sweep `viewer` may read."""
+    runs = sorted(experiment_runs(experiment, viewer), key=lambda r: r.num_demonstrations)
     runs = [r for r in runs if r.episodes_done]
     xs = [_x_value(r.num_demonstrations) for r in runs] or [0.5, 1]
     score, illegal = go.Figure(), go.Figure()

@@ -9,10 +9,9 @@ from collections.abc import Iterable, Iterator
 
 from django.db.models import BooleanField, ExpressionWrapper, Q, TextField
 from django.db.models.functions import Cast
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 
-from arena.moderation import taken_down_for, visible_to
+from arena.moderation import not_found, taken_down_for, visible_to
 from arena.models import Episode, Run, Step, Submission
 
 
@@ -26,7 +25,7 @@ def episode_or_404(pk: int, viewer=None, *, owner_reads: bool = False) -> Episod
     moderation took it down for `viewer` (arena.moderation.taken_down_for, with `owner_reads`)."""
     episode = get_object_or_404(episodes_with_run(), pk=pk)
     if viewer is not None and taken_down_for(viewer, episode.run.submission, episode.run, owner_reads=owner_reads):
-        raise Http404("no such episode")
+        raise not_found(Episode)
     return episode
 
 
@@ -255,8 +254,11 @@ def end_reasons_of_run(run: Run) -> list[str]:
 
 
 def end_reasons_of_task(task_id: str) -> list[str]:
+    # Of the episodes the task's list shows: a taken-down run's reasons would tell of it.
+    episodes = Episode.objects.filter(run__task=task_id).exclude(run__moderation=Run.HIDDEN)
+    episodes = episodes.exclude(run__submission__moderation=Submission.HIDDEN)
     return sorted(set(
-        Episode.objects.filter(run__task=task_id).exclude(end_reason="").values_list("end_reason", flat=True).distinct()
+        episodes.exclude(end_reason="").values_list("end_reason", flat=True).distinct()
     ))
 
 

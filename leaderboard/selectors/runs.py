@@ -6,13 +6,11 @@ from __future__ import annotations
 import dataclasses
 
 from arena.clients.errors import describe
-from arena.moderation import taken_down_for
 from django.db import router
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from arena.models import Run
-from arena.moderation import ranked
+from arena.moderation import not_found, ranked, taken_down_for, visible_to
 from envs.core import IMAGE_FORMATS
 from envs.registry import all_suites, suite_of, tasks_of
 from leaderboard.selectors.episodes import failed_episode_errors
@@ -159,7 +157,7 @@ def run_or_404(pk: int, viewer=None, *, owner_reads: bool = False) -> Run:
     down for `viewer` (arena.moderation.taken_down_for, with `owner_reads`)."""
     run = get_object_or_404(Run.objects.select_related("submission"), pk=pk)
     if viewer is not None and taken_down_for(viewer, run.submission, run, owner_reads=owner_reads):
-        raise Http404("no such run")
+        raise not_found(Run)
     return run
 
 
@@ -176,10 +174,11 @@ def runs_newest_first(*, task: str | None = None, submission: int | None = None,
     return runs
 
 
-def suite_runs_by_id(ids: list[int], suite_id: str) -> list[Run]:
-    """The runs among `ids` that play one of the suite's tasks, by id."""
+def suite_runs_by_id(ids: list[int], suite_id: str, viewer) -> list[Run]:
+    """The runs among `ids` that play one of the suite's tasks, by id, but those taken
+    down for `viewer`, its owner included: an episode list is a list (arena.moderation)."""
     runs = Run.objects.select_related("submission").filter(pk__in=ids, task__startswith=f"{suite_id}/")
-    return list(runs.order_by("id"))
+    return list(visible_to(viewer, runs, submission="submission", run="").order_by("id"))
 
 
 def suite_runs(suite_id: str, *, images: bool | None = None, filters: Filters | None = None) -> list[Run]:

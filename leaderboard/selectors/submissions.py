@@ -6,11 +6,11 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.db.models import Count
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from arena.models import Episode, Experiment, Run, Submission, Worker
-from arena.moderation import ranked, taken_down_for
+from arena.moderation import not_found, ranked, taken_down_for
+from arena.selectors import older_runs, runs_shown_to
 from arena.endpoints.tenancy import submission_endpoint_key
 from leaderboard.selectors.lean_runs import lean_runs, with_submissions
 
@@ -26,9 +26,14 @@ def runs_with_results(submission: Submission) -> list[Run]:
     return list(runs.exclude(moderation=Run.HIDDEN))
 
 
-def runs_of_submission(submission: Submission) -> list[Run]:
-    """Every run of the submission (its own and its experiments'), by task then age."""
-    return list(submission.runs.select_related("submission").order_by("task", "id"))
+def runs_of_submission(submission: Submission, viewer) -> list[Run]:
+    """Every run of the submission (its own and its experiments') `viewer` may read, by task then age."""
+    return list(runs_shown_to(viewer, submission.runs.select_related("submission")).order_by("task", "id"))
+
+
+def older_runs_shown_to(submission: Submission, viewer) -> list[Run]:
+    """arena.selectors.older_runs among the runs `viewer` may read: the model page's note counts them."""
+    return older_runs(submission, runs=runs_shown_to(viewer, submission.runs.all()))
 
 
 def ranked_runs_of_tasks(tasks: set[str]) -> list[Run]:
@@ -45,21 +50,23 @@ def every_ranked_run() -> list[Run]:
     return with_submissions(lean_runs(ranked(Run.objects.filter(episodes_done__gt=0)).order_by("id")))
 
 
-def sweeps_with_results(submission: Submission) -> list[Experiment]:
-    """The submission's demonstration sweeps with at least one run that has results."""
-    sweeps = submission.experiments.filter(kind=Experiment.SWEEP, runs__episodes_done__gt=0)
-    return list(sweeps.distinct().order_by("id"))
+def sweeps_with_results(submission: Submission, viewer) -> list[Experiment]:
+    """The submission's demonstration sweeps with at least one run that has results and
+    that `viewer` may read."""
+    with_results = runs_shown_to(viewer, submission.runs.filter(episodes_done__gt=0))
+    sweeps = submission.experiments.filter(kind=Experiment.SWEEP, pk__in=with_results.values("experiment_id"))
+    return list(sweeps.order_by("id"))
 
 
 def submissions_sharing_tasks(submission: Submission) -> list[Submission]:
     """Other submissions, not hidden, with finished episodes on a task this one has
     finished episodes on."""
-    tasks = submission.runs.filter(episodes_done__gt=0).values("task")
-    others = (
-        Submission.objects.filter(runs__task__in=tasks, runs__episodes_done__gt=0)
-        .exclude(pk=submission.pk).exclude(moderation=Submission.HIDDEN)
-    )
-    return list(others.distinct())
+    # Taken-down runs left out on both sides, for everyone: the comparison leaves them out
+    # too (runs_with_results), and a choice there only because of one would tell of it.
+    tasks = ranked(submission.runs.filter(episodes_done__gt=0)).values("task")
+    sharing = ranked(Run.objects.filter(task__in=tasks, episodes_done__gt=0)).values("submission_id")
+    others = Submission.objects.filter(pk__in=sharing).exclude(pk=submission.pk).exclude(moderation=Submission.HIDDEN)
+    return list(others)
 
 
 def submission_or_404(pk: int, viewer=None, *, owner_reads: bool = False) -> Submission:
@@ -67,13 +74,19 @@ def submission_or_404(pk: int, viewer=None, *, owner_reads: bool = False) -> Sub
     (arena.moderation.taken_down_for, which says what `owner_reads` lets through)."""
     submission = get_object_or_404(Submission, pk=pk)
     if viewer is not None and taken_down_for(viewer, submission, owner_reads=owner_reads):
-        raise Http404("no such submission")
+        raise not_found(Submission)
     return submission
 
 
-def experiments_of(submission: Submission) -> list[Experiment]:
-    """The submission's experiments, as the model page lists them."""
-    return list(submission.experiments.all())
+def experiments_of(submission: Submission, viewer) -> list[Experiment]:
+    """The submission's experiments, as the model page lists them, each with `shown_runs`:
+    how many of its runs `viewer` may read."""
+    experiments = list(submission.experiments.all())
+    shown = runs_shown_to(viewer, Run.objects.filter(experiment__in=experiments))
+    counts = dict(shown.values("experiment_id").annotate(n=Count("id")).values_list("experiment_id", "n"))
+    for experiment in experiments:
+        experiment.shown_runs = counts.get(experiment.pk, 0)
+    return experiments
 
 
 def experiment_run_count(experiment: Experiment) -> int:
@@ -83,17 +96,17 @@ def experiment_run_count(experiment: Experiment) -> int:
 def experiment_or_404(pk: int, viewer=None, *, owner_reads: bool = False) -> Experiment:
     experiment = get_object_or_404(Experiment.objects.select_related("submission"), pk=pk)
     if viewer is not None and taken_down_for(viewer, experiment.submission, owner_reads=owner_reads):
-        raise Http404("no such experiment")
+        raise not_found(Experiment)
     return experiment
 
 
-def runs_of_experiment(experiment: Experiment) -> list[Run]:
-    return list(experiment.runs.select_related("submission").order_by("id"))
+def runs_of_experiment(experiment: Experiment, viewer) -> list[Run]:
+    return list(runs_shown_to(viewer, experiment.runs.select_related("submission")).order_by("id"))
 
 
-def experiment_runs(experiment: Experiment) -> list[Run]:
-    """The experiment's runs in the model's default order."""
-    return list(experiment.runs.all())
+def experiment_runs(experiment: Experiment, viewer) -> list[Run]:
+    """The experiment's runs `viewer` may read, in the model's default order."""
+    return list(runs_shown_to(viewer, experiment.runs.all()))
 
 
 def fresh_workers(since: datetime) -> list[Worker]:

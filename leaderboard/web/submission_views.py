@@ -14,7 +14,7 @@ from arena.endpoints.privacy import can_see_endpoint, hide_endpoint_in
 from arena.models import Submission
 from arena.moderation import TakenDown
 from arena.play.pace import endpoint_pace
-from arena.selectors import endpoint_speed, owners_takedown_notice
+from arena.selectors import endpoint_speed, owners_takedown_notice, runs_exported_for
 from arena.services.queued_cap import QueuedCapReached
 from arena.services.submissions import experiment_create
 from arena.web.forms import ExperimentForm
@@ -64,12 +64,12 @@ def submission_detail(request, pk):
         request,
         "arena/submission.html",
         {
-            "submission": submission, "experiments": experiments_of(submission),
-            "experiment_form": form, "is_owner": can_experiment, "speed": endpoint_speed(submission),
+            "submission": submission, "experiments": experiments_of(submission, request.user),
+            "experiment_form": form, "is_owner": can_experiment, "speed": endpoint_speed(submission, request.user),
             "show_endpoint": show_endpoint,
             "pace": endpoint_pace(submission) if submission.kind == Submission.KIND_MODEL else None,
-            "balrog_export": has_balrog_runs(submission) and takedown is None, "takedown": takedown,
-            **model_page_context(submission),
+            "balrog_export": has_balrog_runs(submission, runs_exported_for(request.user, submission)) and takedown is None, "takedown": takedown,
+            **model_page_context(submission, request.user),
         },
         status=429 if form is not None and form.refusal else 200,
     )

@@ -191,7 +191,7 @@ def suite_episodes(request, suite):
     ids = _run_ids(request.GET.get("runs", ""))
     if ids is None:
         return HttpResponseBadRequest(f"runs= takes up to {MAX_LISTED_RUNS} run ids separated by commas")
-    runs = suite_runs_by_id(ids, descriptor.id)
+    runs = suite_runs_by_id(ids, descriptor.id, request.user)
     if not runs:
         raise Http404("none of these runs belongs to the suite")
     metric = descriptor.primary_metric

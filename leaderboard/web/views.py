@@ -173,12 +173,12 @@ def task_detail(request, suite, name):
 
 def experiment_detail(request, pk):
     experiment = experiment_or_404(pk, request.user, owner_reads=True)
-    runs = runs_of_experiment(experiment)
+    runs = runs_of_experiment(experiment, request.user)
     context = {"experiment": experiment, "runs": runs,
                "takedown": owners_takedown_notice(request.user, experiment.submission)}
     if experiment.kind == Experiment.SWEEP:
         _, baselines = scaling_points(experiment.task, experiment.format)
-        context["figures"] = experiment_scaling_figures(experiment, baselines)
+        context["figures"] = experiment_scaling_figures(experiment, baselines, request.user)
     elif experiment.kind == Experiment.ABLATION:
         cells = {(r.settings.show_legal_actions, r.settings.chain_of_thought): r for r in runs}
         context["ablation"] = [
