@@ -39,7 +39,7 @@ def cpu_split(task_id: str, episodes: int, options: dict, in_flight: int, full_r
     on seeds from `first_seed` (seeds not played before in the process: new pictures)."""
     from contextlib import ExitStack
 
-    from arena.play import dbthread, runner, starts, step_records
+    from arena.play import dbthread, loading, runner, starts, step_records
     from arena.services import steps
     from envs.registry import get_task_class
 
@@ -51,7 +51,7 @@ def cpu_split(task_id: str, episodes: int, options: dict, in_flight: int, full_r
         (task_class, "viewer_png", "  of which drawn and encoded"),
         (step_records, "write_png_bytes", "  of which the file (hash, write)"),
         (steps, "steps_record", "step writer's transactions"),
-        (runner, "_claim_and_load", "claim and load (per episode)"),
+        (loading, "claim_and_load", "claim and load (per episode)"),
         (runner, "episode_finish", "finish and aggregates (per episode)"),
     )
     with ExitStack() as stack:

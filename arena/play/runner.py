@@ -24,16 +24,15 @@ import asyncio
 import logging
 
 from arena.services.episodes import (
-    episode_claim, episode_fail, episode_finish, episode_has_steps, episode_release, episode_set_prefix, reflections_for,
-    run_budget_exhausted,
+    episode_fail, episode_finish, episode_release, episode_set_prefix, run_budget_exhausted,
 )
 from arena.services.runs import run_budget_reached
 from arena.services.steps import LeaseLost, StepNotStored
 from arena.live import publish
 from arena.services import snapshots
-from arena.services.prepared import PreparedGet
 from arena.play import starts
 from arena.play.dbthread import db
+from arena.play.loading import claim_and_load
 from arena.play.simulators import computing
 from arena.play.stopping import EndpointWaits, StopRequested
 from arena.endpoints.privacy import hide_endpoint
@@ -86,7 +85,7 @@ class EpisodeRunner:
 
     async def run(self, episode_id: int) -> None:
         publish.bind_loop(asyncio.get_running_loop())
-        loaded = await db(_claim_and_load, episode_id, self.worker_name)
+        loaded = await db(claim_and_load, episode_id, self.worker_name)
         if loaded is None:
             return
         agent = None
@@ -373,27 +372,6 @@ class _Playthrough:
         )
         if self.task.supports_snapshots:
             await db(snapshots.snapshots_discard, self.episode.pk)
-
-
-def _claim_and_load(episode_id: int, worker: str):
-    if not episode_claim(episode_id, worker):
-        return None
-    episode = _EPISODE_RUN_SUBMISSION.get(episode_id)
-    reflections = reflections_for(episode)
-    # `episode` is read too: the related manager sets it on every row it yields, and a
-    # deferred foreign key would cost one query per stored step (minutes at 70,000).
-    # Calls (with the columns their stored form leaves to the step) and reasoning items:
-    # the client is given back what came with each earlier answer (answers_of).
-    fields = ("episode", "index", "executed_action", "info", "completion", "parsed_action", "reward",
-              "calls", "reasoning_items", "tokens_in", "tokens_out", "cached_tokens_in", "latency_ms")
-    steps = list(episode.steps.order_by("index").only(*fields)) if episode_has_steps(episode_id) else []
-    snapshot = snapshots.snapshot_latest(episode_id, len(steps)) if steps else None
-    return episode, episode.run, episode.run.submission, steps, reflections, snapshot
-
-
-# The claimed episode with its run and submission, as
-# `Episode.objects.select_related("run__submission").get(pk=…)` loads them, the SQL written once.
-_EPISODE_RUN_SUBMISSION = PreparedGet(Episode, ("run", "submission"))
 
 
 def _metrics(task, matches: list[bool]) -> dict:

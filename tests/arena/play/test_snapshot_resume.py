@@ -150,7 +150,7 @@ def test_the_screen_is_stored_once_per_picture_and_never_sent_to_the_model(make_
 def test_taking_up_a_long_episode_reads_its_stored_steps_in_a_few_queries(baseline, django_assert_max_num_queries):
     """Resuming at step 70,000 must not cost a query per stored step."""
     from arena.models import Step
-    from arena.play.runner import _claim_and_load
+    from arena.play.loading import claim_and_load as _claim_and_load
 
     episode = _run(baseline("random"))
     Step.objects.bulk_create(

@@ -7,7 +7,7 @@ from django.db import connection
 from django.db.models.query_utils import DeferredAttribute
 
 from arena.models import Episode, Run, Submission
-from arena.play.runner import _EPISODE_RUN_SUBMISSION, _claim_and_load
+from arena.play.loading import EPISODE_RUN_SUBMISSION as _EPISODE_RUN_SUBMISSION, claim_and_load as _claim_and_load
 from arena.services.episodes import episode_claim
 from arena.services.prepared import PreparedGet
 from tests.conftest import new_run
