@@ -23,6 +23,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def embedded_arena(settings, monkeypatch, **arena_settings: str) -> "Arena":
+    """A throw-away embedded arena for a test's real worker processes: what the test
+    queues goes to the arena's queue file, and the arena starts from a copy of the
+    tests' database (`start_from_here`). The caller closes it."""
+    from django.db import connection
+
+    from arena import queue
+
+    arena = Arena(**arena_settings)
+    settings.ARENA_QUEUE, settings.ARENA_QUEUE_PATH = "sqlite", arena.queue_path
+    file_queue = queue._make_huey()
+    monkeypatch.setattr(queue, "huey", file_queue)
+    monkeypatch.setattr(queue, "play_episode", file_queue.task(name="play_episode")(queue.play_episode.func))
+    arena.start_from_here = lambda: arena.copy_database(connection.settings_dict["NAME"])
+    return arena
+
+
 class Arena:
     """A throw-away arena in a temporary directory, driven through manage.py; on the
     given PostgreSQL database and Redis server when their URLs are given."""

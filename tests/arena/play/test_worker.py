@@ -6,7 +6,6 @@ from datetime import timedelta
 
 import pytest
 from asgiref.sync import async_to_sync
-from django.db import connection
 from django.utils import timezone
 
 from arena import queue
@@ -15,7 +14,7 @@ from arena.models import Episode, Run
 from arena.play.worker import Worker
 from tests.conftest import new_run
 from tests.support.episodes import record_step
-from tests.support.worker_process import Arena
+from tests.support.worker_process import embedded_arena
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -49,12 +48,7 @@ def arena(settings, monkeypatch):
     """A throw-away arena for real worker processes. What the test queues here goes to
     the arena's queue file; the arena starts from a copy of the tests' database
     (`start_from_here`)."""
-    arena = Arena(ARENA_HEARTBEAT_STALE_SECONDS=str(STALE_SECONDS))
-    settings.ARENA_QUEUE, settings.ARENA_QUEUE_PATH = "sqlite", arena.queue_path
-    file_queue = queue._make_huey()
-    monkeypatch.setattr(queue, "huey", file_queue)
-    monkeypatch.setattr(queue, "play_episode", file_queue.task(name="play_episode")(queue.play_episode.func))
-    arena.start_from_here = lambda: arena.copy_database(connection.settings_dict["NAME"])
+    arena = embedded_arena(settings, monkeypatch, ARENA_HEARTBEAT_STALE_SECONDS=str(STALE_SECONDS))
     yield arena
     arena.close()
 

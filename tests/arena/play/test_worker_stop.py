@@ -10,7 +10,6 @@ import time
 
 import pytest
 from asgiref.sync import async_to_sync
-from django.db import connection
 
 from arena import queue
 from arena.services.episodes import episode_claim, episode_release
@@ -20,7 +19,7 @@ from arena.models import Episode, Step
 from arena.play.worker import Worker
 from tests.conftest import new_run
 from tests.support.fake_openai import Fault
-from tests.support.worker_process import Arena
+from tests.support.worker_process import embedded_arena
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -155,12 +154,8 @@ def _stored_of_run(run_id: int) -> int:
 def arena(settings, monkeypatch):
     """A throw-away arena for a real worker process, started from a copy of the tests'
     database (`start_from_here`), whose queue file gets what the test queues."""
-    arena = Arena(ARENA_ALLOW_LOOPBACK="1", ARENA_ENCRYPTION_KEY=settings.ARENA_ENCRYPTION_KEY)
-    settings.ARENA_QUEUE, settings.ARENA_QUEUE_PATH = "sqlite", arena.queue_path
-    file_queue = queue._make_huey()
-    monkeypatch.setattr(queue, "huey", file_queue)
-    monkeypatch.setattr(queue, "play_episode", file_queue.task(name="play_episode")(queue.play_episode.func))
-    arena.start_from_here = lambda: arena.copy_database(connection.settings_dict["NAME"])
+    arena = embedded_arena(settings, monkeypatch, ARENA_ALLOW_LOOPBACK="1",
+                           ARENA_ENCRYPTION_KEY=settings.ARENA_ENCRYPTION_KEY)
     yield arena
     arena.close()
 
