@@ -24,7 +24,7 @@ from arena.endpoints.privacy import hide_endpoint
 from arena.models import Submission
 from arena.play.agents.model import make_client
 from arena.play.pace import submission_gate
-from arena.strategies.lmact import LMActPrompter, build_prefix, parse_action, parse_reasoning
+from arena.strategies.lmact_prompt import LMActPrompter, build_prefix, parse_action, parse_reasoning
 from arena.strategies.shape import MessageShape, adapt
 from envs.core import Observation
 

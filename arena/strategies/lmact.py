@@ -1,7 +1,6 @@
 """LMAct's strategy: one episode's prompt, its frozen prefix assembled once, the
 trajectory grown step by step and fitted to the model's context window (LMAct §2.3–2.4).
-The protocol's texts and parts are in arena.strategies.lmact_prompt (re-exported here,
-where the replay and the head-to-head seats have always found them).
+The protocol's texts and parts are in arena.strategies.lmact_prompt.
 """
 
 from __future__ import annotations
@@ -9,10 +8,9 @@ from __future__ import annotations
 from arena.strategies import tokens
 from arena.strategies.base import ContentConverter, ImageStore, as_message_content
 from arena.strategies.context import ContextBudget, Prompt, answer_reserve, oldest_to_drop
-from arena.strategies.lmact_prompt import (  # noqa: F401 (re-exported)
-    ACTION_KEYWORD, ANSWER_COT_LEGAL, DEMONSTRATIONS_HEADER, DENSE_TOKENIZER_MARGIN, OMITTED_STEPS, PREAMBLE,
-    SEPARATOR, ZERO_SHOT_PREAMBLE, LMActPrompter, answer_instruction, build_prefix, merge_text,
-    omitted_steps_part, parse_action, parse_reasoning, rebuild_prompt,
+from arena.strategies.lmact_prompt import (
+    ANSWER_COT_LEGAL, DEMONSTRATIONS_HEADER, DENSE_TOKENIZER_MARGIN, OMITTED_STEPS, PREAMBLE, SEPARATOR, LMActPrompter,
+    build_prefix, merge_text, omitted_steps_part, parse_action, parse_reasoning,
 )
 from arena.variant import Variant
 

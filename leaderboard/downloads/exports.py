@@ -5,7 +5,7 @@ An episode's JSONL holds, on its first line, the episode header (what was played
 which submission, with which prompt prefix) and then one line per step with the step as
 stored: its prompt parts, completion, actions, calls and reward. The prefix and the steps'
 `prompt_added` parts are those the arena rebuilds prompts from
-(arena.strategies.lmact.rebuild_prompt, arena.strategies.history.rebuild_messages), so
+(arena.strategies.lmact_prompt.rebuild_prompt, arena.strategies.history.rebuild_messages), so
 the file alone rebuilds the exact prompt of every step. Image parts name their PNG by
 hash; each line's `images` maps those hashes to the URL that serves them.
 

@@ -4,7 +4,7 @@ instruction does not mention any (LMAct §2.3–2.4)."""
 
 import pytest
 
-from arena.strategies.lmact import LMActPrompter, parse_action, parse_reasoning
+from arena.strategies.lmact_prompt import LMActPrompter, parse_action, parse_reasoning
 from tests.conftest import new_run
 from tests.support.fake_openai import Fault, message_text
 
@@ -89,7 +89,7 @@ def test_a_run_with_demonstrations_names_them_in_the_instruction(make_model_subm
 
 
 def test_a_zero_shot_prompt_never_mentions_demonstrations():
-    from arena.strategies.lmact import build_prefix
+    from arena.strategies.lmact_prompt import build_prefix
 
     prefix_text = "".join(part["text"] for part in build_prefix([], images=None))
     assert "demonstration" not in prefix_text.lower()

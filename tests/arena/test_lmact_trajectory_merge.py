@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import random
 
-from arena.strategies.lmact import SEPARATOR, LMActStrategy, merge_text, omitted_steps_part
+from arena.strategies.lmact import LMActStrategy
+from arena.strategies.lmact_prompt import SEPARATOR, merge_text, omitted_steps_part
 
 
 class _Converter:

@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 
 from arena.models import Episode, Run, Submission
-from arena.strategies.lmact import rebuild_prompt
+from arena.strategies.lmact_prompt import rebuild_prompt
 
 pytestmark = [pytest.mark.real_server, pytest.mark.django_db(transaction=True)]
 

@@ -6,7 +6,7 @@ import pytest
 from arena.matches.games import GAMES, new_game
 from arena.matches.seats import ModelSeat
 from arena.models import Submission
-from arena.strategies.lmact import SEPARATOR, ZERO_SHOT_PREAMBLE, answer_instruction
+from arena.strategies.lmact_prompt import SEPARATOR, ZERO_SHOT_PREAMBLE, answer_instruction
 from envs.lmact import chess as lmact_chess
 from envs.lmact import tictactoe as lmact_tictactoe
 

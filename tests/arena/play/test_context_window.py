@@ -5,7 +5,7 @@ import pytest
 from arena.services import run_actions
 from arena.models import Episode, Run
 from arena.strategies.chat import rebuild_messages
-from arena.strategies.lmact import rebuild_prompt
+from arena.strategies.lmact_prompt import rebuild_prompt
 from tests.conftest import new_run
 from tests.support.fake_openai import FakeOpenAIServer
 

@@ -15,7 +15,7 @@ from arena.play import runner, step_records
 from arena.storage.images import image_path, write_png_bytes
 from arena.models import Episode, Run, Step
 from arena.play.runner import EpisodeRunner
-from arena.strategies.lmact import rebuild_prompt
+from arena.strategies.lmact_prompt import rebuild_prompt
 from tests.conftest import new_run
 from envs.render import encode_png
 from tests.support.fake_openai import Fault

@@ -21,7 +21,8 @@ import pytest
 
 from arena.strategies.base import ContentConverter, as_message_content
 from arena.strategies.context import ContextBudget
-from arena.strategies.lmact import LMActStrategy, rebuild_prompt
+from arena.strategies.lmact import LMActStrategy
+from arena.strategies.lmact_prompt import rebuild_prompt
 from envs.registry import make
 
 
@@ -126,7 +127,7 @@ class _NoImages:
 def test_the_closing_text_follows_the_legal_actions_and_the_action_format():
     """The closing text is kept while the legal actions stay the same: when they change
     (a board game's moves), or the action format does, it is the one a fresh prompter writes."""
-    from arena.strategies.lmact import LMActPrompter
+    from arena.strategies.lmact_prompt import LMActPrompter
 
     def prompter():
         return LMActPrompter(show_legal_actions=True, chain_of_thought=False, images=_NoImages())

@@ -13,7 +13,7 @@ from arena.services.episodes import episode_claim, episode_finish
 from arena.services.steps import step_record
 from arena.storage.images import write_png_bytes
 from arena.services.steps import StepRecord
-from arena.strategies.lmact import rebuild_prompt
+from arena.strategies.lmact_prompt import rebuild_prompt
 from envs.render import encode_png
 from leaderboard import frames
 from leaderboard.templatetags.arena_format import sig
