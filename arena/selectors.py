@@ -164,8 +164,12 @@ def older_runs(submission: Submission, runs=None) -> list[Run]:
     """The submission's runs (those of `runs`, a queryset of them, when given) played under
     an older harness than their suite's current one and not played again since: the ones
     a re-run would bring current. Cancelled runs are left out (their owner stopped them),
-    and so are imported runs (never played here)."""
-    runs = list((submission.runs.all() if runs is None else runs).exclude(status=Run.CANCELLED).order_by("id"))
+    and so are imported runs (never played here). So are the runs the operators took down,
+    for everyone, their owner included: one is never played again, nor does one played
+    again count as the older run's replacement (as if it had never existed, which is how
+    strangers, and the rankings, read the submission: arena.moderation)."""
+    runs = (submission.runs.all() if runs is None else runs).exclude(status=Run.CANCELLED)
+    runs = list(runs.exclude(moderation=Moderated.HIDDEN).order_by("id"))
     current_keys = set()
     older = []
     for run in runs:

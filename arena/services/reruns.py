@@ -21,14 +21,13 @@ def rerun_older_runs(submission: Submission) -> list[Run]:
     """Create and queue a fresh run, under the current harness, of each of the
     submission's older runs (`older_runs`); the older runs are kept. Returns the new
     runs (none when every run is current). TakenDown (nothing queued) when the operators
-    took the submission down; its taken-down runs are not played again."""
+    took the submission down; its taken-down runs are not among the older runs, so they
+    are never played again."""
     created = []
     with transaction.atomic():
         # Two clicks at once: the second waits here and then finds the runs current.
         refuse_if_taken_down(Submission.objects.select_for_update().get(pk=submission.pk))
         for old in older_runs(submission):
-            if old.is_hidden:
-                continue
             run = run_create_with_variant(
                 submission, task=old.task, variant=dict(old.variant), first_seed=old.first_seed,
                 num_episodes=old.num_episodes, experiment=old.experiment,

@@ -48,7 +48,8 @@ def submission_rerun_older(request, pk):
     description=(
         "Queues a fresh run, under its suite's current harness version, of each of the submission's runs played "
         "under an older one and not played again since: same task, settings, seeds and episodes, in the "
-        "submission's fair turn and within its budget per run. The older runs are kept. An empty list: every run "
+        "submission's fair turn and within its budget per run. The older runs are kept. A run the operators took "
+        "down is never played again, nor does it count as another run's replacement. An empty list: every run "
         "is current."
     ),
 )

@@ -264,3 +264,79 @@ def test_a_rows_summary_counts_older_and_imported_runs_apart(owned, raise_lmact_
         " · 1 of 3 runs imported from another harness's logs"
     )
     assert row_harness([current]).summary == "all runs under the current harness"
+
+
+def _older_note(client, submission) -> str:
+    """The model page's note on older-harness runs, as its reader sees it ("" for none)."""
+    page = client.get(submission.get_absolute_url()).content.decode()
+    note = page.partition('id="older-harness">')[2].partition("</div>")[0]
+    return " ".join(note.split())
+
+
+@pytest.fixture
+def staff(db):
+    return User.objects.create_user("operator", password="pw-operator-1234", is_staff=True)
+
+
+def test_a_taken_down_older_run_is_neither_counted_nor_played_again(client, owned, owner, staff, raise_lmact_to_v2):
+    from arena.services.takedowns import moderate_and_apply
+
+    kept = scripted_run(owned, [1.0], first_seed=3, preset=False)
+    hidden = scripted_run(owned, [0.0, 1.0], first_seed=20, preset=False)
+    raise_lmact_to_v2()
+    moderate_and_apply(hidden, "hide", "leaked test set", by=staff)
+
+    # Its owner reads the note a stranger reads: one run to play again, not two.
+    stranger = User.objects.create_user("stranger", password="pw-stranger-1234")
+    client.force_login(stranger)
+    strangers_note = _older_note(client, owned)
+    client.force_login(owner)
+    owners_note = _older_note(client, owned)
+    assert strangers_note.startswith("<p>1 run of this submission was not played under its suite's current harness")
+    assert owners_note.startswith(strangers_note.partition("</p>")[0])
+    assert "Play it again under the current harness" in owners_note
+
+    response = client.post(f"/submissions/{owned.pk}/rerun-older/", follow=True)
+    assert "1 run queued again under the current harness" in response.content.decode()
+    fresh = Run.objects.filter(submission=owned).exclude(pk__in=[kept.pk, hidden.pk]).get()
+    assert (fresh.first_seed, fresh.num_episodes) == (3, 1)  # the kept run's, nothing of the taken-down one's
+    hidden_after = Run.objects.get(pk=hidden.pk)
+    assert (hidden_after.moderation, hidden_after.status) == (Run.HIDDEN, hidden.status)
+    assert not hidden_after.episodes.filter(status=Episode.QUEUED).exists()
+    # Nothing is left to play again: no note that offers it, no second run of the taken-down one.
+    assert _older_note(client, owned) == ""
+    assert rerun_older_runs(owned) == []
+
+
+def test_a_taken_down_rerun_does_not_count_as_played_again(client, owned, owner, staff, raise_lmact_to_v2):
+    from arena.services.takedowns import moderate_and_apply
+
+    old = scripted_run(owned, [1.0, 0.0], first_seed=7, preset=False)
+    raise_lmact_to_v2()
+    [taken_down] = rerun_older_runs(owned)
+    for episode in taken_down.episodes.order_by("index"):  # played to the end, then taken down
+        assert episode_claim(episode.id, WORKER)
+        record_step(episode.id, 0, "up", done=True)
+        episode_finish(episode.id, WORKER, score=1.0, end_reason="step limit")
+    moderate_and_apply(taken_down, "hide", "abusive output", by=staff)
+
+    # As if the taken-down re-run never existed, for its owner as for a stranger: the
+    # older run is not played again under the current harness, and the owner may.
+    stranger = User.objects.create_user("stranger", password="pw-stranger-1234")
+    client.force_login(stranger)
+    strangers_note = _older_note(client, owned)
+    client.force_login(owner)
+    owners_note = _older_note(client, owned)
+    assert strangers_note.startswith("<p>1 run of this submission was not played under its suite's current harness")
+    assert owners_note.startswith(strangers_note.partition("</p>")[0])
+    assert older_runs(owned) == [old]
+
+    queued = client.post(f"/api/submissions/{owned.pk}/rerun-older/").json()["queued_runs"]
+    assert len(queued) == 1 and queued[0] not in (old.pk, taken_down.pk)
+    fresh = Run.objects.get(pk=queued[0])
+    assert (fresh.task, fresh.variant, fresh.first_seed, fresh.num_episodes) == (
+        old.task, old.variant, old.first_seed, old.num_episodes)
+    # The taken-down run stays down, as it was: hidden, finished, nothing of it queued.
+    taken_down.refresh_from_db()
+    assert (taken_down.moderation, taken_down.status, taken_down.episodes_done) == (Run.HIDDEN, Run.FINISHED, 2)
+    assert not taken_down.episodes.exclude(status=Episode.FINISHED).exists()

@@ -3,6 +3,7 @@ of megabyte completions loads pages of cut steps and fetches the shown step whol
 model named with markup is drawn in charts as the text it is, never as a link."""
 
 import re
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -47,10 +48,17 @@ with transaction.atomic():
 print(json.dumps(submission.id))
 """
 
-# What the page fetched from the steps API: [url, bytes of the body].
-STEPS_REQUESTS = """() => performance.getEntriesByType("resource")
-  .filter((entry) => entry.name.includes("/steps/"))
+# The steps lists the page fetched: [url, bytes of the body]. Performance entries list a
+# request once it is answered: the lists are, before the player is ready.
+STEPS_LISTINGS = """() => performance.getEntriesByType("resource")
+  .filter((entry) => /[/]steps[/]([?].*)?$/.test(new URL(entry.name).pathname + new URL(entry.name).search))
   .map((entry) => [new URL(entry.name).pathname + new URL(entry.name).search, entry.decodedBodySize])"""
+WHOLE_STEP = re.compile(r"/api/episodes/[0-9]+/steps/[0-9]+/?(\?.*)?$")
+
+
+def _path(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
 def _page(browser):
@@ -63,10 +71,18 @@ def _page(browser):
 def test_a_replay_of_megabyte_completions_lists_cut_steps_and_shows_the_step_on_screen_whole(site, browser):
     episode_id = site.django(HUGE_EPISODE)
     page, errors = _page(browser)
-    # Step 2 cannot be had whole (below). Routed before the page opens: routed just
-    # before End, step 2 once came whole in a whole-suite run, as if its request had
-    # left before the route was in place.
-    page.route(f"**/api/episodes/{episode_id}/steps/2/", lambda route: route.fulfill(status=500, body="{}"))
+    # Every request for a step whole, as it leaves: an answered one and one still loading.
+    asked_whole = []
+    page.on("request", lambda request: WHOLE_STEP.search(request.url) and asked_whole.append(_path(request.url)))
+    # Step 2 cannot be had whole (below), however its address is written (a query string
+    # too), from before the page opens.
+    refused = []
+
+    def refuse(route):
+        refused.append(_path(route.request.url))
+        route.fulfill(status=500, body="{}")
+
+    page.route(re.compile(rf"/api/episodes/{episode_id}/steps/2/?(\?.*)?$"), refuse)
 
     page.goto(f"{site.url}/episodes/{episode_id}/")
 
@@ -82,12 +98,10 @@ def test_a_replay_of_megabyte_completions_lists_cut_steps_and_shows_the_step_on_
     expect(page.locator("#completion")).to_contain_text("step 1 says up.")
     expect(page.locator("#completion")).to_contain_text(END_MARK, timeout=20_000)
 
-    requests = page.evaluate(STEPS_REQUESTS)
-    listings = [size for url, size in requests if re.search(r"/steps/(\?.*)?$", url)]
-    whole = sorted(url for url, _ in requests if re.search(r"/steps/[0-9]+/$", url))
-    assert listings and all(size <= STEP_PAGE_MAX_BYTES for size in listings), requests
-    # Only the steps shown were fetched whole.
-    assert whole == [f"/api/episodes/{episode_id}/steps/{index}/" for index in (0, 1)], requests
+    listings = page.evaluate(STEPS_LISTINGS)
+    assert listings and all(size <= STEP_PAGE_MAX_BYTES for _, size in listings), listings
+    # Only the steps shown were asked for whole.
+    assert asked_whole == [f"/api/episodes/{episode_id}/steps/{index}/" for index in (0, 1)], asked_whole
 
     # A whole step that cannot be had leaves the cut one on screen, and says so.
     page.keyboard.press("End")
@@ -98,6 +112,8 @@ def test_a_replay_of_megabyte_completions_lists_cut_steps_and_shows_the_step_on_
     expect(page.locator("#step-cut a")).to_have_attribute("href", f"/api/episodes/{episode_id}/steps/2/")
     expect(page.locator("#completion")).to_contain_text("step 2 says up.")
     expect(page.locator("#completion")).not_to_contain_text(END_MARK)
+    # Step 2 was asked for whole once it was shown, and every such request was refused.
+    assert asked_whole[2:] == refused == [f"/api/episodes/{episode_id}/steps/2/"], (asked_whole, refused)
 
     assert not errors, errors
 

@@ -6,6 +6,8 @@ batch commits without waiting."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import threading
 import time
 
 import pytest
@@ -39,14 +41,49 @@ async def test_overlapped_writes_arriving_apart_share_one_transaction(batches):
     assert time.perf_counter() - started >= 0.5
 
 
+@contextlib.contextmanager
+def _clock_stopped(loop: asyncio.AbstractEventLoop):
+    """The loop's clock standing still: its timers never come due, while what other
+    threads hand it (the database thread's results) still arrives."""
+    now = loop.time()
+    loop.time = lambda: now
+    try:
+        yield
+    finally:
+        del loop.time  # the class's clock again
+
+
+# Real seconds after which a write still not committed is hurried, so that a writer that
+# waits for company fails the test below rather than hang it.
+RESCUE_SECONDS = 20
+
+
 @pytest.mark.asyncio
 async def test_without_gathering_each_write_arriving_apart_is_a_transaction(batches):
+    loop = asyncio.get_running_loop()
     writer = StepWriter(gather_seconds=0)
-    pending = []
-    for episode_id in range(3):
-        pending.append(asyncio.ensure_future(writer.write(episode_id, "w", None, may_wait=True)))
-        await asyncio.sleep(0.01)
-    await asyncio.gather(*pending)
+    rescued = []
+
+    def rescue(episode_id):
+        rescued.append(episode_id)
+        writer.hurry()
+
+    # With the clock stopped, a writer that waited for company, however briefly, would
+    # hold a lone write until something hurried it: only the rescue would.
+    with _clock_stopped(loop):
+        for episode_id in range(3):
+            committed = writer.submit(episode_id, "w", None, may_wait=True)
+            watchdog = threading.Timer(RESCUE_SECONDS, loop.call_soon_threadsafe, (rescue, episode_id))
+            watchdog.start()
+            try:
+                # Apart: the next write comes once this one is committed, however slow
+                # the machine (10 ms apart, a loaded one once committed two together).
+                await committed
+            finally:
+                watchdog.cancel()
+            if rescued:
+                break
+    assert rescued == []
     assert batches == [[0], [1], [2]]
 
 

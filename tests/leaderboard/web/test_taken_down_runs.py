@@ -169,3 +169,27 @@ def test_the_owner_reads_the_taken_down_runs_marked_and_staff_as_before(scene):
     owners = _answer(_as(scene["owner"]), f"/submissions/{submission}/balrog.tgz")[1]
     staffs = _answer(_as(scene["staff"]), f"/submissions/{submission}/balrog.tgz")[1]
     assert not any("babaisai" in name for name in owners) and any("babaisai" in name for name in staffs)
+
+
+def test_a_comparison_computed_again_after_the_takedown_shows_a_stranger_nothing_of_the_run(scene):
+    """leaderboard.compare.refresh reads the runs of the games someone compared by id, taken
+    down or not, and keeps their figures: under a key of the two runs, which a comparison
+    reads only for the runs it shows (leaderboard.selectors.submissions.runs_with_results)."""
+    from leaderboard.compare.refresh import refresh_compared
+
+    surfaces, stranger = _surfaces(scene), _as(scene["stranger"])
+    hidden = scene["hidden"][0]
+    compared = stranger.get(surfaces["compare api"]).json()  # someone compares them before the takedown
+    assert [game["a_run"] for game in compared["games"]] == [hidden.pk]
+    _hide_runs(scene)
+    # An episode of the run ends after the takedown (a worker at its last step): the
+    # write side computes the game again, the taken-down run's figures with it.
+    assert refresh_compared(run_id=hidden.pk) == 1
+    urls = [surfaces["compare page"], surfaces["compare api"]]
+    seen = {(user, url): _answer(_as(scene[user] if user != "anonymous" else None), url)
+            for user in ("anonymous", "stranger") for url in urls}
+    Run.objects.filter(pk__in=[run.pk for run in scene["hidden"]]).delete()
+    page_generation.bump()
+    never = {(user, url): _answer(_as(scene[user] if user != "anonymous" else None), url)
+             for user in ("anonymous", "stranger") for url in urls}
+    assert seen == never
