@@ -14,5 +14,10 @@ _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-db")
 
 
 async def db(func, *args, **kwargs):
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_executor, functools.partial(func, *args, **kwargs))
+    return await db_future(func, *args, **kwargs)
+
+
+def db_future(func, *args, **kwargs) -> asyncio.Future:
+    """`db` started now and awaited later: the future its call settles (the thread runs
+    calls in the order they are handed to it)."""
+    return asyncio.get_running_loop().run_in_executor(_executor, functools.partial(func, *args, **kwargs))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from arena.services.episodes import (
     episode_fail, episode_finish, episode_release, episode_set_prefix, run_budget_exhausted,
@@ -31,7 +32,7 @@ from arena.services.steps import LeaseLost, StepNotStored
 from arena.live import publish
 from arena.services import snapshots
 from arena.play import starts
-from arena.play.dbthread import db
+from arena.play.dbthread import db, db_future
 from arena.play.loading import claim_and_load
 from arena.play.simulators import computing
 from arena.play.stopping import EndpointWaits, StopRequested
@@ -83,18 +84,23 @@ class EpisodeRunner:
     def must_stop(self, episode_id: int) -> bool:
         return self.stop_requested or episode_id in self.giving_way
 
-    async def run(self, episode_id: int) -> None:
+    async def run(self, episode_id: int, model_work_over: Callable[[], None] | None = None) -> None:
+        """Play the episode to its end. `model_work_over` is called once the agent makes
+        no more calls (after the reflection, before the episode's last writes; or when
+        play stops or fails): a worker gives the episode's place to the next one then,
+        not once its database finish is done."""
         publish.bind_loop(asyncio.get_running_loop())
         loaded = await db(claim_and_load, episode_id, self.worker_name)
         if loaded is None:
             return
-        agent = None
+        agent = playthrough = None
         try:
             episode, run, submission, stored_steps, reflections, snapshot = loaded
             agent = self.agent_factory(submission, run, episode, reflections=reflections)
             task = make(run.task, run.format, **run.options)
             try:
-                await _Playthrough(self, task, episode, run, agent).play(stored_steps, snapshot)
+                playthrough = _Playthrough(self, task, episode, run, agent, model_work_over)
+                await playthrough.play(stored_steps, snapshot)
             finally:
                 task.close()
         except LeaseLost:
@@ -120,7 +126,9 @@ class EpisodeRunner:
             )
         finally:
             self.giving_way.discard(episode_id)
-            if agent is not None:
+            if playthrough is not None:
+                await playthrough.end_model_work()
+            elif agent is not None:
                 await agent.aclose()
 
 
@@ -128,8 +136,11 @@ class _Playthrough:
     """One attempt at one episode: replay what an earlier attempt stored, play on live,
     then finish (or stop at the run's budget, or at the end of the context window)."""
 
-    def __init__(self, runner: EpisodeRunner, task, episode: Episode, run, agent: Agent):
+    def __init__(self, runner: EpisodeRunner, task, episode: Episode, run, agent: Agent,
+                 model_work_over: Callable[[], None] | None = None):
         self.runner = runner
+        self.model_work_over = model_work_over
+        self.model_work_ended = False
         self.worker = runner.worker_name
         self.task = task
         self.episode = episode
@@ -158,8 +169,22 @@ class _Playthrough:
         try:
             await self._play(stored_steps, snapshot)
         except BaseException:
+            await self.end_model_work()
             await self._settle_pending_write()
             raise
+
+    async def end_model_work(self) -> None:
+        """The agent makes no more calls: its endpoint's slot and client are given back
+        and the worker told, so the next episode's calls start while this one's last
+        writes wait their turn on the database thread (once; the first call counts)."""
+        if self.model_work_ended:
+            return
+        self.model_work_ended = True
+        try:
+            await self.agent.aclose()
+        finally:
+            if self.model_work_over is not None:
+                self.model_work_over()
 
     async def _settle_pending_write(self) -> None:
         """The step written last is committed (or refused) before the episode is failed
@@ -202,7 +227,10 @@ class _Playthrough:
         else:
             prefix, demo_seeds = await asyncio.to_thread(agent.begin, self.task, self.observation, self.images)
         if prefix and not self.episode.prompt_prefix:
-            await db(
+            # Stored while the first model call is made, as a step's write overlaps the
+            # next call: the first step's flush awaits it, so no step is stored before
+            # its episode's prefix, and a lost lease stops play there.
+            self.pending_write = db_future(
                 episode_set_prefix, self.episode.pk, self.worker, prefix, demo_seeds,
                 capped=agent.demonstrations_capped,
             )
@@ -295,6 +323,7 @@ class _Playthrough:
             if budgeted and self.pending_write is not None:
                 self.runner.writer.hurry()  # the tokens of the step before count, as they did
             if budgeted and await db(run_budget_reached, self.run.pk):
+                await self.end_model_work()
                 await self._flush()
                 await db(run_budget_exhausted, self.run.pk, self.episode.pk, self.worker)
                 return False
@@ -352,13 +381,15 @@ class _Playthrough:
             await pending
 
     async def _finish(self) -> None:
-        await self._flush()  # every step is committed before the episode is finished
         observation = self.observation
         final_image = self.images.write(observation.image) if observation.image is not None else None
         reflection = ("", 0, 0)
         if Variant.of(self.run).reflection != "none":
+            # The last step's write overlaps the reflection's call, as each step's the next.
             outcome = f"total reward {self.total_reward:g}, {self.end_reason or 'step limit'}"
             reflection = await self._unless_stopped(self.agent.reflect(outcome))
+        await self.end_model_work()
+        await self._flush()  # every step is committed before the episode is finished
         await db(
             episode_finish,
             self.episode.pk,
