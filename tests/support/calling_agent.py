@@ -35,6 +35,7 @@ class CallingAgent:
     demonstrations_capped = None
     begins_instantly = True
     replays_without_task = True
+    waits_on_endpoint = True  # its "call" only waits (arena.play.stopping)
 
     def __init__(self, episode_id: int, calls: Calls, call_seconds: float):
         self.episode_id = episode_id
