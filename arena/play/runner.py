@@ -32,7 +32,7 @@ from arena.services.steps import LeaseLost, StepNotStored
 from arena.live import publish
 from arena.services import snapshots
 from arena.play import starts
-from arena.play.dbthread import db, db_future
+from arena.play.dbthread import db, db_first, db_future
 from arena.play.loading import claim_and_load
 from arena.play.simulators import computing
 from arena.play.stopping import EndpointWaits, StopRequested
@@ -90,7 +90,8 @@ class EpisodeRunner:
         play stops or fails): a worker gives the episode's place to the next one then,
         not once its database finish is done."""
         publish.bind_loop(asyncio.get_running_loop())
-        loaded = await db(claim_and_load, episode_id, self.worker_name)
+        # First on the database thread: the place waits for it (arena.play.worker).
+        loaded = await db_first(claim_and_load, episode_id, self.worker_name)
         if loaded is None:
             return
         agent = playthrough = None
