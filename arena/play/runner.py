@@ -34,6 +34,7 @@ from arena.services import snapshots
 from arena.play import starts
 from arena.play.dbthread import db, db_first, db_future
 from arena.play.loading import claim_and_load
+from arena.play.resuming import restore_from_snapshot
 from arena.play.simulators import computing
 from arena.play.stopping import EndpointWaits, StopRequested
 from arena.endpoints.privacy import hide_endpoint
@@ -158,7 +159,7 @@ class _Playthrough:
         self.snapshot_every = snapshots.every_steps() if task.supports_snapshots else 0
         self.frames = ViewerFrames(task)
 
-    async def _off_loop(self, function, *args):
+    async def off_loop(self, function, *args):
         # Engine searches and physics rollouts leave the loop free for other episodes.
         if self.task.blocking:
             if self.task.cpu_bound:  # no more threads than cores (arena.play.simulators)
@@ -199,7 +200,7 @@ class _Playthrough:
         self.observation = await self._reset()
         await self._begin()
         if snapshot is not None:
-            await self._restore(snapshot, stored_steps)
+            await restore_from_snapshot(self, snapshot, stored_steps)
         ended = await self._replay(stored_steps[self.index :])
         try:
             if not ended and not await self._play_live():
@@ -217,8 +218,8 @@ class _Playthrough:
         seed = self.episode.seed
         built = await starts.built(self.task, seed)
         if built is None:
-            return await self._off_loop(self.task.reset, seed)
-        return await self._off_loop(self.task.reset_built, seed, built)
+            return await self.off_loop(self.task.reset, seed)
+        return await self.off_loop(self.task.reset_built, seed, built)
 
     async def _begin(self) -> None:
         agent = self.agent
@@ -236,42 +237,6 @@ class _Playthrough:
                 capped=agent.demonstrations_capped,
             )
 
-    async def _restore(self, snapshot, stored_steps: list[Step]) -> None:
-        """Start from a snapshot instead of step 0: the task restores its state, the agent
-        its own or catches up from the stored steps' texts (arena.services.snapshots)."""
-        count = snapshot.index
-        observations = None
-        if snapshot.agent_state is None:
-            if not self.agent.replays_without_task:
-                return
-            observations = await db(snapshots.observations_before, self.episode.pk, count)
-            if observations is None or len(observations) != count:
-                return  # the replay through the task brings this agent up to date
-        self.observation = await self._off_loop(self.task.restore, bytes(snapshot.task_state))
-        if observations is None:
-            self.agent.restore(bytes(snapshot.agent_state))
-        else:
-            await asyncio.to_thread(self._catch_up, observations + [self.observation], stored_steps[:count])
-        for stored in stored_steps[:count]:
-            if "match" in stored.info:
-                self.matches.append(bool(stored.info["match"]))
-            self.total_reward += stored.reward
-        if count:
-            self.previous_action = stored_steps[count - 1].executed_action
-        self.index = count
-
-    def _catch_up(self, observations: list, stored_steps: list[Step]) -> None:
-        """The agent's side of the replay without the task: what it was shown and
-        answered at each stored step. The task's actions are those of its restored state
-        (a task that can be snapshotted offers the same actions throughout)."""
-        legal = self.task.legal_actions()
-        previous = None
-        for index, stored in enumerate(stored_steps):
-            self.agent.prepare(index, observations[index], previous, legal)
-            self.agent.replay_step(self.task, stored.completion, stored.parsed_action, answers_of(stored))
-            self.agent.observe_result(index, observations[index + 1], stored.executed_action, stored.reward)
-            previous = stored.executed_action
-
     async def _snapshot(self) -> None:
         """Store the episode's state after `index` steps, those steps committed first."""
         await self._flush()
@@ -279,7 +244,7 @@ class _Playthrough:
         if not storable:
             self.snapshot_every = 0
             return
-        state = await self._off_loop(self.task.snapshot)
+        state = await self.off_loop(self.task.snapshot)
         await db(snapshots.snapshot_store, self.episode.pk, self.worker, self.index, state, agent_state)
 
     async def _replay(self, stored_steps: list[Step]) -> bool:
@@ -288,10 +253,10 @@ class _Playthrough:
             self._stop_if_requested()
             self.agent.prepare(self.index, self.observation, self.previous_action, self.task.legal_actions())
             # In the order of live play: the agent decides, then the task steps.
-            await self._off_loop(
+            await self.off_loop(
                 self.agent.replay_step, self.task, stored.completion, stored.parsed_action, answers_of(stored)
             )
-            result = await self._off_loop(self.task.step, stored.executed_action)
+            result = await self.off_loop(self.task.step, stored.executed_action)
             self.agent.observe_result(self.index, self.observation, stored.executed_action, result.reward)
             if "match" in stored.info:
                 self.matches.append(bool(stored.info["match"]))
@@ -315,7 +280,7 @@ class _Playthrough:
         """Play until the episode ends; False if the run's budget stopped it first."""
         task, agent = self.task, self.agent
         budgeted = self.run.budget_tokens is not None or self.run.budget_usd is not None
-        frame = await self._off_loop(self.frames.at, self.index)
+        frame = await self.off_loop(self.frames.at, self.index)
         # The task applies its own step limit (envs.core.Task.step): play until it says done.
         while True:
             if self.runner.must_stop(self.episode.pk):
@@ -335,12 +300,12 @@ class _Playthrough:
             if decision.forced_action is not None:
                 # Teacher forcing (replay control): the demonstration's action is
                 # executed; the step records whether the model's matched it.
-                result, next_frame = await self._off_loop(self._step, decision.forced_action)
+                result, next_frame = await self.off_loop(self._step, decision.forced_action)
                 legal_answer = decision.parsed_action in legal if legal else decision.parsed_action is not None
                 self.matches.append(decision.parsed_action == decision.forced_action)
             else:
                 action = decision.parsed_action if decision.parsed_action is not None else ""
-                result, next_frame = await self._off_loop(self._step, action)
+                result, next_frame = await self.off_loop(self._step, action)
                 legal_answer = result.legal
             self.end_reason = result.end_reason or ""
             record = step_record_of(self.index, self.observation, image, prompt_added, decision, result, legal_answer)
