@@ -132,7 +132,7 @@ class AiohttpConnections:
     """The connections aiohttp makes for one origin (one session, one pool); the guard
     (arena.clients.urlguard.GuardedTransport) sends every request through `fetch`.
 
-    Takes `verify` (an `ssl.SSLContext`), httpx2's `limits`, and the cap of every
+    Takes `verify` (an `ssl.SSLContext`; False for a plain-http origin), httpx2's `limits`, and the cap of every
     answer's body (`max_response_bytes`: a model's or an agent's answer is read whole
     into memory, so an endless one must not be).
     """

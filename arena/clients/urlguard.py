@@ -105,8 +105,6 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
         self.allow_loopback = allow_loopback
         self._resolver = resolver or _system_resolver
         self._factory = transport_factory or AiohttpConnections
-        # Loading the CA bundle costs ~50 ms; every transport shares one context.
-        transport_kwargs.setdefault("verify", shared_ssl_context())
         transport_kwargs["max_response_bytes"] = max_response_bytes
         self._kwargs = transport_kwargs
         self._inner: dict[tuple[str, str, int], AiohttpConnections] = {}
@@ -155,7 +153,7 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
         addresses = await self._checked_addresses(connect_seconds, *head.origin[1:], request)
         inner = self._inner.get(head.origin)
         if inner is None:
-            inner = self._inner[head.origin] = self._factory(**self._kwargs)
+            inner = self._inner[head.origin] = self._factory(**self._pool_kwargs(head.origin[0]))
         for ip in addresses[:MAX_ADDRESSES]:
             try:
                 return await inner.fetch(head, head.pinned(ip), headers, body, timeout, on_head, request)
@@ -163,6 +161,15 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
                 # Nothing was sent yet, so trying the next checked address is safe.
                 last_error = exc
         raise last_error
+
+    def _pool_kwargs(self, scheme: str) -> dict:
+        """The keyword arguments of one origin's pool: an https origin verifies with the
+        shared TLS context unless `verify` was given. Loading the CA bundle takes about
+        0.2 s of CPU, on the event loop at a worker's first model call, where it held
+        every episode in play; a plain-http origin (a local model server) never needs it."""
+        if "verify" in self._kwargs:
+            return self._kwargs
+        return {**self._kwargs, "verify": shared_ssl_context() if scheme == "https" else False}
 
     async def aclose(self) -> None:
         inner, self._inner = list(self._inner.values()), {}

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from arena.services.episodes import (
     episode_fail, episode_finish, episode_release, episode_set_prefix, run_budget_exhausted,
@@ -31,8 +32,9 @@ from arena.services.steps import LeaseLost, StepNotStored
 from arena.live import publish
 from arena.services import snapshots
 from arena.play import starts
-from arena.play.dbthread import db
+from arena.play.dbthread import db, db_first, db_future
 from arena.play.loading import claim_and_load
+from arena.play.resuming import restore_from_snapshot
 from arena.play.simulators import computing
 from arena.play.stopping import EndpointWaits, StopRequested
 from arena.endpoints.privacy import hide_endpoint
@@ -83,18 +85,24 @@ class EpisodeRunner:
     def must_stop(self, episode_id: int) -> bool:
         return self.stop_requested or episode_id in self.giving_way
 
-    async def run(self, episode_id: int) -> None:
+    async def run(self, episode_id: int, model_work_over: Callable[[], None] | None = None) -> None:
+        """Play the episode to its end. `model_work_over` is called once the agent makes
+        no more calls (after the reflection, before the episode's last writes; or when
+        play stops or fails): a worker gives the episode's place to the next one then,
+        not once its database finish is done."""
         publish.bind_loop(asyncio.get_running_loop())
-        loaded = await db(claim_and_load, episode_id, self.worker_name)
+        # First on the database thread: the place waits for it (arena.play.worker).
+        loaded = await db_first(claim_and_load, episode_id, self.worker_name)
         if loaded is None:
             return
-        agent = None
+        agent = playthrough = None
         try:
             episode, run, submission, stored_steps, reflections, snapshot = loaded
             agent = self.agent_factory(submission, run, episode, reflections=reflections)
             task = make(run.task, run.format, **run.options)
             try:
-                await _Playthrough(self, task, episode, run, agent).play(stored_steps, snapshot)
+                playthrough = _Playthrough(self, task, episode, run, agent, model_work_over)
+                await playthrough.play(stored_steps, snapshot)
             finally:
                 task.close()
         except LeaseLost:
@@ -120,7 +128,9 @@ class EpisodeRunner:
             )
         finally:
             self.giving_way.discard(episode_id)
-            if agent is not None:
+            if playthrough is not None:
+                await playthrough.end_model_work()
+            elif agent is not None:
                 await agent.aclose()
 
 
@@ -128,8 +138,11 @@ class _Playthrough:
     """One attempt at one episode: replay what an earlier attempt stored, play on live,
     then finish (or stop at the run's budget, or at the end of the context window)."""
 
-    def __init__(self, runner: EpisodeRunner, task, episode: Episode, run, agent: Agent):
+    def __init__(self, runner: EpisodeRunner, task, episode: Episode, run, agent: Agent,
+                 model_work_over: Callable[[], None] | None = None):
         self.runner = runner
+        self.model_work_over = model_work_over
+        self.model_work_ended = False
         self.worker = runner.worker_name
         self.task = task
         self.episode = episode
@@ -146,7 +159,7 @@ class _Playthrough:
         self.snapshot_every = snapshots.every_steps() if task.supports_snapshots else 0
         self.frames = ViewerFrames(task)
 
-    async def _off_loop(self, function, *args):
+    async def off_loop(self, function, *args):
         # Engine searches and physics rollouts leave the loop free for other episodes.
         if self.task.blocking:
             if self.task.cpu_bound:  # no more threads than cores (arena.play.simulators)
@@ -158,8 +171,22 @@ class _Playthrough:
         try:
             await self._play(stored_steps, snapshot)
         except BaseException:
+            await self.end_model_work()
             await self._settle_pending_write()
             raise
+
+    async def end_model_work(self) -> None:
+        """The agent makes no more calls: its endpoint's slot and client are given back
+        and the worker told, so the next episode's calls start while this one's last
+        writes wait their turn on the database thread (once; the first call counts)."""
+        if self.model_work_ended:
+            return
+        self.model_work_ended = True
+        try:
+            await self.agent.aclose()
+        finally:
+            if self.model_work_over is not None:
+                self.model_work_over()
 
     async def _settle_pending_write(self) -> None:
         """The step written last is committed (or refused) before the episode is failed
@@ -173,7 +200,7 @@ class _Playthrough:
         self.observation = await self._reset()
         await self._begin()
         if snapshot is not None:
-            await self._restore(snapshot, stored_steps)
+            await restore_from_snapshot(self, snapshot, stored_steps)
         ended = await self._replay(stored_steps[self.index :])
         try:
             if not ended and not await self._play_live():
@@ -191,8 +218,8 @@ class _Playthrough:
         seed = self.episode.seed
         built = await starts.built(self.task, seed)
         if built is None:
-            return await self._off_loop(self.task.reset, seed)
-        return await self._off_loop(self.task.reset_built, seed, built)
+            return await self.off_loop(self.task.reset, seed)
+        return await self.off_loop(self.task.reset_built, seed, built)
 
     async def _begin(self) -> None:
         agent = self.agent
@@ -202,46 +229,13 @@ class _Playthrough:
         else:
             prefix, demo_seeds = await asyncio.to_thread(agent.begin, self.task, self.observation, self.images)
         if prefix and not self.episode.prompt_prefix:
-            await db(
+            # Stored while the first model call is made, as a step's write overlaps the
+            # next call: the first step's flush awaits it, so no step is stored before
+            # its episode's prefix, and a lost lease stops play there.
+            self.pending_write = db_future(
                 episode_set_prefix, self.episode.pk, self.worker, prefix, demo_seeds,
                 capped=agent.demonstrations_capped,
             )
-
-    async def _restore(self, snapshot, stored_steps: list[Step]) -> None:
-        """Start from a snapshot instead of step 0: the task restores its state, the agent
-        its own or catches up from the stored steps' texts (arena.services.snapshots)."""
-        count = snapshot.index
-        observations = None
-        if snapshot.agent_state is None:
-            if not self.agent.replays_without_task:
-                return
-            observations = await db(snapshots.observations_before, self.episode.pk, count)
-            if observations is None or len(observations) != count:
-                return  # the replay through the task brings this agent up to date
-        self.observation = await self._off_loop(self.task.restore, bytes(snapshot.task_state))
-        if observations is None:
-            self.agent.restore(bytes(snapshot.agent_state))
-        else:
-            await asyncio.to_thread(self._catch_up, observations + [self.observation], stored_steps[:count])
-        for stored in stored_steps[:count]:
-            if "match" in stored.info:
-                self.matches.append(bool(stored.info["match"]))
-            self.total_reward += stored.reward
-        if count:
-            self.previous_action = stored_steps[count - 1].executed_action
-        self.index = count
-
-    def _catch_up(self, observations: list, stored_steps: list[Step]) -> None:
-        """The agent's side of the replay without the task: what it was shown and
-        answered at each stored step. The task's actions are those of its restored state
-        (a task that can be snapshotted offers the same actions throughout)."""
-        legal = self.task.legal_actions()
-        previous = None
-        for index, stored in enumerate(stored_steps):
-            self.agent.prepare(index, observations[index], previous, legal)
-            self.agent.replay_step(self.task, stored.completion, stored.parsed_action, answers_of(stored))
-            self.agent.observe_result(index, observations[index + 1], stored.executed_action, stored.reward)
-            previous = stored.executed_action
 
     async def _snapshot(self) -> None:
         """Store the episode's state after `index` steps, those steps committed first."""
@@ -250,7 +244,7 @@ class _Playthrough:
         if not storable:
             self.snapshot_every = 0
             return
-        state = await self._off_loop(self.task.snapshot)
+        state = await self.off_loop(self.task.snapshot)
         await db(snapshots.snapshot_store, self.episode.pk, self.worker, self.index, state, agent_state)
 
     async def _replay(self, stored_steps: list[Step]) -> bool:
@@ -259,10 +253,10 @@ class _Playthrough:
             self._stop_if_requested()
             self.agent.prepare(self.index, self.observation, self.previous_action, self.task.legal_actions())
             # In the order of live play: the agent decides, then the task steps.
-            await self._off_loop(
+            await self.off_loop(
                 self.agent.replay_step, self.task, stored.completion, stored.parsed_action, answers_of(stored)
             )
-            result = await self._off_loop(self.task.step, stored.executed_action)
+            result = await self.off_loop(self.task.step, stored.executed_action)
             self.agent.observe_result(self.index, self.observation, stored.executed_action, result.reward)
             if "match" in stored.info:
                 self.matches.append(bool(stored.info["match"]))
@@ -286,7 +280,7 @@ class _Playthrough:
         """Play until the episode ends; False if the run's budget stopped it first."""
         task, agent = self.task, self.agent
         budgeted = self.run.budget_tokens is not None or self.run.budget_usd is not None
-        frame = await self._off_loop(self.frames.at, self.index)
+        frame = await self.off_loop(self.frames.at, self.index)
         # The task applies its own step limit (envs.core.Task.step): play until it says done.
         while True:
             if self.runner.must_stop(self.episode.pk):
@@ -295,6 +289,7 @@ class _Playthrough:
             if budgeted and self.pending_write is not None:
                 self.runner.writer.hurry()  # the tokens of the step before count, as they did
             if budgeted and await db(run_budget_reached, self.run.pk):
+                await self.end_model_work()
                 await self._flush()
                 await db(run_budget_exhausted, self.run.pk, self.episode.pk, self.worker)
                 return False
@@ -305,12 +300,12 @@ class _Playthrough:
             if decision.forced_action is not None:
                 # Teacher forcing (replay control): the demonstration's action is
                 # executed; the step records whether the model's matched it.
-                result, next_frame = await self._off_loop(self._step, decision.forced_action)
+                result, next_frame = await self.off_loop(self._step, decision.forced_action)
                 legal_answer = decision.parsed_action in legal if legal else decision.parsed_action is not None
                 self.matches.append(decision.parsed_action == decision.forced_action)
             else:
                 action = decision.parsed_action if decision.parsed_action is not None else ""
-                result, next_frame = await self._off_loop(self._step, action)
+                result, next_frame = await self.off_loop(self._step, action)
                 legal_answer = result.legal
             self.end_reason = result.end_reason or ""
             record = step_record_of(self.index, self.observation, image, prompt_added, decision, result, legal_answer)
@@ -352,13 +347,15 @@ class _Playthrough:
             await pending
 
     async def _finish(self) -> None:
-        await self._flush()  # every step is committed before the episode is finished
         observation = self.observation
         final_image = self.images.write(observation.image) if observation.image is not None else None
         reflection = ("", 0, 0)
         if Variant.of(self.run).reflection != "none":
+            # The last step's write overlaps the reflection's call, as each step's the next.
             outcome = f"total reward {self.total_reward:g}, {self.end_reason or 'step limit'}"
             reflection = await self._unless_stopped(self.agent.reflect(outcome))
+        await self.end_model_work()
+        await self._flush()  # every step is committed before the episode is finished
         await db(
             episode_finish,
             self.episode.pk,

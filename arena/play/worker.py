@@ -1,8 +1,12 @@
 """The worker process: pulls episodes from the queue and plays many at once.
 
-One asyncio loop, at most `concurrency` episodes in flight, taken in the queue's fair
-order (arena.queue); baseline episodes are played only while no user's episode is
-waiting or in play, and those in play make way when a user's episode comes. Besides playing, it beats
+One asyncio loop, at most `concurrency` episodes playing, taken in the queue's fair
+order (arena.queue). An episode gives its place to the next one as soon as its agent
+makes no more calls (the runner says so before the episode's last writes): its finish
+waits for the database thread while the next episode's first model call is under way,
+and the worker still tracks it until it ends (stop, heartbeats, the end of `serve`).
+Baseline episodes are played only while no user's episode is waiting or in play, and
+those in play make way when a user's episode comes. Besides playing, it beats
 its own heart (Worker row, for /healthz), the hearts of episodes that are waiting on a
 slow model call, and recovers what workers that died left behind: the reaper re-queues
 their running episodes, and queued episodes whose message they took with them are sent
@@ -10,7 +14,8 @@ again (arena.play.requeue). It does so when it starts, too, so a worker restarte
 crash resumes the interrupted episodes first.
 
 A model's or agent's endpoint takes a few calls at once (the submission's concurrent
-requests, arena.clients.limits), and an episode keeps its turn there until it ends. So
+requests, arena.clients.limits), and an episode keeps its turn there until its model
+work is over. So
 the worker holds at most ENDPOINT_HOLD_FACTOR episodes per turn of one endpoint (one
 tenant's use of it, arena.endpoints.tenancy: a stranger's episodes never count against yours): those
 playing and as many ready for the next free turn. An episode taken beyond that goes
@@ -31,6 +36,7 @@ its concurrency. After that first episode, the fair queue shares the places as t
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import logging
 import os
@@ -42,7 +48,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from arena import queue
-from arena.selectors import episode_endpoint, newcomer_waiting, submission_playing
+from arena.selectors import Endpoint, episode_endpoint, newcomer_waiting, submission_playing
 from arena.services.episodes import episodes_heartbeat, reap_stale_episodes, worker_heartbeat, worker_stopped
 from arena.services.runs import episode_turn_given_back
 from arena.services.turns import turn_of_account
@@ -65,6 +71,8 @@ GIVE_BACK_PAUSE_SECONDS = 1.0
 NEWCOMER_CHECK_SECONDS = 2.0
 NEWCOMER_LOOKAHEAD = 8
 NEWCOMER_PLACES = 4
+# Episodes in flight at most, per place: those playing and those in their database finish.
+FINISHING_FACTOR = 2
 
 
 class Worker:
@@ -72,10 +80,15 @@ class Worker:
         self.concurrency = concurrency or settings.ARENA_WORKER_CONCURRENCY
         self.name = name or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.runner = runner or EpisodeRunner(self.name)
+        # Every episode until its runner returns, its database finish included: stop,
+        # the heartbeats and the end of `serve` wait for these.
         self.in_flight: dict[int, asyncio.Task] = {}
+        # Those whose agent may still call its endpoint: they take the worker's places.
+        self.playing: set[int] = set()
         self.baselines_in_flight: set[int] = set()
-        self.endpoint_of: dict[int, str] = {}  # episode in flight -> its endpoint's key (arena.endpoints.tenancy)
+        self.endpoint_of: dict[int, str] = {}  # episode playing -> its endpoint's key (arena.endpoints.tenancy)
         self._stopping = asyncio.Event()
+        self._place_freed = asyncio.Event()
         self._next_newcomer_check = 0.0
         self._user_episode_queued = False  # as of the loop's latest look at the queue's head
 
@@ -94,52 +107,52 @@ class Worker:
         given_back_in_a_row = 0
         try:
             while not self._stopping.is_set():
-                head = await sync_to_async(queue.head_band, thread_sensitive=False)()
+                self._place_freed.clear()  # a place freed from here on ends the next wait at once
+                full = self._full()
+                # One hop off the loop for the queue's head and, with a place free, the
+                # episode taken (four hops took ~16 ms of a place's idle time per episode).
+                head, taken = await sync_to_async(_look_and_take, thread_sensitive=False)(
+                    take=not full, users_in_flight=self._users_in_flight()
+                )
                 self._user_episode_queued = head is not None and not queue.is_baseline_band(head)
-                if head is not None and not queue.is_baseline_band(head):
+                if self._user_episode_queued:
                     self._baselines_give_way()
-                full = len(self.in_flight) >= self.concurrency
-                # Baselines are played only while no user's episode is: never ahead of
-                # one, nor taking the cores from one.
-                baselines_wait = head is not None and queue.is_baseline_band(head) and self._users_in_flight()
-                if full and await self._start_a_newcomer():
+                if full:
+                    if not await self._start_a_newcomer():
+                        await self._wait_for_a_place(IDLE_POLL_SECONDS)
                     continue
-                if full or baselines_wait:
-                    await self._wait_for_an_end(IDLE_POLL_SECONDS)
-                    continue
-                dequeued = await sync_to_async(queue.dequeue_episode, thread_sensitive=False)()
-                if dequeued is None:
-                    if until_idle and not self.in_flight:
+                if taken is None:
+                    if head is not None:
+                        # Baselines are played only while no user's episode is: never
+                        # ahead of one, nor taking the cores from one.
+                        await self._wait_for_a_place(IDLE_POLL_SECONDS)
+                    elif until_idle and not self.in_flight:
                         # Idle means nothing is left behind by a dead worker either.
                         if not await sync_to_async(recover_lost_episodes)():
                             break
-                        continue
-                    await asyncio.sleep(IDLE_POLL_SECONDS)
+                    else:
+                        await self._wait_for_a_place(IDLE_POLL_SECONDS)
                     continue
-                # The account's turn goes to its submissions in turn (arena.services.turns).
-                dequeued = await sync_to_async(turn_of_account, thread_sensitive=False)(dequeued)
-                endpoint = await self._endpoint_with_a_place(dequeued)
-                if endpoint is False:
+                dequeued, endpoint = taken
+                key = self._place_at(endpoint)
+                if key is False:
                     await self._give_back(dequeued)
                     given_back_in_a_row += 1
                     if given_back_in_a_row > 1:
-                        await self._wait_for_an_end(GIVE_BACK_PAUSE_SECONDS)
+                        await self._wait_for_a_place(GIVE_BACK_PAUSE_SECONDS)
                     continue
                 given_back_in_a_row = 0
-                self._start(dequeued, endpoint)
+                self._start(dequeued, key)
             if self.in_flight:
                 await asyncio.gather(*self.in_flight.values(), return_exceptions=True)
         finally:
             housekeeping.cancel()
             await sync_to_async(worker_stopped)(self.name)
 
-    async def _endpoint_with_a_place(self, dequeued: queue.Dequeued) -> str | None | bool:
+    def _place_at(self, endpoint: Endpoint | None) -> str | None | bool:
         """The key of the endpoint the episode plays through, its tenant's (None: a
         baseline's, none), or False when the worker already holds as many of that
         tenant's episodes there as it should (module docstring)."""
-        if dequeued.baseline:
-            return None
-        endpoint = await sync_to_async(episode_endpoint, thread_sensitive=False)(dequeued.episode_id)
         if endpoint is None:
             return None
         held = sum(1 for key in self.endpoint_of.values() if key == endpoint.key)
@@ -151,7 +164,7 @@ class Worker:
         """Start the first episode of a user's submission that has none playing, beyond
         the worker's concurrency (module docstring); whether one was started."""
         now = time.monotonic()
-        if now < self._next_newcomer_check or len(self.in_flight) >= self.concurrency + NEWCOMER_PLACES:
+        if now < self._next_newcomer_check or len(self.playing) >= self.concurrency + NEWCOMER_PLACES:
             return False
         self._next_newcomer_check = now + NEWCOMER_CHECK_SECONDS
         if not await sync_to_async(newcomer_waiting, thread_sensitive=False)():
@@ -163,7 +176,7 @@ class Worker:
             if not dequeued.baseline and not await sync_to_async(submission_playing, thread_sensitive=False)(
                 dequeued.episode_id
             ):
-                endpoint = await self._endpoint_with_a_place(dequeued)
+                endpoint = self._place_at(await sync_to_async(_endpoint_of, thread_sensitive=False)(dequeued))
                 if endpoint is not False:
                     logger.info("episode %d starts beyond the worker's places: its submission had none playing",
                                 dequeued.episode_id)
@@ -178,15 +191,26 @@ class Worker:
             dequeued.episode_id, resume=dequeued.resuming
         )
 
-    async def _wait_for_an_end(self, timeout: float) -> None:
-        if self.in_flight:
-            await asyncio.wait(self.in_flight.values(), timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        else:
-            await asyncio.sleep(timeout)
+    def _full(self) -> bool:
+        """Whether every place is taken by an episode whose agent may still call its
+        endpoint; episodes in their database finish are bounded apart, so that a
+        stalled database cannot pile up finished episodes in memory."""
+        return len(self.playing) >= self.concurrency or len(self.in_flight) >= FINISHING_FACTOR * self.concurrency
+
+    async def _wait_for_a_place(self, timeout: float) -> None:
+        """Until an episode's model work is over or an episode ends (or `timeout`)."""
+        try:
+            async with asyncio.timeout(timeout):
+                await self._place_freed.wait()
+        except TimeoutError:
+            pass
 
     def _start(self, dequeued: queue.Dequeued, endpoint: str | None = None) -> None:
         episode_id = dequeued.episode_id
-        task = asyncio.create_task(self.runner.run(episode_id))
+        self.playing.add(episode_id)
+        task = asyncio.create_task(
+            self.runner.run(episode_id, model_work_over=functools.partial(self._model_work_over, episode_id))
+        )
         self.in_flight[episode_id] = task
         if dequeued.baseline:
             self.baselines_in_flight.add(episode_id)
@@ -196,9 +220,16 @@ class Worker:
         def done(_task, eid=episode_id):
             self.in_flight.pop(eid, None)
             self.baselines_in_flight.discard(eid)
-            self.endpoint_of.pop(eid, None)
+            self._model_work_over(eid)  # a runner that never claimed the episode says nothing
 
         task.add_done_callback(done)
+
+    def _model_work_over(self, episode_id: int) -> None:
+        """The episode's agent calls no more: its place and its endpoint's hold go to
+        the next episode while its last writes wait for the database thread."""
+        self.playing.discard(episode_id)
+        self.endpoint_of.pop(episode_id, None)
+        self._place_freed.set()
 
     def _users_in_flight(self) -> bool:
         return len(self.in_flight) > len(self.baselines_in_flight)
@@ -243,6 +274,24 @@ class Worker:
                     await sync_to_async(recover_lost_episodes)()
             except Exception:
                 logger.exception("worker housekeeping failed; will retry")
+
+
+def _look_and_take(*, take: bool, users_in_flight: bool) -> tuple[int | None, tuple | None]:
+    """The band of the queue's head and, if `take` and the head may start now, the
+    episode taken with its endpoint: (dequeued, endpoint or None) or None."""
+    head = queue.head_band()
+    if not take or head is None or (queue.is_baseline_band(head) and users_in_flight):
+        return head, None
+    dequeued = queue.dequeue_episode()
+    if dequeued is None:
+        return None, None
+    # The account's turn goes to its submissions in turn (arena.services.turns).
+    dequeued = turn_of_account(dequeued)
+    return head, (dequeued, _endpoint_of(dequeued))
+
+
+def _endpoint_of(dequeued: queue.Dequeued) -> Endpoint | None:
+    return None if dequeued.baseline else episode_endpoint(dequeued.episode_id)
 
 
 def recover_lost_episodes() -> int:

@@ -396,3 +396,29 @@ async def test_tls_verifies_the_original_host_name(fake_dns, tls_server):
         # Same IP, but the certificate is not valid for this name: refused.
         with pytest.raises(httpx2.ConnectError, match="(?i)certificate|hostname"):
             await client.get(f"https://other.test:{port}/")
+
+
+@pytest.mark.asyncio
+async def test_without_verify_given_https_still_refuses_a_certificate_nobody_trusts(fake_dns, tls_server):
+    """The shared TLS context is built only for an https origin; that origin is verified
+    against the CA bundle all the same."""
+    port, _cert, _sni = tls_server
+    fake_dns("model.test", ["127.0.0.1"])
+    async with httpx2.AsyncClient(transport=GuardedTransport(allow_loopback=True)) as client:
+        with pytest.raises(httpx2.ConnectError, match="(?i)certificate"):
+            await client.get(f"https://model.test:{port}/")
+
+
+@pytest.mark.asyncio
+async def test_a_plain_http_model_server_never_loads_the_ca_bundle(fake_dns):
+    """Loading the CA bundle takes ~0.2 s of CPU on the event loop: a worker whose first
+    model call goes to a local http server must not pay it, holding every episode."""
+    from arena.clients.urlguard import shared_ssl_context
+
+    shared_ssl_context.cache_clear()
+    with FakeOpenAIServer() as server:
+        async with httpx2.AsyncClient(transport=GuardedTransport(allow_loopback=True)) as client:
+            response = await client.post(f"{server.base_url}/chat/completions",
+                                         json={"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+    assert response.status_code == 200
+    assert shared_ssl_context.cache_info().currsize == 0

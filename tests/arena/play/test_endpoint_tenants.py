@@ -158,11 +158,8 @@ def test_a_worker_counts_each_tenants_episodes_apart(make_model_submission, tena
     worker = Worker(concurrency=8, name="tenants")
     worker.endpoint_of = {1: keys["theirs"], 2: keys["theirs"]}  # the stranger's two places taken
 
-    class Dequeued:
-        baseline = False
-        episode_id = Run.objects.filter(submission=mine).get().episodes.get().pk
-
-    assert async_to_sync(worker._endpoint_with_a_place)(Dequeued) == keys["mine"]
+    episode_id = Run.objects.filter(submission=mine).get().episodes.get().pk
+    assert worker._place_at(episode_endpoint(episode_id)) == keys["mine"]
 
 
 def test_a_stranger_reads_nothing_about_another_tenants_episodes_at_the_same_url(client, make_model_submission, tenants):

@@ -30,7 +30,7 @@ def _thread_of_step(task_id: str, **options) -> str:
     playthrough = _Playthrough.__new__(_Playthrough)
     playthrough.task = task
     try:
-        return asyncio.run(playthrough._off_loop(lambda: threading.current_thread().name))
+        return asyncio.run(playthrough.off_loop(lambda: threading.current_thread().name))
     finally:
         task.close()
 
