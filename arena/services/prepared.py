@@ -72,8 +72,11 @@ class Prepared:
         result = self.statement(**values)
         if isinstance(result, int):  # an update: the rows it changed
             return result, None, []
-        if isinstance(result, list):  # one column of rows
-            return len(result), ((result[0],) if result else None), ["value"]
+        if isinstance(result, list):  # rows of one column, or of several (tuples)
+            if not result:
+                return 0, None, ["value"]
+            first = result[0]
+            return len(result), (first if isinstance(first, tuple) else (first,)), ["value"]
         return 1, tuple(result.values()), list(result)  # an aggregate
 
     def _sent(self, connection, key: str, value):

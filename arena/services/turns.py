@@ -20,6 +20,7 @@ from django.db import transaction
 
 from arena import queue
 from arena.models import Episode
+from arena.services.prepared import Prepared
 from arena.services.runs import enqueue_at
 
 # A user's episodes not started yet: their messages' priorities (arena.queue's bands).
@@ -35,12 +36,7 @@ def turn_of_account(dequeued: queue.Dequeued) -> queue.Dequeued:
     if dequeued.band != queue.USER:
         return dequeued
     with transaction.atomic():
-        named = (
-            Episode.objects.select_for_update(of=("self",))
-            .filter(pk=dequeued.episode_id, status=Episode.QUEUED)
-            .values_list("run__submission_id", "run__submission__owner_id")
-            .first()
-        )
+        _, named, _ = _QUEUED_EPISODE_ACCOUNT.execute(episode_id=dequeued.episode_id)
         if named is None or named[1] is None:
             return dequeued  # stale, dropped by the runner; or no account to share
         submission_id, owner_id = named
@@ -60,3 +56,14 @@ def turn_of_account(dequeued: queue.Dequeued) -> queue.Dequeued:
         Episode.objects.filter(pk=other_id).update(queue_priority=dequeued.priority)
         enqueue_at({dequeued.episode_id: other_priority})
     return queue.Dequeued(other_id, dequeued.band, dequeued.priority)
+
+
+# The named episode's submission and account, locked while its turn is decided; asked for
+# every user's episode a worker takes, so the ORM's statement is written once
+# (arena.services.prepared: building it cost ~1 ms of CPU, running it microseconds).
+_QUEUED_EPISODE_ACCOUNT = Prepared(
+    lambda episode_id: list(
+        Episode.objects.select_for_update(of=("self",)).filter(pk=episode_id, status=Episode.QUEUED)
+        .order_by().values_list("run__submission_id", "run__submission__owner_id")[:1]
+    )
+)

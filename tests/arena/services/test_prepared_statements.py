@@ -8,8 +8,9 @@ import pytest
 from django.db import connection
 from django.utils import timezone as django_timezone
 
+from arena import selectors
 from arena.models import Episode, Run, Step
-from arena.services import episodes, runs
+from arena.services import episodes, runs, turns
 from arena.services.aggregates import step_totals, step_totals_through_orm
 from arena.services.episodes import episode_claim, episode_finish, episode_has_steps
 from arena.services.prepared import Prepared
@@ -55,6 +56,9 @@ CASES = [
         "illegal_episodes": 1, "cut_off_total": 0, "reasoning_tokens": 0, "tokens_in": 0, "tokens_out": 0,
         "model_calls": 0, "model_latency_ms": 0.0,
     }),
+    # Asked by a worker for every episode it takes (arena.play.worker).
+    (selectors._ENDPOINT_OF_EPISODE, {"episode_id": 12}),
+    (turns._QUEUED_EPISODE_ACCOUNT, {"episode_id": 12}),
 ]
 
 
@@ -138,10 +142,21 @@ def test_values_no_stand_in_can_stand_for_go_through_the_orm(baseline, kind):
 
     of = numpy.float64 if kind == "numpy" else lambda v: Decimal(str(v))
     run = new_run(baseline("random"), episodes=1)
-    prepared, values = CASES[-2]
+    prepared, values = next(case for case in CASES if case[0] is episodes._RUN_EPISODE_DONE)
     values = {**values, "run_id": run.pk, "score": of(0.5), "score_sq": of(0.25)}
     assert prepared.execute(**values) == (1, None, [])
     # Not compiled with a stand-in for them: the ORM was asked.
     assert all(("score", type(values["score"])) not in key for key in prepared._compiled)
     run.refresh_from_db()
     assert (run.episodes_done, run.score_sum, run.score_sq_sum, run.tokens_in) == (1, 0.5, 0.25, 1200)
+
+
+@pytest.mark.parametrize("prepared", [selectors._ENDPOINT_OF_EPISODE, turns._QUEUED_EPISODE_ACCOUNT])
+def test_a_row_of_several_columns_is_the_same_written_once_or_through_the_orm(baseline, prepared):
+    episode = new_run(baseline("random"), episodes=1).episodes.get()
+    written_once = prepared.execute(episode_id=episode.pk)[1]
+    through_orm = prepared.execute_through_orm(episode_id=episode.pk)[1]
+    assert written_once == through_orm
+    assert len(written_once) > 1 and episode.run.submission_id in written_once
+    assert prepared.execute(episode_id=episode.pk + 1000)[1] is None
+    assert prepared.execute_through_orm(episode_id=episode.pk + 1000)[1] is None
