@@ -10,8 +10,6 @@ from django.db.models import Prefetch, Sum
 
 from arena.moderation import is_staff, owns, visible_to
 from arena.models import Episode, Experiment, Moderated, ModerationAction, Run, Submission
-from arena.endpoints.tenancy import endpoint_key
-from arena.services.prepared import Prepared
 from envs import harness
 from envs.registry import all_tasks, suite_of
 
@@ -47,28 +45,6 @@ def endpoint_speed(submission: Submission, viewer) -> EndpointSpeed:
 class Endpoint:
     key: str  # the tenant's use of the URL (arena.endpoints.tenancy)
     max_concurrent_requests: int
-
-
-def episode_endpoint(episode_id: int) -> Endpoint | None:
-    """The endpoint an episode's submission plays through (a model's or an agent's);
-    None for a baseline's episode, or one that no longer exists."""
-    _, row, _ = _ENDPOINT_OF_EPISODE.execute(episode_id=episode_id)
-    if row is None or not row[0]:
-        return None
-    base_url, limit, owner_id, submission_id = row
-    return Endpoint(endpoint_key(base_url, owner_id, submission_id), limit)
-
-
-# Asked by a worker for every episode it takes: the ORM's statement written once
-# (arena.services.prepared; building it cost ~1.5 ms of CPU, running it microseconds).
-_ENDPOINT_OF_EPISODE = Prepared(
-    lambda episode_id: list(
-        Episode.objects.filter(pk=episode_id).order_by().values_list(
-            "run__submission__base_url", "run__submission__max_concurrent_requests",
-            "run__submission__owner_id", "run__submission_id",
-        )[:1]
-    )
-)
 
 
 def newcomer_waiting() -> bool:

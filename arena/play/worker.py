@@ -48,7 +48,8 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from arena import queue
-from arena.selectors import Endpoint, episode_endpoint, newcomer_waiting, submission_playing
+from arena.play.loading import episode_endpoint
+from arena.selectors import Endpoint, newcomer_waiting, submission_playing
 from arena.services.episodes import episodes_heartbeat, reap_stale_episodes, worker_heartbeat, worker_stopped
 from arena.services.runs import episode_turn_given_back
 from arena.services.turns import turn_of_account

@@ -14,7 +14,7 @@ from django.contrib.auth.models import User
 
 from arena.models import Episode, Run, Submission
 from arena.play.worker import Worker
-from arena.selectors import episode_endpoint
+from arena.play.loading import episode_endpoint
 from arena.services.episodes import episode_claim, worker_heartbeat
 from tests.conftest import new_run
 from tests.support.episodes import record_step

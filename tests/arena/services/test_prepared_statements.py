@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone as django_timezone
 
-from arena import selectors
+from arena.play import loading
 from arena.models import Episode, Run, Step
 from arena.services import episodes, runs, turns
 from arena.services.aggregates import step_totals, step_totals_through_orm
@@ -57,7 +57,7 @@ CASES = [
         "model_calls": 0, "model_latency_ms": 0.0,
     }),
     # Asked by a worker for every episode it takes (arena.play.worker).
-    (selectors._ENDPOINT_OF_EPISODE, {"episode_id": 12}),
+    (loading._ENDPOINT_OF_EPISODE, {"episode_id": 12}),
     (turns._QUEUED_EPISODE_ACCOUNT, {"episode_id": 12}),
 ]
 
@@ -151,7 +151,7 @@ def test_values_no_stand_in_can_stand_for_go_through_the_orm(baseline, kind):
     assert (run.episodes_done, run.score_sum, run.score_sq_sum, run.tokens_in) == (1, 0.5, 0.25, 1200)
 
 
-@pytest.mark.parametrize("prepared", [selectors._ENDPOINT_OF_EPISODE, turns._QUEUED_EPISODE_ACCOUNT])
+@pytest.mark.parametrize("prepared", [loading._ENDPOINT_OF_EPISODE, turns._QUEUED_EPISODE_ACCOUNT])
 def test_a_row_of_several_columns_is_the_same_written_once_or_through_the_orm(baseline, prepared):
     episode = new_run(baseline("random"), episodes=1).episodes.get()
     written_once = prepared.execute(episode_id=episode.pk)[1]
