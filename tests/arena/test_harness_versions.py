@@ -273,6 +273,14 @@ def _older_note(client, submission) -> str:
     return " ".join(note.split())
 
 
+def _older_notes_of_a_stranger_and(owner, client, submission) -> tuple[str, str]:
+    """The older-harness note as a stranger reads it, then as `owner` does (left logged in)."""
+    client.force_login(User.objects.create_user("stranger", password="pw-stranger-1234"))
+    strangers_note = _older_note(client, submission)
+    client.force_login(owner)
+    return strangers_note, _older_note(client, submission)
+
+
 @pytest.fixture
 def staff(db):
     return User.objects.create_user("operator", password="pw-operator-1234", is_staff=True)
@@ -287,11 +295,7 @@ def test_a_taken_down_older_run_is_neither_counted_nor_played_again(client, owne
     moderate_and_apply(hidden, "hide", "leaked test set", by=staff)
 
     # Its owner reads the note a stranger reads: one run to play again, not two.
-    stranger = User.objects.create_user("stranger", password="pw-stranger-1234")
-    client.force_login(stranger)
-    strangers_note = _older_note(client, owned)
-    client.force_login(owner)
-    owners_note = _older_note(client, owned)
+    strangers_note, owners_note = _older_notes_of_a_stranger_and(owner, client, owned)
     assert strangers_note.startswith("<p>1 run of this submission was not played under its suite's current harness")
     assert owners_note.startswith(strangers_note.partition("</p>")[0])
     assert "Play it again under the current harness" in owners_note
@@ -322,11 +326,7 @@ def test_a_taken_down_rerun_does_not_count_as_played_again(client, owned, owner,
 
     # As if the taken-down re-run never existed, for its owner as for a stranger: the
     # older run is not played again under the current harness, and the owner may.
-    stranger = User.objects.create_user("stranger", password="pw-stranger-1234")
-    client.force_login(stranger)
-    strangers_note = _older_note(client, owned)
-    client.force_login(owner)
-    owners_note = _older_note(client, owned)
+    strangers_note, owners_note = _older_notes_of_a_stranger_and(owner, client, owned)
     assert strangers_note.startswith("<p>1 run of this submission was not played under its suite's current harness")
     assert owners_note.startswith(strangers_note.partition("</p>")[0])
     assert older_runs(owned) == [old]

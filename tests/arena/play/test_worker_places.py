@@ -59,6 +59,19 @@ def _worker(calls: Calls, concurrency: int, name: str = "places") -> Worker:
     return Worker(concurrency=concurrency, name=name, runner=EpisodeRunner(name, agent_factory=calling_agents(calls)))
 
 
+def _served_until_idle(held_finish, concurrency: int, finish_seconds: float) -> Calls:
+    """What the agents' calls saw while a worker with `concurrency` places played the
+    queue to its end, every episode's finish taking `finish_seconds` first."""
+    calls = Calls()
+
+    async def slow_finish(episode_id):
+        await asyncio.sleep(finish_seconds)
+
+    held_finish(calls, slow_finish)
+    async_to_sync(_worker(calls, concurrency=concurrency).serve)(until_idle=True)
+    return calls
+
+
 def test_a_queued_episode_starts_calling_while_the_last_ones_finish_waits(make_model_submission, held_finish):
     run = new_run(make_model_submission(), episodes=2)
     calls = Calls()
@@ -95,13 +108,7 @@ def test_a_queued_episode_starts_calling_while_the_last_ones_finish_waits(make_m
 
 def test_model_calling_episodes_never_exceed_the_concurrency_while_others_finish(make_model_submission, held_finish):
     run = new_run(make_model_submission(), episodes=6)
-    calls = Calls()
-
-    async def slow_finish(episode_id):
-        await asyncio.sleep(0.3)
-
-    held_finish(calls, slow_finish)
-    async_to_sync(_worker(calls, concurrency=2).serve)(until_idle=True)
+    calls = _served_until_idle(held_finish, concurrency=2, finish_seconds=0.3)
 
     assert set(run.episodes.values_list("status", flat=True)) == {Episode.FINISHED}
     # Both places called while an episode was in its finish, and never more than two.
@@ -114,13 +121,7 @@ def test_an_endpoints_hold_counts_only_its_episodes_that_may_call(make_model_sub
     # One call at a time there: two episodes held (one calling, one ready for the turn),
     # however many places the worker has.
     run = new_run(make_model_submission(max_concurrent_requests=1), episodes=6)
-    calls = Calls()
-
-    async def slow_finish(episode_id):
-        await asyncio.sleep(0.3)
-
-    held_finish(calls, slow_finish)
-    async_to_sync(_worker(calls, concurrency=4).serve)(until_idle=True)
+    calls = _served_until_idle(held_finish, concurrency=4, finish_seconds=0.3)
 
     assert set(run.episodes.values_list("status", flat=True)) == {Episode.FINISHED}
     assert calls.most_alive == 2
@@ -168,13 +169,7 @@ def test_a_stopping_worker_waits_for_the_episode_in_its_finish(make_model_submis
 
 def test_serving_until_idle_returns_after_the_last_finish(make_model_submission, held_finish):
     run = new_run(make_model_submission(), episodes=3)
-    calls = Calls()
-
-    async def slow_finish(episode_id):
-        await asyncio.sleep(0.2)
-
-    held_finish(calls, slow_finish)
-    async_to_sync(_worker(calls, concurrency=1).serve)(until_idle=True)
+    calls = _served_until_idle(held_finish, concurrency=1, finish_seconds=0.2)
 
     assert set(run.episodes.values_list("status", flat=True)) == {Episode.FINISHED}
     assert calls.finishing == 0
