@@ -18,17 +18,16 @@ VIEWPORT = {"width": 1280, "height": 900}
 SETUP = r"""
 import json
 from arena.storage import images
-from arena.services.episodes import episode_claim, episode_finish
-from arena.services.runs import RunSpec, run_create
+from arena.services.episodes import episode_finish
+from tests.support.episodes import claimed_episode
+from arena.services.runs import RunSpec
 from arena.services.steps import step_record
 from arena.models import Submission
 from arena.services.steps import StepRecord
 from envs.registry import make
 
 model = Submission.objects.create(name="Cheetah runner", kind=Submission.KIND_MODEL, model="m")
-run = run_create(model, RunSpec(task="lmact/cheetah", format="dict", num_episodes=1))
-episode = run.episodes.get()
-assert episode_claim(episode.id, "browser-test")
+episode = claimed_episode(model, RunSpec(task="lmact/cheetah", format="dict", num_episodes=1), worker="browser-test")
 task = make("lmact/cheetah")
 observation = task.reset(episode.seed)
 action = "[1.0, 1.0, 1.0, -1.0, -1.0, -1.0]"

@@ -18,8 +18,9 @@ WORLDS = ["balrog/babyai-goto", "balrog/crafter", "balrog/minihack-quest-easy", 
 SETUP = r"""
 import json
 from arena.storage import images
-from arena.services.episodes import episode_claim, episode_finish
-from arena.services.runs import RunSpec, run_create
+from arena.services.episodes import episode_finish
+from tests.support.episodes import claimed_episode
+from arena.services.runs import RunSpec
 from arena.services.steps import step_record
 from arena.models import Submission
 from arena.services.steps import StepRecord
@@ -28,9 +29,7 @@ from envs.registry import make
 model = Submission.objects.create(name="Watcher", kind=Submission.KIND_MODEL, model="m")
 episodes = {}
 for task_id in %r:
-    run = run_create(model, RunSpec(task=task_id, format="text", num_episodes=1))
-    episode = run.episodes.get()
-    assert episode_claim(episode.id, "browser-test")
+    episode = claimed_episode(model, RunSpec(task=task_id, format="text", num_episodes=1), worker="browser-test")
     task = make(task_id, "text")
     observation = task.reset(episode.seed)
     for index in range(3):

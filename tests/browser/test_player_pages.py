@@ -44,13 +44,13 @@ print(json.dumps(episode.id))
 PLAYING_WITH_CUT_OFF_AND_ILLEGAL = """
 import json
 from arena.models import Step
-from arena.services.episodes import episode_claim
-from arena.services.runs import RunSpec, run_create
+from arena.services.runs import RunSpec
 from arena.services.submissions import baseline_submission
-from tests.support.episodes import record_step
-run = run_create(baseline_submission("random", "Random"), RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1, first_seed=4))
-episode = run.episodes.get()
-assert episode_claim(episode.id, "elsewhere")
+from tests.support.episodes import claimed_episode, record_step
+episode = claimed_episode(
+    baseline_submission("random", "Random"),
+    RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1, first_seed=4), worker="elsewhere",
+)
 for index, action in enumerate(["up", "up", "left"]):
     record_step(episode.id, index, action, worker="elsewhere")
 Step.objects.filter(episode=episode, index=1).update(legal=False, cut_off=True, parsed_action=None)
@@ -112,16 +112,14 @@ def test_a_live_episode_counts_cut_off_answers_apart_from_illegal_actions(site, 
 
 WAITING_MODEL_EPISODE = """
 import json
-from arena.services.episodes import episode_claim
-from arena.services.runs import RunSpec, run_create
+from arena.services.runs import RunSpec
 from arena.services.submissions import submission_create
+from tests.support.episodes import claimed_episode
 submission = submission_create(
     owner=None, api_key="",
-    fields={"name": "Waiting model", "model": "m", "base_url": "https://api.example.com/v1"},
-    runs=[RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1)],
+    fields={"name": "Waiting model", "model": "m", "base_url": "https://api.example.com/v1"}, runs=[],
 )
-claimed = submission.runs.get().episodes.order_by("index").first()
-assert episode_claim(claimed.id, "elsewhere")
+claimed = claimed_episode(submission, RunSpec(task="lmact/gridworld", format="ascii", num_episodes=1), worker="elsewhere")
 print(json.dumps(claimed.id))
 """
 

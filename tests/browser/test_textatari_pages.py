@@ -19,8 +19,9 @@ import io, json
 from PIL import Image
 from django.utils import timezone
 from arena.storage import images
-from arena.services.episodes import episode_claim, episode_finish
-from arena.services.runs import RunSpec, run_create
+from arena.services.episodes import episode_finish
+from tests.support.episodes import claimed_episode
+from arena.services.runs import RunSpec
 from arena.services.steps import step_record
 from arena.metrics import fold
 from arena.models import Run, Submission
@@ -38,9 +39,7 @@ for scenario, score in (("basic", -12.0), ("manual", -6.0)):
         variant={"format": "text", "options": {"scenario": scenario, "max_steps": 100}}, metric_sums=metrics,
     )
 
-run = run_create(model, RunSpec(task="textatari/pong", format="text", num_episodes=1))
-episode = run.episodes.get()
-assert episode_claim(episode.id, "browser-test")
+episode = claimed_episode(model, RunSpec(task="textatari/pong", format="text", num_episodes=1), worker="browser-test")
 for index in range(3):
     buffer = io.BytesIO()
     Image.new("RGB", (160, 210), (144, 72, 17 + 40 * index)).save(buffer, format="PNG")

@@ -28,6 +28,18 @@ def record_step(episode_id: int, index: int, action: str, *, done: bool = False,
     )
 
 
+def claimed_episode(submission: Submission, spec: RunSpec, worker: str = WORKER) -> Episode:
+    """The first episode of a new run of `spec`, already claimed by `worker`.
+
+    Created and claimed in one transaction: the site's own worker would otherwise take
+    the queued episode between the two (it claims within milliseconds)."""
+    with transaction.atomic():
+        episode = run_create(submission, spec).episodes.order_by("index").first()
+        assert episode_claim(episode.id, worker)
+    episode.refresh_from_db()
+    return episode
+
+
 def scripted_episode(submission: Submission, actions: list[str], *, seed: int = 4) -> Episode:
     """A finished lmact/gridworld episode whose executed actions are `actions`.
 
