@@ -117,6 +117,8 @@ def test_a_running_run_whose_episodes_wait_for_the_endpoint_says_so(client, base
 
     page = client.get(run.get_absolute_url()).content.decode()
     assert "2 of this run&#x27;s playing episodes have no step yet" in page
+    record_step(second.id, 0, "up", worker="w1")
+    assert "1 of this run&#x27;s playing episodes has no step yet" in client.get(run.get_absolute_url()).content.decode()
     assert "takes 2 calls at once" in page and "wait for a turn" not in page
 
     # A worker published the endpoint's pace: its figures are quoted.
