@@ -234,3 +234,32 @@ def test_the_suite_page_shows_each_tasks_top_runs_and_its_baselines_and_links_to
     assert "Model 10" in task_page and "Model 11" in task_page
     # A task with no more runs than the cut has no link.
     assert "ranked runs of" not in _task_section(client.get("/suites/lmact/").content.decode(), "lmact/gridworld")
+
+
+def test_a_running_episodes_illegal_and_cut_off_counts_wait_for_its_end(client, make_model_submission):
+    """Counted when an episode ends: while it runs, its row shows "—", not a 0 beside
+    steps the replay shows illegal or cut off."""
+    import dataclasses
+    import re
+
+    from arena.services.episodes import episode_claim
+    from arena.services.steps import StepRecord, step_record
+
+    run = new_run(make_model_submission(), task="lmact/gridworld", episodes=1)
+    episode = run.episodes.get()
+    assert episode_claim(episode.id, "w1")
+    cut_off = StepRecord(
+        index=0, observation_text="obs", observation_image=None, prompt_added=[], completion="I think",
+        reasoning="", parsed_action=None, executed_action="up", legal=False, reward=0.0, done=False,
+        end_reason="", tokens_in=None, tokens_out=None, latency_ms=None, error="", cut_off=True,
+    )
+    step_record(episode.id, "w1", cut_off)
+    step_record(episode.id, "w1", dataclasses.replace(cut_off, index=1, cut_off=False))
+
+    page = client.get(run.get_absolute_url()).content.decode()
+    row = re.search(r'<tr>\s*<td class="num"><a href="/episodes/\d+/">0</a>.*?</tr>', page, re.S).group(0)
+    cells = re.findall(r'<td class="num">(.*?)</td>', row, re.S)
+    # index, seed, score, steps, illegal, cut off
+    assert cells[3] == "2"
+    assert [re.sub(r"<[^>]+>", "", cell) for cell in cells[4:6]] == ["—", "—"]
+    assert '<span id="run-cut-off">—</span>' in page
