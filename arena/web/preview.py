@@ -81,6 +81,8 @@ class Preview:
     answers_bounded: bool  # output estimate counts whole answer budgets (chain of thought)
     cost_usd: float | None
     method: str = ESTIMATE_METHOD
+    # A local server with fewer slots than the concurrent requests allowed (slots_note).
+    slots_note: str = ""
 
     @property
     def episodes(self) -> int:
@@ -125,6 +127,7 @@ class Preview:
             "not_estimated": self.unestimated,
             "ruled_out": self.ruled_out,
             "endpoint": self.endpoint,
+            "slots_note": self.slots_note,
             "estimate_method": self.method,
             "fingerprint": self.fingerprint,
         }
@@ -150,11 +153,28 @@ def submission_preview(runs: list[RunSpec], *, fields: dict, probe=None) -> Prev
     tokens_in = sum(run.tokens_in or 0 for run in previewed)
     tokens_out = sum(run.tokens_out or 0 for run in previewed)
     cost = submission.cost_usd(tokens_in, tokens_out) if not agent else None
-    endpoint = None
+    endpoint, note = None, ""
     if probe is not None and not agent:
         found = probe.to_json()
         endpoint = {key: found[key] for key in ENDPOINT_FINDINGS}
-    return Preview(runs=tuple(previewed), endpoint=endpoint, answers_bounded=bounded, cost_usd=cost)
+        note = slots_note(found.get("server_slots"), submission.max_concurrent_requests)
+    return Preview(runs=tuple(previewed), endpoint=endpoint, answers_bounded=bounded, cost_usd=cost, slots_note=note)
+
+
+def slots_note(server_slots: int | None, concurrent_requests: int) -> str:
+    """What a server reporting fewer slots than the requests allowed in flight (llama.cpp's
+    /props) means for play: an episode leases a slot for its life and keeps its prompt
+    cached there (arena.clients.limits); the episodes past the slots share them call by
+    call, and each turn can evict the other's cached prompt, read again whole next time."""
+    if not server_slots or concurrent_requests <= server_slots:
+        return ""
+    slots = f"{server_slots} slot{'s' if server_slots != 1 else ''}"
+    return (
+        f"The server runs {slots} and you allow {concurrent_requests} concurrent requests: the episodes past its "
+        f"{slots} take turns on them, and each turn can evict another episode's cached prompt, so that its next call "
+        f"reads the whole prompt again. {server_slots} concurrent request{'s' if server_slots != 1 else ''} "
+        f"(under Advanced) plays one episode per slot, each with its prompt cached."
+    )
 
 
 _SUBMISSION_FIELDS = {field.name for field in Submission._meta.concrete_fields} - {"id"}
