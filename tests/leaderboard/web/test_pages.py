@@ -2,6 +2,7 @@
 
 import pytest
 from django.contrib.auth.models import User
+from django.utils.html import escape
 from rest_framework.test import APIClient
 
 from arena.services.episodes import worker_heartbeat
@@ -263,3 +264,28 @@ def test_a_running_episodes_illegal_and_cut_off_counts_wait_for_its_end(client, 
     assert cells[3] == "2"
     assert [re.sub(r"<[^>]+>", "", cell) for cell in cells[4:6]] == ["—", "—"]
     assert '<span id="run-cut-off">—</span>' in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_episode_page_shows_the_instructions_its_model_was_sent(client, make_model_submission, fake_model, play):
+    """The exact prompt (docs/design.md §1.2): the opening sent before the first step's
+    observation, BALROG's instructions and action list, is on the page, not only in the
+    JSONL; each step's panel shows what it added."""
+    from arena.models import Episode
+    from leaderboard.web.episode_views import SHOWN_OPENING_CHARS
+
+    run = new_run(make_model_submission(base_url=fake_model.base_url), task="balrog/babyai-goto", fmt="text", episodes=1)
+    episode = run.episodes.get()
+    play(episode.id)
+    episode.refresh_from_db()
+    instructions = episode.prompt_prefix[0]["text"]
+    assert "go forward" in instructions
+    page = client.get(episode.get_absolute_url()).content.decode()
+    assert 'id="prompt-opening"' in page
+    assert escape(instructions) in page
+
+    # LMAct's demonstrations can make it megabytes: the page shows its start.
+    Episode.objects.filter(pk=episode.pk).update(prompt_prefix=[{"type": "text", "text": "x" * (SHOWN_OPENING_CHARS + 5)}])
+    page = client.get(episode.get_absolute_url()).content.decode()
+    assert "x" * SHOWN_OPENING_CHARS in page and "x" * (SHOWN_OPENING_CHARS + 1) not in page
+    assert "and 5 more characters" in page
