@@ -68,8 +68,10 @@ def run_stop(run: Run, reason: str) -> int:
             .order_by("pk")
             .values_list("id", flat=True)
         )
+        # The reason says why they ended: an earlier note ("worker … was stopped;
+        # re-queued to resume") is about an attempt that went on after it.
         Episode.objects.filter(pk__in=ids).update(
-            status=Episode.SKIPPED, end_reason=reason[:200], finished_at=timezone.now()
+            status=Episode.SKIPPED, end_reason=reason[:200], finished_at=timezone.now(), error="", error_kind=""
         )
         count_stopped_play(run, ids, sign=1)
         Run.objects.filter(pk=run.pk).exclude(status__in=Run.TERMINAL).update(

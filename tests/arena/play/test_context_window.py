@@ -210,9 +210,12 @@ def test_a_cancelled_episode_counts_what_it_played(make_model_submission):
     step_record(playing.pk, "w1", played)
     step_record(playing.pk, "w1", dataclasses.replace(played, index=1, legal=False, cut_off=True))
     step_record(playing.pk, "w1", dataclasses.replace(played, index=2, legal=False))
+    # A worker stopped earlier gave it back and another took it on: the note is stale.
+    Episode.objects.filter(pk=playing.pk).update(error="worker w0 was stopped; re-queued to resume")
 
     assert run_actions.run_cancel(run) == 2
     playing.refresh_from_db()
+    assert playing.error == ""  # its end reason says why it ended
     run.refresh_from_db()
     assert (playing.num_steps, playing.illegal_steps, playing.cut_off_steps, playing.tokens_in) == (3, 1, 1, 900)
     assert (run.steps_total, run.illegal_total, run.cut_off_total, run.tokens_in) == (3, 1, 1, 900)
