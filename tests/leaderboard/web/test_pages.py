@@ -289,3 +289,12 @@ def test_an_episode_page_shows_the_instructions_its_model_was_sent(client, make_
     page = client.get(episode.get_absolute_url()).content.decode()
     assert "x" * SHOWN_OPENING_CHARS in page and "x" * (SHOWN_OPENING_CHARS + 1) not in page
     assert "and 5 more characters" in page
+
+
+def test_an_episode_of_one_step_is_counted_in_words(client, baseline):
+    one = scripted_episode(baseline("expert"), ["up"])
+    other = scripted_episode(baseline("random"), ["up", "down"])
+    page = client.get(other.get_absolute_url()).content.decode()
+    assert "· 1 step · step limit" in page and "1 steps" not in page
+    compared = client.get(f"/episodes/{other.pk}/compare/{one.pk}/").content.decode()
+    assert "· 1 step · step limit" in compared and "· 2 steps · step limit" in compared
