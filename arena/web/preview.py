@@ -168,12 +168,15 @@ def slots_note(server_slots: int | None, concurrent_requests: int) -> str:
     call, and each turn can evict the other's cached prompt, read again whole next time."""
     if not server_slots or concurrent_requests <= server_slots:
         return ""
-    slots = f"{server_slots} slot{'s' if server_slots != 1 else ''}"
+    if server_slots == 1:
+        shared, advice = "the episodes share it call by call", "1 concurrent request (under Advanced) plays one episode at a time, its prompt cached"
+    else:
+        shared = f"the episodes past its {server_slots} slots take turns on them"
+        advice = f"{server_slots} concurrent requests (under Advanced) play one episode per slot, each with its prompt cached"
     return (
-        f"The server runs {slots} and you allow {concurrent_requests} concurrent requests: the episodes past its "
-        f"{slots} take turns on them, and each turn can evict another episode's cached prompt, so that its next call "
-        f"reads the whole prompt again. {server_slots} concurrent request{'s' if server_slots != 1 else ''} "
-        f"(under Advanced) plays one episode per slot, each with its prompt cached."
+        f"The server runs {server_slots} slot{'s' if server_slots != 1 else ''} and you allow {concurrent_requests} "
+        f"concurrent requests: {shared}, and each turn can evict another episode's cached prompt, so that its next "
+        f"call reads the whole prompt again. {advice}."
     )
 
 

@@ -413,5 +413,13 @@ def test_a_one_slot_server_with_more_concurrent_requests_is_told_what_it_costs(w
     html = response.content.decode()
     assert ('id="preview-slots"' in html) is noted
     if noted:
-        assert "The server runs 1 slot and you allow 4 concurrent requests" in html
-        assert "1 concurrent request (under Advanced)" in html
+        assert "The server runs 1 slot and you allow 4 concurrent requests: the episodes share it call by call" in html
+        assert "1 concurrent request (under Advanced) plays one episode at a time" in html
+
+
+def test_the_slots_note_counts_in_words():
+    from arena.web.preview import slots_note
+
+    assert slots_note(None, 4) == slots_note(4, 4) == slots_note(2, 1) == ""
+    assert "The server runs 2 slots and you allow 8 concurrent requests: the episodes past its 2 slots" in slots_note(2, 8)
+    assert "2 concurrent requests (under Advanced) play one episode per slot" in slots_note(2, 8)
