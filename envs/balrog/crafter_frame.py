@@ -21,9 +21,7 @@ import numpy as np
 from crafter import engine
 from PIL import Image, ImageEnhance
 
-# The night tint and the sleep tint crafter's LocalView applies (engine.LocalView._light,
-# engine.LocalView._sleep); the colour is what `_tint` is given.
-OUTSIDE = 127  # the grey of a cell beyond the edge of the world
+OUTSIDE = 127  # the grey crafter leaves in a cell beyond the edge of the world
 
 
 class LocalView(engine.LocalView):

@@ -1,7 +1,8 @@
 """Crafter's world noise, compiled: crafter 1.8.3 draws every 64×64 world from OpenSimplex
 noise (the opensimplex package), some 27,000 noise values a world. In the interpreter
 they took about 0.9 s of a quiet core a world, most of a random episode's CPU; compiled
-by numba they take a few milliseconds, and the world is the same cell for cell:
+by numba they take about 20 ms with the calls (a whole world about 0.2 s on the loaded
+2-core machine, crafter's Python around the noise), and the world is the same cell for cell:
 numba compiles opensimplex's own functions (no fast-math), so every value is the same
 IEEE double the interpreter computes (tests/envs/balrog/test_crafter_noise.py holds it).
 
