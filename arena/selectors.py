@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Collection
 
 from django.conf import settings
-from django.db.models import Prefetch, Sum
+from django.db.models import Prefetch, Q, Sum
 
 from arena.moderation import is_staff, owns, visible_to
 from arena.models import Episode, Experiment, Moderated, ModerationAction, Run, Submission
@@ -47,10 +48,21 @@ class Endpoint:
     max_concurrent_requests: int
 
 
-def newcomer_waiting() -> bool:
-    """Whether a user's submission has episodes queued and none playing anywhere."""
-    playing = Episode.objects.filter(status=Episode.RUNNING).values("run__submission_id")
-    queued = Episode.objects.filter(status=Episode.QUEUED).exclude(run__submission__kind=Submission.KIND_BASELINE)
+def _playing(playing_here: Collection[int]):
+    """Episodes playing: those running anywhere, and those a worker has started and not
+    yet claimed (still queued in the table for a few milliseconds)."""
+    return Episode.objects.filter(Q(status=Episode.RUNNING) | Q(pk__in=list(playing_here)))
+
+
+def newcomer_waiting(playing_here: Collection[int] = ()) -> bool:
+    """Whether a user's submission has episodes queued and none playing anywhere
+    (`playing_here`: the asking worker's episodes, claimed or about to be)."""
+    playing = _playing(playing_here).values("run__submission_id")
+    queued = (
+        Episode.objects.filter(status=Episode.QUEUED)
+        .exclude(pk__in=list(playing_here))
+        .exclude(run__submission__kind=Submission.KIND_BASELINE)
+    )
     return queued.exclude(run__submission_id__in=playing).exists()
 
 
@@ -65,12 +77,11 @@ def endpoint_playing(base_url: str) -> bool:
     ).exists()
 
 
-def submission_playing(episode_id: int) -> bool:
-    """Whether the submission of the episode has an episode playing anywhere."""
+def submission_playing(episode_id: int, playing_here: Collection[int] = ()) -> bool:
+    """Whether the submission of the episode has an episode playing anywhere (as in
+    `newcomer_waiting`)."""
     submission_id = Episode.objects.filter(pk=episode_id).values_list("run__submission_id", flat=True).first()
-    return submission_id is not None and Episode.objects.filter(
-        status=Episode.RUNNING, run__submission_id=submission_id
-    ).exists()
+    return submission_id is not None and _playing(playing_here).filter(run__submission_id=submission_id).exists()
 
 
 @dataclasses.dataclass(frozen=True)

@@ -168,14 +168,17 @@ class Worker:
         if now < self._next_newcomer_check or len(self.playing) >= self.concurrency + NEWCOMER_PLACES:
             return False
         self._next_newcomer_check = now + NEWCOMER_CHECK_SECONDS
-        if not await sync_to_async(newcomer_waiting, thread_sensitive=False)():
+        # This worker's episodes count as playing before their claim is written: at
+        # start-up, a submission whose first episodes were just taken is no newcomer.
+        playing_here = frozenset(self.playing)
+        if not await sync_to_async(newcomer_waiting, thread_sensitive=False)(playing_here):
             return False
         for _ in range(NEWCOMER_LOOKAHEAD):
             dequeued = await sync_to_async(queue.dequeue_episode, thread_sensitive=False)()
             if dequeued is None:
                 return False
             if not dequeued.baseline and not await sync_to_async(submission_playing, thread_sensitive=False)(
-                dequeued.episode_id
+                dequeued.episode_id, playing_here
             ):
                 endpoint = self._place_at(await sync_to_async(_endpoint_of, thread_sensitive=False)(dequeued))
                 if endpoint is not False:

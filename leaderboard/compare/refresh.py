@@ -23,7 +23,9 @@ def refresh_compared(sender=None, *, run_id: int, **kwargs) -> int:
     pairs = compared_pairs(run_id)
     if not pairs:
         return 0
-    runs = runs_by_id({pk for pair in pairs for pk in pair})
+    # A taken-down run is in no comparison a page shows (runs_with_results): its games
+    # are not worth the resampling.
+    runs = runs_by_id({pk for pair in pairs for pk in pair}, taken_down=False)
     games = [
         (suite_for(runs[a].task).primary_metric, runs[a], runs[b])
         for a, b in pairs

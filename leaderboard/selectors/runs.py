@@ -253,6 +253,10 @@ def scored_runs_of_task(task_id: str, filters: Filters | None = None) -> list[Ru
     return list(scored_runs(task_id, filters))
 
 
-def runs_by_id(ids) -> dict[int, Run]:
-    """The runs of these ids, whole (what a paired comparison's cache key reads), by id."""
-    return {run.pk: run for run in Run.objects.filter(pk__in=list(ids))}
+def runs_by_id(ids, *, taken_down: bool = True) -> dict[int, Run]:
+    """The runs of these ids, whole (what a paired comparison's cache key reads), by id;
+    without those the operators took down unless `taken_down`."""
+    runs = Run.objects.filter(pk__in=list(ids))
+    if not taken_down:
+        runs = runs.exclude(moderation=Run.HIDDEN)
+    return {run.pk: run for run in runs}

@@ -82,6 +82,7 @@ PAYLOADS = [
 ]
 HOSTILE_MATCH = f"""
 import json
+from django.db import transaction
 from arena.matches import services
 from arena.matches.games import Ending
 from arena.matches.seats import Attempt, MoveAnswer
@@ -89,8 +90,11 @@ from arena.services.submissions import submission_create
 payload = " ".join({PAYLOADS!r})
 seats = [submission_create(owner=None, api_key="sk-unused-key-0000", runs=[], fields={{
     "name": (str(n) + payload)[:100], "base_url": "https://api.example.com/v1", "model": "m"}}) for n in range(2)]
-match = services.queue_pair("tictactoe", seats[0], seats[1], opening_seed=0, round_number=1)[0]
-assert services.match_claim(match.pk, "xss")
+# Queued and claimed in one transaction: the site's own worker would otherwise take the
+# queued match between the two.
+with transaction.atomic():
+    match = services.queue_pair("tictactoe", seats[0], seats[1], opening_seed=0, round_number=1)[0]
+    assert services.match_claim(match.pk, "xss")
 for index in range(2):
     answer = MoveAnswer(action=None if index else "b2", observation=payload, messages=[{{"role": "user", "content": payload}}],
                         attempts=[Attempt([], completion=payload, reasoning=payload, parsed_action=payload[:50], feedback=payload)])

@@ -9,6 +9,7 @@ episodes' finish on the event loop before it reaches the database thread, so the
 episode can claim, load and call meanwhile."""
 
 import asyncio
+import time
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -24,13 +25,6 @@ from tests.support.calling_agent import Calls, calling_agents
 pytestmark = pytest.mark.django_db(transaction=True)
 
 WAIT_SECONDS = 5.0
-
-
-@pytest.fixture(autouse=True)
-def no_newcomer_places(monkeypatch):
-    """The places beyond the concurrency kept for a newcomer's first episode stay shut: an
-    episode started a moment ago and not yet claimed looks like none playing."""
-    monkeypatch.setattr(worker_module, "newcomer_waiting", lambda: False)
 
 
 @pytest.fixture
@@ -173,3 +167,24 @@ def test_serving_until_idle_returns_after_the_last_finish(make_model_submission,
 
     assert set(run.episodes.values_list("status", flat=True)) == {Episode.FINISHED}
     assert calls.finishing == 0
+
+
+def test_a_submissions_episodes_just_taken_are_not_taken_for_a_newcomers(make_model_submission, monkeypatch):
+    # The places beyond the concurrency are a newcomer's (arena.play.worker). At start-up
+    # the worker takes a submission's first episodes before their claims are written:
+    # looking meanwhile, it took the same submission for a newcomer and played up to
+    # four more of its episodes at once than it has places.
+    monkeypatch.setattr(worker_module, "NEWCOMER_CHECK_SECONDS", 0.0)
+    claim_and_load = runner_module.claim_and_load
+
+    def slow_claim(*args):
+        time.sleep(0.3)  # a busy database: the claim lands well after the start
+        return claim_and_load(*args)
+
+    monkeypatch.setattr(runner_module, "claim_and_load", slow_claim)
+    run = new_run(make_model_submission(max_concurrent_requests=8), episodes=6)
+    calls = Calls()
+    async_to_sync(_worker(calls, concurrency=2).serve)(until_idle=True)
+
+    assert set(run.episodes.values_list("status", flat=True)) == {Episode.FINISHED}
+    assert calls.most_alive == 2

@@ -172,9 +172,10 @@ def test_the_owner_reads_the_taken_down_runs_marked_and_staff_as_before(scene):
 
 
 def test_a_comparison_computed_again_after_the_takedown_shows_a_stranger_nothing_of_the_run(scene):
-    """leaderboard.compare.refresh reads the runs of the games someone compared by id, taken
-    down or not, and keeps their figures: under a key of the two runs, which a comparison
-    reads only for the runs it shows (leaderboard.selectors.submissions.runs_with_results)."""
+    """leaderboard.compare.refresh computes again the games someone compared, but those of
+    a taken-down run (a comparison shows only the runs of
+    leaderboard.selectors.submissions.runs_with_results); its figures kept before the
+    takedown stay under a key of the two runs, which no page reads any more."""
     from leaderboard.compare.refresh import refresh_compared
 
     surfaces, stranger = _surfaces(scene), _as(scene["stranger"])
@@ -183,8 +184,8 @@ def test_a_comparison_computed_again_after_the_takedown_shows_a_stranger_nothing
     assert [game["a_run"] for game in compared["games"]] == [hidden.pk]
     _hide_runs(scene)
     # An episode of the run ends after the takedown (a worker at its last step): the
-    # write side computes the game again, the taken-down run's figures with it.
-    assert refresh_compared(run_id=hidden.pk) == 1
+    # write side leaves its game alone.
+    assert refresh_compared(run_id=hidden.pk) == 0
     urls = [surfaces["compare page"], surfaces["compare api"]]
     seen = {(user, url): _answer(_as(scene[user] if user != "anonymous" else None), url)
             for user in ("anonymous", "stranger") for url in urls}
