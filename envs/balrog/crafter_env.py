@@ -16,7 +16,7 @@ from envs.balrog import crafter_noise  # noqa: I001 (before crafter: imports ope
 import crafter
 from PIL import Image
 
-from envs.balrog import crafter_frame, crafter_text
+from envs.balrog import crafter_text
 from envs.balrog.protocol import HISTORY_COMING, BalrogTask, Outcome
 from envs.core import NoExpert, Observation, RandomLegalPolicy
 
@@ -109,16 +109,6 @@ class SeededCrafterEnv(crafter.Env):
     despawned different creatures from one run to the next. Handing crafter each chunk's
     objects sorted by position (a cell holds one object at most) removes that.
     """
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        # The same frames drawn in fewer Python steps (envs.balrog.crafter_frame).
-        self._local_view = crafter_frame.LocalView(self._world, self._textures, self._local_view._grid)
-
-    def render(self, size=None):
-        if size is None or tuple(size) == tuple(self._size):
-            return crafter_frame.draw(self)
-        return super().render(size)
 
     def _balance_chunk(self, chunk, objs):
         in_a_fixed_order = sorted(objs, key=lambda obj: (int(obj.pos[0]), int(obj.pos[1])))
