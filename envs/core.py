@@ -176,7 +176,7 @@ class Task(abc.ABC):
 
     def start_builder(self, seed: int):
         """For games whose start computes long in the interpreter (crafter generates its
-        world in pure Python): a picklable function and its arguments that build, in any
+        world cell by cell in Python): a picklable function and its arguments that build, in any
         process, what `reset(seed)` starts from, for `reset_built`. A worker runs it in a
         process of its own (arena.play.starts) so its interpreter plays other episodes
         meanwhile. None: `reset` builds its start itself."""

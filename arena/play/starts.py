@@ -1,6 +1,7 @@
 """Processes that build the start of an episode for games whose start computes long in
-the interpreter (`Task.start_builder`: crafter generates its 64×64 world in pure Python,
-about 0.9 s of CPU, most of a random episode's).
+the interpreter (`Task.start_builder`: crafter generates its 64×64 world cell by cell in
+Python around compiled noise, envs/balrog/crafter_noise.py: a few tenths of a second of
+CPU, 0.9 s when the noise was interpreted too).
 
 A worker plays all its episodes in one interpreter, whose lock lets one thread compute
 at a time: a world generated there holds up every other episode's step for as long.
