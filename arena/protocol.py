@@ -92,7 +92,7 @@ def _differences(task: str, variant: Variant, episodes: int, temperature, max_to
     # instance s mod 16; BALROG's Baba Is AI cycles its levels): not the same sample.
     wanted_episodes = preset.episodes_of(task_cls)
     if episodes < wanted_episodes:
-        differences.append(f"{episodes} episodes (preset {wanted_episodes})")
+        differences.append(f"{episodes} episode{'s' if episodes != 1 else ''} (preset {wanted_episodes})")
     return tuple(differences)
 
 
@@ -137,7 +137,7 @@ class RowProtocol:
         """The protocol in one line: "paper preset · temperature 1 · 8,192 max tokens ·
         5–120 episodes per run · strict parsing"."""
         if self.kind == BASELINE:
-            return f"baseline policy, no model · {_span(self.episodes)} episodes per run"
+            return f"baseline policy, no model · {_episodes_per_run(self.episodes)}"
         if self.kind == IMPORTED:
             parts = ["imported: played under the paper's own harness by its authors (comparable)"]
         else:
@@ -147,7 +147,7 @@ class RowProtocol:
         if self.max_tokens:
             parts.append(f"{'/'.join(setting_text(int(m)) for m in self.max_tokens)} max tokens")
         if self.episodes and self.kind != IMPORTED:
-            parts.append(f"{_span(self.episodes)} episodes per run")
+            parts.append(_episodes_per_run(self.episodes))
         if self.lenient_parsing:
             parts.append(" and ".join("lenient parsing" if lenient else "strict parsing" for lenient in self.lenient_parsing))
         text = " · ".join(parts)
@@ -164,6 +164,10 @@ class RowProtocol:
             "parsing": ["lenient" if lenient else "strict" for lenient in self.lenient_parsing],
             "differences_from_preset": list(self.differences), "text": self.text,
         }
+
+
+def _episodes_per_run(values: tuple[int, ...]) -> str:
+    return f"{_span(values)} episode{'' if set(values) == {1} else 's'} per run"
 
 
 def _span(values: tuple[int, ...]) -> str:

@@ -225,6 +225,16 @@ class EndpointGate:
         number = self._leases[holder] = self._server_slots.take(holder)
         return number
 
+    def set_cap(self, cap: int) -> None:
+        """Follow a new cap (gate_for): a limit at the old cap moves to the new one, a
+        limit the server made back off stays where it is unless the new cap is lower."""
+        cap = max(1, int(cap))
+        if cap == self.cap:
+            return
+        self.limit = cap if self.limit == self.cap else min(self.limit, cap)
+        self.cap = cap
+        self._changed.set()  # a raised cap lets waiting callers in
+
     def slot_of(self, holder: object) -> int | None:
         return self._leases.get(holder)
 
@@ -335,8 +345,10 @@ _servers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def gate_for(
     endpoint: str, limit: int, on_change: Callable[[dict], None] | None = None, server: str | None = None
 ) -> EndpointGate:
-    """The gate of `endpoint` on the running loop. Callers sharing the key share the gate
-    (the first one's limit applies), so the key names one tenant's use of a URL
+    """The gate of `endpoint` on the running loop. Callers sharing the key share the gate,
+    under the limit the latest caller gives (a tenant's new submission with fewer
+    concurrent requests, for a server with fewer slots, is not held to the 4 its earlier
+    submission gave for as long as the worker runs), so the key names one tenant's use of a URL
     (arena.endpoints.tenancy), never the URL alone: a stranger's limit, 429s and pauses must not
     set another tenant's pace. Gates given the same `server` (arena.endpoints.tenancy.server_key)
     number its slots together (module docstring); without one a gate numbers its own."""
@@ -346,4 +358,6 @@ def gate_for(
     if gate is None:
         slots = _servers.setdefault(loop, {}).setdefault(server, ServerSlots()) if server is not None else None
         gate = gates[endpoint] = EndpointGate(limit, on_change, slots)
+    else:
+        gate.set_cap(limit)
     return gate

@@ -46,7 +46,7 @@ class Episode(models.Model):
     """One seed of a run. Liveness (worker, heartbeat) lives on this row."""
 
     QUEUED, RUNNING, FINISHED, FAILED = "queued", "running", "finished", "failed"
-    SKIPPED = "skipped"  # never played: the run's budget ran out first
+    SKIPPED = "skipped"  # not played to its end: the run's budget ran out, or it was cancelled
     STATUS_CHOICES = [(s, s) for s in (QUEUED, RUNNING, FINISHED, FAILED, SKIPPED)]
     # Statuses an episode never leaves: no step will follow, the live channel ends.
     TERMINAL = (FINISHED, FAILED, SKIPPED)
@@ -112,6 +112,12 @@ class Episode(models.Model):
 
     def get_absolute_url(self):
         return reverse("leaderboard:episode", args=[self.pk])
+
+    @property
+    def step_counts_known(self) -> bool:
+        """Whether `illegal_steps` and `cut_off_steps` are counted: they are when the
+        episode ends (arena.services.aggregates), while `num_steps` moves with each step."""
+        return self.status in self.TERMINAL
 
 
 class Step(models.Model):

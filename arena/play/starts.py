@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import signal
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -44,13 +45,23 @@ def _timed(function, args):
     return built, time.process_time() - started
 
 
+def _leave_interrupts_to_the_worker() -> None:
+    # Ctrl-C in `make serve`'s terminal reaches every process of its group: the worker
+    # ends these processes itself on its way out, and each interrupted one printed a
+    # KeyboardInterrupt traceback over the shutdown.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _get_pool() -> ProcessPoolExecutor:
     global _pool
     with _lock:
         if _pool is None:
             # Spawned, not forked: the worker has threads (the database's, the
             # simulators'), and a fork copies their locks in whatever state they are.
-            _pool = ProcessPoolExecutor(max_workers=cores(), mp_context=multiprocessing.get_context("spawn"))
+            _pool = ProcessPoolExecutor(
+                max_workers=cores(), mp_context=multiprocessing.get_context("spawn"),
+                initializer=_leave_interrupts_to_the_worker,
+            )
         return _pool
 
 

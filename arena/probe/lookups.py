@@ -138,10 +138,13 @@ def is_ollama_show(data) -> bool:
 
 
 async def read_server_context(
-    reader: MetadataReader, base_url: str, model: str, facts: ServerFacts, timeout: float
+    reader: MetadataReader, base_url: str, model: str, facts: ServerFacts, timeout: float, *,
+    completions: bool = True,
 ) -> None:
     """llama.cpp's /props, else Ollama's /api/show and /api/ps, into `facts`. Asked after
-    the first completion, so that Ollama has loaded the model and /api/ps knows it."""
+    the first completion, so that Ollama has loaded the model and /api/ps knows it.
+    Without `completions`, only metadata routes are asked (llama-cpp-python's window,
+    read from its answer to an over-long prompt, is left out)."""
     root = server_root(base_url)
     props = await reader.get(root + "/props", timeout)
     if props.ok:
@@ -157,7 +160,7 @@ async def read_server_context(
     # Older Ollama versions read "name", newer ones "model".
     show = await reader.post(root + "/api/show", {"model": model, "name": model}, timeout)
     if not show.ok or not is_ollama_show(show.data):
-        await _read_other_servers(reader, base_url, model, facts, timeout)
+        await _read_other_servers(reader, base_url, model, facts, timeout, completions=completions)
         return
     maximum, num_ctx, vision = servers.ollama_show(show.data)
     facts.server_kind = OLLAMA
@@ -179,7 +182,7 @@ async def read_server_context(
 
 
 async def _read_other_servers(
-    reader: MetadataReader, base_url: str, model: str, facts: ServerFacts, timeout: float
+    reader: MetadataReader, base_url: str, model: str, facts: ServerFacts, timeout: float, *, completions: bool
 ) -> None:
     """LM Studio, llama-cpp-python's server, then the hosted APIs' published windows
     (arena.probe.more_servers), for a server that is neither llama.cpp's nor Ollama."""
@@ -187,7 +190,7 @@ async def _read_other_servers(
     finding = await more_servers.lm_studio_context(reader, root, model, timeout)
     if finding is not None:
         facts.server_kind = LM_STUDIO
-    else:
+    elif completions:
         # Tokenising a long prompt takes a slow machine more than the metadata timeout.
         finding = await more_servers.llama_cpp_python_context(
             reader, root, openai_api_base(base_url), model, reader.timeout_seconds

@@ -50,7 +50,9 @@ Every message is run through `redact` with the API key before it is returned.
 An endpoint that is playing the arena's episodes right now (`endpoint_busy`) is sent no
 completion at all: on a local server with one slot or a few, a test request would wait
 behind an episode's call and then evict its cached prompt (the next step re-reads it
-whole). Its metadata is read, and the notes say what was not measured.
+whole). Its metadata is read (step 1, and step 3 without llama-cpp-python's over-long
+prompt, which is a completion request), and the notes say what was not measured. So is
+the metadata of an endpoint whose one-token request timed out (slow, not unreachable).
 """
 
 from __future__ import annotations
@@ -208,6 +210,8 @@ class _Probe(ProbeVerdicts):
         self.facts = ServerFacts()
         self.first_reply: ModelReply | None = None
         self.context_decided = False
+        # The one-token request timed out on an endpoint whose metadata answered.
+        self.slow = False
 
     # --- the sequence ----------------------------------------------------------------
 
@@ -233,10 +237,11 @@ class _Probe(ProbeVerdicts):
             return
         if self.endpoint_busy:
             self.note(BUSY_NOTE)
-            self.result.server_kind = self.facts.server_kind
-            self.result.server_slots = self.facts.server_slots
+            await self.read_metadata_only()
             return
         if not await self.complete_one_token():
+            if self.slow:
+                await self.read_metadata_only()
             return
         if self.provider == OPENAI and (self.facts.context is None or not self.facts.context.exact):
             await lookups.read_server_context(self.reader, self.base_url, self.model, self.facts, self.metadata_timeout)
@@ -255,6 +260,24 @@ class _Probe(ProbeVerdicts):
             await self.reader.aclose()
         if self.transport is not None:
             await self.transport.aclose()
+
+    async def read_metadata_only(self) -> None:
+        """What a busy or slow endpoint's own metadata says of its context window and
+        images (llama.cpp's /props, Ollama's /api/show and /api/ps, LM Studio's model
+        list), read without a completion: a playing episode keeps its slot and its
+        cached prompt, and its episodes get the window the server runs with instead of
+        the safe default."""
+        if self.provider == OPENAI and (self.facts.context is None or not self.facts.context.exact):
+            await lookups.read_server_context(
+                self.reader, self.base_url, self.model, self.facts, self.metadata_timeout, completions=False
+            )
+        self.result.server_kind = self.facts.server_kind
+        self.result.server_slots = self.facts.server_slots
+        self.decide_context_window()
+        if self.facts.image_hint is not None:
+            accepts, where = self.facts.image_hint
+            self.result.accepts_images = accepts
+            self.note(f"Going by {where}, it {'accepts' if accepts else 'does not accept'} images.")
 
     def finish(self) -> ProbeResult:
         result = self.result
@@ -363,9 +386,8 @@ class _Probe(ProbeVerdicts):
             reply = await self.client(max_tokens=1, retries=1).complete(probe_messages())
         except ModelCallError as exc:
             if self.slow_but_reachable(exc):
+                self.slow = True
                 self.note(SLOW_NOTE.format(seconds=self.timeout))
-                self.result.server_kind = self.facts.server_kind
-                self.result.server_slots = self.facts.server_slots
                 return False
             if not _answered(exc):
                 self.blame_completion(exc)

@@ -10,9 +10,9 @@ from django.utils import timezone
 from arena import page_generation
 from arena.services.runs import enqueue_on_commit, plays_in_order
 from arena.live.publish import publish_end_on_commit
-from arena.services.aggregates import apply_step_totals, played_sums, step_totals
+from arena.services.aggregates import STEP_TOTAL_FIELDS, apply_step_totals, played_deltas, played_sums, step_totals
 from arena.endpoints.url import without_query
-from arena.models import Episode, Run, Submission, SubmissionEdit
+from arena.models import Episode, Run, Step, Submission, SubmissionEdit
 from arena.moderation import refuse_if_taken_down
 
 
@@ -55,18 +55,25 @@ def run_cancel(run: Run) -> int:
 
 def run_stop(run: Run, reason: str) -> int:
     """`run_cancel` with the reason its stopped episodes show (a takedown gives its own:
-    arena.services.takedowns); the number of episodes stopped."""
+    arena.services.takedowns); the number of episodes stopped. What a stopped episode
+    played counts, as a failed one's does: its steps, illegal actions, answers cut off
+    and tokens go into its own totals and the run's aggregates."""
     with transaction.atomic():
-        # Locked in id order, as the workers writing their steps lock them (arena.services.steps).
+        # Locked in id order, as the workers writing their steps lock them (arena.services.steps):
+        # a worker's next step finds the episode skipped and is not stored, so the totals
+        # read here are final.
         ids = list(
             Episode.objects.select_for_update()
             .filter(run=run, status__in=[Episode.QUEUED, Episode.RUNNING])
             .order_by("pk")
             .values_list("id", flat=True)
         )
+        # The reason says why they ended: an earlier note ("worker … was stopped;
+        # re-queued to resume") is about an attempt that went on after it.
         Episode.objects.filter(pk__in=ids).update(
-            status=Episode.SKIPPED, end_reason=reason[:200], finished_at=timezone.now()
+            status=Episode.SKIPPED, end_reason=reason[:200], finished_at=timezone.now(), error="", error_kind=""
         )
+        count_stopped_play(run, ids, sign=1)
         Run.objects.filter(pk=run.pk).exclude(status__in=Run.TERMINAL).update(
             status=Run.CANCELLED, finished_at=timezone.now()
         )
@@ -74,6 +81,24 @@ def run_stop(run: Run, reason: str) -> int:
             publish_end_on_commit(episode_id)
         page_generation.bump_on_commit()
     return len(ids)
+
+
+def count_stopped_play(run: Run, episode_ids: list[int], *, sign: int) -> None:
+    """What stopped episodes played (their stored steps), added to their run's aggregates
+    when they stop (sign +1), taken back when they are queued again to resume (-1; their
+    end adds the whole playthrough), as failed episodes' play is (run_requeue_failed).
+    A replay of shipped figures leaves the figures alone, as a failed one does. The
+    episodes are locked by the caller."""
+    played = set(Step.objects.filter(episode_id__in=episode_ids).values_list("episode_id", flat=True).distinct())
+    sums: dict[str, float] = {}
+    for episode in Episode.objects.filter(pk__in=sorted(played)).order_by("pk"):
+        totals = step_totals(episode)
+        apply_step_totals(episode, totals)
+        episode.save(update_fields=list(STEP_TOTAL_FIELDS))
+        for field, delta in played_deltas(episode, totals, sign=sign).items():
+            sums[field] = sums.get(field, 0) + delta
+    if sums and run.shipped_figures is None:
+        Run.objects.filter(pk=run.pk).update(**{field: F(field) + delta for field, delta in sums.items()})
 
 
 def submission_cancel(submission: Submission) -> int:

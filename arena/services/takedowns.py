@@ -30,7 +30,7 @@ from arena import page_generation
 from arena.live.publish import publish_match_end_on_commit
 from arena.models import Episode, Match, Moderated, ModerationAction, Run, Submission
 from arena.moderation import moderate
-from arena.services.run_actions import run_stop
+from arena.services.run_actions import count_stopped_play, run_stop
 from arena.services.runs import enqueue_on_commit, plays_in_order
 
 TAKEN_DOWN = "taken down by the operators: "
@@ -159,6 +159,8 @@ def _resume_run(run: Run) -> int:
         stopped = list(_stopped(run.episodes.select_for_update()).order_by("pk").values_list("pk", "index", "attempts"))
         if not stopped:
             return 0
+        # What they played counted when they stopped; their end counts it again, whole.
+        count_stopped_play(run, [pk for pk, _, _ in stopped], sign=-1)
         Episode.objects.filter(pk__in=[pk for pk, _, _ in stopped]).update(
             status=Episode.QUEUED, worker="", end_reason="", finished_at=None,
         )

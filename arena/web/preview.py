@@ -81,6 +81,8 @@ class Preview:
     answers_bounded: bool  # output estimate counts whole answer budgets (chain of thought)
     cost_usd: float | None
     method: str = ESTIMATE_METHOD
+    # A local server with fewer slots than the concurrent requests allowed (slots_note).
+    slots_note: str = ""
 
     @property
     def episodes(self) -> int:
@@ -125,6 +127,7 @@ class Preview:
             "not_estimated": self.unestimated,
             "ruled_out": self.ruled_out,
             "endpoint": self.endpoint,
+            "slots_note": self.slots_note,
             "estimate_method": self.method,
             "fingerprint": self.fingerprint,
         }
@@ -150,11 +153,31 @@ def submission_preview(runs: list[RunSpec], *, fields: dict, probe=None) -> Prev
     tokens_in = sum(run.tokens_in or 0 for run in previewed)
     tokens_out = sum(run.tokens_out or 0 for run in previewed)
     cost = submission.cost_usd(tokens_in, tokens_out) if not agent else None
-    endpoint = None
+    endpoint, note = None, ""
     if probe is not None and not agent:
         found = probe.to_json()
         endpoint = {key: found[key] for key in ENDPOINT_FINDINGS}
-    return Preview(runs=tuple(previewed), endpoint=endpoint, answers_bounded=bounded, cost_usd=cost)
+        note = slots_note(found.get("server_slots"), submission.max_concurrent_requests)
+    return Preview(runs=tuple(previewed), endpoint=endpoint, answers_bounded=bounded, cost_usd=cost, slots_note=note)
+
+
+def slots_note(server_slots: int | None, concurrent_requests: int) -> str:
+    """What a server reporting fewer slots than the requests allowed in flight (llama.cpp's
+    /props) means for play: an episode leases a slot for its life and keeps its prompt
+    cached there (arena.clients.limits); the episodes past the slots share them call by
+    call, and each turn can evict the other's cached prompt, read again whole next time."""
+    if not server_slots or concurrent_requests <= server_slots:
+        return ""
+    if server_slots == 1:
+        shared, advice = "the episodes share it call by call", "1 concurrent request (under Advanced) plays one episode at a time, its prompt cached"
+    else:
+        shared = f"the episodes past its {server_slots} slots take turns on them"
+        advice = f"{server_slots} concurrent requests (under Advanced) play one episode per slot, each with its prompt cached"
+    return (
+        f"The server runs {server_slots} slot{'s' if server_slots != 1 else ''} and you allow {concurrent_requests} "
+        f"concurrent requests: {shared}, and each turn can evict another episode's cached prompt, so that its next "
+        f"call reads the whole prompt again. {advice}."
+    )
 
 
 _SUBMISSION_FIELDS = {field.name for field in Submission._meta.concrete_fields} - {"id"}

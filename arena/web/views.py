@@ -11,6 +11,7 @@ from django.db import connection
 from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.template.defaultfilters import pluralize
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
@@ -165,7 +166,8 @@ def _create_submission(request, form: SubmissionForm):
     if submission.new_agent_secret:
         # Shown in this response only: never stored in plain text, never in a cookie.
         return render(request, "arena/agent_secret.html", {"submission": submission, "secret": submission.new_agent_secret})
-    messages.success(request, f"Submission “{submission.name}” created; {len(form.runs)} run(s) queued.")
+    runs = len(form.runs)
+    messages.success(request, f"Submission “{submission.name}” created; {runs} run{pluralize(runs)} queued.")
     return redirect(submission)
 
 

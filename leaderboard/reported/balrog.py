@@ -33,6 +33,12 @@ def paper_board(suite: Suite, mode: str) -> PaperBoard | None:
         return None
     image = mode == "vlm"
     figures = [f for f in found.figures if (f.format in IMAGE_FORMATS) == image]
+    # BALROG's tables spell some models two ways (Table 2's "llama-3.2-90B-it", Table 4's
+    # "llama-3.2-90b-it"): one model, one row, under the spelling met first.
+    spelling: dict[str, str] = {}
+    for f in figures:
+        spelling.setdefault(f.model.casefold(), f.model)
+    figures = [dataclasses.replace(f, model=spelling[f.model.casefold()]) for f in figures]
     by_cell: dict[tuple[str, str], ReportedFigure] = {(f.model, f.environment): f for f in figures}
     columns = ["average", *(environment.name for environment in ENVIRONMENTS)]
     sources = []

@@ -39,8 +39,26 @@ def episode_detail(request, pk):
          "same_seed": _same_seed(episode), "frames": frames.frames_state(episode), "search": search,
          "min_search": MIN_STEP_SEARCH_CHARS, "matches": None if matches is None else matches[:STEP_SEARCH_LIMIT],
          "more_matches": matches is not None and len(matches) > STEP_SEARCH_LIMIT, "search_limit": STEP_SEARCH_LIMIT,
-         "takedown": owners_takedown_notice(request.user, episode.run.submission, episode.run)},
+         "takedown": owners_takedown_notice(request.user, episode.run.submission, episode.run),
+         "prompt_opening": prompt_opening(episode)},
     )
+
+
+# A prompt's opening can hold hundreds of LMAct demonstrations: the page shows its start,
+# the JSONL download holds it whole.
+SHOWN_OPENING_CHARS = 20_000
+
+
+def prompt_opening(episode: Episode) -> dict | None:
+    """What the model was sent before the first step's observation (Episode.prompt_prefix:
+    the suite's instructions, LMAct's demonstrations), as the page shows it: its text in
+    order, a picture named where it was sent, cut after SHOWN_OPENING_CHARS characters.
+    None for an episode with no stored opening (a baseline's, an agent endpoint's)."""
+    parts = episode.prompt_prefix or []
+    text = "".join(part.get("text", "") if part.get("type") == "text" else "[picture]" for part in parts)
+    if not text:
+        return None
+    return {"text": text[:SHOWN_OPENING_CHARS], "more": max(0, len(text) - SHOWN_OPENING_CHARS)}
 
 
 # The first difference names both actions in a sentence. An action can be a model's

@@ -66,7 +66,8 @@ def _endpoint_turns(run: Run) -> str:
     if pace and pace.get("waiting"):
         queue = f" {pace['in_flight']} calls are in flight there and {pace['waiting']} episodes wait for a turn, in the order they came."
     return (
-        f"{unstarted} of this run's playing episodes have no step yet: each waits for its first answer or for a "
+        f"{unstarted} of this run's playing episodes {'has' if unstarted == 1 else 'have'} no step yet: each waits "
+        f"for its first answer or for a "
         f"turn at the endpoint, which takes {cap} call{'s' if cap != 1 else ''} at once (the submission's "
         f"concurrent requests). An episode keeps its turn until it ends, so that the server keeps its prompt "
         f"in cache.{queue}"

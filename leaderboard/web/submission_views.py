@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 
 from arena.balrog_results.exporter import has_balrog_runs
 from arena.endpoints.privacy import can_see_endpoint, hide_endpoint_in
@@ -58,7 +59,8 @@ def submission_detail(request, pk):
             except TakenDown as refusal:  # taken down since the page was read
                 form.add_error(None, str(refusal))
             else:
-                messages.success(request, f"{experiment.get_kind_display()} queued: {experiment_run_count(experiment)} run(s).")
+                runs = experiment_run_count(experiment)
+                messages.success(request, f"{experiment.get_kind_display()} queued: {runs} run{pluralize(runs)}.")
                 return redirect(experiment)
     return render(
         request,

@@ -556,6 +556,45 @@ async def test_an_endpoint_playing_episodes_is_sent_no_completion():
     assert any("playing the arena's episodes right now" in note for note in result.notes)
 
 
+@pytest.mark.asyncio
+async def test_an_endpoint_playing_episodes_gets_the_window_and_images_its_server_reports():
+    """A second submission to a llama.cpp server while the first one's episodes play on
+    it: the window and the image support come from /props (metadata, no slot taken),
+    not the 4,096-token default that would trim every prompt to half the server's."""
+    with FakeOpenAIServer(props_n_ctx=8192, accepts_images=False) as server:
+        result = await probe(server, endpoint_busy=True)
+    assert not [request for request in server.requests if request.path.endswith("/chat/completions")]
+    assert "GET /props" in paths(server)
+    assert (result.context_window, result.context_window_source) == (8192, "server")
+    assert "The server reports a context window of 8,192 tokens (llama.cpp /props)." in result.notes
+    assert result.accepts_images is False
+    assert "Going by llama.cpp's server properties, it does not accept images." in result.notes
+
+
+@pytest.mark.asyncio
+async def test_a_slow_endpoint_gets_the_window_its_server_reports():
+    with FakeOpenAIServer(models=["fake-model"], props_n_ctx=8192) as server:
+        server.enqueue(Fault.delay(2.0), Fault.delay(2.0))
+        result = await probe(server, timeout_seconds=0.5)
+    assert result.ok and any("reachable, and slow or busy" in note for note in result.notes)
+    assert (result.context_window, result.context_window_source) == (8192, "server")
+
+
+@pytest.mark.asyncio
+async def test_a_busy_llama_cpp_python_server_is_sent_no_over_long_prompt():
+    """llama-cpp-python tells its window only by refusing a prompt past it, a completion
+    request: a busy one is not sent it, and the window falls back to the default."""
+    completions = []
+    transport = scripted({
+        "GET /v1/models": {"data": [{"id": "fake-model"}]},
+        "POST /extras/tokenize": {"tokens": [1, 2, 3, 4]},
+        "POST /v1/chat/completions": lambda body: completions.append(body) or chat_answer(),
+    })
+    result = await probe("http://llm.example/v1", transport=transport, endpoint_busy=True)
+    assert completions == []
+    assert result.ok and result.context_window_source == "default"
+
+
 @pytest.mark.parametrize("answer, ollama", [
     ({"ok": True}, False),
     ({"detail": "not here"}, False),

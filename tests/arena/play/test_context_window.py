@@ -187,3 +187,36 @@ def test_a_cancelled_run_skips_what_is_left(make_model_submission):
     run.refresh_from_db()
     assert run.status == Run.CANCELLED
     assert set(run.episodes.values_list("status", flat=True)) == {Episode.SKIPPED}
+
+
+def test_a_cancelled_episode_counts_what_it_played(make_model_submission):
+    """Cancelled mid-episode: its illegal actions, answers cut off and tokens are on its
+    row and in the run's aggregates, as a failed episode's are (docs/submitting.md), not
+    zeros beside the steps it shows."""
+    import dataclasses
+
+    from arena.services.episodes import episode_claim
+    from arena.services.steps import StepRecord, step_record
+
+    submission = make_model_submission()
+    run = new_run(submission, task="lmact/gridworld", fmt="ascii", episodes=2)
+    playing = run.episodes.order_by("index").first()
+    assert episode_claim(playing.pk, "w1")
+    played = StepRecord(
+        index=0, observation_text="obs", observation_image=None, prompt_added=[], completion="Action: up",
+        reasoning="", parsed_action="up", executed_action="up", legal=True, reward=0.0, done=False,
+        end_reason="", tokens_in=300, tokens_out=32, latency_ms=1000.0, error="",
+    )
+    step_record(playing.pk, "w1", played)
+    step_record(playing.pk, "w1", dataclasses.replace(played, index=1, legal=False, cut_off=True))
+    step_record(playing.pk, "w1", dataclasses.replace(played, index=2, legal=False))
+    # A worker stopped earlier gave it back and another took it on: the note is stale.
+    Episode.objects.filter(pk=playing.pk).update(error="worker w0 was stopped; re-queued to resume")
+
+    assert run_actions.run_cancel(run) == 2
+    playing.refresh_from_db()
+    assert playing.error == ""  # its end reason says why it ended
+    run.refresh_from_db()
+    assert (playing.num_steps, playing.illegal_steps, playing.cut_off_steps, playing.tokens_in) == (3, 1, 1, 900)
+    assert (run.steps_total, run.illegal_total, run.cut_off_total, run.tokens_in) == (3, 1, 1, 900)
+    assert run.illegal_rate == pytest.approx(1 / 3)  # the episode that never started does not count

@@ -27,6 +27,38 @@ def test_no_more_calls_are_in_flight_than_the_limit():
     assert shared  # a second submission on the same server shares its gate
 
 
+def test_a_later_submissions_concurrent_requests_apply_to_the_shared_gate():
+    """One owner's two submissions to one 1-slot server, the first with the form's 4
+    concurrent requests, the second with 1: the second's episodes get 1 call in flight,
+    not the first one's 4 for as long as the worker runs; raising it lets more in."""
+
+    async def peak_of(gate, calls):
+        in_flight, peak = 0, 0
+
+        async def call():
+            nonlocal in_flight, peak
+            async with gate.slot():
+                in_flight += 1
+                peak = max(peak, in_flight)
+                await asyncio.sleep(0.01)
+                in_flight -= 1
+
+        await asyncio.gather(*(call() for _ in range(calls)))
+        return peak
+
+    async def main():
+        url = "http://127.0.0.1:8081/v1"
+        first = gate_for(url, 4)
+        assert await peak_of(first, 8) == 4
+        second = gate_for(url, 1)
+        lowered = await peak_of(second, 8)
+        raised = await peak_of(gate_for(url, 3), 8)
+        return second is first, lowered, raised
+
+    shared, lowered, raised = asyncio.run(main())
+    assert shared and lowered == 1 and raised == 3
+
+
 def test_the_timeout_grows_with_the_latency_the_endpoint_has_shown():
     gate = EndpointGate(limit=4)
     assert gate.timeout(120.0) == 120.0  # no measurements yet: the operator's setting

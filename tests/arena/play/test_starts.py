@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import pickle
+import signal
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -90,3 +91,9 @@ def test_a_runner_stores_the_same_steps_with_the_start_built_in_a_start_process(
     in_a_start_process = stored(True)
     assert len(in_the_worker) > 50
     assert in_a_start_process == in_the_worker
+
+
+def test_ctrl_c_in_the_terminal_is_left_to_the_worker():
+    """`make serve`'s Ctrl-C reaches the start processes too: they leave it to the worker,
+    which ends them, instead of each printing a KeyboardInterrupt traceback."""
+    assert starts._get_pool().submit(signal.getsignal, signal.SIGINT).result(timeout=120) == signal.SIG_IGN

@@ -100,3 +100,17 @@ def test_the_run_page_of_a_shorter_experiment_run_says_how_many_of_the_papers_ep
     # A run outside an experiment has no point of the paper's figures to match.
     alone = run_create(make_model_submission(), RunSpec(task="lmact/gridworld", format="ascii", num_episodes=3))
     assert "the paper" not in client.get(f"/runs/{alone.pk}/").content.decode()
+
+
+def test_queueing_an_experiment_from_the_submission_page_says_how_many_runs(client, make_model_submission):
+    from django.contrib.auth.models import User
+
+    owner = User.objects.create_user("owner", password="x-long-password-1")
+    submission = make_model_submission()
+    submission.owner = owner
+    submission.save()
+    client.force_login(owner)
+    response = client.post(
+        f"/submissions/{submission.pk}/", {"kind": "replay", "task": "lmact/gridworld:ascii", "episodes": 2}, follow=True
+    )
+    assert "Replay control (teacher-forced copy of one demonstration) queued: 1 run." in response.content.decode()

@@ -74,6 +74,7 @@ def test_a_taken_down_submission_plays_nothing_more_and_its_endpoint_gets_no_cal
     assert _statuses(run) == [Episode.SKIPPED] * 3
     assert set(run.episodes.values_list("end_reason", flat=True)) == {f"taken down by the operators: {REASON}"}
     assert Run.objects.get(pk=run.pk).status == Run.CANCELLED
+    assert Run.objects.get(pk=run.pk).steps_total == 1  # what it played counts
     # The worker playing one loses it at its next step; what it played is kept.
     with pytest.raises(LeaseLost):
         step_record(playing.pk, "w1", _step(1))
@@ -106,6 +107,9 @@ def test_restoring_plays_the_stopped_episodes_on_from_their_last_step(scene, pla
     assert fake_model.requests  # the owner's endpoint plays again
     # The resumed episode kept its first step and went on after it.
     assert list(Step.objects.filter(episode=playing).order_by("index").values_list("index", flat=True))[:2] == [0, 1]
+    # Its first step counted once: at the takedown, taken back at the restore, counted at its end.
+    run.refresh_from_db()
+    assert run.steps_total == Step.objects.filter(episode__run=run).count()
 
 
 def test_a_run_the_owner_cancelled_stays_cancelled_after_a_restore(scene):

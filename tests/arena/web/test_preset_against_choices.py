@@ -139,3 +139,14 @@ def test_the_forms_defaults_play_the_preset(browser, fake_model, allow_loopback)
     response = browser.post("/submit/", _form(fake_model.base_url))
     assert response.status_code == 302, response.context["form"].errors
     assert {run_protocol(run).kind for run in Run.objects.filter(submission__name="Form user")} == {PRESET}
+
+
+def test_a_run_of_one_episode_says_so_in_words(make_model_submission):
+    """"1 episode per run" and "1 episode (preset 100)", as a one-episode custom run of a
+    suite with a preset reads on every leaderboard (it read "1 episodes")."""
+    from arena.protocol import row_protocol
+    from tests.conftest import new_run
+
+    run = new_run(make_model_submission(), task="lmact/tictactoe", fmt="ascii", episodes=1)
+    text = row_protocol([run]).text
+    assert "1 episode per run" in text and "1 episode (preset 100)" in text and "1 episodes" not in text

@@ -400,3 +400,26 @@ def test_a_preview_probe_older_than_ten_minutes_is_not_reused(web, allow_loopbac
 
     assert web.post("/submit/", {**data, "previewed": response.context["preview"].fingerprint}).status_code == 302
     assert _probe_calls(fake_model) > calls_by_preview
+
+
+@pytest.mark.parametrize("concurrent, noted", [("4", True), ("1", False)])
+def test_a_one_slot_server_with_more_concurrent_requests_is_told_what_it_costs(web, allow_loopback, concurrent, noted):
+    """llama.cpp's /props says 1 slot: with the form's 4 concurrent requests, the
+    episodes share it call by call and re-read their prompts; the preview says so and
+    how to keep them cached."""
+    with FakeOpenAIServer(props_n_ctx=8192) as model:
+        response = web.post("/submit/", _form(model.base_url, tasks=["lmact/gridworld:ascii"],
+                                              max_concurrent_requests=concurrent, preview="1"))
+    html = response.content.decode()
+    assert ('id="preview-slots"' in html) is noted
+    if noted:
+        assert "The server runs 1 slot and you allow 4 concurrent requests: the episodes share it call by call" in html
+        assert "1 concurrent request (under Advanced) plays one episode at a time" in html
+
+
+def test_the_slots_note_counts_in_words():
+    from arena.web.preview import slots_note
+
+    assert slots_note(None, 4) == slots_note(4, 4) == slots_note(2, 1) == ""
+    assert "The server runs 2 slots and you allow 8 concurrent requests: the episodes past its 2 slots" in slots_note(2, 8)
+    assert "2 concurrent requests (under Advanced) play one episode per slot" in slots_note(2, 8)

@@ -62,6 +62,7 @@ def test_a_valid_form_creates_the_submission_and_queues_its_runs(user_client, se
     assert Episode.objects.filter(run=run, status="queued").count() == 2
     page = user_client.get(response["Location"]).content.decode()
     assert CANARY not in page and "set (write-only)" in page
+    assert "created; 1 run queued." in page  # not "1 run(s)"
 
 
 @pytest.mark.parametrize(

@@ -80,6 +80,15 @@ def test_submissions_without_a_shared_game_say_so(client, baseline):
     assert "no task × format × variant in common" in client.get(f"/compare/?a={expert.pk}&b={rnd.pk}").content.decode()
 
 
+def test_the_games_only_one_side_played_are_counted_in_words(client, baseline):
+    expert, rnd = baseline("expert"), baseline("random")
+    scripted_run(expert, [1.0], task="lmact/gridworld")
+    scripted_run(rnd, [0.0], task="lmact/gridworld")
+    scripted_run(expert, [1.0], task="lmact/tictactoe")
+    page = client.get(f"/compare/?a={expert.pk}&b={rnd.pk}").content.decode()
+    assert "Not compared: 1 game only A played, 0 only B played." in page  # not "1 game(s)"
+
+
 @pytest.mark.parametrize("query", ["", "?a=1", "?b=1", "?a=x&b=1", "?a=1&b=-2", "?a=1&b=1", "?a=1&b=999999",
                                    "?a=1&b=99999999999999999999999"])
 def test_bad_parameters_get_a_clear_400(client, baseline, query):

@@ -2,6 +2,7 @@
 
 import pytest
 from django.contrib.auth.models import User
+from django.utils.html import escape
 from rest_framework.test import APIClient
 
 from arena.services.episodes import worker_heartbeat
@@ -117,6 +118,8 @@ def test_a_running_run_whose_episodes_wait_for_the_endpoint_says_so(client, base
 
     page = client.get(run.get_absolute_url()).content.decode()
     assert "2 of this run&#x27;s playing episodes have no step yet" in page
+    record_step(second.id, 0, "up", worker="w1")
+    assert "1 of this run&#x27;s playing episodes has no step yet" in client.get(run.get_absolute_url()).content.decode()
     assert "takes 2 calls at once" in page and "wait for a turn" not in page
 
     # A worker published the endpoint's pace: its figures are quoted.
@@ -232,3 +235,66 @@ def test_the_suite_page_shows_each_tasks_top_runs_and_its_baselines_and_links_to
     assert "Model 10" in task_page and "Model 11" in task_page
     # A task with no more runs than the cut has no link.
     assert "ranked runs of" not in _task_section(client.get("/suites/lmact/").content.decode(), "lmact/gridworld")
+
+
+def test_a_running_episodes_illegal_and_cut_off_counts_wait_for_its_end(client, make_model_submission):
+    """Counted when an episode ends: while it runs, its row shows "—", not a 0 beside
+    steps the replay shows illegal or cut off."""
+    import dataclasses
+    import re
+
+    from arena.services.episodes import episode_claim
+    from arena.services.steps import StepRecord, step_record
+
+    run = new_run(make_model_submission(), task="lmact/gridworld", episodes=1)
+    episode = run.episodes.get()
+    assert episode_claim(episode.id, "w1")
+    cut_off = StepRecord(
+        index=0, observation_text="obs", observation_image=None, prompt_added=[], completion="I think",
+        reasoning="", parsed_action=None, executed_action="up", legal=False, reward=0.0, done=False,
+        end_reason="", tokens_in=None, tokens_out=None, latency_ms=None, error="", cut_off=True,
+    )
+    step_record(episode.id, "w1", cut_off)
+    step_record(episode.id, "w1", dataclasses.replace(cut_off, index=1, cut_off=False))
+
+    page = client.get(run.get_absolute_url()).content.decode()
+    row = re.search(r'<tr>\s*<td class="num"><a href="/episodes/\d+/">0</a>.*?</tr>', page, re.S).group(0)
+    cells = re.findall(r'<td class="num">(.*?)</td>', row, re.S)
+    # index, seed, score, steps, illegal, cut off
+    assert cells[3] == "2"
+    assert [re.sub(r"<[^>]+>", "", cell) for cell in cells[4:6]] == ["—", "—"]
+    assert '<span id="run-cut-off">—</span>' in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_episode_page_shows_the_instructions_its_model_was_sent(client, make_model_submission, fake_model, play):
+    """The exact prompt (docs/design.md §1.2): the opening sent before the first step's
+    observation, BALROG's instructions and action list, is on the page, not only in the
+    JSONL; each step's panel shows what it added."""
+    from arena.models import Episode
+    from leaderboard.web.episode_views import SHOWN_OPENING_CHARS
+
+    run = new_run(make_model_submission(base_url=fake_model.base_url), task="balrog/babyai-goto", fmt="text", episodes=1)
+    episode = run.episodes.get()
+    play(episode.id)
+    episode.refresh_from_db()
+    instructions = episode.prompt_prefix[0]["text"]
+    assert "go forward" in instructions
+    page = client.get(episode.get_absolute_url()).content.decode()
+    assert 'id="prompt-opening"' in page
+    assert escape(instructions) in page
+
+    # LMAct's demonstrations can make it megabytes: the page shows its start.
+    Episode.objects.filter(pk=episode.pk).update(prompt_prefix=[{"type": "text", "text": "x" * (SHOWN_OPENING_CHARS + 5)}])
+    page = client.get(episode.get_absolute_url()).content.decode()
+    assert "x" * SHOWN_OPENING_CHARS in page and "x" * (SHOWN_OPENING_CHARS + 1) not in page
+    assert "and 5 more characters" in page
+
+
+def test_an_episode_of_one_step_is_counted_in_words(client, baseline):
+    one = scripted_episode(baseline("expert"), ["up"])
+    other = scripted_episode(baseline("random"), ["up", "down"])
+    page = client.get(other.get_absolute_url()).content.decode()
+    assert "· 1 step · step limit" in page and "1 steps" not in page
+    compared = client.get(f"/episodes/{other.pk}/compare/{one.pk}/").content.decode()
+    assert "· 1 step · step limit" in compared and "· 2 steps · step limit" in compared
