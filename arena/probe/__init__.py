@@ -13,7 +13,8 @@ play as well.
 
 from arena.clients.errors import is_context_exceeded, is_image_refusal
 from arena.probe.result import DEFAULT_CONTEXT_WINDOW, ProbeResult
-from arena.probe.run import probe_endpoint, probe_endpoint_sync
+from arena.probe.run import probe_endpoint
+from arena.probe.sync import probe_endpoint_sync
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
