@@ -6,20 +6,26 @@ import asyncio
 from arena.clients.limits import MAX_TIMEOUT_SECONDS, EndpointGate, gate_for
 
 
+async def _most_in_flight(gate: EndpointGate, calls: int) -> int:
+    """The most of `calls` concurrent 10 ms calls that were inside the gate at once."""
+    in_flight, peak = 0, 0
+
+    async def call():
+        nonlocal in_flight, peak
+        async with gate.slot():
+            in_flight += 1
+            peak = max(peak, in_flight)
+            await asyncio.sleep(0.01)
+            in_flight -= 1
+
+    await asyncio.gather(*(call() for _ in range(calls)))
+    return peak
+
+
 def test_no_more_calls_are_in_flight_than_the_limit():
     async def main():
         gate = gate_for("http://127.0.0.1:8080/v1", 2)
-        in_flight, peak = 0, 0
-
-        async def call():
-            nonlocal in_flight, peak
-            async with gate.slot():
-                in_flight += 1
-                peak = max(peak, in_flight)
-                await asyncio.sleep(0.01)
-                in_flight -= 1
-
-        await asyncio.gather(*(call() for _ in range(10)))
+        peak = await _most_in_flight(gate, 10)
         return peak, gate_for("http://127.0.0.1:8080/v1", 64) is gate
 
     peak, shared = asyncio.run(main())
@@ -32,27 +38,13 @@ def test_a_later_submissions_concurrent_requests_apply_to_the_shared_gate():
     concurrent requests, the second with 1: the second's episodes get 1 call in flight,
     not the first one's 4 for as long as the worker runs; raising it lets more in."""
 
-    async def peak_of(gate, calls):
-        in_flight, peak = 0, 0
-
-        async def call():
-            nonlocal in_flight, peak
-            async with gate.slot():
-                in_flight += 1
-                peak = max(peak, in_flight)
-                await asyncio.sleep(0.01)
-                in_flight -= 1
-
-        await asyncio.gather(*(call() for _ in range(calls)))
-        return peak
-
     async def main():
         url = "http://127.0.0.1:8081/v1"
         first = gate_for(url, 4)
-        assert await peak_of(first, 8) == 4
+        assert await _most_in_flight(first, 8) == 4
         second = gate_for(url, 1)
-        lowered = await peak_of(second, 8)
-        raised = await peak_of(gate_for(url, 3), 8)
+        lowered = await _most_in_flight(second, 8)
+        raised = await _most_in_flight(gate_for(url, 3), 8)
         return second is first, lowered, raised
 
     shared, lowered, raised = asyncio.run(main())
